@@ -1,0 +1,75 @@
+#include "parity/internal/onnx_tensor.h"
+
+#include <cstring>
+
+#include "parity/error.h"
+
+namespace parity {
+
+namespace {
+
+template <typename Dst, typename Field>
+void copy_field(const Field& field, Tensor& t, const std::string& origin, const char* field_name) {
+  if (static_cast<int64_t>(field.size()) != t.numel())
+    throw Error({"tensor", origin}, std::string(field_name) + " holds " + std::to_string(field.size()) +
+                                        " values but shape " + shape_str(t.shape()) + " needs " +
+                                        std::to_string(t.numel()));
+  Dst* out = t.data<Dst>();
+  for (int64_t i = 0; i < t.numel(); ++i) out[i] = static_cast<Dst>(field.Get(static_cast<int>(i)));
+}
+
+}  // namespace
+
+Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& origin,
+                         const ExternalDataResolver* external) {
+  const std::string where = proto.name().empty() ? origin : origin + " (tensor '" + proto.name() + "')";
+  if (!proto.has_data_type() || !dtype_is_supported(proto.data_type()))
+    throw Error({"tensor", where}, "unsupported or missing data_type " + std::to_string(proto.data_type()));
+  const DType dtype = static_cast<DType>(proto.data_type());
+  Shape shape(proto.dims().begin(), proto.dims().end());
+  const int64_t numel = checked_numel(shape, "tensor");
+  if (static_cast<uint64_t>(numel) > allocation_limit() / dtype_size(dtype))
+    throw Error({"tensor", where}, "shape " + shape_str(shape) + " exceeds the allocation limit");
+  const size_t expected = static_cast<size_t>(numel) * dtype_size(dtype);
+
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+    if (!external) throw Error({"tensor", where}, "uses external data, which is not allowed here");
+    Tensor t = external->resolve(proto, dtype, shape);
+    if (t.nbytes() != expected) throw Error({"tensor", where}, "external data has the wrong length");
+    return t;
+  }
+  Tensor t(dtype, shape);
+  if (proto.has_raw_data()) {
+    if (proto.raw_data().size() != expected)
+      throw Error({"tensor", where}, "raw_data has " + std::to_string(proto.raw_data().size()) +
+                                         " bytes but shape " + shape_str(shape) + " x " + dtype_name(dtype) +
+                                         " needs " + std::to_string(expected));
+    if (expected) std::memcpy(t.mutable_raw(), proto.raw_data().data(), expected);
+    return t;
+  }
+  switch (dtype) {
+    case DType::kFloat32: copy_field<float>(proto.float_data(), t, where, "float_data"); break;
+    case DType::kFloat64: copy_field<double>(proto.double_data(), t, where, "double_data"); break;
+    case DType::kInt64: copy_field<int64_t>(proto.int64_data(), t, where, "int64_data"); break;
+    case DType::kInt32: copy_field<int32_t>(proto.int32_data(), t, where, "int32_data"); break;
+    case DType::kInt16: copy_field<int16_t>(proto.int32_data(), t, where, "int32_data"); break;
+    case DType::kInt8: copy_field<int8_t>(proto.int32_data(), t, where, "int32_data"); break;
+    case DType::kUInt16: case DType::kFloat16: case DType::kBFloat16:
+      copy_field<uint16_t>(proto.int32_data(), t, where, "int32_data"); break;
+    case DType::kUInt8: case DType::kBool: copy_field<uint8_t>(proto.int32_data(), t, where, "int32_data"); break;
+    case DType::kUInt32: copy_field<uint32_t>(proto.uint64_data(), t, where, "uint64_data"); break;
+    case DType::kUInt64: copy_field<uint64_t>(proto.uint64_data(), t, where, "uint64_data"); break;
+    default: throw Error({"tensor", where}, "unsupported data_type " + dtype_name(dtype));
+  }
+  return t;
+}
+
+void tensor_to_proto(const Tensor& t, const std::string& name, onnx::TensorProto* proto) {
+  proto->Clear();
+  if (!name.empty()) proto->set_name(name);
+  proto->set_data_type(static_cast<int32_t>(t.dtype()));
+  for (int64_t d : t.shape()) proto->add_dims(d);
+  proto->set_raw_data(static_cast<const char*>(t.raw()), t.nbytes());
+}
+
+}  // namespace parity

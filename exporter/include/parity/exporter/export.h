@@ -1,0 +1,31 @@
+// parity export: PT2 program -> ONNX model bytes. No protobuf or libtorch types in this header.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "parity/exporter/program.h"
+
+namespace parity::exporter {
+
+constexpr int kDefaultOpset = 18;
+constexpr int kMinOpset = 18;
+constexpr int kMaxOpset = 23;
+
+struct ExportOptions {
+  int opset = kDefaultOpset;
+  std::vector<std::string> input_names;   // overrides of the user inputs' ONNX names, in order
+  std::vector<std::string> output_names;  // overrides of the user outputs' ONNX names, in order
+};
+
+// Serialized ONNX ModelProto. Throws parity::Error (stage "export") naming node, ATen target and reason;
+// unsupported ops are collected first and reported together.
+std::string export_program(const pt2::Program& program, const ExportOptions& options = {});
+// Reads `pt2_path`, exports, writes `onnx_path` atomically (nothing is left behind on failure).
+void export_file(const std::string& pt2_path, const std::string& onnx_path, const ExportOptions& options = {});
+
+// ATen targets with a registered translation ("aten::linear.default"), sorted.
+std::vector<std::string> translated_targets();
+// "torch.ops.aten.linear.default" -> "aten::linear.default"
+std::string registry_key(const std::string& fx_target);
+
+}  // namespace parity::exporter

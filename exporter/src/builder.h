@@ -1,0 +1,49 @@
+// Internal: builds the ONNX GraphProto. Includes protobuf-generated headers (exporter .cc files only).
+#pragma once
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "onnx/onnx-ml.pb.h"
+#include "parity/tensor.h"
+
+namespace parity::exporter {
+
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(onnx::GraphProto* graph) : graph_(graph) {}
+
+  // A value name not used yet, derived from `base`.
+  std::string unique_name(const std::string& base);
+  void reserve_name(const std::string& name) { used_.insert(name); }
+  bool is_used(const std::string& name) const { return used_.count(name) != 0; }
+
+  // Appends a node; its name derives from the current FX node, and it carries that node's metadata.
+  onnx::NodeProto* add_node(const std::string& op_type, const std::vector<std::string>& inputs,
+                            const std::vector<std::string>& outputs);
+  // Adds an initializer named exactly `name` (the caller made it unique).
+  void add_initializer(const std::string& name, const Tensor& t);
+  // A small int64 / floating constant as an initializer with a fresh name.
+  std::string constant_i64(const std::vector<int64_t>& values, bool as_scalar = false);
+  std::string constant_scalar(double value, DType dtype);
+
+  // Set by the driver around each FX node's translation.
+  void set_current_node(const std::string& fx_name, std::vector<std::pair<std::string, std::string>> metadata);
+
+  onnx::GraphProto* proto() { return graph_; }
+
+ private:
+  onnx::GraphProto* graph_;
+  std::set<std::string> used_;
+  std::map<std::string, int> node_counts_;
+  std::string current_fx_;
+  std::vector<std::pair<std::string, std::string>> current_metadata_;
+};
+
+void set_attr(onnx::NodeProto* node, const std::string& name, int64_t v);
+void set_attr(onnx::NodeProto* node, const std::string& name, float v);
+void set_attr(onnx::NodeProto* node, const std::string& name, const std::vector<int64_t>& v);
+void set_attr(onnx::NodeProto* node, const std::string& name, const std::string& v);
+
+}  // namespace parity::exporter

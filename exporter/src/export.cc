@@ -1,0 +1,265 @@
+// The export driver: PT2 program -> ONNX ModelProto.
+#include "parity/exporter/export.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "builder.h"
+#include "parity/error.h"
+#include "parity/fs.h"
+#include "translate.h"
+
+namespace parity::exporter {
+
+namespace {
+
+constexpr const char* kProducerVersion = "0.1.0";
+
+// ONNX IR version that a given opset needs (metadata_props on nodes needs IR >= 10).
+int64_t ir_version_for(int opset) { return opset >= 23 ? 11 : 10; }
+
+std::string dim_text(const pt2::SymDim& d, const std::map<std::string, std::string>& names) {
+  // Replace each symbol token of the expression with the user's Dim name when known.
+  std::string out, token;
+  auto flush = [&] {
+    if (token.empty()) return;
+    auto it = names.find(token);
+    out += it == names.end() ? token : it->second;
+    token.clear();
+  };
+  for (char c : d.expr) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+      token += c;
+    } else {
+      flush();
+      out += c;
+    }
+  }
+  flush();
+  return out;
+}
+
+void set_value_info(onnx::ValueInfoProto* vi, const std::string& name, const pt2::TensorMeta& meta,
+                    const std::map<std::string, std::string>& dim_names) {
+  vi->set_name(name);
+  auto* tt = vi->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(static_cast<int32_t>(meta.dtype));
+  auto* shape = tt->mutable_shape();
+  for (const auto& d : meta.sizes) {
+    auto* dim = shape->add_dim();
+    if (d.value) dim->set_dim_value(*d.value);
+    else dim->set_dim_param(dim_text(d, dim_names));
+  }
+}
+
+// "site-packages/torch/nn/..." and the user's file name, never absolute paths: byte-identical exports.
+std::string relative_stack_trace(const std::string& trace) {
+  std::string out;
+  std::istringstream in(trace);
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::string key = "File \"";
+    auto start = line.find(key);
+    if (start != std::string::npos) {
+      start += key.size();
+      auto end = line.find('"', start);
+      if (end != std::string::npos) {
+        std::string path = line.substr(start, end - start);
+        auto sp = path.find("site-packages/");
+        if (sp != std::string::npos) path = path.substr(sp + 14);
+        else if (auto slash = path.rfind('/'); slash != std::string::npos) path = path.substr(slash + 1);
+        line = line.substr(0, start) + path + line.substr(end);
+      }
+    }
+    out += (out.empty() ? "" : "\n") + line;
+  }
+  return out;
+}
+
+// nn_module_stack "key,path,class;key,path,class" -> (scopes, classes).
+std::pair<std::vector<std::string>, std::vector<std::string>> module_stack(const std::string& stack) {
+  std::vector<std::string> scopes, classes;
+  std::istringstream in(stack);
+  std::string entry;
+  while (std::getline(in, entry, ';')) {
+    auto first = entry.find(',');
+    auto last = entry.rfind(',');
+    if (first == std::string::npos || last == first) continue;
+    scopes.push_back(entry.substr(first + 1, last - first - 1));
+    classes.push_back(entry.substr(last + 1));
+  }
+  return {scopes, classes};
+}
+
+std::string py_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", '" : "'") + items[i] + "'";
+  return out + "]";
+}
+
+std::string short_target(const std::string& target) {
+  const std::string prefix = "torch.ops.";
+  return target.rfind(prefix, 0) == 0 ? target.substr(prefix.size()) : target;
+}
+
+std::vector<std::pair<std::string, std::string>> node_metadata(const pt2::Node& node) {
+  auto [scopes, classes] = module_stack(node.metadata.count("nn_module_stack") ? node.metadata.at("nn_module_stack") : "");
+  std::string ns;
+  for (size_t i = 0; i < scopes.size(); ++i) ns += (scopes[i].empty() ? "" : scopes[i]) + ": " + classes[i] + "/";
+  ns += short_target(node.target);
+  std::vector<std::pair<std::string, std::string>> md = {
+      {"namespace", ns},
+      {"pkg.torch.onnx.fx_node", "%" + node.name + " : call_function[target=" + short_target(node.target) + "]"},
+      {"pkg.torch.onnx.name_scopes", py_list(scopes)},
+      {"pkg.torch.onnx.class_hierarchy", py_list(classes)},
+  };
+  if (!node.stack_trace().empty()) md.emplace_back("pkg.torch.onnx.stack_trace", relative_stack_trace(node.stack_trace()));
+  return md;
+}
+
+struct Unsupported {
+  int count = 0;
+  std::string first_node, first_trace;
+};
+
+}  // namespace
+
+std::string registry_key(const std::string& fx_target) {
+  const std::string t = short_target(fx_target);
+  const auto dot = t.find('.');
+  if (dot == std::string::npos) return t;
+  return t.substr(0, dot) + "::" + t.substr(dot + 1);
+}
+
+std::vector<std::string> translated_targets() {
+  std::vector<std::string> out;
+  for (const auto& [key, _] : translation_registry()) out.push_back(key);
+  return out;
+}
+
+std::string export_program(const pt2::Program& program, const ExportOptions& options) {
+  const ErrorContext where{"export", program.archive_path};
+  if (options.opset < kMinOpset || options.opset > kMaxOpset)
+    throw Error(where, "opset " + std::to_string(options.opset) + " is outside the supported range " +
+                           std::to_string(kMinOpset) + ".." + std::to_string(kMaxOpset));
+  onnx::ModelProto model;
+  model.set_ir_version(ir_version_for(options.opset));
+  model.set_producer_name("parity");
+  model.set_producer_version(kProducerVersion);
+  auto* opset = model.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(options.opset);
+  onnx::GraphProto* g = model.mutable_graph();
+  g->set_name("main_graph");
+  GraphBuilder graph(g);
+  std::map<std::string, std::string> values;  // FX value name -> ONNX value name
+
+  // Inputs: user tensors become graph inputs; parameters, buffers and constants become initializers.
+  size_t user_index = 0;
+  for (const auto& spec : program.input_specs) {
+    using Kind = pt2::InputSpec::Kind;
+    if (spec.kind == Kind::kUserInput) {
+      if (spec.arg.kind == "as_tensor") {
+        const std::string fx = spec.arg.tensor_name();
+        std::string name = fx;
+        if (user_index < options.input_names.size()) name = options.input_names[user_index];
+        ++user_index;
+        graph.reserve_name(name);
+        values[fx] = name;
+        set_value_info(g->add_input(), name, program.graph.meta(fx, fx), program.dim_names);
+      } else if (spec.arg.kind == "as_none" || spec.arg.kind == "as_int" || spec.arg.kind == "as_float" ||
+                 spec.arg.kind == "as_bool" || spec.arg.kind == "as_string") {
+        continue;  // a constant user input: torch.export already baked its value into the graph
+      } else {
+        throw Error(where, "user input of kind " + spec.arg.kind + " is not supported yet");
+      }
+    } else if (spec.kind == Kind::kParameter || spec.kind == Kind::kBuffer || spec.kind == Kind::kTensorConstant) {
+      const auto& store = spec.kind == Kind::kTensorConstant ? program.constants : program.weights;
+      auto it = store.find(spec.target);
+      if (it == store.end()) throw Error(where, "no stored data for '" + spec.target + "'");
+      graph.add_initializer(spec.target, it->second);
+      values[spec.arg.tensor_name()] = spec.target;
+    } else {
+      throw Error(where, "input spec kind " + std::to_string(static_cast<int>(spec.kind)) + " is not supported yet");
+    }
+  }
+
+  // Nodes: every unsupported op is collected so that one run lists them all.
+  std::map<std::string, Unsupported> unsupported;
+  const auto& registry = translation_registry();
+  for (const auto& node : program.graph.nodes) {
+    const std::string key = registry_key(node.target);
+    auto it = registry.find(key);
+    if (it == registry.end() || it->second.min_opset > options.opset) {
+      auto& u = unsupported[key + (it == registry.end() ? "" : " (needs opset " + std::to_string(it->second.min_opset) + ")")];
+      if (u.count++ == 0) {
+        u.first_node = node.name;
+        u.first_trace = relative_stack_trace(node.stack_trace());
+      }
+      continue;
+    }
+    if (!unsupported.empty()) continue;  // keep scanning for more unsupported ops only
+    graph.set_current_node(node.name, node_metadata(node));
+    TranslateContext ctx(program, node, graph, options.opset, values);
+    try {
+      it->second.fn(ctx);
+    } catch (const Error& e) {
+      throw e.with_context({"export", program.archive_path, node.name, node.target});
+    }
+  }
+  if (!unsupported.empty()) {
+    std::string msg = "unsupported ATen operator(s):";
+    for (const auto& [key, u] : unsupported) {
+      msg += "\n  " + key + " x" + std::to_string(u.count) + " (first at node '" + u.first_node + "')";
+      if (!u.first_trace.empty()) msg += "\n    " + u.first_trace.substr(0, u.first_trace.find('\n'));
+    }
+    throw Error({"export", program.archive_path, unsupported.begin()->second.first_node, unsupported.begin()->first}, msg);
+  }
+  graph.set_current_node("", {});
+
+  // Outputs: a graph output needs its own name; alias through Identity when it is an input,
+  // an initializer, or already used by an earlier output.
+  std::set<std::string> output_names;
+  std::set<std::string> input_like;
+  for (const auto& in : g->input()) input_like.insert(in.name());
+  for (const auto& init : g->initializer()) input_like.insert(init.name());
+  size_t out_index = 0;
+  for (const auto& fx : program.user_output_names()) {
+    auto it = values.find(fx);
+    if (it == values.end()) throw Error(where, "output '" + fx + "' is not produced by the graph");
+    std::string name = it->second;
+    std::string wanted = out_index < options.output_names.size() ? options.output_names[out_index] : name;
+    ++out_index;
+    if (wanted != name || input_like.count(name) || output_names.count(name)) {
+      if (graph.is_used(wanted) && wanted != name) {
+        if (std::any_of(g->input().begin(), g->input().end(), [&](const auto& i) { return i.name() == wanted; }))
+          throw Error(where, "output name '" + wanted + "' collides with an input name");
+      }
+      const std::string alias = wanted != name && !graph.is_used(wanted) ? wanted : graph.unique_name(fx + "_output");
+      graph.reserve_name(alias);
+      graph.add_node("Identity", {name}, {alias});
+      name = alias;
+    }
+    output_names.insert(name);
+    set_value_info(g->add_output(), name, program.graph.meta(fx, "output"), program.dim_names);
+  }
+  // Typed intermediates help readers and shape inference; FX metadata gives them for free.
+  std::set<std::string> declared(output_names);
+  declared.insert(input_like.begin(), input_like.end());
+  for (const auto& [fx, onnx_name] : values) {
+    if (declared.count(onnx_name)) continue;
+    auto meta = program.graph.tensor_values.find(fx);
+    if (meta == program.graph.tensor_values.end()) continue;
+    set_value_info(g->add_value_info(), onnx_name, meta->second, program.dim_names);
+  }
+  std::string bytes;
+  if (!model.SerializeToString(&bytes)) throw Error(where, "cannot serialize the ONNX model (is it over 2 GiB?)");
+  return bytes;
+}
+
+void export_file(const std::string& pt2_path, const std::string& onnx_path, const ExportOptions& options) {
+  const pt2::Program program = pt2::read_pt2(pt2_path);
+  write_file_atomic(onnx_path, export_program(program, options), "export");
+}
+
+}  // namespace parity::exporter

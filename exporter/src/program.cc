@@ -1,0 +1,149 @@
+// Accessors of the PT2 program IR.
+#include <cmath>
+#include <limits>
+#include <regex>
+
+#include "parity/error.h"
+#include "parity/exporter/program.h"
+
+namespace parity::pt2 {
+
+namespace {
+[[noreturn]] void wrong_kind(const Argument& a, const char* wanted) {
+  throw Error({"pt2"}, std::string("expected ") + wanted + " argument, got " + a.describe());
+}
+
+double json_float(const json& v) {
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (s == "Infinity") return std::numeric_limits<double>::infinity();
+    if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
+    if (s == "NaN") return std::nan("");
+    throw Error({"pt2"}, "bad float literal '" + s + "'");
+  }
+  return v.get<double>();
+}
+}  // namespace
+
+std::string Argument::tensor_name() const {
+  if (kind != "as_tensor") wrong_kind(*this, "tensor");
+  return value.at("name").get<std::string>();
+}
+
+std::vector<std::string> Argument::tensor_names() const {
+  if (kind != "as_tensors") wrong_kind(*this, "tensor list");
+  std::vector<std::string> out;
+  for (const auto& t : value) out.push_back(t.at("name").get<std::string>());
+  return out;
+}
+
+std::vector<std::optional<std::string>> Argument::optional_tensor_names() const {
+  if (kind == "as_tensors") {
+    std::vector<std::optional<std::string>> out;
+    for (const auto& n : tensor_names()) out.emplace_back(n);
+    return out;
+  }
+  if (kind != "as_optional_tensors") wrong_kind(*this, "optional tensor list");
+  std::vector<std::optional<std::string>> out;
+  for (const auto& t : value) {
+    if (t.contains("as_tensor")) out.emplace_back(t["as_tensor"].at("name").get<std::string>());
+    else out.emplace_back(std::nullopt);
+  }
+  return out;
+}
+
+int64_t Argument::as_int() const {
+  if (kind == "as_int") return value.get<int64_t>();
+  if (kind == "as_sym_int" && value.contains("as_int")) return value["as_int"].get<int64_t>();
+  wrong_kind(*this, "int");
+}
+
+std::vector<int64_t> Argument::as_ints() const {
+  if (kind == "as_ints") return value.get<std::vector<int64_t>>();
+  if (kind == "as_sym_ints") {
+    std::vector<int64_t> out;
+    for (const auto& v : value) {
+      if (!v.contains("as_int")) wrong_kind(*this, "static int list");
+      out.push_back(v["as_int"].get<int64_t>());
+    }
+    return out;
+  }
+  wrong_kind(*this, "int list");
+}
+
+double Argument::as_float() const {
+  if (kind == "as_float") return json_float(value);
+  if (kind == "as_int") return static_cast<double>(value.get<int64_t>());
+  wrong_kind(*this, "float");
+}
+
+bool Argument::as_bool() const {
+  if (kind == "as_bool") return value.get<bool>();
+  wrong_kind(*this, "bool");
+}
+
+std::string Argument::describe() const {
+  std::string payload = value.dump();
+  if (payload.size() > 80) payload = payload.substr(0, 77) + "...";
+  return (kind.empty() ? "<empty>" : kind) + " " + payload;
+}
+
+const Argument* Node::input(const std::string& arg_name) const {
+  for (const auto& in : inputs)
+    if (in.name == arg_name) return &in.arg;
+  return nullptr;
+}
+
+std::string Node::stack_trace() const {
+  auto it = metadata.find("stack_trace");
+  return it == metadata.end() ? "" : it->second;
+}
+
+const TensorMeta& Graph::meta(const std::string& tensor, const std::string& where) const {
+  auto it = tensor_values.find(tensor);
+  if (it == tensor_values.end()) throw Error({"pt2", "", where}, "no tensor_values entry for '" + tensor + "'");
+  return it->second;
+}
+
+std::vector<std::string> Program::user_input_names() const {
+  std::vector<std::string> out;
+  for (const auto& s : input_specs)
+    if (s.kind == InputSpec::Kind::kUserInput && s.arg.kind == "as_tensor") out.push_back(s.arg.tensor_name());
+  return out;
+}
+
+std::vector<std::string> Program::user_output_names() const {
+  std::vector<std::string> out;
+  for (const auto& s : output_specs)
+    if (s.kind == OutputSpec::Kind::kUserOutput && s.arg.kind == "as_tensor") out.push_back(s.arg.tensor_name());
+  return out;
+}
+
+DType dtype_from_torch(int32_t t) {
+  switch (t) {
+    case 1: return DType::kUInt8;
+    case 2: return DType::kInt8;
+    case 3: return DType::kInt16;
+    case 4: return DType::kInt32;
+    case 5: return DType::kInt64;
+    case 6: return DType::kFloat16;
+    case 7: return DType::kFloat32;
+    case 8: return DType::kFloat64;
+    case 12: return DType::kBool;
+    case 13: return DType::kBFloat16;
+    case 28: return DType::kUInt16;
+    case 34: return DType::kUInt32;
+    case 35: return DType::kUInt64;
+    default: return DType::kUndefined;
+  }
+}
+
+std::string simplify_sym_expr(const std::string& expr) {
+  static const std::regex symbol(R"(Symbol\('([A-Za-z_][A-Za-z0-9_]*)'[^)]*\))");
+  static const std::regex integer(R"(Integer\((-?[0-9]+)\))");
+  std::string s = std::regex_replace(expr, symbol, "$1");
+  s = std::regex_replace(s, integer, "$1");
+  return s;
+}
+
+}  // namespace parity::pt2

@@ -1,0 +1,90 @@
+// Internal: the ATen -> ONNX translation registry and the context a translation works with.
+// One function per ATen overload; registered by one PARITY_TRANSLATION line next to it.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "builder.h"
+#include "parity/exporter/program.h"
+
+namespace parity::exporter {
+
+class TranslateContext {
+ public:
+  TranslateContext(const pt2::Program& program, const pt2::Node& node, GraphBuilder& graph, int opset,
+                   std::map<std::string, std::string>& values)
+      : program(program), node(node), graph(graph), opset(opset), values_(values) {}
+
+  const pt2::Program& program;
+  const pt2::Node& node;
+  GraphBuilder& graph;
+  const int opset;
+
+  // --- arguments (by schema name; absent = the schema default) ---
+  const pt2::Argument* arg(const std::string& name) const { return node.input(name); }
+  const pt2::Argument& required(const std::string& name) const;
+  std::string tensor(const std::string& name) const;  // ONNX value of a tensor argument
+  std::vector<std::string> tensors(const std::string& name) const;
+  int64_t int_arg(const std::string& name, int64_t fallback) const;
+  std::optional<int64_t> optional_int(const std::string& name) const;
+  std::vector<int64_t> ints_arg(const std::string& name, std::vector<int64_t> fallback = {}) const;
+  double float_arg(const std::string& name, double fallback) const;
+  bool bool_arg(const std::string& name, bool fallback) const;
+  // Metadata of a tensor argument / of the node's i-th tensor output.
+  const pt2::TensorMeta& input_meta(const std::string& name) const;
+  const pt2::TensorMeta& output_meta(size_t i = 0) const;
+  // A sym-int or int-list argument as an ONNX int64 value (scalar / 1-D), static parts as constants.
+  std::string int_value(const std::string& name) const;
+  std::string int_list_value(const std::string& name) const;
+
+  // --- outputs ---
+  // The ONNX value name of the node's i-th output (= its FX name, so both sides align).
+  std::string output(size_t i = 0);
+  // Binds the node's i-th output to an existing ONNX value (no node emitted, e.g. a no-op view).
+  void alias_output(size_t i, const std::string& value);
+  // A fresh intermediate value name derived from the node.
+  std::string temp(const std::string& hint) { return graph.unique_name(node.name + "_" + hint); }
+
+  // --- emission ---
+  onnx::NodeProto* emit(const std::string& op_type, const std::vector<std::string>& inputs,
+                        const std::vector<std::string>& outputs) {
+    return graph.add_node(op_type, inputs, outputs);
+  }
+  // Emits `op_type` with a single fresh output and returns its name.
+  std::string emit1(const std::string& op_type, const std::vector<std::string>& inputs,
+                    const std::string& hint = "") {
+    const std::string out = temp(hint.empty() ? op_type : hint);
+    emit(op_type, inputs, {out});
+    return out;
+  }
+  // Casts `value` (of dtype `from`) to `to` when they differ.
+  std::string cast_if_needed(const std::string& value, DType from, DType to);
+
+  [[noreturn]] void fail(const std::string& message) const;
+
+ private:
+  std::string sym_value(const nlohmann::json& sym) const;
+  std::map<std::string, std::string>& values_;
+};
+
+using TranslateFn = void (*)(TranslateContext&);
+
+struct Translation {
+  TranslateFn fn;
+  int min_opset;
+};
+
+// Registry keyed by "aten::<op>.<overload>"; a registrar object per translation.
+std::map<std::string, Translation>& translation_registry();
+struct TranslationRegistrar {
+  TranslationRegistrar(const char* key, TranslateFn fn, int min_opset);
+};
+
+#define PARITY_CONCAT_INNER(a, b) a##b
+#define PARITY_CONCAT(a, b) PARITY_CONCAT_INNER(a, b)
+#define PARITY_TRANSLATION(key, fn, min_opset) \
+  static const ::parity::exporter::TranslationRegistrar PARITY_CONCAT(parity_translation_, __LINE__)(key, fn, min_opset)
+
+}  // namespace parity::exporter

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Sets Parity up from nothing, idempotently: Debian packages, the project venv, configure and build.
+# A second run only checks and rebuilds what changed (seconds).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+BUILD_DIR="${PARITY_BUILD_DIR:-build}"
+JOBS="${PARITY_JOBS:-$(nproc)}"
+[ "$JOBS" -gt 2 ] && JOBS=2  # libtorch-heavy units need ~2 GB each; never more jobs than cores here
+
+step() { printf '\n== %s\n' "$*"; }
+
+# 1. Debian packages (skipped when all are installed).
+APT_PACKAGES=(build-essential cmake ninja-build ccache pkg-config protobuf-compiler libprotobuf-dev
+  libeigen3-dev libopenblas-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev python3-venv)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  step "installing Debian packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# 2. The project venv with pinned packages (reinstalled only when requirements.txt changes).
+PY="${PARITY_BASE_PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  step "creating .venv"
+  "$PY" -m venv .venv
+fi
+if ! cmp -s requirements.txt .venv/.parity-requirements 2>/dev/null; then
+  step "installing Python packages (requirements.txt)"
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -r requirements.txt
+  cp requirements.txt .venv/.parity-requirements
+fi
+
+# 3. Configure (once) and build.
+if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+  step "configuring $BUILD_DIR"
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+fi
+step "building ($JOBS jobs)"
+cmake --build "$BUILD_DIR" -j "$JOBS"

@@ -1,0 +1,24 @@
+// parity matrix: capture every scenario x mode (Python, cached), verify each in its own process, report.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace parity::verify {
+
+struct MatrixOptions {
+  std::string out_dir = "out/matrix";
+  std::string filter;                                   // regex on case names ("" = all)
+  std::vector<std::string> modes = {"strict", "nonstrict"};
+  double timeout_seconds = 600;                         // per (case, mode)
+  int opset = 18;
+  bool force_capture = false;
+  std::string python;      // the venv's python (capture runs there)
+  std::string source_dir;  // repository root (where the scenarios package lives)
+  std::string self_exe;    // this parity binary (each case is verified by `parity verify` in a child)
+};
+
+// Returns the process exit code: 0 when every case passes, 1 otherwise. Throws parity::Error when
+// the matrix cannot run at all (capture cannot start, bad filter).
+int run_matrix(const MatrixOptions& options);
+
+}  // namespace parity::verify

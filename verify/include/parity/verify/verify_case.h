@@ -1,0 +1,22 @@
+// parity verify: export a captured case, run it on refrt and on the libtorch reference, compare with eager.
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace parity::verify {
+
+struct VerifyOptions {
+  int opset = 18;
+  bool quiet = false;  // no per-set lines on stdout
+};
+
+// Verifies one `<case>/<mode>` directory (holding case.json) and returns its report.json case entry
+// (fields documented in the README). Failures of the case are recorded in the entry, not thrown;
+// only an unusable case directory throws parity::Error.
+nlohmann::json verify_case_dir(const std::string& case_dir, const std::string& out_dir, const VerifyOptions& options);
+
+// The `<case>/<mode>` directories below `dir`: `dir` itself when it holds case.json, else its subdirectories.
+std::vector<std::string> find_case_dirs(const std::string& dir);
+
+}  // namespace parity::verify

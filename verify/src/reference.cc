@@ -1,0 +1,254 @@
+// The only translation unit of Parity that includes libtorch headers.
+#include "parity/verify/reference.h"
+
+#include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
+#include <torch/version.h>
+
+#include <cstring>
+
+#include "parity/error.h"
+
+namespace parity::verify {
+
+namespace {
+
+using pt2::Argument;
+using json = nlohmann::json;
+
+at::ScalarType to_aten(DType t) {
+  switch (t) {
+    case DType::kFloat32: return at::kFloat;
+    case DType::kFloat64: return at::kDouble;
+    case DType::kFloat16: return at::kHalf;
+    case DType::kBFloat16: return at::kBFloat16;
+    case DType::kInt8: return at::kChar;
+    case DType::kInt16: return at::kShort;
+    case DType::kInt32: return at::kInt;
+    case DType::kInt64: return at::kLong;
+    case DType::kUInt8: return at::kByte;
+    case DType::kBool: return at::kBool;
+    case DType::kUInt16: return at::kUInt16;
+    case DType::kUInt32: return at::kUInt32;
+    case DType::kUInt64: return at::kUInt64;
+    default: throw Error({"verify"}, "dtype " + dtype_name(t) + " has no libtorch equivalent");
+  }
+}
+
+DType from_aten(at::ScalarType t) {
+  for (DType d : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt8, DType::kInt16,
+                  DType::kInt32, DType::kInt64, DType::kUInt8, DType::kBool, DType::kUInt16, DType::kUInt32,
+                  DType::kUInt64})
+    if (to_aten(d) == t) return d;
+  throw Error({"verify"}, std::string("libtorch dtype ") + c10::toString(t) + " has no Parity equivalent");
+}
+
+at::Tensor to_aten(const Tensor& t) {
+  std::vector<int64_t> shape(t.shape().begin(), t.shape().end());
+  at::Tensor out = at::empty(shape, at::TensorOptions().dtype(to_aten(t.dtype())));
+  if (t.nbytes()) std::memcpy(out.data_ptr(), t.raw(), t.nbytes());
+  return out;
+}
+
+Tensor from_aten(const at::Tensor& src) {
+  const at::Tensor t = src.contiguous();
+  Tensor out(from_aten(t.scalar_type()), Shape(t.sizes().begin(), t.sizes().end()));
+  if (out.nbytes()) std::memcpy(out.mutable_raw(), t.const_data_ptr(), out.nbytes());
+  return out;
+}
+
+// The export schema's enums -> c10's numbering.
+int64_t scalar_type_from_schema(int64_t v) {
+  const DType d = pt2::dtype_from_torch(static_cast<int32_t>(v));
+  if (d == DType::kUndefined) throw Error({"verify"}, "unsupported scalar type " + std::to_string(v));
+  return static_cast<int64_t>(to_aten(d));
+}
+int64_t layout_from_schema(int64_t v) {
+  if (v != 7) throw Error({"verify"}, "only the strided layout is supported, got layout " + std::to_string(v));
+  return static_cast<int64_t>(at::kStrided);
+}
+int64_t memory_format_from_schema(int64_t v) {
+  switch (v) {
+    case 1: return static_cast<int64_t>(at::MemoryFormat::Contiguous);
+    case 2: return static_cast<int64_t>(at::MemoryFormat::ChannelsLast);
+    case 3: return static_cast<int64_t>(at::MemoryFormat::ChannelsLast3d);
+    case 4: return static_cast<int64_t>(at::MemoryFormat::Preserve);
+    default: throw Error({"verify"}, "unknown memory format " + std::to_string(v));
+  }
+}
+
+class Interpreter {
+ public:
+  explicit Interpreter(const pt2::Program& p) : program_(p) {}
+
+  ReferenceResult run(const std::vector<Tensor>& user_inputs, bool keep) {
+    bind_inputs(user_inputs);
+    for (const auto& node : program_.graph.nodes) {
+      try {
+        run_node(node);
+      } catch (const Error& e) {
+        throw e.with_context({"verify", program_.archive_path, node.name, node.target});
+      } catch (const std::exception& e) {
+        // libtorch's c10::Error carries a C++ backtrace after the first line; keep the message only.
+        std::string msg = e.what();
+        if (auto nl = msg.find('\n'); nl != std::string::npos) msg = msg.substr(0, nl);
+        throw Error({"verify", program_.archive_path, node.name, node.target}, "libtorch: " + msg);
+      }
+    }
+    ReferenceResult result;
+    for (const auto& name : program_.user_output_names()) result.outputs.push_back(from_aten(tensor(name)));
+    if (keep)
+      for (const auto& [name, t] : tensors_) result.intermediates[name] = from_aten(t);
+    return result;
+  }
+
+ private:
+  void bind_inputs(const std::vector<Tensor>& user_inputs) {
+    size_t next = 0;
+    for (const auto& spec : program_.input_specs) {
+      using Kind = pt2::InputSpec::Kind;
+      if (spec.kind == Kind::kUserInput) {
+        if (spec.arg.kind != "as_tensor") continue;  // constants were baked in by torch.export
+        if (next >= user_inputs.size())
+          throw Error({"verify", program_.archive_path}, "the program takes more user inputs than the " +
+                                                             std::to_string(user_inputs.size()) + " given");
+        tensors_[spec.arg.tensor_name()] = to_aten(user_inputs[next++]);
+      } else if (spec.kind == Kind::kParameter || spec.kind == Kind::kBuffer || spec.kind == Kind::kTensorConstant) {
+        const auto& store = spec.kind == Kind::kTensorConstant ? program_.constants : program_.weights;
+        auto it = store.find(spec.target);
+        if (it == store.end()) throw Error({"verify", program_.archive_path}, "no stored data for '" + spec.target + "'");
+        tensors_[spec.arg.tensor_name()] = to_aten(it->second);
+      } else {
+        throw Error({"verify", program_.archive_path}, "input spec kind not supported by the reference executor yet");
+      }
+    }
+    if (next != user_inputs.size())
+      throw Error({"verify", program_.archive_path}, "the program takes " + std::to_string(next) + " user inputs, " +
+                                                         std::to_string(user_inputs.size()) + " were given");
+  }
+
+  const at::Tensor& tensor(const std::string& name) const {
+    auto it = tensors_.find(name);
+    if (it == tensors_.end()) throw Error({"verify"}, "value '" + name + "' is used before it is defined");
+    return it->second;
+  }
+
+  int64_t sym_int(const json& sym) const {
+    if (sym.contains("as_int")) return sym["as_int"].get<int64_t>();
+    const std::string name = sym.at("as_name").get<std::string>();
+    auto it = ints_.find(name);
+    if (it == ints_.end()) throw Error({"verify"}, "symbolic int '" + name + "' is used before it is defined");
+    return it->second;
+  }
+
+  c10::IValue to_ivalue(const Argument& a, const c10::Argument& formal) const {
+    const auto kind = formal.type()->kind();
+    const std::string& k = a.kind;
+    if (k == "as_none") return c10::IValue();
+    if (k == "as_tensor") return tensor(a.tensor_name());
+    if (k == "as_tensors") {
+      std::vector<at::Tensor> list;
+      for (const auto& n : a.tensor_names()) list.push_back(tensor(n));
+      return list;
+    }
+    if (k == "as_optional_tensors") {
+      c10::List<std::optional<at::Tensor>> list;
+      for (const auto& n : a.optional_tensor_names()) list.push_back(n ? std::optional<at::Tensor>(tensor(*n)) : std::nullopt);
+      return list;
+    }
+    if (k == "as_int") {
+      if (kind == c10::TypeKind::FloatType) return static_cast<double>(a.as_int());
+      return a.as_int();
+    }
+    if (k == "as_ints") return a.as_ints();
+    if (k == "as_float") return a.as_float();
+    if (k == "as_floats") {
+      std::vector<double> v;
+      for (const auto& x : a.value) v.push_back(Argument{"as_float", x}.as_float());
+      return v;
+    }
+    if (k == "as_bool") return a.as_bool();
+    if (k == "as_bools") {
+      c10::List<bool> list;
+      for (const auto& x : a.value) list.push_back(x.get<bool>());
+      return list;
+    }
+    if (k == "as_string") return a.value.get<std::string>();
+    if (k == "as_sym_int") return sym_int(a.value);
+    if (k == "as_sym_ints") {
+      std::vector<int64_t> v;
+      for (const auto& s : a.value) v.push_back(sym_int(s));
+      return v;
+    }
+    if (k == "as_scalar_type") return scalar_type_from_schema(a.value.get<int64_t>());
+    if (k == "as_layout") return layout_from_schema(a.value.get<int64_t>());
+    if (k == "as_memory_format") return memory_format_from_schema(a.value.get<int64_t>());
+    if (k == "as_device") return c10::Device(a.value.at("type").get<std::string>());
+    throw Error({"verify"}, "argument '" + formal.name() + "' of kind " + k + " is not supported by the reference executor yet");
+  }
+
+  void run_node(const pt2::Node& node) {
+    const std::string prefix = "torch.ops.";
+    if (node.target.rfind(prefix, 0) != 0)
+      throw Error({"verify"}, "non-operator target is not supported by the reference executor yet");
+    // torch.ops.<ns>.<op>.<overload>
+    const std::string rest = node.target.substr(prefix.size());
+    const auto d1 = rest.find('.');
+    const auto d2 = rest.rfind('.');
+    if (d1 == std::string::npos || d1 == d2) throw Error({"verify"}, "cannot parse target");
+    const std::string op_name = rest.substr(0, d1) + "::" + rest.substr(d1 + 1, d2 - d1 - 1);
+    std::string overload = rest.substr(d2 + 1);
+    if (overload == "default") overload = "";
+    const auto handle = c10::Dispatcher::singleton().findSchema({op_name, overload});
+    if (!handle) throw Error({"verify"}, "libtorch has no operator " + op_name + (overload.empty() ? "" : "." + overload));
+    const c10::FunctionSchema& schema = handle->schema();
+
+    torch::jit::Stack stack;
+    for (const auto& formal : schema.arguments()) {
+      const Argument* actual = node.input(formal.name());
+      if (actual) stack.push_back(to_ivalue(*actual, formal));
+      else if (formal.default_value()) stack.push_back(*formal.default_value());
+      else throw Error({"verify"}, "missing argument '" + formal.name() + "' and the schema has no default");
+    }
+    handle->callBoxed(&stack);
+    if (stack.size() != node.outputs.size() && !(node.outputs.size() == 1 && node.outputs[0].kind == "as_tensors"))
+      throw Error({"verify"}, "operator returned " + std::to_string(stack.size()) + " values, the graph expects " +
+                                  std::to_string(node.outputs.size()));
+    for (size_t i = 0; i < node.outputs.size() && i < stack.size(); ++i) bind_output(node.outputs[i], stack[i]);
+  }
+
+  void bind_output(const Argument& out, const c10::IValue& v) {
+    if (out.kind == "as_tensor") {
+      tensors_[out.tensor_name()] = v.toTensor();
+    } else if (out.kind == "as_tensors") {
+      const auto list = v.toTensorVector();
+      const auto names = out.tensor_names();
+      if (list.size() != names.size()) throw Error({"verify"}, "operator returned a list of the wrong length");
+      for (size_t i = 0; i < names.size(); ++i) tensors_[names[i]] = list[i];
+    } else if (out.kind == "as_sym_int" && out.value.contains("as_name")) {
+      ints_[out.value["as_name"].get<std::string>()] = v.toInt();
+    } else if (out.kind == "as_int" || out.kind == "as_none") {
+      // statically known or absent: nothing to bind
+    } else {
+      throw Error({"verify"}, "output of kind " + out.kind + " is not supported by the reference executor yet");
+    }
+  }
+
+  const pt2::Program& program_;
+  std::map<std::string, at::Tensor> tensors_;
+  std::map<std::string, int64_t> ints_;
+};
+
+}  // namespace
+
+ReferenceResult run_reference(const pt2::Program& program, const std::vector<Tensor>& user_inputs,
+                              bool keep_intermediates) {
+  at::NoGradGuard no_grad;
+  Interpreter interp(program);
+  return interp.run(user_inputs, keep_intermediates);
+}
+
+std::string libtorch_version() { return TORCH_VERSION; }
+
+}  // namespace parity::verify
