@@ -1,5 +1,6 @@
 // PT2 archive -> pt2::Program. Every field read from the file is checked; errors name the archive
 // and the record. Pickled records are refused, never unpickled.
+#include <algorithm>
 #include <cstring>
 
 #include "parity/error.h"
@@ -80,7 +81,8 @@ Node parse_node(const json& j) {
     n.inputs.push_back(std::move(a));
   }
   for (const auto& out : j.at("outputs")) n.outputs.push_back(parse_argument(out));
-  for (const auto& [k, v] : j.value("metadata", json::object()).items())
+  const json metadata = j.value("metadata", json::object());  // named: items() must not outlive it
+  for (const auto& [k, v] : metadata.items())
     if (v.is_string()) n.metadata[k] = v.get<std::string>();
   if (n.name.empty() && !n.outputs.empty() && n.outputs[0].is_tensor()) n.name = n.outputs[0].tensor_name();
   return n;
@@ -92,7 +94,8 @@ Graph parse_graph(const json& j) {
   for (const auto& a : j.at("outputs")) g.outputs.push_back(parse_argument(a));
   for (const auto& n : j.at("nodes")) g.nodes.push_back(parse_node(n));
   for (const auto& [name, meta] : j.at("tensor_values").items()) g.tensor_values[name] = parse_tensor_meta(meta);
-  for (const auto& [name, v] : j.value("sym_int_values", json::object()).items()) g.sym_int_values[name] = v;
+  const json sym_ints = j.value("sym_int_values", json::object());
+  for (const auto& [name, v] : sym_ints.items()) g.sym_int_values[name] = v;
   return g;
 }
 
@@ -211,7 +214,8 @@ void read_stored_tensors(const Reader& r, const std::string& folder, const std::
                          std::map<std::string, Tensor>& out) {
   if (!r.zip.contains(r.prefix + config_record)) return;
   const json config = r.parse_json(config_record);
-  for (const auto& [name, entry] : config.value("config", json::object()).items()) {
+  const json entries = config.value("config", json::object());
+  for (const auto& [name, entry] : entries.items()) {
     if (entry.value("use_pickle", false))
       r.fail(config_record, "'" + name + "' is stored with pickle (use_pickle=true); Parity never unpickles. "
                             "Save plain tensors (no subclasses) with torch.export.save");
@@ -266,7 +270,8 @@ Program read_pt2(const std::string& path) {
       if (sig.contains("forward_arg_names") && sig["forward_arg_names"].is_array())
         p.forward_arg_names = sig["forward_arg_names"].get<std::vector<std::string>>();
     }
-    for (const auto& [sym, range] : model.value("range_constraints", json::object()).items()) {
+    const json ranges = model.value("range_constraints", json::object());
+    for (const auto& [sym, range] : ranges.items()) {
       RangeConstraint rc;
       if (range.value("min_val", json()).is_number_integer()) rc.min = range["min_val"].get<int64_t>();
       if (range.value("max_val", json()).is_number_integer()) rc.max = range["max_val"].get<int64_t>();
@@ -282,8 +287,8 @@ Program read_pt2(const std::string& path) {
   try {
     read_stored_tensors(r, "data/weights/", "data/weights/" + p.model_name + "_weights_config.json", p.weights);
     read_stored_tensors(r, "data/constants/", "data/constants/" + p.model_name + "_constants_config.json", p.constants);
-    if (zip.contains(r.prefix + "extra/parity_dims.json"))
-      for (const auto& [sym, name] : r.parse_json("extra/parity_dims.json").items())
+    const json dims = zip.contains(r.prefix + "extra/parity_dims.json") ? r.parse_json("extra/parity_dims.json") : json::object();
+      for (const auto& [sym, name] : dims.items())
         if (name.is_string()) p.dim_names[sym] = name.get<std::string>();
   } catch (const json::exception& e) {
     r.fail("weights", std::string("unexpected structure: ") + e.what());

@@ -1,0 +1,102 @@
+// Exporter: the ONNX graph built for a hand-written program. Numerical agreement with eager PyTorch
+// is proven end to end by tests/python/test_end_to_end.py (onnx.checker + onnxruntime + eager).
+#include <gtest/gtest.h>
+
+#include "onnx/onnx-ml.pb.h"
+#include "parity/error.h"
+#include "parity/exporter/export.h"
+#include "pt2_fixture.h"
+
+namespace parity {
+namespace {
+
+using testing::Pt2Fixture;
+
+onnx::ModelProto export_model(const Pt2Fixture& f, const std::string& name, exporter::ExportOptions o = {}) {
+  const std::string bytes = exporter::export_program(pt2::read_pt2(f.write(name)), o);
+  onnx::ModelProto m;
+  EXPECT_TRUE(m.ParseFromString(bytes));
+  return m;
+}
+
+std::string meta(const onnx::NodeProto& n, const std::string& key) {
+  for (const auto& p : n.metadata_props())
+    if (p.key() == key) return p.value();
+  return "<absent>";
+}
+
+TEST(Export, GraphUsesFxNamesInitializersAndDimNames) {
+  Pt2Fixture f;
+  const onnx::ModelProto m = export_model(f, "export_good.pt2");
+  EXPECT_EQ(m.opset_import(0).version(), 18);
+  const auto& g = m.graph();
+  ASSERT_EQ(g.input_size(), 1);
+  EXPECT_EQ(g.input(0).name(), "x");
+  EXPECT_EQ(g.input(0).type().tensor_type().shape().dim(0).dim_param(), "batch");
+  EXPECT_EQ(g.input(0).type().tensor_type().shape().dim(1).dim_value(), 3);
+  ASSERT_EQ(g.initializer_size(), 2);
+  EXPECT_EQ(g.initializer(0).name(), "fc.weight");
+  ASSERT_EQ(g.node_size(), 2);
+  EXPECT_EQ(g.node(0).op_type(), "Gemm");  // rank-2 linear is one Gemm with transB
+  EXPECT_EQ(g.node(0).output(0), "linear");
+  EXPECT_EQ(g.node(1).op_type(), "Relu");
+  EXPECT_EQ(g.output(0).name(), "relu");
+  EXPECT_EQ(g.output(0).type().tensor_type().shape().dim(0).dim_param(), "batch");
+}
+
+TEST(Export, NodesCarrySourceMetadataWithRelativePaths) {
+  Pt2Fixture f;
+  const auto n = export_model(f, "export_meta.pt2").graph().node(0);
+  EXPECT_EQ(meta(n, "pkg.torch.onnx.name_scopes"), "['', 'fc']");
+  EXPECT_EQ(meta(n, "pkg.torch.onnx.class_hierarchy"), "['__main__.M', 'torch.nn.modules.linear.Linear']");
+  EXPECT_EQ(meta(n, "pkg.torch.onnx.stack_trace").find("/home/u"), std::string::npos);
+  EXPECT_NE(meta(n, "pkg.torch.onnx.stack_trace").find("model.py"), std::string::npos);
+  EXPECT_NE(meta(n, "namespace").find("aten.linear.default"), std::string::npos);
+}
+
+TEST(Export, IsDeterministic) {
+  Pt2Fixture f;
+  const auto p = pt2::read_pt2(f.write("export_det.pt2"));
+  EXPECT_EQ(exporter::export_program(p), exporter::export_program(p));
+}
+
+TEST(Export, WithoutDimNamesTheSymbolIsKept) {
+  Pt2Fixture f;
+  f.dims = "{}";
+  const auto m = export_model(f, "export_nodims.pt2");
+  EXPECT_EQ(m.graph().input(0).type().tensor_type().shape().dim(0).dim_param(), "s77");
+}
+
+TEST(Export, NameOverrides) {
+  Pt2Fixture f;
+  exporter::ExportOptions o;
+  o.input_names = {"features"};
+  o.output_names = {"scores"};
+  const auto m = export_model(f, "export_names.pt2", o);
+  EXPECT_EQ(m.graph().input(0).name(), "features");
+  EXPECT_EQ(m.graph().output(0).name(), "scores");
+}
+
+TEST(Export, UnknownOpNamesTargetNodeAndTrace) {
+  Pt2Fixture f;
+  f.model["graph_module"]["graph"]["nodes"][1]["target"] = "torch.ops.aten.frobnicate.default";
+  try {
+    exporter::export_program(pt2::read_pt2(f.write("export_unknown.pt2")));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("aten::frobnicate.default"), std::string::npos) << what;
+    EXPECT_NE(what.find("relu"), std::string::npos) << what;  // the node
+    EXPECT_NE(what.find("model.py"), std::string::npos) << what;  // its source line
+  }
+}
+
+TEST(Export, OpsetOutOfRangeIsAnError) {
+  Pt2Fixture f;
+  exporter::ExportOptions o;
+  o.opset = 17;
+  EXPECT_THROW(exporter::export_program(pt2::read_pt2(f.write("export_opset.pt2")), o), Error);
+}
+
+}  // namespace
+}  // namespace parity
