@@ -1,0 +1,151 @@
+// MatMul (numpy semantics, batch broadcasting) and Gemm, on OpenBLAS's cblas.
+#include <cblas.h>
+
+#include <cstring>
+
+#include "../src/kernel.h"
+
+namespace parity::refrt {
+namespace {
+
+const std::vector<DType> kGemmTypes = {DType::kFloat32, DType::kFloat64};
+
+template <typename T>
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
+          int64_t ldb, T beta, T* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  const auto transa = ta ? CblasTrans : CblasNoTrans, transb = tb ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemm(CblasRowMajor, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a,
+                static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
+  else
+    cblas_dgemm(CblasRowMajor, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a,
+                static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
+}
+
+class MatMulKernel : public Kernel {
+ public:
+  explicit MatMulKernel(const NodeDef& node) : node_(node) {}
+  void compute(KernelIO& io) const override {
+    const Tensor& a = io.in(0);
+    const Tensor& b = io.in(1);
+    if (a.dtype() != b.dtype()) node_.fail("input dtypes differ");
+    if (a.rank() == 0 || b.rank() == 0) node_.fail("MatMul inputs must have rank >= 1");
+    // 1-D operands are promoted to matrices and the added dim is removed from the result.
+    Shape sa = a.shape(), sb = b.shape();
+    if (sa.size() == 1) sa.insert(sa.begin(), 1);
+    if (sb.size() == 1) sb.push_back(1);
+    const int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
+    if (sb[sb.size() - 2] != k)
+      node_.fail("inner dimensions differ: " + shape_str(a.shape()) + " x " + shape_str(b.shape()));
+    const Shape batch_a(sa.begin(), sa.end() - 2), batch_b(sb.begin(), sb.end() - 2);
+    const Shape batch = broadcast_shapes(batch_a, batch_b, &node_);
+    Shape out_shape = batch;
+    if (a.rank() > 1) out_shape.push_back(m);
+    if (b.rank() > 1) out_shape.push_back(n);
+    Tensor out(a.dtype(), out_shape);
+    if (a.dtype() == DType::kFloat32) run<float>(a, b, out, batch, batch_a, batch_b, m, k, n);
+    else if (a.dtype() == DType::kFloat64) run<double>(a, b, out, batch, batch_a, batch_b, m, k, n);
+    else node_.fail("dtype " + dtype_name(a.dtype()) + " is not supported");
+    io.outputs[0] = std::move(out);
+  }
+
+ private:
+  template <typename T>
+  void run(const Tensor& a, const Tensor& b, Tensor& out, const Shape& batch, const Shape& batch_a,
+           const Shape& batch_b, int64_t m, int64_t k, int64_t n) const {
+    const int64_t count = checked_numel(batch);
+    T* po = out.data<T>();
+    if (k == 0) {
+      std::memset(po, 0, out.nbytes());
+      return;
+    }
+    for (int64_t i = 0; i < count; ++i) {
+      // Batch index i -> matrix offsets in a and b (broadcast dims repeat).
+      int64_t rest = i, off_a = 0, off_b = 0, stride_a = 1, stride_b = 1;
+      for (int64_t d = static_cast<int64_t>(batch.size()) - 1; d >= 0; --d) {
+        const int64_t idx = rest % batch[static_cast<size_t>(d)];
+        rest /= batch[static_cast<size_t>(d)];
+        const int64_t da = d - static_cast<int64_t>(batch.size() - batch_a.size());
+        const int64_t db = d - static_cast<int64_t>(batch.size() - batch_b.size());
+        if (da >= 0) {
+          const int64_t size = batch_a[static_cast<size_t>(da)];
+          off_a += (size == 1 ? 0 : idx) * stride_a;
+          stride_a *= size;
+        }
+        if (db >= 0) {
+          const int64_t size = batch_b[static_cast<size_t>(db)];
+          off_b += (size == 1 ? 0 : idx) * stride_b;
+          stride_b *= size;
+        }
+      }
+      gemm<T>(false, false, m, n, k, T(1), a.data<T>() + off_a * m * k, k, b.data<T>() + off_b * k * n, n, T(0),
+              po + i * m * n, n);
+    }
+  }
+  NodeDef node_;
+};
+
+// Y = alpha * A' B' + beta * C, C broadcast to (M, N).
+class GemmKernel : public Kernel {
+ public:
+  explicit GemmKernel(const NodeDef& node)
+      : node_(node),
+        alpha_(node.attr_float("alpha", 1.0f)),
+        beta_(node.attr_float("beta", 1.0f)),
+        trans_a_(node.attr_int("transA", 0) != 0),
+        trans_b_(node.attr_int("transB", 0) != 0) {}
+
+  void compute(KernelIO& io) const override {
+    const Tensor& a = io.in(0);
+    const Tensor& b = io.in(1);
+    const Tensor* c = io.optional(2);
+    if (a.rank() != 2 || b.rank() != 2) node_.fail("Gemm needs rank-2 A and B");
+    if (a.dtype() != b.dtype() || (c && c->dtype() != a.dtype())) node_.fail("input dtypes differ");
+    const int64_t m = trans_a_ ? a.dim(1) : a.dim(0), k = trans_a_ ? a.dim(0) : a.dim(1);
+    const int64_t kb = trans_b_ ? b.dim(1) : b.dim(0), n = trans_b_ ? b.dim(0) : b.dim(1);
+    if (k != kb) node_.fail("inner dimensions differ: " + shape_str(a.shape()) + " and " + shape_str(b.shape()));
+    Tensor out(a.dtype(), {m, n});
+    if (a.dtype() == DType::kFloat32) run<float>(a, b, c, out, m, k, n);
+    else if (a.dtype() == DType::kFloat64) run<double>(a, b, c, out, m, k, n);
+    else node_.fail("dtype " + dtype_name(a.dtype()) + " is not supported");
+    io.outputs[0] = std::move(out);
+  }
+
+ private:
+  template <typename T>
+  void run(const Tensor& a, const Tensor& b, const Tensor* c, Tensor& out, int64_t m, int64_t k, int64_t n) const {
+    T* po = out.data<T>();
+    T beta = 0;
+    if (c && beta_ != 0.0f) {
+      const Shape out_shape{m, n};
+      if (broadcast_shapes(c->shape(), out_shape, &node_) != out_shape)
+        node_.fail("C of shape " + shape_str(c->shape()) + " does not broadcast to " + shape_str(out_shape));
+      // Fill Y with C broadcast; the GEMM then accumulates beta * Y.
+      const Shape cs = c->shape();
+      const int64_t cm = cs.size() == 2 ? cs[0] : 1, cn = cs.empty() ? 1 : cs.back();
+      const T* pc = c->data<T>();
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) po[i * n + j] = pc[(cm == 1 ? 0 : i) * cn + (cn == 1 ? 0 : j)];
+      beta = static_cast<T>(beta_);
+    } else {
+      std::memset(po, 0, out.nbytes());
+    }
+    if (k == 0) {
+      for (int64_t i = 0; i < m * n; ++i) po[i] *= beta;
+      return;
+    }
+    gemm<T>(trans_a_, trans_b_, m, n, k, static_cast<T>(alpha_), a.data<T>(), a.dim(1), b.data<T>(), b.dim(1), beta,
+            po, n);
+  }
+  NodeDef node_;
+  float alpha_, beta_;
+  bool trans_a_, trans_b_;
+};
+
+}  // namespace
+
+PARITY_KERNEL("MatMul", 13, MatMulKernel, kGemmTypes);
+PARITY_KERNEL("Gemm", 13, GemmKernel, kGemmTypes);
+
+}  // namespace parity::refrt
