@@ -79,7 +79,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   need_positional(args, 1, "one MODEL.onnx argument");
   if (!args.has("--inputs")) throw Error({"cli"}, "missing --inputs DIR (a folder of input_<i>.pb files)");
   const std::string in_dir = args.get("--inputs");
-  if (!fs::is_directory(in_dir)) throw Error({"cli", in_dir}, "is not a directory");
+  if (!fs::is_directory(in_dir)) throw Error({"io", in_dir}, "is not a directory (expected a folder of input_<i>.pb files)");
   auto session = refrt::Session::load_file(args.positional()[0]);
   std::vector<Tensor> inputs;
   for (auto& named : read_tensor_dir(in_dir, "input")) inputs.push_back(named.tensor);
@@ -98,7 +98,7 @@ int cmd_verify(const std::vector<std::string>& argv) {
   Args args(argv, {"--out", "--opset"}, {"--quiet"});
   need_positional(args, 1, "one CASE_DIR argument (a captured case folder)");
   const std::string dir = args.positional()[0];
-  if (!fs::is_directory(dir)) throw Error({"cli", dir}, "is not a directory");
+  if (!fs::is_directory(dir)) throw Error({"io", dir}, "is not a directory (expected a captured case folder)");
   const std::string out = args.get("--out", (fs::path(dir) / "verify").string());
   verify::VerifyOptions options;
   options.opset = opset_option(args);

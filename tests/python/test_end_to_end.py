@@ -34,7 +34,7 @@ def load_pb(path):
     return onnx.numpy_helper.to_array(t)
 
 
-def test_sets(case_dir):
+def data_sets(case_dir):
     return sorted(p for p in Path(case_dir).iterdir() if p.name.startswith("test_data_set_"))
 
 
@@ -65,7 +65,7 @@ def test_export_passes_checker_and_matches_eager_in_onnxruntime(captured, tmp_pa
         assert proto.graph.input[0].type.tensor_type.shape.dim[0].dim_param == "batch", case_dir
         session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
         names = [i.name for i in session.get_inputs()]
-        sets = test_sets(case_dir)
+        sets = data_sets(case_dir)
         assert len(sets) >= 2
         for s in sets:
             feeds = {name: load_pb(s / f"input_{i}.pb") for i, name in enumerate(names)}
@@ -79,7 +79,7 @@ def test_refrt_run_matches_eager(captured, tmp_path):
     case_dir = captured / "mlp_docs" / "strict"
     model = tmp_path / "mlp.onnx"
     parity("export", case_dir / "model.pt2", "-o", model)
-    for s in test_sets(case_dir):
+    for s in data_sets(case_dir):
         out = tmp_path / s.name
         parity("run", model, "--inputs", s, "--outputs", out)
         np.testing.assert_allclose(load_pb(out / "output_0.pb"), load_pb(s / "output_0.pb"), rtol=1e-4, atol=1e-5)
