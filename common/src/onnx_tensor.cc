@@ -27,7 +27,12 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& orig
     throw Error({"tensor", where}, "unsupported or missing data_type " + std::to_string(proto.data_type()));
   const DType dtype = static_cast<DType>(proto.data_type());
   Shape shape(proto.dims().begin(), proto.dims().end());
-  const int64_t numel = checked_numel(shape, "tensor");
+  int64_t numel = 0;
+  try {
+    numel = checked_numel(shape, "tensor");
+  } catch (const Error& e) {
+    throw e.with_context({"tensor", where});
+  }
   if (static_cast<uint64_t>(numel) > allocation_limit() / dtype_size(dtype))
     throw Error({"tensor", where}, "shape " + shape_str(shape) + " exceeds the allocation limit");
   const size_t expected = static_cast<size_t>(numel) * dtype_size(dtype);
