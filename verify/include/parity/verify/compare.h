@@ -19,7 +19,8 @@ Tolerance default_tolerance(DType dtype);
 struct Comparison {
   bool passed = false;
   std::string problem;  // set when shapes/dtypes differ (then errors are not computed)
-  double max_abs_error = 0, max_rel_error = 0;
+  double max_abs_error = 0;
+  double max_rel_error = 0;  // over elements whose |expected| > atol (near zero it is meaningless)
   int64_t mismatches = 0, numel = 0;
   Tolerance tolerance;
   nlohmann::json to_json() const;
