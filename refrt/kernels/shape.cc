@@ -42,7 +42,6 @@ class ConcatKernel : public Kernel {
     Tensor out(first.dtype(), out_shape);
     int64_t outer = 1;
     for (int64_t d = 0; d < axis; ++d) outer *= out_shape[static_cast<size_t>(d)];
-    const size_t elem = dtype_size(first.dtype());
     const size_t out_row = out.numel() == 0 ? 0 : out.nbytes() / static_cast<size_t>(std::max<int64_t>(outer, 1));
     char* dst = static_cast<char*>(out.mutable_raw());
     size_t col = 0;
@@ -54,7 +53,6 @@ class ConcatKernel : public Kernel {
       for (int64_t o = 0; o < outer; ++o) std::memcpy(dst + o * out_row + col, src + o * row, row);
       col += row;
     }
-    (void)elem;
     io.outputs[0] = std::move(out);
   }
 
@@ -82,9 +80,7 @@ class TransposeKernel : public Kernel {
     Shape out_shape(rank);
     for (size_t i = 0; i < rank; ++i) out_shape[i] = x.dim(static_cast<size_t>(perm[i]));
     Tensor out(x.dtype(), out_shape);
-    std::vector<int64_t> in_strides(rank, 1);
-    for (int64_t i = static_cast<int64_t>(rank) - 2; i >= 0; --i)
-      in_strides[static_cast<size_t>(i)] = in_strides[static_cast<size_t>(i) + 1] * x.dim(static_cast<size_t>(i) + 1);
+    const std::vector<int64_t> in_strides = row_major_strides(x.shape());
     const size_t elem = dtype_size(x.dtype());
     const char* src = static_cast<const char*>(x.raw());
     char* dst = static_cast<char*>(out.mutable_raw());
@@ -93,10 +89,7 @@ class TransposeKernel : public Kernel {
       int64_t off = 0;
       for (size_t d = 0; d < rank; ++d) off += index[d] * in_strides[static_cast<size_t>(perm[d])];
       std::memcpy(dst + o * elem, src + off * elem, elem);
-      for (int64_t d = static_cast<int64_t>(rank) - 1; d >= 0; --d) {
-        if (++index[static_cast<size_t>(d)] < out_shape[static_cast<size_t>(d)]) break;
-        index[static_cast<size_t>(d)] = 0;
-      }
+      next_index(index, out_shape);
     }
     io.outputs[0] = std::move(out);
   }
@@ -179,9 +172,7 @@ class SliceKernel : public Kernel {
       step[axis] = s;
     }
     Tensor out(x.dtype(), out_shape);
-    std::vector<int64_t> strides(static_cast<size_t>(rank), 1);
-    for (int64_t i = rank - 2; i >= 0; --i)
-      strides[static_cast<size_t>(i)] = strides[static_cast<size_t>(i) + 1] * x.dim(static_cast<size_t>(i) + 1);
+    const std::vector<int64_t> strides = row_major_strides(x.shape());
     const size_t elem = dtype_size(x.dtype());
     const char* src = static_cast<const char*>(x.raw());
     char* dst = static_cast<char*>(out.mutable_raw());
@@ -190,10 +181,7 @@ class SliceKernel : public Kernel {
       int64_t off = 0;
       for (size_t d = 0; d < static_cast<size_t>(rank); ++d) off += (begin[d] + index[d] * step[d]) * strides[d];
       std::memcpy(dst + o * elem, src + off * elem, elem);
-      for (int64_t d = rank - 1; d >= 0; --d) {
-        if (++index[static_cast<size_t>(d)] < out_shape[static_cast<size_t>(d)]) break;
-        index[static_cast<size_t>(d)] = 0;
-      }
+      next_index(index, out_shape);
     }
     io.outputs[0] = std::move(out);
   }

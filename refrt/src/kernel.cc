@@ -63,4 +63,18 @@ std::vector<int64_t> int64_values(const Tensor& t, const std::string& what) {
   return v;
 }
 
+std::vector<int64_t> row_major_strides(const Shape& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+  return strides;
+}
+
+bool next_index(std::vector<int64_t>& index, const Shape& shape) {
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (++index[d] < shape[d]) return true;
+    index[d] = 0;
+  }
+  return false;
+}
+
 }  // namespace parity::refrt

@@ -101,5 +101,9 @@ KernelFactory make_factory() {
 Shape broadcast_shapes(const Shape& a, const Shape& b, const NodeDef* node = nullptr);
 int64_t normalize_axis(int64_t axis, int64_t rank, const std::string& what);
 std::vector<int64_t> int64_values(const Tensor& t, const std::string& what);  // int32/int64 tensor -> values
+// Element strides of a contiguous row-major tensor of `shape`.
+std::vector<int64_t> row_major_strides(const Shape& shape);
+// Advances a multi-index over `shape` in row-major order (an odometer); false after the last one.
+bool next_index(std::vector<int64_t>& index, const Shape& shape);
 
 }  // namespace parity::refrt
