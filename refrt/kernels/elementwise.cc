@@ -18,6 +18,10 @@ void for_each_broadcast(const Shape& out, const Shape& a, const Shape& b, F f) {
     return;
   }
   const size_t rank = out.size();
+  if (rank == 0) {  // both scalars were handled above; this also keeps GCC 12's -Wfree-nonheap-object quiet
+    f(0, 0, 0);
+    return;
+  }
   // Element strides of a and b in the output's index space (0 on broadcast dims).
   std::vector<int64_t> sa(rank, 0), sb(rank, 0);
   for (int64_t i = static_cast<int64_t>(rank) - 1, ea = 1, eb = 1; i >= 0; --i) {
