@@ -179,3 +179,24 @@ def test_model_that_is_not_onnx(tmp_path):
 def test_usage_errors():
     expect_error(["export"], ["expected one MODEL.pt2"], 2)
     expect_error(["frobnicate"], ["unknown command"], 2)
+
+
+def test_verify_reports_a_mismatch_and_exits_1(captured, tmp_path):
+    # Corrupt one stored eager output: refrt and libtorch both disagree with it, so the case fails.
+    import shutil
+    case_dir = tmp_path / "case"
+    shutil.copytree(captured / "linear_regression" / "strict", case_dir)
+    pb = case_dir / "test_data_set_1" / "output_0.pb"
+    wrong = load_pb(pb).copy()
+    wrong.flat[0] += 1.0
+    pb.write_bytes(onnx.numpy_helper.from_array(wrong, "linear").SerializeToString())
+    out = tmp_path / "verify"
+    proc = parity("verify", case_dir, "--out", out, check=False)
+    assert proc.returncode == 1, proc.stderr
+    entry = json.loads((out / "report.json").read_text())["cases"][0]
+    assert entry["status"] == "fail" and entry["verify"] == "fail"
+    assert abs(entry["max_abs_error"] - 1.0) < 1e-4
+    bad_set = entry["input_sets"][1]["outputs"][0]
+    assert not bad_set["refrt_vs_eager"]["passed"] and bad_set["refrt_vs_eager"]["mismatches"] == 1
+    assert bad_set["refrt_vs_libtorch"]["passed"]  # refrt and libtorch still agree with each other
+    assert "| linear_regression | strict | fail |" in (out / "report.md").read_text()
