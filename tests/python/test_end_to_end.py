@@ -200,3 +200,16 @@ def test_verify_reports_a_mismatch_and_exits_1(captured, tmp_path):
     assert not bad_set["refrt_vs_eager"]["passed"] and bad_set["refrt_vs_eager"]["mismatches"] == 1
     assert bad_set["refrt_vs_libtorch"]["passed"]  # refrt and libtorch still agree with each other
     assert "| linear_regression | strict | fail |" in (out / "report.md").read_text()
+
+
+def test_verify_records_a_malformed_test_tensor_as_error(captured, tmp_path):
+    import shutil
+    case_dir = tmp_path / "case"
+    shutil.copytree(captured / "linear_regression" / "nonstrict", case_dir)
+    (case_dir / "test_data_set_0" / "input_0.pb").write_bytes(b"\x08\x01\x12\xff")
+    out = tmp_path / "verify"
+    proc = parity("verify", case_dir, "--out", out, check=False)
+    assert proc.returncode == 1, proc.stderr
+    entry = json.loads((out / "report.json").read_text())["cases"][0]
+    assert entry["status"] == "error" and entry["stage"] == "inputs"
+    assert "input_0.pb" in entry["error"]

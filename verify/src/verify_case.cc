@@ -111,8 +111,15 @@ json verify_case_dir(const std::string& case_dir, const std::string& out_dir, co
   }
   for (const auto& set_dir : sets) {
     json set = {{"name", fs::path(set_dir).filename().string()}, {"outputs", json::array()}};
-    const auto inputs = tensors_of(read_tensor_dir(set_dir, "input"));
-    const auto expected = read_tensor_dir(set_dir, "output");
+    std::vector<Tensor> inputs;
+    std::vector<NamedTensor> expected;
+    try {
+      inputs = tensors_of(read_tensor_dir(set_dir, "input"));
+      expected = read_tensor_dir(set_dir, "output");
+    } catch (const Error& e) {
+      fail_entry(entry, "error", "inputs", e.what());
+      return finish();
+    }
     std::vector<Tensor> ours, reference;
     try {
       ours = session->run(inputs).outputs;
