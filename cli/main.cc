@@ -27,7 +27,7 @@ usage:
   parity export MODEL.pt2 -o MODEL.onnx [--opset N] [--input-names a,b] [--output-names y]
   parity run MODEL.onnx --inputs DIR [--outputs DIR]
   parity verify CASE_DIR [--out DIR] [--opset N] [--quiet]
-  parity matrix [--out DIR] [--filter REGEX] [--modes strict,nonstrict] [--timeout SECONDS] [--force-capture]
+  parity matrix [--out DIR] [--filter REGEX] [--modes strict,nonstrict,decomposed] [--timeout SECONDS] [--force-capture]
 
 exit codes: 0 ok, 1 verification failed, 2 usage, 3 bad input, 4 unsupported
 )";

@@ -25,7 +25,7 @@ import torch.utils._pytree as pytree
 from .registry import Case, all_cases
 
 MODES = ("strict", "nonstrict", "decomposed")
-DEFAULT_MODES = ("strict", "nonstrict")
+DEFAULT_MODES = MODES
 
 
 def export(case: Case, mode: str) -> torch.export.ExportedProgram:

@@ -10,7 +10,7 @@ import torch
 from scenarios import capture
 from scenarios.registry import Case, all_cases
 
-MODES = ("strict", "nonstrict")
+MODES = ("strict", "nonstrict", "decomposed")
 
 
 def load_pb(path):

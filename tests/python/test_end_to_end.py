@@ -18,7 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PARITY = ROOT / os.environ.get("PARITY_BUILD_DIR", "build") / "parity"
-MODES = ("strict", "nonstrict")
+MODES = ("strict", "nonstrict", "decomposed")
 
 
 def parity(*args, check=True):
@@ -101,11 +101,11 @@ def test_verify_writes_report_for_every_mode(captured, tmp_path):
 def test_matrix_reports_every_case_and_mode(tmp_path):
     out = tmp_path / "matrix"
     proc = parity("matrix", "--out", out, "--filter", "linear_regression")
-    assert "[2/2]" in proc.stdout
+    assert "[3/3]" in proc.stdout
     report = json.loads((out / "report.json").read_text())
     assert [(c["case"], c["mode"], c["status"]) for c in report["cases"]] == [
         ("linear_regression", m, "pass") for m in MODES]
-    assert report["summary"]["pass"] == 2
+    assert report["summary"]["pass"] == 3
 
 
 # ---- bad input: one clear line, non-zero exit, nothing left behind ----

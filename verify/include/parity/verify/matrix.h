@@ -8,7 +8,7 @@ namespace parity::verify {
 struct MatrixOptions {
   std::string out_dir = "out/matrix";
   std::string filter;                                   // regex on case names ("" = all)
-  std::vector<std::string> modes = {"strict", "nonstrict"};
+  std::vector<std::string> modes = {"strict", "nonstrict", "decomposed"};
   double timeout_seconds = 600;                         // per (case, mode)
   int opset = 18;
   bool force_capture = false;
