@@ -68,7 +68,15 @@ INSTANTIATE_TEST_SUITE_P(Shapes, AddBroadcast,
                          ::testing::Values(BinaryCase{{2, 3}, {2, 3}, {2, 3}}, BinaryCase{{2, 3}, {3}, {2, 3}},
                                            BinaryCase{{2, 1, 3}, {4, 1}, {2, 4, 3}}, BinaryCase{{}, {2, 2}, {2, 2}},
                                            BinaryCase{{0, 3}, {3}, {0, 3}}, BinaryCase{{5, 7}, {5, 1}, {5, 7}},
-                                           BinaryCase{{1, 1}, {}, {1, 1}}, BinaryCase{{3, 1, 5}, {1, 4, 1}, {3, 4, 5}}));
+                                           BinaryCase{{1, 1}, {}, {1, 1}}, BinaryCase{{3, 1, 5}, {1, 4, 1}, {3, 4, 5}}),
+                         [](const ::testing::TestParamInfo<BinaryCase>& info) {
+                           auto dims = [](const Shape& s) {
+                             std::string out = "s";
+                             for (int64_t d : s) out += "_" + std::to_string(d);
+                             return out;
+                           };
+                           return dims(info.param.a) + "_by_" + dims(info.param.b);
+                         });
 
 TEST(Kernels, IntegerDivTruncatesTowardZero) {
   ModelBuilder b;
