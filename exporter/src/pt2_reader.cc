@@ -182,7 +182,10 @@ Tensor read_stored_tensor(const Reader& r, const std::string& record, const std:
     extent = static_cast<uint64_t>(meta.storage_offset) + 1;
     for (size_t i = 0; i < shape.size(); ++i) {
       if (strides[i] < 0) r.fail(record, "tensor '" + name + "' has a negative stride");
-      extent += static_cast<uint64_t>(shape[i] - 1) * static_cast<uint64_t>(strides[i]);
+      uint64_t span = 0;  // overflow-checked: absurd strides must not wrap around into a small extent
+      if (__builtin_mul_overflow(static_cast<uint64_t>(shape[i] - 1), static_cast<uint64_t>(strides[i]), &span) ||
+          __builtin_add_overflow(extent, span, &extent))
+        r.fail(record, "tensor '" + name + "' has sizes and strides that overflow");
     }
   }
   if (extent > bytes.size() / elem)

@@ -103,6 +103,15 @@ TEST(Pt2Reader, ShortWeightStorageIsAnError) {
   expect_read_error(f.write("short_weight.pt2"), {"fc.weight", "needs 24"});
 }
 
+TEST(Pt2Reader, AbsurdStridesDoNotWrapAround) {
+  Pt2Fixture f;
+  // (5 - 1) * 2^62 wraps to 0 in 64 bits: without the overflow check the extent would look like
+  // 2 elements, pass the size check and the view would read far out of bounds.
+  f.weights_config["config"]["fc.weight"]["tensor_meta"] =
+      testing::tensor_meta({{{"as_int", 2}}, {{"as_int", 5}}}, {1, int64_t{1} << 62});
+  expect_read_error(f.write("absurd_strides.pt2"), {"fc.weight", "overflow"});
+}
+
 TEST(Pt2Reader, UnsafeWeightPathIsRefused) {
   Pt2Fixture f;
   f.weights_config["config"]["fc.bias"]["path_name"] = "../../etc/passwd";
