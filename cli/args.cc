@@ -20,14 +20,14 @@ Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& va
     }
     if (value_options.count(name)) {
       if (!has_inline) {
-        if (i + 1 >= argv.size()) throw Error({"cli"}, "option " + name + " needs a value");
+        if (i + 1 >= argv.size()) throw Error({"cli"}, "option " + name + " needs a value", ErrorKind::kUsage);
         value = argv[++i];
       }
       values_[name] = value;
     } else if (flag_options.count(name) && !has_inline) {
       values_[name] = "1";
     } else {
-      throw Error({"cli"}, "unknown option " + name);
+      throw Error({"cli"}, "unknown option " + name, ErrorKind::kUsage);
     }
   }
 }
@@ -45,7 +45,7 @@ int Args::get_int(const std::string& name, int fallback) const {
     if (used == get(name).size()) return v;
   } catch (const std::exception&) {
   }
-  throw Error({"cli"}, "option " + name + " needs an integer, got '" + get(name) + "'");
+  throw Error({"cli"}, "option " + name + " needs an integer, got '" + get(name) + "'", ErrorKind::kUsage);
 }
 
 double Args::get_double(const std::string& name, double fallback) const {
@@ -56,7 +56,7 @@ double Args::get_double(const std::string& name, double fallback) const {
     if (used == get(name).size()) return v;
   } catch (const std::exception&) {
   }
-  throw Error({"cli"}, "option " + name + " needs a number, got '" + get(name) + "'");
+  throw Error({"cli"}, "option " + name + " needs a number, got '" + get(name) + "'", ErrorKind::kUsage);
 }
 
 std::vector<std::string> Args::get_list(const std::string& name) const {

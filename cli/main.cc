@@ -41,19 +41,19 @@ int opset_option(const Args& args) {
   const int opset = args.get_int("--opset", exporter::kDefaultOpset);
   if (opset < exporter::kMinOpset || opset > exporter::kMaxOpset)
     throw Error({"cli"}, "--opset must be between " + std::to_string(exporter::kMinOpset) + " and " +
-                             std::to_string(exporter::kMaxOpset));
+                             std::to_string(exporter::kMaxOpset), ErrorKind::kUsage);
   return opset;
 }
 
 void need_positional(const Args& args, size_t n, const std::string& what) {
-  if (args.positional().size() != n) throw Error({"cli"}, "expected " + what);
+  if (args.positional().size() != n) throw Error({"cli"}, "expected " + what, ErrorKind::kUsage);
 }
 
 int cmd_export(const std::vector<std::string>& argv) {
   Args args(argv, {"-o", "--output", "--opset", "--input-names", "--output-names"}, {});
   need_positional(args, 1, "one MODEL.pt2 argument");
   const std::string out = args.get("-o", args.get("--output"));
-  if (out.empty()) throw Error({"cli"}, "missing -o MODEL.onnx");
+  if (out.empty()) throw Error({"cli"}, "missing -o MODEL.onnx", ErrorKind::kUsage);
   exporter::ExportOptions options;
   options.opset = opset_option(args);
   options.input_names = args.get_list("--input-names");
@@ -77,7 +77,7 @@ void print_tensor_summary(const std::string& name, const Tensor& t) {
 int cmd_run(const std::vector<std::string>& argv) {
   Args args(argv, {"--inputs", "--outputs"}, {});
   need_positional(args, 1, "one MODEL.onnx argument");
-  if (!args.has("--inputs")) throw Error({"cli"}, "missing --inputs DIR (a folder of input_<i>.pb files)");
+  if (!args.has("--inputs")) throw Error({"cli"}, "missing --inputs DIR (a folder of input_<i>.pb files)", ErrorKind::kUsage);
   const std::string in_dir = args.get("--inputs");
   if (!fs::is_directory(in_dir)) throw Error({"io", in_dir}, "is not a directory (expected a folder of input_<i>.pb files)");
   auto session = refrt::Session::load_file(args.positional()[0]);
@@ -123,7 +123,7 @@ int cmd_verify(const std::vector<std::string>& argv) {
 
 int cmd_matrix(const std::vector<std::string>& argv) {
   Args args(argv, {"--out", "--filter", "--modes", "--timeout", "--opset"}, {"--force-capture"});
-  if (!args.positional().empty()) throw Error({"cli"}, "matrix takes no positional arguments");
+  if (!args.positional().empty()) throw Error({"cli"}, "matrix takes no positional arguments", ErrorKind::kUsage);
   verify::MatrixOptions o;
   o.out_dir = args.get("--out", o.out_dir);
   o.filter = args.get("--filter");
@@ -138,10 +138,11 @@ int cmd_matrix(const std::vector<std::string>& argv) {
 }
 
 int exit_code_for(const Error& e) {
-  const std::string& stage = e.context().stage;
-  if (stage == "cli") return kExitUsage;
-  if (e.message().rfind("unsupported ATen operator", 0) == 0) return kExitUnsupported;
-  return kExitInputError;
+  switch (e.kind()) {
+    case ErrorKind::kUsage: return kExitUsage;
+    case ErrorKind::kUnsupported: return kExitUnsupported;
+    default: return kExitInputError;
+  }
 }
 
 }  // namespace
@@ -167,7 +168,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   } catch (const Error& e) {
     std::cerr << "parity: error: " << e.what() << "\n";
-    if (e.context().stage == "cli") std::cerr << "run 'parity --help' for usage\n";
+    if (e.kind() == ErrorKind::kUsage) std::cerr << "run 'parity --help' for usage\n";
     return exit_code_for(e);
   } catch (const std::exception& e) {
     std::cerr << "parity: error: " << e.what() << "\n";

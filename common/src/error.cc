@@ -12,8 +12,8 @@ std::string Error::format(const ErrorContext& ctx, const std::string& message) {
   return out + message;
 }
 
-Error::Error(ErrorContext ctx, const std::string& message)
-    : std::runtime_error(format(ctx, message)), ctx_(std::move(ctx)), message_(message) {}
+Error::Error(ErrorContext ctx, const std::string& message, ErrorKind kind)
+    : std::runtime_error(format(ctx, message)), ctx_(std::move(ctx)), message_(message), kind_(kind) {}
 
 Error Error::with_context(const ErrorContext& outer) const {
   ErrorContext merged = ctx_;
@@ -21,7 +21,7 @@ Error Error::with_context(const ErrorContext& outer) const {
   if (merged.file.empty()) merged.file = outer.file;
   if (merged.node.empty()) merged.node = outer.node;
   if (merged.op.empty()) merged.op = outer.op;
-  return Error(merged, message_);
+  return Error(merged, message_, kind_);
 }
 
 }  // namespace parity

@@ -213,7 +213,8 @@ std::string export_program(const pt2::Program& program, const ExportOptions& opt
       msg += "\n  " + key + " x" + std::to_string(u.count) + " (first at node '" + u.first_node + "')";
       if (!u.first_trace.empty()) msg += "\n    " + u.first_trace.substr(0, u.first_trace.find('\n'));
     }
-    throw Error({"export", program.archive_path, unsupported.begin()->second.first_node, unsupported.begin()->first}, msg);
+    throw Error({"export", program.archive_path, unsupported.begin()->second.first_node, unsupported.begin()->first}, msg,
+                ErrorKind::kUnsupported);
   }
   graph.set_current_node("", {});
 

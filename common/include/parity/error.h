@@ -12,11 +12,19 @@ struct ErrorContext {
   std::string op;     // op type / ATen target, if any
 };
 
+// What kind of failure: decides the exit code at the CLI boundary.
+enum class ErrorKind {
+  kInput,        // unreadable or malformed input, or a failure while processing it
+  kUnsupported,  // valid input that Parity does not support yet (an ATen op, an ONNX op)
+  kUsage,        // a bad command line
+};
+
 class Error : public std::runtime_error {
  public:
-  Error(ErrorContext ctx, const std::string& message);
+  Error(ErrorContext ctx, const std::string& message, ErrorKind kind = ErrorKind::kInput);
   const ErrorContext& context() const { return ctx_; }
   const std::string& message() const { return message_; }
+  ErrorKind kind() const { return kind_; }
 
   // A copy of this error with missing context fields filled from `outer`.
   Error with_context(const ErrorContext& outer) const;
@@ -25,6 +33,7 @@ class Error : public std::runtime_error {
   static std::string format(const ErrorContext& ctx, const std::string& message);
   ErrorContext ctx_;
   std::string message_;
+  ErrorKind kind_;
 };
 
 // Exit codes of the parity binary (documented in the README).
