@@ -4,15 +4,19 @@
 
 Per case and mode, DIR/<case>/<mode>/ receives model.pt2 (torch.export.save, with the user's Dim names
 in extra/parity_dims.json), test_data_set_<k>/input_<i>.pb and output_<i>.pb (eager outputs, bare
-TensorProto) and case.json, written last. One JSON line per (case, mode) goes to stdout.
+TensorProto) and case.json, written last. One JSON line per (case, mode) goes to stdout; everything else
+goes to stderr. Exit 0 even when a capture fails (that is a result); 2 for usage errors.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
+import inspect
 import json
 import os
 import re
+import shutil
 import sys
 import time
 import traceback
@@ -25,130 +29,188 @@ import torch.utils._pytree as pytree
 from .registry import Case, all_cases
 
 MODES = ("strict", "nonstrict", "decomposed")
+# The project's matrix checks all three modes (commit "Matrix and capture default to strict, non-strict
+# and decomposed"); `parity matrix` passes --modes explicitly anyway.
 DEFAULT_MODES = MODES
+SCHEMA_VERSION = 1
 
 
-def export(case: Case, mode: str) -> torch.export.ExportedProgram:
-    args = case.inputs()[0]
-    ep = torch.export.export(case.module(), args, dynamic_shapes=case.dynamic_shapes(), strict=(mode == "strict"))
+def export(case: Case, mode: str, args: tuple, kwargs: dict) -> torch.export.ExportedProgram:
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}")
+    ep = torch.export.export(case.module(), args, kwargs=kwargs, dynamic_shapes=case.shapes(),
+                             strict=(mode == "strict"))
     return ep.run_decompositions() if mode == "decomposed" else ep
 
 
-def _per_tensor_specs(arg, spec, out: list):
-    """Walks args and dynamic_shapes together; appends each leaf's own spec in pytree order."""
-    if isinstance(arg, (list, tuple)):
-        for i, a in enumerate(arg):
-            _per_tensor_specs(a, None if spec is None else spec[i], out)
-    elif isinstance(arg, dict):
-        for k, a in arg.items():
-            _per_tensor_specs(a, None if spec is None else spec.get(k), out)
+def _spec_tree(module, args: tuple, kwargs: dict, dynamic_shapes):
+    """dynamic_shapes rearranged as (args_specs, kwargs_specs), the structure of (args, kwargs).
+
+    torch.export pairs a tuple/list spec with the *signature-ordered* bound arguments and a dict spec with
+    parameter names, while the program's inputs follow (args, kwargs) flattening order."""
+    if dynamic_shapes is None:
+        return None
+    if isinstance(dynamic_shapes, (tuple, list)) and not kwargs:
+        return tuple(dynamic_shapes), {}
+    names = list(inspect.signature(module.forward).bind(*args, **kwargs).arguments)
+    if isinstance(dynamic_shapes, dict):
+        by_name = dict(dynamic_shapes)
     else:
-        out.append(spec)
+        by_name = dict(zip(names, dynamic_shapes))
+    return tuple(by_name.get(n) for n in names[:len(args)]), {k: by_name.get(k) for k in kwargs}
 
 
-def dim_names(ep: torch.export.ExportedProgram, args: tuple, dynamic_shapes) -> tuple[dict, list]:
-    """Maps each symbol of the user inputs' sizes ("s77") to the user's Dim name ("batch")."""
-    specs: list = []
-    _per_tensor_specs(args, dynamic_shapes, specs)
+def _spec_at(spec, path):
+    """Follows a pytree key path through the spec tree; None once the spec stops (a static input)."""
+    for key in path:
+        if spec is None:
+            return None
+        if hasattr(key, "idx"):
+            spec = spec[key.idx] if key.idx < len(spec) else None
+        elif hasattr(key, "key"):
+            spec = spec.get(key.key)
+        else:
+            spec = getattr(spec, key.name, None)
+    return spec
+
+
+def dim_names(ep: torch.export.ExportedProgram, module, args: tuple, kwargs: dict, dynamic_shapes):
+    """Maps each symbol of the user inputs' sizes ("s27") to the user's Dim name ("batch").
+
+    The .pt2 keeps only symbols: the Dim names live nowhere in the ExportedProgram, so they are recovered
+    by walking the flattened inputs next to the flattened spec (user_inputs follow the same order)."""
+    leaves = pytree.tree_flatten_with_path((args, kwargs))[0]
+    user_inputs = list(ep.graph_signature.user_inputs)
+    if len(leaves) != len(user_inputs):
+        raise ValueError(f"{len(leaves)} flattened inputs but {len(user_inputs)} user inputs in the program")
     placeholders = {n.name: n for n in ep.graph.nodes if n.op == "placeholder"}
+    specs = _spec_tree(module, args, kwargs, dynamic_shapes)
     mapping, dims = {}, []
-    for index, (name, spec) in enumerate(zip(ep.graph_signature.user_inputs, specs)):
+    for index, ((path, _), name) in enumerate(zip(leaves, user_inputs)):
+        spec = _spec_at(specs, path)
         val = placeholders[name].meta.get("val")
-        if not isinstance(val, torch.Tensor) or spec is None:
+        if spec is None or not isinstance(val, torch.Tensor):
             continue
-        items = spec.items() if isinstance(spec, dict) else enumerate(spec)
-        for axis, dim in items:
-            if dim is None:
-                continue
+        for axis, dim in (spec.items() if isinstance(spec, dict) else enumerate(spec)):
+            dim_name = getattr(dim, "__name__", None)  # Dim has one; Dim.AUTO/STATIC hints do not
             size = val.shape[axis]
-            if isinstance(size, torch.SymInt) and size.node.expr.is_Symbol:
-                symbol = str(size.node.expr)
-                dim_name = getattr(dim, "__name__", str(dim))
-                mapping[symbol] = dim_name
-                dims.append({"input": index, "input_name": name, "axis": axis, "name": dim_name, "symbol": symbol})
+            if not dim_name or not isinstance(size, torch.SymInt) or not size.node.expr.is_Symbol:
+                continue  # static, hinted or derived (e.g. 2*batch): the symbol keeps its own name
+            symbol = str(size.node.expr)
+            mapping[symbol] = dim_name
+            dims.append({"input": index, "input_name": name, "axis": axis, "name": dim_name, "symbol": symbol})
     return mapping, dims
 
 
-def _save_tensor(path: Path, tensor: torch.Tensor, name: str):
-    proto = onnx.numpy_helper.from_array(tensor.detach().contiguous().numpy(), name)
+def _save_tensor(path: Path, value, name: str):
+    if not isinstance(value, torch.Tensor):
+        raise TypeError(f"{path.name}: {type(value).__name__} is not a tensor; case folders hold tensors only")
+    proto = onnx.numpy_helper.from_array(value.detach().contiguous().numpy(), name)
     path.write_bytes(proto.SerializeToString())
 
 
 def source_hash(case: Case) -> str:
-    text = Path(case.source_file()).read_text() if case.source_file() else case.name
+    path = case.source_file()
+    text = Path(path).read_text() if path and Path(path).is_file() else case.name
     return hashlib.sha256((text + torch.__version__).encode()).hexdigest()
 
 
 def _write_json_atomic(path: Path, data: dict):
-    tmp = path.with_suffix(".json.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(data, indent=2) + "\n")
     os.replace(tmp, path)
 
 
-def capture_case(case: Case, mode: str, out_dir: Path, force: bool = False) -> dict:
-    start = time.perf_counter()
-    case_dir = out_dir / case.name / mode
-    case_json = case_dir / "case.json"
-    digest = source_hash(case)
-    if not force and case_json.exists() and (case_dir / "model.pt2").exists():
-        try:
-            old = json.loads(case_json.read_text())
-            if old.get("source_hash") == digest and old.get("status") == "captured":
-                return {"case": case.name, "mode": mode, "status": "cached", "dir": str(case_dir),
-                        "seconds": time.perf_counter() - start, "error": None}
-        except ValueError:
-            pass
-    case_dir.mkdir(parents=True, exist_ok=True)
-    case_json.unlink(missing_ok=True)
-    info = {"schema_version": 1, "name": case.name, "mode": mode, "status": "captured", "error": None,
-            "torch_version": torch.__version__, "description": case.description, "source_hash": digest}
+def _first_lines(e: BaseException, count: int = 3, limit: int = 1000) -> str:
+    lines = [line.rstrip() for line in str(e).splitlines() if line.strip()][:count]
+    return f"{type(e).__name__}: {chr(10).join(lines)}"[:limit]
+
+
+def _is_cached(case_dir: Path, digest: str) -> bool:
     try:
-        ep = export(case, mode)
-        input_sets = case.inputs()
-        mapping, dims = dim_names(ep, input_sets[0], case.dynamic_shapes())
+        old = json.loads((case_dir / "case.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return old.get("source_hash") == digest and old.get("status") == "captured" and (case_dir / "model.pt2").is_file()
+
+
+def _clear(case_dir: Path):
+    """Removes what an earlier capture wrote (not e.g. a verify/ folder), so no stale set survives."""
+    for p in [case_dir / "case.json", case_dir / "model.pt2", *case_dir.glob("test_data_set_*")]:
+        shutil.rmtree(p) if p.is_dir() else p.unlink(missing_ok=True)
+
+
+def capture_case(case: Case, mode: str, out_dir, force: bool = False) -> dict:
+    """Captures one (case, mode); returns the stdout line's dict. Never raises for a failed export."""
+    start = time.perf_counter()
+    case_dir = Path(out_dir) / case.name / mode
+    digest = source_hash(case)
+
+    def line(status, error=None):
+        return {"case": case.name, "mode": mode, "status": status, "dir": str(case_dir),
+                "seconds": round(time.perf_counter() - start, 3), "error": error}
+
+    if not force and _is_cached(case_dir, digest):
+        return line("cached")
+    case_dir.mkdir(parents=True, exist_ok=True)
+    _clear(case_dir)
+    info = {"schema_version": SCHEMA_VERSION, "name": case.name, "mode": mode, "status": "captured",
+            "error": None, "torch_version": torch.__version__, "description": case.description,
+            "input_names": [], "output_names": [], "input_sets": 0, "dynamic_dims": [], "source_hash": digest}
+    try:
+        examples = case.examples()
+        info["input_sets"] = len(examples)
+        args0, kwargs0 = examples[0]
+        ep = export(case, mode, args0, kwargs0)
+        mapping, info["dynamic_dims"] = dim_names(ep, case.module(), args0, kwargs0, case.shapes())
         torch.export.save(ep, str(case_dir / "model.pt2"), extra_files={"parity_dims.json": json.dumps(mapping)})
-        module = case.module()
-        input_names = list(ep.graph_signature.user_inputs)
-        output_names = [str(o) for o in ep.graph_signature.user_outputs]
-        for k, args in enumerate(input_sets):
+        info["input_names"] = input_names = list(ep.graph_signature.user_inputs)
+        info["output_names"] = output_names = [str(o) for o in ep.graph_signature.user_outputs]
+        eager = case.module()  # fresh copy: the oracle is eager PyTorch, not the exported program
+        for k, (args, kwargs) in enumerate(examples):
             set_dir = case_dir / f"test_data_set_{k}"
-            set_dir.mkdir(exist_ok=True)
-            leaves = pytree.tree_leaves(args)
-            for i, (leaf, name) in enumerate(zip(leaves, input_names)):
+            set_dir.mkdir()
+            for i, (leaf, name) in enumerate(zip(pytree.tree_leaves((args, kwargs)), input_names)):
                 _save_tensor(set_dir / f"input_{i}.pb", leaf, name)
             with torch.no_grad():
-                outputs = pytree.tree_leaves(module(*args))
-            for i, out in enumerate(outputs):
-                _save_tensor(set_dir / f"output_{i}.pb", out, output_names[i] if i < len(output_names) else str(i))
-        info.update(input_names=input_names, output_names=output_names, input_sets=len(input_sets),
-                    dynamic_dims=dims)
+                outputs = pytree.tree_leaves(eager(*args, **kwargs))
+            names = output_names if len(output_names) == len(outputs) else [str(i) for i in range(len(outputs))]
+            for i, (out, name) in enumerate(zip(outputs, names)):
+                _save_tensor(set_dir / f"output_{i}.pb", out, name)
     except Exception as e:  # a case torch.export cannot capture is a result, not the end of the run
-        info.update(status="capture_failed", error=f"{type(e).__name__}: {str(e).strip()[:2000]}")
         traceback.print_exc(file=sys.stderr)
-    info["capture_seconds"] = time.perf_counter() - start
-    _write_json_atomic(case_json, info)
-    return {"case": case.name, "mode": mode, "status": info["status"], "dir": str(case_dir),
-            "seconds": info["capture_seconds"], "error": info["error"]}
+        _clear(case_dir)
+        info.update(status="capture_failed", error=_first_lines(e))
+    info["capture_seconds"] = round(time.perf_counter() - start, 3)
+    _write_json_atomic(case_dir / "case.json", info)
+    return line(info["status"], info["error"])
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m scenarios.capture", description=__doc__.split("\n")[0])
     parser.add_argument("--out", required=True, type=Path)
-    parser.add_argument("--filter", default="", help="regular expression on case names")
-    parser.add_argument("--modes", default=",".join(DEFAULT_MODES))
+    parser.add_argument("--filter", default="", help="regular expression searched in case names")
+    parser.add_argument("--modes", default=",".join(DEFAULT_MODES), help=f"comma-separated: {', '.join(MODES)}")
     parser.add_argument("--force", action="store_true", help="capture again even when cached")
     args = parser.parse_args(argv)
-    modes = [m for m in args.modes.split(",") if m]
-    for m in modes:
-        if m not in MODES:
-            parser.error(f"unknown mode {m!r} (known: {', '.join(MODES)})")
-    cases = [c for c in all_cases() if re.search(args.filter, c.name)]
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    bad = [m for m in modes if m not in MODES]
+    if bad or not modes:
+        parser.error(f"unknown mode(s) {', '.join(bad) or '(none given)'} (known: {', '.join(MODES)})")
+    try:
+        pattern = re.compile(args.filter)
+    except re.error as e:
+        parser.error(f"--filter {args.filter!r} is not a regular expression: {e}")
+    cases = [c for c in all_cases() if pattern.search(c.name)]
     if not cases:
         print(f"error: no scenario matches --filter {args.filter!r}", file=sys.stderr)
         return 2
+    stdout = sys.stdout
     for case in cases:
         for mode in modes:
-            print(json.dumps(capture_case(case, mode, args.out, args.force)), flush=True)
+            with contextlib.redirect_stdout(sys.stderr):  # stray prints must not break the JSON lines
+                result = capture_case(case, mode, args.out, args.force)
+            print(json.dumps(result), file=stdout, flush=True)
     return 0
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import zlib
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import torch
 
@@ -15,29 +15,48 @@ _CASES: dict[str, "Case"] = {}
 class Case:
     name: str
     make_module: Callable[[], torch.nn.Module]
-    # Each entry is the tuple of positional args. Set 0 is the example given to torch.export; the
-    # others use different sizes for every dynamic dim, so that the exported program proves them.
+    # Each entry is the tuple of positional args. Set 0 is the example given to torch.export; every other
+    # set uses different sizes (>= 2) for each dynamic dim, so a program specialised to set 0 is caught.
     input_sets: Callable[[], list[tuple]]
-    dynamic_shapes: Callable[[], Any]
+    # The object given to torch.export.export (or a callable returning it), built from torch.export.Dim.
+    dynamic_shapes: Any = None
     description: str = ""
+    # Optional keyword args, one dict per input set.
+    kwargs_sets: Optional[Callable[[], list[dict]]] = None
 
     @property
     def seed(self) -> int:
         return zlib.crc32(self.name.encode())
 
     def module(self) -> torch.nn.Module:
+        """A fresh module whose random weights depend only on the case name."""
         torch.manual_seed(self.seed)
         return self.make_module().eval()
 
-    def inputs(self) -> list[tuple]:
-        torch.manual_seed(self.seed + 1)
-        return self.input_sets()
+    def examples(self) -> list[tuple[tuple, dict]]:
+        """(args, kwargs) per input set, deterministic. Args and kwargs come from one seeded stream, so a
+        kwarg tensor never repeats an arg tensor's values."""
+        torch.manual_seed(self.seed)
+        args_sets = [tuple(a) for a in self.input_sets()]
+        kwargs_sets = self.kwargs_sets() if self.kwargs_sets else [{} for _ in args_sets]
+        if len(kwargs_sets) != len(args_sets):
+            raise ValueError(f"{self.name}: {len(args_sets)} input sets but {len(kwargs_sets)} kwargs sets")
+        return list(zip(args_sets, kwargs_sets))
+
+    def shapes(self) -> Any:
+        return self.dynamic_shapes() if callable(self.dynamic_shapes) else self.dynamic_shapes
 
     def source_file(self) -> str:
-        return inspect.getsourcefile(self.make_module) or ""
+        try:
+            return inspect.getsourcefile(self.make_module) or ""
+        except TypeError:  # a builtin or C-implemented factory has no source file
+            return ""
 
 
-def register(case: Case) -> Case:
+def register(case):
+    """Registers a Case; as a decorator, registers the Case returned by the decorated zero-arg function."""
+    if not isinstance(case, Case):
+        case = case()
     if case.name in _CASES:
         raise ValueError(f"duplicate scenario name {case.name!r}")
     _CASES[case.name] = case
@@ -52,4 +71,7 @@ def all_cases() -> list[Case]:
 
 def get_case(name: str) -> Case:
     all_cases()
-    return _CASES[name]
+    try:
+        return _CASES[name]
+    except KeyError:
+        raise KeyError(f"no scenario named {name!r} (known: {', '.join(sorted(_CASES))})") from None

@@ -19,7 +19,7 @@ register(Case(
     name="linear_regression",
     make_module=LinearRegression,
     input_sets=lambda: [(torch.randn(b, 3),) for b in (4, 9)],
-    dynamic_shapes=lambda: ({0: Dim("batch")},),
+    dynamic_shapes=({0: Dim("batch")},),
     description="y = xW^T + b with a dynamic batch",
 ))
 
@@ -46,21 +46,20 @@ class MLPModel(nn.Module):
         return self.fc3(combined)
 
 
+_BATCH = Dim("batch")
+
+
 def _mlp_docs_inputs():
     # Three distinct tensors: torch.export would merge identical tensor objects into one input.
     return [(torch.rand(b, 8), {"tensor_x": torch.rand(b, 8)}, [torch.rand(b, 8)]) for b in (97, 5)]
-
-
-def _mlp_docs_dynamic():
-    batch = Dim("batch")
-    return ({0: batch}, {"tensor_x": {0: batch}}, [{0: batch}])
 
 
 register(Case(
     name="mlp_docs",
     make_module=MLPModel,
     input_sets=_mlp_docs_inputs,
-    dynamic_shapes=_mlp_docs_dynamic,
+    # One Dim object shared by the three tensors: they must have the same batch (torch.cat on dim 1).
+    dynamic_shapes=({0: _BATCH}, {"tensor_x": {0: _BATCH}}, [{0: _BATCH}]),
     description="torch.onnx docs' MLP: tensor, dict and list inputs sharing a dynamic batch",
 ))
 
@@ -69,6 +68,6 @@ register(Case(
     name="mlp_batch",
     make_module=lambda: nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 10)),
     input_sets=lambda: [(torch.randn(b, 16),) for b in (3, 17)],
-    dynamic_shapes=lambda: ({0: Dim("batch", min=1, max=1024)},),
+    dynamic_shapes=({0: Dim("batch", min=1, max=1024)},),
     description="Linear-ReLU-Linear with a Dim('batch', min=1, max=1024)",
 ))

@@ -1,97 +1,246 @@
-"""Capture: every case x mode is captured, the test data is eager's, the Dim names travel in the archive."""
+"""Capture: every case x mode is captured, the test data is eager's, the Dim names travel in the archive.
+
+The oracle is eager PyTorch: outputs stored at capture time are compared with the reloaded program.
+"""
 import json
+import subprocess
+import sys
 import zipfile
 
-import onnx
-import onnx.numpy_helper
 import pytest
 import torch
+import torch.utils._pytree as pytree
+from torch import nn
+from torch.export import Dim
 
-from scenarios import capture
-from scenarios.registry import Case, all_cases
+from conftest import MODES, ROOT, load_pb, run_capture
+from scenarios import capture, registry
+from scenarios.registry import Case, all_cases, get_case, register
 
-MODES = ("strict", "nonstrict", "decomposed")
-
-
-def load_pb(path):
-    t = onnx.TensorProto()
-    t.ParseFromString(path.read_bytes())
-    return torch.from_numpy(onnx.numpy_helper.to_array(t).copy())
-
-
-@pytest.fixture(scope="module")
-def out(tmp_path_factory):
-    root = tmp_path_factory.mktemp("capture")
-    results = [capture.capture_case(c, m, root) for c in all_cases() for m in MODES]
-    assert all(r["status"] == "captured" for r in results), results
-    return root
+CASES = ("linear_regression", "mlp_batch", "mlp_docs")
+LINE_KEYS = {"case", "mode", "status", "dir", "seconds", "error"}
+CASE_KEYS = {"schema_version", "name", "mode", "status", "error", "torch_version", "input_names", "output_names",
+             "input_sets", "dynamic_dims", "source_hash", "capture_seconds"}
 
 
-def test_registry_has_the_foundation_cases():
-    names = [c.name for c in all_cases()]
-    assert {"linear_regression", "mlp_docs", "mlp_batch"} <= set(names)
+def tensors(set_dir, kind):
+    paths = sorted(set_dir.glob(f"{kind}_*.pb"), key=lambda p: int(p.stem.split("_")[1]))
+    return [torch.from_numpy(load_pb(p).copy()) for p in paths]
+
+
+def read_info(case_dir):
+    return json.loads((case_dir / "case.json").read_text())
+
+
+def check_against_eager(case_dir, atol=1e-5):
+    """Reloads model.pt2 and runs every stored input set; the stored (eager) outputs must come back."""
+    info = read_info(case_dir)
+    ep = torch.export.load(str(case_dir / "model.pt2"))
+    for k in range(info["input_sets"]):
+        set_dir = case_dir / f"test_data_set_{k}"
+        args, kwargs = pytree.tree_unflatten(tensors(set_dir, "input"), ep.call_spec.in_spec)
+        got = pytree.tree_leaves(ep.module()(*args, **kwargs))
+        expected = tensors(set_dir, "output")
+        assert len(got) == len(expected) == len(info["output_names"])
+        for g, e in zip(got, expected):
+            torch.testing.assert_close(g, e, rtol=1e-5, atol=atol)
+
+
+def dim_values(case_dir):
+    """{(input, axis): [size in set 0, size in set 1, ...]} for every dynamic dim of case.json."""
+    info = read_info(case_dir)
+    sets = [tensors(case_dir / f"test_data_set_{k}", "input") for k in range(info["input_sets"])]
+    return {(d["input"], d["axis"]): [s[d["input"]].shape[d["axis"]] for s in sets] for d in info["dynamic_dims"]}
+
+
+def archive_dims(pt2):
+    with zipfile.ZipFile(pt2) as z:
+        entry = [n for n in z.namelist() if n.endswith("/extra/parity_dims.json")]
+        assert len(entry) == 1, z.namelist()
+        return json.loads(z.read(entry[0]))
+
+
+# ---- registry and the list command ----
+
+def test_list_command_prints_every_case():
+    proc = subprocess.run([sys.executable, "-m", "scenarios", "list"], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == [c.name for c in all_cases()]
+    assert set(CASES) <= set(proc.stdout.split())
+
+
+def test_cases_are_sorted_deterministic_and_have_distinct_inputs():
+    assert [c.name for c in all_cases()] == sorted(c.name for c in all_cases())
+    for case in all_cases():
+        assert get_case(case.name) is case
+        a, b = case.module().state_dict(), case.module().state_dict()
+        assert all(torch.equal(a[k], b[k]) for k in a)
+        first, again = case.examples(), case.examples()
+        assert len(first) >= 2
+        for (args, kwargs), (args2, kwargs2) in zip(first, again):
+            leaves = pytree.tree_leaves((args, kwargs))
+            assert all(torch.equal(x, y) for x, y in zip(leaves, pytree.tree_leaves((args2, kwargs2))))
+            # torch.export merges one tensor passed twice into one input: every leaf must be its own.
+            assert len({id(t) for t in leaves}) == len(leaves)
+            assert not any(torch.equal(x, y) for i, x in enumerate(leaves) for y in leaves[i + 1:])
+
+
+# ---- the captured folders (captured once per session through the command line) ----
+
+def test_cli_prints_one_json_line_per_case_and_mode(capture_run):
+    assert [(line["case"], line["mode"]) for line in capture_run.lines] == [
+        (c.name, m) for c in all_cases() for m in MODES]
+    assert all(set(line) == LINE_KEYS and line["error"] is None for line in capture_run.lines)
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("name", ["linear_regression", "mlp_docs", "mlp_batch"])
-def test_case_folder_layout_and_eager_outputs(out, name, mode):
-    case_dir = out / name / mode
-    info = json.loads((case_dir / "case.json").read_text())
-    assert info["status"] == "captured" and info["mode"] == mode and info["torch_version"] == torch.__version__
-    assert info["input_sets"] >= 2
-    ep = torch.export.load(str(case_dir / "model.pt2"))
-    batch_sizes = set()
+@pytest.mark.parametrize("name", CASES)
+def test_case_folder_layout_and_eager_oracle(captured, name, mode):
+    case_dir = captured / name / mode
+    info = read_info(case_dir)
+    assert CASE_KEYS <= set(info)
+    assert (info["schema_version"], info["name"], info["mode"], info["status"], info["error"]) == (
+        1, name, mode, "captured", None)
+    assert info["torch_version"] == torch.__version__ and info["input_sets"] >= 2
+    assert not list(case_dir.glob("*.tmp")) and not list(case_dir.glob(".*.tmp"))
     for k in range(info["input_sets"]):
         set_dir = case_dir / f"test_data_set_{k}"
-        inputs = [load_pb(set_dir / f"input_{i}.pb") for i in range(len(info["input_names"]))]
-        batch_sizes.add(inputs[0].shape[0])
-        # The oracle: the reloaded program on the stored inputs reproduces the stored eager outputs.
-        args = _rebuild_args(name, inputs)
-        got = torch.utils._pytree.tree_leaves(ep.module()(*args))
-        for i, value in enumerate(got):
-            torch.testing.assert_close(value, load_pb(set_dir / f"output_{i}.pb"), rtol=1e-5, atol=1e-6)
-    assert len(batch_sizes) == info["input_sets"], "each input set must use a different batch size"
+        assert len(list(set_dir.glob("input_*.pb"))) == len(info["input_names"])
+        assert len(list(set_dir.glob("output_*.pb"))) == len(info["output_names"])
+    check_against_eager(case_dir)
 
 
-def _rebuild_args(name, flat):
-    if name == "mlp_docs":
-        return (flat[0], {"tensor_x": flat[1]}, [flat[2]])
-    return tuple(flat)
+@pytest.mark.parametrize("name", CASES)
+def test_dynamic_dims_differ_across_sets(captured, name):
+    info = read_info(captured / name / "strict")
+    assert info["dynamic_dims"] and {d["name"] for d in info["dynamic_dims"]} == {"batch"}
+    for values in dim_values(captured / name / "strict").values():
+        assert len(set(values)) == len(values) and min(values) >= 2, values
 
 
-def test_dim_names_are_stored_in_the_archive(out):
-    with zipfile.ZipFile(out / "mlp_docs" / "strict" / "model.pt2") as z:
-        entry = next(n for n in z.namelist() if n.endswith("extra/parity_dims.json"))
-        dims = json.loads(z.read(entry))
-    assert list(dims.values()) == ["batch"]
-    info = json.loads((out / "mlp_docs" / "strict" / "case.json").read_text())
-    assert [d["input_name"] for d in info["dynamic_dims"]] == info["input_names"]
-    assert {d["symbol"] for d in info["dynamic_dims"]} == set(dims)
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", CASES)
+def test_dim_names_are_stored_in_the_archive(captured, name, mode):
+    case_dir = captured / name / mode
+    dims = archive_dims(case_dir / "model.pt2")
+    info = read_info(case_dir)
+    assert set(dims.values()) == {"batch"}
+    assert set(dims) == {d["symbol"] for d in info["dynamic_dims"]}
+    # The symbols are the program's own: its range constraints and input shapes use them.
+    ep = torch.export.load(str(case_dir / "model.pt2"))
+    assert set(dims) == {str(s) for s in ep.range_constraints}
 
 
-def test_second_capture_is_cached(out):
-    case = next(c for c in all_cases() if c.name == "linear_regression")
-    assert capture.capture_case(case, "strict", out)["status"] == "cached"
-    assert capture.capture_case(case, "strict", out, force=True)["status"] == "captured"
+def test_stored_outputs_are_eager_outputs(captured):
+    # Recomputed eagerly in this process from the stored inputs: capture's module is the same
+    # deterministic module, so the numbers are identical.
+    case = get_case("mlp_docs")
+    case_dir = captured / "mlp_docs" / "nonstrict"
+    ep = torch.export.load(str(case_dir / "model.pt2"))
+    set_dir = case_dir / "test_data_set_1"
+    args, kwargs = pytree.tree_unflatten(tensors(set_dir, "input"), ep.call_spec.in_spec)
+    with torch.no_grad():
+        expected = case.module()(*args, **kwargs)
+    torch.testing.assert_close(tensors(set_dir, "output")[0], expected, rtol=0, atol=0)
 
 
-class DataDependentBranch(torch.nn.Module):
+def test_second_run_is_cached(captured):
+    proc = run_capture("--out", captured, "--modes", ",".join(MODES))
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(lines) == len(all_cases()) * len(MODES)
+    assert {line["status"] for line in lines} == {"cached"}
+
+
+def test_force_and_a_changed_source_recapture(tmp_path):
+    case = get_case("linear_regression")
+    case_dir = tmp_path / case.name / "nonstrict"
+    assert capture.capture_case(case, "nonstrict", tmp_path)["status"] == "captured"
+    assert capture.capture_case(case, "nonstrict", tmp_path)["status"] == "cached"
+    assert capture.capture_case(case, "nonstrict", tmp_path, force=True)["status"] == "captured"
+    info = read_info(case_dir)
+    info["source_hash"] = "stale"
+    (case_dir / "case.json").write_text(json.dumps(info))
+    (case_dir / "test_data_set_9").mkdir()  # left over from an older version of the case
+    assert capture.capture_case(case, "nonstrict", tmp_path)["status"] == "captured"
+    assert not (case_dir / "test_data_set_9").exists()
+    assert read_info(case_dir)["source_hash"] == capture.source_hash(case)
+
+
+# ---- failures and usage errors ----
+
+class DataDependentBranch(nn.Module):
     def forward(self, x):
-        if x.sum() > 0:  # a Python branch on a tensor value: torch.export refuses it
+        if x.sum() > 0:  # a Python branch on a tensor value: torch.export refuses it in both modes
             return x + 1
         return x - 1
 
 
-def test_a_case_torch_export_cannot_capture_is_reported(tmp_path):
-    case = Case(name="data_dependent_branch", make_module=DataDependentBranch,
-                input_sets=lambda: [(torch.randn(3, 2),), (torch.randn(5, 2),)],
-                dynamic_shapes=lambda: ({0: torch.export.Dim("batch")},))
-    result = capture.capture_case(case, "strict", tmp_path)
-    assert result["status"] == "capture_failed" and result["error"]
-    info = json.loads((tmp_path / "data_dependent_branch" / "strict" / "case.json").read_text())
-    assert info["status"] == "capture_failed" and not (tmp_path / "data_dependent_branch" / "strict" / "model.pt2").exists()
+def test_a_case_torch_export_cannot_capture_is_a_result(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(registry, "_CASES", dict(registry._CASES))
+    register(Case(name="data_dependent_branch", make_module=DataDependentBranch,
+                  input_sets=lambda: [(torch.randn(3, 2),), (torch.randn(5, 2),)],
+                  dynamic_shapes=({0: Dim("batch")},)))
+    code = capture.main(["--out", str(tmp_path), "--filter", "^(data_dependent_branch|linear_regression)$",
+                         "--modes", "strict,nonstrict"])
+    assert code == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    status = {(line["case"], line["mode"]): line for line in lines}
+    assert len(lines) == 4
+    for mode in ("strict", "nonstrict"):
+        assert status[("linear_regression", mode)]["status"] == "captured"
+        failed = status[("data_dependent_branch", mode)]
+        assert failed["status"] == "capture_failed" and failed["error"], failed
+        case_dir = tmp_path / "data_dependent_branch" / mode
+        info = read_info(case_dir)
+        assert info["status"] == "capture_failed" and info["error"] == failed["error"]
+        assert sorted(p.name for p in case_dir.iterdir()) == ["case.json"]  # no model.pt2, no test data
 
 
-def test_unknown_filter_is_a_usage_error(tmp_path, capsys):
+def test_usage_errors(tmp_path, capsys):
     assert capture.main(["--out", str(tmp_path), "--filter", "no_such_case_xyz"]) == 2
     assert "no_such_case_xyz" in capsys.readouterr().err
+    for bad in (["--out", str(tmp_path), "--modes", "strict,bogus"], ["--out", str(tmp_path), "--filter", "("], []):
+        with pytest.raises(SystemExit) as e:  # argparse's usage errors (the last: --out is missing)
+            capture.main(bad)
+        assert e.value.code == 2
+    assert not list(tmp_path.iterdir())
+
+
+# ---- keyword inputs, two named dims, both forms of dynamic_shapes ----
+
+class KeywordScale(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 2)
+
+    def forward(self, x, bias=None, *, scale):
+        return self.linear(x) * scale + bias
+
+
+@pytest.mark.parametrize("form", ["by_name", "tuple"])
+@pytest.mark.parametrize("mode", ["strict", "nonstrict"])
+def test_kwargs_and_two_named_dims(tmp_path, monkeypatch, form, mode):
+    monkeypatch.setattr(registry, "_CASES", dict(registry._CASES))
+    batch, seq = Dim("batch"), Dim("seq")
+    spec = {0: batch, 1: seq}
+    shapes = {"x": spec, "bias": spec, "scale": spec} if form == "by_name" else (spec, spec, spec)
+
+    @register
+    def case():
+        # kwargs given as scale then bias: the program follows this order, not the signature's.
+        return Case(name="keyword_scale", make_module=KeywordScale,
+                    input_sets=lambda: [(torch.randn(b, s, 4),) for b, s in ((3, 5), (6, 2))],
+                    kwargs_sets=lambda: [{"scale": torch.randn(b, s, 2), "bias": torch.randn(b, s, 2)}
+                                         for b, s in ((3, 5), (6, 2))],
+                    dynamic_shapes=shapes)
+
+    assert capture.capture_case(case, mode, tmp_path)["status"] == "captured"
+    case_dir = tmp_path / "keyword_scale" / mode
+    info = read_info(case_dir)
+    assert info["input_names"] == ["x", "scale", "bias"]
+    assert [(d["input_name"], d["axis"], d["name"]) for d in info["dynamic_dims"]] == [
+        (n, a, dim) for n in ("x", "scale", "bias") for a, dim in ((0, "batch"), (1, "seq"))]
+    assert sorted(archive_dims(case_dir / "model.pt2").values()) == ["batch", "seq"]
+    assert all(len(set(v)) == 2 for v in dim_values(case_dir).values())
+    check_against_eager(case_dir)

@@ -6,7 +6,6 @@ and ONNX Runtime.
 import json
 import os
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -14,11 +13,11 @@ import numpy as np
 import onnx
 import onnx.numpy_helper
 import onnxruntime as ort
-import pytest
+
+from conftest import MODES, load_pb  # `captured` (every case x mode, captured once) is there too
 
 ROOT = Path(__file__).resolve().parents[2]
 PARITY = ROOT / os.environ.get("PARITY_BUILD_DIR", "build") / "parity"
-MODES = ("strict", "nonstrict", "decomposed")
 
 
 def parity(*args, check=True):
@@ -28,25 +27,8 @@ def parity(*args, check=True):
     return proc
 
 
-def load_pb(path):
-    t = onnx.TensorProto()
-    t.ParseFromString(Path(path).read_bytes())
-    return onnx.numpy_helper.to_array(t)
-
-
 def data_sets(case_dir):
     return sorted(p for p in Path(case_dir).iterdir() if p.name.startswith("test_data_set_"))
-
-
-@pytest.fixture(scope="session")
-def captured(tmp_path_factory):
-    out = tmp_path_factory.mktemp("cases")
-    proc = subprocess.run([sys.executable, "-m", "scenarios.capture", "--out", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr
-    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-    assert lines and all(line["status"] == "captured" for line in lines), lines
-    return out
 
 
 def case_dirs(root):
