@@ -1,6 +1,7 @@
 // MatMul (numpy semantics, batch broadcasting) and Gemm, on OpenBLAS's cblas.
 #include <cblas.h>
 
+#include <climits>
 #include <cstring>
 
 #include "../src/kernel.h"
@@ -8,7 +9,13 @@
 namespace parity::refrt {
 namespace {
 
-const std::vector<DType> kGemmTypes = {DType::kFloat32, DType::kFloat64};
+// cblas takes int sizes: larger matrices are refused rather than silently truncated.
+void check_blas_dims(const NodeDef& node, int64_t m, int64_t n, int64_t k) {
+  if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
+    node.fail("matrix dimensions " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) +
+                  " exceed the BLAS int range",
+              ErrorKind::kUnsupported);
+}
 
 template <typename T>
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
@@ -38,6 +45,7 @@ class MatMulKernel : public Kernel {
     const int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
     if (sb[sb.size() - 2] != k)
       node_.fail("inner dimensions differ: " + shape_str(a.shape()) + " x " + shape_str(b.shape()));
+    check_blas_dims(node_, m, n, k);
     const Shape batch_a(sa.begin(), sa.end() - 2), batch_b(sb.begin(), sb.end() - 2);
     const Shape batch = broadcast_shapes(batch_a, batch_b, &node_);
     Shape out_shape = batch;
@@ -46,7 +54,7 @@ class MatMulKernel : public Kernel {
     Tensor out(a.dtype(), out_shape);
     if (a.dtype() == DType::kFloat32) run<float>(a, b, out, batch, batch_a, batch_b, m, k, n);
     else if (a.dtype() == DType::kFloat64) run<double>(a, b, out, batch, batch_a, batch_b, m, k, n);
-    else node_.fail("dtype " + dtype_name(a.dtype()) + " is not supported");
+    else node_.fail("dtype " + dtype_name(a.dtype()) + " is not implemented", ErrorKind::kUnsupported);
     io.outputs[0] = std::move(out);
   }
 
@@ -105,10 +113,11 @@ class GemmKernel : public Kernel {
     const int64_t m = trans_a_ ? a.dim(1) : a.dim(0), k = trans_a_ ? a.dim(0) : a.dim(1);
     const int64_t kb = trans_b_ ? b.dim(1) : b.dim(0), n = trans_b_ ? b.dim(0) : b.dim(1);
     if (k != kb) node_.fail("inner dimensions differ: " + shape_str(a.shape()) + " and " + shape_str(b.shape()));
+    check_blas_dims(node_, m, n, k);
     Tensor out(a.dtype(), {m, n});
     if (a.dtype() == DType::kFloat32) run<float>(a, b, c, out, m, k, n);
     else if (a.dtype() == DType::kFloat64) run<double>(a, b, c, out, m, k, n);
-    else node_.fail("dtype " + dtype_name(a.dtype()) + " is not supported");
+    else node_.fail("dtype " + dtype_name(a.dtype()) + " is not implemented", ErrorKind::kUnsupported);
     io.outputs[0] = std::move(out);
   }
 
@@ -145,7 +154,10 @@ class GemmKernel : public Kernel {
 
 }  // namespace
 
-PARITY_KERNEL("MatMul", 13, MatMulKernel, kGemmTypes);
-PARITY_KERNEL("Gemm", 13, GemmKernel, kGemmTypes);
+// MatMul has had numpy semantics since 1; 9 and 13 only widened the type list.
+PARITY_KERNEL("MatMul", 1, MatMulKernel, kFloatTypes);
+// Gemm 7: unidirectional broadcast of C; 11: C optional; 13 widened types.
+PARITY_KERNEL("Gemm", 7, GemmKernel, kFloatTypes);
+PARITY_KERNEL("Gemm", 11, GemmKernel, kFloatTypes);
 
 }  // namespace parity::refrt

@@ -1,18 +1,72 @@
 #include "kernel.h"
 
+#include <algorithm>
+#include <tuple>
+
 #include "parity/refrt/session.h"
 
-#include <algorithm>
-
 namespace parity::refrt {
+
+const char* attribute_type_name(Attribute::Type type) {
+  switch (type) {
+    case Attribute::Type::kFloat: return "float";
+    case Attribute::Type::kInt: return "int";
+    case Attribute::Type::kString: return "string";
+    case Attribute::Type::kTensor: return "tensor";
+    case Attribute::Type::kFloats: return "floats";
+    case Attribute::Type::kInts: return "ints";
+    case Attribute::Type::kStrings: return "strings";
+    case Attribute::Type::kGraph: return "graph";
+    case Attribute::Type::kOther: break;
+  }
+  return "unsupported";
+}
+
+const Attribute* NodeDef::attr(const std::string& n) const {
+  auto it = attributes.find(n);
+  return it == attributes.end() ? nullptr : &it->second;
+}
+
+const Attribute* NodeDef::attr(const std::string& n, Attribute::Type type) const {
+  const Attribute* a = attr(n);
+  if (a && a->type != type)
+    fail(std::string("attribute '") + n + "' must be of type " + attribute_type_name(type) + ", got " +
+         attribute_type_name(a->type));
+  return a;
+}
+
+int64_t NodeDef::attr_int(const std::string& n, int64_t fallback) const {
+  const Attribute* a = attr(n, Attribute::Type::kInt);
+  return a ? a->i : fallback;
+}
+
+float NodeDef::attr_float(const std::string& n, float fallback) const {
+  const Attribute* a = attr(n, Attribute::Type::kFloat);
+  return a ? a->f : fallback;
+}
+
+std::vector<int64_t> NodeDef::attr_ints(const std::string& n, std::vector<int64_t> fallback) const {
+  const Attribute* a = attr(n, Attribute::Type::kInts);
+  return a ? a->ints : fallback;
+}
+
+void NodeDef::fail(const std::string& message, ErrorKind kind) const {
+  throw Error({"refrt", "", name, op_type}, message, kind);
+}
+
+const Tensor& KernelIO::in(size_t i) const {
+  if (i >= inputs.size() || !inputs[i]) throw Error({"refrt"}, "missing required input #" + std::to_string(i));
+  return *inputs[i];
+}
 
 std::vector<KernelRegistration>& kernel_registry() {
   static std::vector<KernelRegistration> registry;
   return registry;
 }
 
-KernelRegistrar::KernelRegistrar(const char* op, int since, std::vector<DType> dtypes, KernelFactory factory) {
-  kernel_registry().push_back({op, "", since, std::move(dtypes), std::move(factory)});
+KernelRegistrar::KernelRegistrar(const char* op, const char* domain, int since, std::vector<DType> dtypes,
+                                 KernelFactory factory) {
+  kernel_registry().push_back({op, domain, since, std::move(dtypes), std::move(factory)});
 }
 
 const KernelRegistration* find_kernel(const std::string& op_type, const std::string& domain, int opset) {
@@ -28,7 +82,7 @@ std::vector<KernelInfo> registered_kernels() {
   std::vector<KernelInfo> out;
   for (const auto& r : kernel_registry()) out.push_back({r.op_type, r.domain, r.since_version, r.dtypes});
   std::sort(out.begin(), out.end(), [](const KernelInfo& a, const KernelInfo& b) {
-    return std::tie(a.op_type, a.since_version) < std::tie(b.op_type, b.since_version);
+    return std::tie(a.op_type, a.domain, a.since_version) < std::tie(b.op_type, b.domain, b.since_version);
   });
   return out;
 }
@@ -75,6 +129,20 @@ bool next_index(std::vector<int64_t>& index, const Shape& shape) {
     index[d] = 0;
   }
   return false;
+}
+
+Error as_refrt_error(const Error& e, const ErrorContext& ctx) {
+  const ErrorContext& in = e.context();
+  return Error({"refrt", in.file.empty() ? ctx.file : in.file, in.node.empty() ? ctx.node : in.node,
+                in.op.empty() ? ctx.op : in.op},
+               e.message(), e.kind());
+}
+
+Tensor frozen(const Tensor& t) {
+  if (!t.defined()) return t;
+  auto owner = std::make_shared<const Tensor>(t);
+  const void* data = owner->raw();
+  return Tensor::view(t.dtype(), t.shape(), std::move(owner), data);
 }
 
 }  // namespace parity::refrt

@@ -1,10 +1,13 @@
 // Internal: the kernel interface and registry. A kernel parses its attributes once, in its
 // constructor, and computes outputs from inputs; one registration line per (op, domain, since).
+//
+// Version rule (as ONNX): a model at opset N gets the newest registration whose since-version <= N.
+// A kernel is registered at every ONNX version that changed the semantics it implements; a later
+// version that only widened the type list needs no line (the dtype check at run names what is missing).
 #pragma once
 #include <functional>
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,32 +25,24 @@ struct Attribute {
   Tensor t;
   std::vector<float> floats;
   std::vector<int64_t> ints;
+  std::vector<std::string> strings;
 };
+const char* attribute_type_name(Attribute::Type type);
 
-// What a kernel's constructor sees of its node.
+// What a kernel's constructor sees of its node. Typed accessors fail when the attribute exists
+// with another type (a hostile model must not be read as 0).
 struct NodeDef {
-  std::string name, op_type, domain;
-  int opset = 0;
-  std::vector<std::string> inputs, outputs;
+  std::string name, op_type, domain;  // domain "" = ai.onnx
+  int opset = 0;                      // the model's opset for this node's domain
+  std::vector<std::string> inputs, outputs;  // "" = absent optional
   std::map<std::string, Attribute> attributes;
 
-  const Attribute* attr(const std::string& n) const {
-    auto it = attributes.find(n);
-    return it == attributes.end() ? nullptr : &it->second;
-  }
-  int64_t attr_int(const std::string& n, int64_t fallback) const {
-    const Attribute* a = attr(n);
-    return a ? a->i : fallback;
-  }
-  float attr_float(const std::string& n, float fallback) const {
-    const Attribute* a = attr(n);
-    return a ? a->f : fallback;
-  }
-  std::vector<int64_t> attr_ints(const std::string& n, std::vector<int64_t> fallback = {}) const {
-    const Attribute* a = attr(n);
-    return a ? a->ints : fallback;
-  }
-  [[noreturn]] void fail(const std::string& message) const { throw Error({"refrt", "", name, op_type}, message); }
+  const Attribute* attr(const std::string& n) const;
+  const Attribute* attr(const std::string& n, Attribute::Type type) const;  // nullptr if absent
+  int64_t attr_int(const std::string& n, int64_t fallback) const;
+  float attr_float(const std::string& n, float fallback) const;
+  std::vector<int64_t> attr_ints(const std::string& n, std::vector<int64_t> fallback = {}) const;
+  [[noreturn]] void fail(const std::string& message, ErrorKind kind = ErrorKind::kInput) const;
 };
 
 // Inputs of one call: absent optional inputs are nullptr.
@@ -55,16 +50,14 @@ struct KernelIO {
   std::vector<const Tensor*> inputs;
   std::vector<Tensor> outputs;  // sized to the node's output count; kernels fill them
 
-  const Tensor& in(size_t i) const {
-    if (i >= inputs.size() || !inputs[i]) throw Error({"refrt"}, "missing required input #" + std::to_string(i));
-    return *inputs[i];
-  }
+  const Tensor& in(size_t i) const;
   const Tensor* optional(size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
 };
 
 class Kernel {
  public:
   virtual ~Kernel() = default;
+  // Must not modify inputs; outputs are fresh tensors or shared read-only views of inputs.
   virtual void compute(KernelIO& io) const = 0;
 };
 
@@ -82,7 +75,7 @@ std::vector<KernelRegistration>& kernel_registry();
 const KernelRegistration* find_kernel(const std::string& op_type, const std::string& domain, int opset);
 
 struct KernelRegistrar {
-  KernelRegistrar(const char* op, int since, std::vector<DType> dtypes, KernelFactory factory);
+  KernelRegistrar(const char* op, const char* domain, int since, std::vector<DType> dtypes, KernelFactory factory);
 };
 
 template <typename K>
@@ -92,18 +85,33 @@ KernelFactory make_factory() {
 
 #define PARITY_KERNEL_CONCAT_INNER(a, b) a##b
 #define PARITY_KERNEL_CONCAT(a, b) PARITY_KERNEL_CONCAT_INNER(a, b)
-// PARITY_KERNEL("Add", 14, AddKernel, {DType::kFloat32, ...});
+// PARITY_KERNEL("Add", 14, AddKernel, {DType::kFloat32, ...});  (default domain ai.onnx)
 #define PARITY_KERNEL(op, since, cls, ...)                                                   \
   static const ::parity::refrt::KernelRegistrar PARITY_KERNEL_CONCAT(parity_kernel_, __LINE__)( \
-      op, since, __VA_ARGS__, ::parity::refrt::make_factory<cls>())
+      op, "", since, __VA_ARGS__, ::parity::refrt::make_factory<cls>())
 
-// Shared helpers for kernels.
+// Dtype lists shared by registrations. Inline, so that they are initialised before the
+// registrars that follow this header in every kernel file (no static-initialisation-order trap).
+inline const std::vector<DType> kFloatTypes = {DType::kFloat32, DType::kFloat64};
+inline const std::vector<DType> kNumericTypes = {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64};
+inline const std::vector<DType> kAllTypes = {  // every dtype stored as raw bytes
+    DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt8,   DType::kInt16, DType::kInt32,
+    DType::kInt64,   DType::kUInt8,   DType::kUInt16,  DType::kUInt32,   DType::kUInt64, DType::kBool};
+
+// Shared helpers for kernels (errors are refrt errors; the executor adds node, op and file).
 Shape broadcast_shapes(const Shape& a, const Shape& b, const NodeDef* node = nullptr);
 int64_t normalize_axis(int64_t axis, int64_t rank, const std::string& what);
-std::vector<int64_t> int64_values(const Tensor& t, const std::string& what);  // int32/int64 tensor -> values
+// The values of an int32/int64 tensor (any rank), widened to int64.
+std::vector<int64_t> int64_values(const Tensor& t, const std::string& what);
 // Element strides of a contiguous row-major tensor of `shape`.
 std::vector<int64_t> row_major_strides(const Shape& shape);
 // Advances a multi-index over `shape` in row-major order (an odometer); false after the last one.
 bool next_index(std::vector<int64_t>& index, const Shape& shape);
+// `e` as a refrt error: same message and kind; e's context fields where set, else `ctx`'s
+// (errors from common/ carry stage "tensor" or none).
+Error as_refrt_error(const Error& e, const ErrorContext& ctx);
+// A read-only view of `t` (copy on write): a session's constants can be handed out without risk
+// that a caller writing into a result changes the next run.
+Tensor frozen(const Tensor& t);
 
 }  // namespace parity::refrt

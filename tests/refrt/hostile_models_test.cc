@@ -91,7 +91,77 @@ TEST(HostileModels, UnknownOp) {
   expect_load_error(b.bytes(), {"frob_0", "Frobnicate", "no refrt kernel"});
 }
 
-TEST(HostileModels, OpsetNewerThanImplemented) { expect_load_error(relu_model(99).bytes(), {"opset 99"}); }
+TEST(HostileModels, OpsetNewerThanImplemented) {
+  expect_load_error(relu_model(99).bytes(), {"opset 99", "newer than implemented"});
+  expect_load_error(relu_model(5).bytes(), {"opset 5", "older than implemented"});
+}
+
+TEST(HostileModels, UnsupportedIsItsOwnErrorKind) {
+  ModelBuilder b;
+  b.input("x", DType::kFloat32);
+  b.node("Frobnicate", {"x"}, {"y"}, "frob_0");
+  b.output("y");
+  try {
+    refrt::Session::load_bytes(b.bytes(), "hostile.onnx");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);
+    EXPECT_EQ(e.context().stage, "refrt");
+    EXPECT_EQ(e.context().node, "frob_0");
+    EXPECT_EQ(e.context().op, "Frobnicate");
+    EXPECT_NE(e.message().find("domain ai.onnx, opset 18"), std::string::npos) << e.what();
+  }
+}
+
+TEST(HostileModels, OpOlderThanItsFirstVersion) {
+  ModelBuilder b(8);
+  b.input("c", DType::kBool);
+  b.input("x", DType::kFloat32);
+  b.node("Where", {"c", "x", "x"}, {"y"}, "where_0");
+  b.output("y");
+  expect_load_error(b.bytes(), {"where_0", "opset 8", "from opset 9"});
+}
+
+TEST(HostileModels, DomainNotImported) {
+  ModelBuilder b;
+  b.input("x", DType::kFloat32);
+  b.node("Relu", {"x"}, {"y"}, "custom_0")->set_domain("com.example");
+  b.output("y");
+  expect_load_error(b.bytes(), {"custom_0", "com.example", "opset_import"});
+}
+
+TEST(HostileModels, AttributeOfTheWrongType) {
+  ModelBuilder b;
+  b.input("x", DType::kFloat32);
+  auto* n = b.node("Concat", {"x", "x"}, {"y"}, "concat_float_axis");
+  auto* a = n->add_attribute();
+  a->set_name("axis");
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(1.5f);
+  b.output("y");
+  expect_load_error(b.bytes(), {"concat_float_axis", "'axis'", "must be of type int"});
+}
+
+TEST(HostileModels, GraphInputListedTwice) {
+  ModelBuilder b = relu_model();
+  b.input("x", DType::kFloat32, {2});
+  expect_load_error(b.bytes(), {"'x'", "listed twice"});
+}
+
+TEST(HostileModels, NonTensorInput) {
+  ModelBuilder b = relu_model();
+  auto* vi = b.g().add_input();
+  vi->set_name("seq");
+  vi->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(1);
+  expect_load_error(b.bytes(), {"'seq'", "not a tensor"});
+}
+
+TEST(HostileModels, ConstantWithoutValue) {
+  ModelBuilder b;
+  b.node("Constant", {}, {"c"}, "const_0");
+  b.output("c");
+  expect_load_error(b.bytes(), {"const_0", "Constant", "exactly one value attribute"});
+}
 
 TEST(HostileModels, ValueDefinedTwice) {
   ModelBuilder b = relu_model();
@@ -105,14 +175,67 @@ TEST(HostileModels, OutputNeverProduced) {
   expect_load_error(b.bytes(), {"'ghost'"});
 }
 
-TEST(HostileInputs, WrongCountDtypeAndShapeAreErrors) {
+void expect_run_error(const refrt::Session& s, const std::vector<Tensor>& inputs,
+                      const std::vector<std::string>& needles) {
+  try {
+    s.run(inputs);
+    ADD_FAILURE() << "expected a run error";
+  } catch (const Error& e) {
+    for (const auto& n : needles) EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << e.what();
+  }
+}
+
+TEST(HostileInputs, WrongCountDtypeAndShapeAreNamedErrors) {
   auto s = refrt::Session::load_bytes(relu_model().bytes(), "ok.onnx");
-  EXPECT_THROW(s->run({}), Error);
-  EXPECT_THROW(s->run({make<int64_t>(DType::kInt64, {2}, {1, 2})}), Error);
-  EXPECT_THROW(s->run({make<float>(DType::kFloat32, {3}, {1, 2, 3})}), Error);
+  expect_run_error(*s, {}, {"ok.onnx", "takes 1 inputs, 0 were given"});
+  expect_run_error(*s, {Tensor()}, {"input 'x'", "undefined"});
+  expect_run_error(*s, {make<int64_t>(DType::kInt64, {2}, {1, 2})}, {"input 'x'", "must be float32, got int64"});
+  expect_run_error(*s, {make<float>(DType::kFloat32, {3}, {1, 2, 3})}, {"input 'x'", "[3]", "declares [2]"});
+  expect_run_error(*s, {make<float>(DType::kFloat32, {1, 2}, {1, 2})}, {"input 'x'", "rank 2", "rank 1"});
   const auto y = s->run({make<float>(DType::kFloat32, {2}, {-1, 2})}).outputs[0];
   EXPECT_EQ(y.data<float>()[0], 0.f);
   EXPECT_EQ(y.data<float>()[1], 2.f);
+}
+
+TEST(HostileInputs, SymbolicDimMustAgreeAcrossInputs) {
+  ModelBuilder b;
+  b.input("a", DType::kFloat32, {-1, 2});  // dim_param "n"
+  b.input("b", DType::kFloat32, {-1, 2});
+  b.node("Add", {"a", "b"}, {"y"});
+  b.output("y");
+  auto s = refrt::Session::load_bytes(b.bytes(), "sym.onnx");
+  EXPECT_EQ(s->inputs()[0].dims[0].param, "n");
+  EXPECT_EQ(s->inputs()[0].dims[1].value, 2);
+  expect_run_error(*s, {Tensor(DType::kFloat32, {3, 2}), Tensor(DType::kFloat32, {1, 2})},
+                   {"dim 'n' is 3 in input 'a'", "but 1 in input 'b'"});
+  EXPECT_EQ(s->run({Tensor(DType::kFloat32, {4, 2}, true), Tensor(DType::kFloat32, {4, 2}, true)}).outputs[0].shape(),
+            (Shape{4, 2}));
+}
+
+TEST(HostileInputs, IntegerDivisionByZeroIsAnError) {
+  ModelBuilder b;
+  b.input("a", DType::kInt32);
+  b.input("b", DType::kInt32);
+  b.node("Div", {"a", "b"}, {"y"}, "div_0");
+  b.output("y");
+  auto s = refrt::Session::load_bytes(b.bytes(), "div.onnx");
+  expect_run_error(*s, {make<int32_t>(DType::kInt32, {2}, {1, 2}), make<int32_t>(DType::kInt32, {2}, {1, 0})},
+                   {"div.onnx", "div_0", "division by zero"});
+}
+
+TEST(HostileInputs, AbsurdReshapeIsAnError) {
+  ModelBuilder b;
+  b.input("x", DType::kFloat32);
+  b.input("s", DType::kInt64);
+  b.node("Reshape", {"x", "s"}, {"y"}, "reshape_0");
+  b.output("y");
+  auto s = refrt::Session::load_bytes(b.bytes(), "reshape.onnx");
+  const Tensor x(DType::kFloat32, {4}, true);
+  const int64_t huge = int64_t{1} << 40;
+  expect_run_error(*s, {x, make<int64_t>(DType::kInt64, {3}, {huge, huge, huge})}, {"reshape_0", "cannot reshape"});
+  expect_run_error(*s, {x, make<int64_t>(DType::kInt64, {2}, {-1, -1})}, {"reshape_0", "more than one -1"});
+  expect_run_error(*s, {x, make<int64_t>(DType::kInt64, {1}, {-7})}, {"reshape_0", "-7"});
+  expect_run_error(*s, {x, make<int64_t>(DType::kInt64, {1}, {3})}, {"reshape_0", "cannot reshape [4] to [3]"});
 }
 
 TEST(HostileInputs, BadAttributeIsAnErrorAtLoad) {

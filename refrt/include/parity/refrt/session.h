@@ -23,7 +23,7 @@ struct ValueInfo {
 };
 
 struct SessionOptions {
-  int threads = 1;
+  int threads = 1;  // reserved for refrt's thread pool (not used yet; BLAS keeps its own threads)
 };
 
 struct NodeTiming {
@@ -42,16 +42,21 @@ struct RunResult {
   std::vector<NodeTiming> timings;
 };
 
+// Every failure is a parity::Error with stage "refrt" naming the file and, where known, the node
+// and op; unsupported ops, dtypes and opsets carry ErrorKind::kUnsupported.
 class Session {
  public:
   static std::unique_ptr<Session> load_file(const std::string& path, SessionOptions options = {});
+  // `origin` names the bytes in errors; external data is resolved relative to its directory.
   static std::unique_ptr<Session> load_bytes(const std::string& bytes, const std::string& origin,
                                              SessionOptions options = {});
   ~Session();
 
-  const std::vector<ValueInfo>& inputs() const;
+  const std::vector<ValueInfo>& inputs() const;   // graph inputs that are not initializers, in order
   const std::vector<ValueInfo>& outputs() const;
-  // Inputs by position (as inputs()). Throws parity::Error naming the node and op that failed.
+  // Inputs by position (as inputs()), checked for dtype, rank, static dims and consistent symbolic
+  // dims. Const and thread-compatible: concurrent runs on one Session are fine. Results may share
+  // read-only buffers with the session's constants (writing into them copies first).
   RunResult run(const std::vector<Tensor>& inputs, const RunOptions& options = {}) const;
 
   struct Impl;
@@ -66,7 +71,7 @@ struct KernelInfo {
   int since_version = 0;
   std::vector<DType> dtypes;
 };
-// One entry per registered kernel, sorted by op type then since-version (for `parity ops`).
+// One entry per registered kernel, sorted by op type, domain, since-version (for `parity ops`).
 std::vector<KernelInfo> registered_kernels();
 
 }  // namespace parity::refrt

@@ -1,0 +1,30 @@
+// Internal: a model as refrt's own structs, parsed from ModelProto (protobuf stays in the .cc files).
+#pragma once
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernel.h"
+#include "parity/refrt/session.h"
+
+namespace parity::refrt {
+
+constexpr int kMinOpset = 7;   // oldest ai.onnx opset refrt accepts
+constexpr int kMaxOpset = 23;  // newest ai.onnx opset whose changes refrt has reviewed
+
+struct ModelDef {
+  std::string origin;                   // file or label, for errors
+  std::map<std::string, int> opsets;    // domain ("" = ai.onnx) -> imported version
+  std::vector<ValueInfo> inputs;        // graph inputs that are not initializers, in order
+  std::vector<ValueInfo> outputs;
+  std::vector<std::pair<std::string, Tensor>> initializers;
+  std::vector<NodeDef> nodes;           // file order; NodeDef::opset is its domain's version
+};
+
+// Parses `bytes` (a serialized ModelProto) and checks what a single pass can: opsets, unique
+// initializer/input names, tensor types of inputs, initializer payloads. External data is
+// resolved under `base_dir`. Throws parity::Error (stage "refrt", file = origin).
+ModelDef parse_model(const std::string& bytes, const std::string& origin, const std::string& base_dir);
+
+}  // namespace parity::refrt

@@ -1,0 +1,35 @@
+// Internal: the immutable plan of a Session: validated graph in topological order, one kernel
+// per node, value names mapped to integer ids, and when each intermediate can be freed.
+#pragma once
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernel.h"
+#include "model_def.h"
+
+namespace parity::refrt {
+
+struct PlannedNode {
+  NodeDef def;
+  std::unique_ptr<Kernel> kernel;
+  std::vector<int> inputs;   // value ids; -1 = absent optional input
+  std::vector<int> outputs;  // value ids; -1 = absent optional output
+  std::vector<int> release;  // values whose last use is this node (freed after it runs)
+};
+
+struct SessionPlan {
+  std::string origin;
+  std::vector<ValueInfo> inputs, outputs;
+  std::vector<std::string> value_names;  // id -> name
+  std::vector<std::pair<int, Tensor>> initializers;
+  std::vector<int> input_ids, output_ids;
+  std::vector<PlannedNode> nodes;  // topological order
+};
+
+// Validates `model` (unique value names, every input defined, no cycle, a kernel for every node)
+// and builds the plan. Throws parity::Error naming the file, node and op.
+SessionPlan build_plan(ModelDef model);
+
+}  // namespace parity::refrt

@@ -1,0 +1,53 @@
+#include "strided_copy.h"
+
+#include <cstring>
+
+#include "kernel.h"
+
+namespace parity::refrt {
+namespace {
+
+// Typed element moves for the common sizes; the inner dim is a tight loop.
+template <typename T>
+void copy_rows(const T* src, int64_t offset, const std::vector<int64_t>& strides, T* dst, const Shape& shape) {
+  const size_t rank = shape.size();
+  const int64_t inner = shape[rank - 1], inner_stride = strides[rank - 1];
+  const int64_t total = checked_numel(shape);
+  std::vector<int64_t> index(rank - 1, 0);
+  int64_t base = offset;
+  for (int64_t o = 0; o < total; o += inner) {
+    const T* s = src + base;
+    for (int64_t j = 0; j < inner; ++j) dst[o + j] = s[j * inner_stride];
+    for (size_t d = rank - 1; d-- > 0;) {
+      base += strides[d];
+      if (++index[d] < shape[d]) break;
+      base -= strides[d] * index[d];
+      index[d] = 0;
+    }
+  }
+}
+
+struct Bytes16 {
+  unsigned char b[16];
+};
+
+}  // namespace
+
+void strided_copy(const void* src, int64_t offset, const std::vector<int64_t>& src_strides, void* dst,
+                  const Shape& out_shape, size_t elem_size) {
+  if (checked_numel(out_shape) == 0) return;
+  if (out_shape.empty()) {
+    std::memcpy(dst, static_cast<const char*>(src) + static_cast<size_t>(offset) * elem_size, elem_size);
+    return;
+  }
+  switch (elem_size) {
+    case 1: return copy_rows(static_cast<const uint8_t*>(src), offset, src_strides, static_cast<uint8_t*>(dst), out_shape);
+    case 2: return copy_rows(static_cast<const uint16_t*>(src), offset, src_strides, static_cast<uint16_t*>(dst), out_shape);
+    case 4: return copy_rows(static_cast<const uint32_t*>(src), offset, src_strides, static_cast<uint32_t*>(dst), out_shape);
+    case 8: return copy_rows(static_cast<const uint64_t*>(src), offset, src_strides, static_cast<uint64_t*>(dst), out_shape);
+    case 16: return copy_rows(static_cast<const Bytes16*>(src), offset, src_strides, static_cast<Bytes16*>(dst), out_shape);
+    default: throw Error({"refrt"}, "element size " + std::to_string(elem_size) + " cannot be copied");
+  }
+}
+
+}  // namespace parity::refrt

@@ -1,0 +1,55 @@
+// Runs the cases written by gen_backend_cases.py (ONNX backend-test layout, numpy as the oracle)
+// on refrt. The cases are generated into the build tree before this binary is built.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "parity/error.h"
+#include "parity/refrt/session.h"
+#include "parity/tensor_io.h"
+#include "tensor_expect.h"
+
+namespace parity {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> case_names() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(REFRT_CASES_DIR, ec))
+    if (entry.is_directory()) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  if (names.empty()) names.push_back("no_cases_generated");  // fails below with a clear message
+  return names;
+}
+
+class BackendCase : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BackendCase, MatchesNumpy) {
+  const fs::path dir = fs::path(REFRT_CASES_DIR) / GetParam();
+  ASSERT_TRUE(fs::exists(dir / "model.onnx")) << "missing " << dir << ": run tests/refrt/gen_backend_cases.py";
+  double rtol = 1e-5, atol = 1e-6;
+  if (std::ifstream tol(dir / "tolerance.txt"); tol) tol >> rtol >> atol;
+  auto session = refrt::Session::load_file((dir / "model.onnx").string());
+  const auto sets = list_test_data_sets(dir.string());
+  ASSERT_FALSE(sets.empty());
+  for (const auto& set : sets) {
+    std::vector<Tensor> inputs;
+    for (auto& named : read_tensor_dir(set, "input")) inputs.push_back(named.tensor);
+    const auto expected = read_tensor_dir(set, "output");
+    const auto result = session->run(inputs);
+    ASSERT_EQ(result.outputs.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i)
+      EXPECT_TRUE(testing::tensors_close(result.outputs[i], expected[i].tensor, rtol, atol))
+          << "output " << i << " ('" << expected[i].name << "') of " << set;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Numpy, BackendCase, ::testing::ValuesIn(case_names()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+}  // namespace
+}  // namespace parity

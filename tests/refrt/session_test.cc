@@ -1,0 +1,158 @@
+// Session behaviour beyond single kernels: ordering, immutability across runs, intermediates and
+// timings, the kernel registry, and edge values that numpy does not pin down portably.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include "model_builder.h"
+#include "parity/error.h"
+#include "parity/refrt/session.h"
+
+namespace parity {
+namespace {
+
+using testing::make;
+using testing::ModelBuilder;
+
+TEST(Session, NodesOutOfFileOrderAreSorted) {
+  ModelBuilder b;
+  b.input("x", DType::kFloat32, {2});
+  b.node("Neg", {"a"}, {"y"}, "second");
+  b.node("Relu", {"x"}, {"a"}, "first");
+  b.output("y");
+  auto s = refrt::Session::load_bytes(b.bytes(), "order.onnx");
+  const Tensor y = s->run({make<float>(DType::kFloat32, {2}, {-3, 5})}).outputs[0];
+  EXPECT_EQ(y.data<float>()[0], -0.f);
+  EXPECT_EQ(y.data<float>()[1], -5.f);
+}
+
+TEST(Session, ResultsDoNotAliasTheSessionsConstants) {
+  // y = Identity(w) and z = Constant: a caller writing into them must not change the next run.
+  ModelBuilder b;
+  b.initializer("w", make<float>(DType::kFloat32, {2}, {1, 2}));
+  b.node("Identity", {"w"}, {"y"});
+  auto* c = b.node("Constant", {}, {"z"}, "const_z");
+  ModelBuilder::attr(c, "value_ints", std::vector<int64_t>{7, 8});
+  b.output("y");
+  b.output("z");
+  auto s = refrt::Session::load_bytes(b.bytes(), "alias.onnx");
+  auto first = s->run({}).outputs;
+  first[0].data<float>()[0] = 100;
+  first[1].data<int64_t>()[0] = 100;
+  const auto second = s->run({}).outputs;
+  EXPECT_EQ(second[0].data<float>()[0], 1.f);
+  EXPECT_EQ(second[1].data<int64_t>()[0], 7);
+  EXPECT_EQ(first[0].data<float>()[0], 100.f);  // the caller's copy kept its write
+}
+
+TEST(Session, IntermediatesAndTimingsOnRequest) {
+  ModelBuilder b;
+  b.input("x", DType::kFloat32, {3});
+  b.node("Relu", {"x"}, {"r"}, "relu_0");
+  b.node("Exp", {"r"}, {"y"}, "exp_0");
+  b.output("y");
+  auto s = refrt::Session::load_bytes(b.bytes(), "steps.onnx");
+  const Tensor x = make<float>(DType::kFloat32, {3}, {-1, 0, 1});
+  const auto plain = s->run({x});
+  EXPECT_TRUE(plain.intermediates.empty());
+  EXPECT_TRUE(plain.timings.empty());
+  const auto full = s->run({x}, {.keep_intermediates = true, .profile = true});
+  ASSERT_EQ(full.intermediates.count("r"), 1u);
+  EXPECT_EQ(full.intermediates.at("r").data<float>()[0], 0.f);
+  ASSERT_EQ(full.timings.size(), 2u);
+  EXPECT_EQ(full.timings[0].node, "relu_0");
+  EXPECT_EQ(full.timings[1].op_type, "Exp");
+  EXPECT_GE(full.timings[1].ms, 0.0);
+}
+
+TEST(Session, UnnamedNodesGetANameInErrors) {
+  ModelBuilder b;
+  b.input("x", DType::kFloat32);
+  b.initializer("i", make<int64_t>(DType::kInt64, {1}, {5}));
+  b.node("Gather", {"x", "i"}, {"y"})->clear_name();
+  b.output("y");
+  auto s = refrt::Session::load_bytes(b.bytes(), "unnamed.onnx");
+  try {
+    s->run({make<float>(DType::kFloat32, {2}, {1, 2})});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.context().node, "Gather_0") << e.what();
+    EXPECT_NE(e.message().find("index 5 is out of range for axis 0 of size 2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Session, RegistryCoversTheFoundationOps) {
+  std::set<std::string> ops;
+  for (const auto& k : refrt::registered_kernels()) {
+    ops.insert(k.op_type);
+    EXPECT_EQ(k.domain, "");
+    EXPECT_FALSE(k.dtypes.empty()) << k.op_type;
+    EXPECT_LE(k.since_version, 23) << k.op_type;
+  }
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Neg", "Abs", "Sqrt", "Exp", "Log", "Relu", "Sigmoid", "Tanh",
+                         "MatMul", "Gemm", "Concat", "Transpose", "Reshape", "Slice", "Squeeze", "Unsqueeze", "Shape",
+                         "Gather", "Identity", "Constant", "Cast", "Softmax", "Flatten", "Where", "Equal", "Less",
+                         "Greater"})
+    EXPECT_EQ(ops.count(op), 1u) << op;
+}
+
+// Float -> int casts of NaN and out-of-range values are undefined in C++ and unspecified in
+// ONNX; refrt pins them to the integer minimum (x86 / ONNX Runtime behaviour).
+TEST(Session, CastEdgeValues) {
+  ModelBuilder b;
+  b.input("x", DType::kFloat32);
+  ModelBuilder::attr(b.node("Cast", {"x"}, {"i"}), "to", int64_t{6});  // int32
+  ModelBuilder::attr(b.node("Cast", {"x"}, {"t"}, "to_bool"), "to", int64_t{9});
+  b.output("i");
+  b.output("t");
+  auto s = refrt::Session::load_bytes(b.bytes(), "cast.onnx");
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const auto out = s->run({make<float>(DType::kFloat32, {6}, {nan, inf, -inf, 3e9f, -2147483648.f, -0.f})}).outputs;
+  const int32_t lo = std::numeric_limits<int32_t>::min();
+  EXPECT_EQ(std::vector<int32_t>(out[0].data<int32_t>(), out[0].data<int32_t>() + 6),
+            (std::vector<int32_t>{lo, lo, lo, lo, lo, 0}));
+  EXPECT_EQ(std::vector<uint8_t>(out[1].data<uint8_t>(), out[1].data<uint8_t>() + 6),
+            (std::vector<uint8_t>{1, 1, 1, 1, 1, 0}));
+}
+
+TEST(Session, IntegerOverflowWraps) {
+  ModelBuilder b;
+  b.input("a", DType::kInt64);
+  b.input("b", DType::kInt64);
+  b.node("Add", {"a", "b"}, {"sum"});
+  b.node("Div", {"a", "b"}, {"quot"});
+  b.node("Neg", {"a"}, {"neg"});
+  b.output("sum");
+  b.output("quot");
+  b.output("neg");
+  auto s = refrt::Session::load_bytes(b.bytes(), "wrap.onnx");
+  const int64_t lo = std::numeric_limits<int64_t>::min();
+  const auto out = s->run({make<int64_t>(DType::kInt64, {1}, {lo}), make<int64_t>(DType::kInt64, {1}, {-1})}).outputs;
+  EXPECT_EQ(out[0].data<int64_t>()[0], std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(out[1].data<int64_t>()[0], lo);
+  EXPECT_EQ(out[2].data<int64_t>()[0], lo);
+}
+
+TEST(Session, ConcurrentRunsOnOneSession) {
+  ModelBuilder b;
+  b.input("x", DType::kFloat32, {64});
+  b.node("Sigmoid", {"x"}, {"y"});
+  b.output("y");
+  auto s = refrt::Session::load_bytes(b.bytes(), "threads.onnx");
+  const Tensor x(DType::kFloat32, {64}, true);
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 50; ++i) ok += s->run({x}).outputs[0].data<float>()[63] == 0.5f;
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok.load(), 200);
+}
+
+}  // namespace
+}  // namespace parity
