@@ -131,12 +131,6 @@ std::string registry_key(const std::string& fx_target) {
   return t.substr(0, dot) + "::" + t.substr(dot + 1);
 }
 
-std::vector<std::string> translated_targets() {
-  std::vector<std::string> out;
-  for (const auto& [key, _] : translation_registry()) out.push_back(key);
-  return out;
-}
-
 std::string export_program(const pt2::Program& program, const ExportOptions& options) {
   const ErrorContext where{"export", program.archive_path};
   if (options.opset < kMinOpset || options.opset > kMaxOpset)

@@ -123,14 +123,6 @@ std::vector<int64_t> row_major_strides(const Shape& shape) {
   return strides;
 }
 
-bool next_index(std::vector<int64_t>& index, const Shape& shape) {
-  for (size_t d = shape.size(); d-- > 0;) {
-    if (++index[d] < shape[d]) return true;
-    index[d] = 0;
-  }
-  return false;
-}
-
 Error as_refrt_error(const Error& e, const ErrorContext& ctx) {
   const ErrorContext& in = e.context();
   return Error({"refrt", in.file.empty() ? ctx.file : in.file, in.node.empty() ? ctx.node : in.node,

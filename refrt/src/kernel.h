@@ -105,8 +105,6 @@ int64_t normalize_axis(int64_t axis, int64_t rank, const std::string& what);
 std::vector<int64_t> int64_values(const Tensor& t, const std::string& what);
 // Element strides of a contiguous row-major tensor of `shape`.
 std::vector<int64_t> row_major_strides(const Shape& shape);
-// Advances a multi-index over `shape` in row-major order (an odometer); false after the last one.
-bool next_index(std::vector<int64_t>& index, const Shape& shape);
 // `e` as a refrt error: same message and kind; e's context fields where set, else `ctx`'s
 // (errors from common/ carry stage "tensor" or none).
 Error as_refrt_error(const Error& e, const ErrorContext& ctx);
