@@ -310,10 +310,25 @@ def mlp_cases():
          external=True)
 
 
+def family_modules():
+    """The case tables of tests/refrt/cases/<family>.py, each with build(api); one file per op family."""
+    import importlib.util
+    import types
+    api = types.SimpleNamespace(case=case, node=node, rand=rand, ints=ints, RNG=RNG, np=np, helper=helper,
+                                TensorProto=TensorProto)
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases")
+    for file in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        if file.endswith(".py") and not file.startswith("_"):
+            spec = importlib.util.spec_from_file_location(f"refrt_cases_{file[:-3]}", os.path.join(folder, file))
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            yield lambda m=module: m.build(api)
+
+
 def main():
     out_dir = sys.argv[1]
     for build in (binary_cases, unary_cases, matmul_cases, gemm_cases, shape_cases, constant_cases, cast_cases,
-                  softmax_where_compare_cases, mlp_cases):
+                  softmax_where_compare_cases, mlp_cases, *family_modules()):
         build()
     if os.path.isdir(out_dir):
         shutil.rmtree(out_dir)
