@@ -57,6 +57,9 @@ class MatMulKernel : public Kernel {
     else node_.fail("dtype " + dtype_name(a.dtype()) + " is not implemented", ErrorKind::kUnsupported);
     io.outputs[0] = std::move(out);
   }
+  double flops(const KernelIO& io) const override {  // 2 m n k per output matrix
+    return 2.0 * static_cast<double>(io.outputs[0].numel()) * static_cast<double>(io.in(0).shape().back());
+  }
 
  private:
   template <typename T>
@@ -119,6 +122,10 @@ class GemmKernel : public Kernel {
     else if (a.dtype() == DType::kFloat64) run<double>(a, b, c, out, m, k, n);
     else node_.fail("dtype " + dtype_name(a.dtype()) + " is not implemented", ErrorKind::kUnsupported);
     io.outputs[0] = std::move(out);
+  }
+  double flops(const KernelIO& io) const override {
+    const Tensor& a = io.in(0);
+    return 2.0 * static_cast<double>(io.outputs[0].numel()) * static_cast<double>(trans_a_ ? a.dim(0) : a.dim(1));
   }
 
  private:

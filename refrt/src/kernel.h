@@ -59,6 +59,9 @@ class Kernel {
   virtual ~Kernel() = default;
   // Must not modify inputs; outputs are fresh tensors or shared read-only views of inputs.
   virtual void compute(KernelIO& io) const = 0;
+  // Floating-point operations of the call that just ran on `io` (for the profiler's GFLOP/s);
+  // 0 = not declared. Memory traffic (input + output bytes) is measured by the executor.
+  virtual double flops(const KernelIO& io) const { return 0; }
 };
 
 using KernelFactory = std::function<std::unique_ptr<Kernel>(const NodeDef&)>;
