@@ -16,6 +16,8 @@
 
 namespace parity::refrt {
 
+struct GraphDef;  // a subgraph (If/Loop/Scan body), see model_def.h
+
 struct Attribute {
   enum class Type { kFloat, kInt, kString, kTensor, kFloats, kInts, kStrings, kGraph, kOther };
   Type type = Type::kOther;
@@ -26,6 +28,7 @@ struct Attribute {
   std::vector<float> floats;
   std::vector<int64_t> ints;
   std::vector<std::string> strings;
+  std::shared_ptr<const GraphDef> g;  // kGraph
 };
 const char* attribute_type_name(Attribute::Type type);
 
@@ -35,6 +38,10 @@ struct NodeDef {
   std::string name, op_type, domain;  // domain "" = ai.onnx
   int opset = 0;                      // the model's opset for this node's domain
   std::vector<std::string> inputs, outputs;  // "" = absent optional
+  // Values of enclosing graphs that this node's subgraphs read (their free names, sorted). The
+  // executor passes them after the explicit inputs: KernelIO::inputs[inputs.size() + k].
+  std::vector<std::string> implicit_inputs;
+  std::string origin;                        // the model file, for errors raised while planning subgraphs
   std::map<std::string, Attribute> attributes;
 
   const Attribute* attr(const std::string& n) const;

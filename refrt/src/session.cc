@@ -107,14 +107,13 @@ std::unique_ptr<Session> Session::load_file(const std::string& path, SessionOpti
 const std::vector<ValueInfo>& Session::inputs() const { return impl_->plan.inputs; }
 const std::vector<ValueInfo>& Session::outputs() const { return impl_->plan.outputs; }
 
-RunResult Session::run(const std::vector<Tensor>& inputs, const RunOptions& options) const {
-  const SessionPlan& plan = impl_->plan;
-  check_inputs(plan, inputs);
+std::vector<Tensor> execute_plan(const SessionPlan& plan, const std::vector<Tensor>& inputs, const RunOptions& options,
+                                 RunResult* result) {
   std::vector<Tensor> frame(plan.value_names.size());
   for (const auto& [id, t] : plan.initializers) frame[static_cast<size_t>(id)] = t;
-  for (size_t i = 0; i < inputs.size(); ++i) frame[static_cast<size_t>(plan.input_ids[i])] = inputs[i];
+  for (size_t i = 0; i < inputs.size() && i < plan.input_ids.size(); ++i)
+    frame[static_cast<size_t>(plan.input_ids[i])] = inputs[i];
 
-  RunResult result;
   KernelIO io;
   using Clock = std::chrono::steady_clock;
   const Clock::time_point run_start = Clock::now();
@@ -134,17 +133,26 @@ RunResult Session::run(const std::vector<Tensor>& inputs, const RunOptions& opti
     } catch (const std::exception& e) {  // bad_alloc and the like: still an error, never an abort
       throw Error(where, e.what());
     }
-    if (options.profile) record_timing(result.timings, node, io, run_start, start, Clock::now());
+    if (options.profile && result) record_timing(result->timings, node, io, run_start, start, Clock::now());
     for (size_t k = 0; k < node.outputs.size(); ++k) {
       if (node.outputs[k] < 0) continue;
       if (!io.outputs[k].defined()) throw Error(where, "output #" + std::to_string(k) + " was not produced");
       Tensor& slot = frame[static_cast<size_t>(node.outputs[k])];
       slot = std::move(io.outputs[k]);
-      if (options.keep_intermediates) result.intermediates[node.def.outputs[k]] = slot;
+      if (options.keep_intermediates && result) result->intermediates[node.def.outputs[k]] = slot;
     }
     for (int v : node.release) frame[static_cast<size_t>(v)] = Tensor();
   }
-  for (int id : plan.output_ids) result.outputs.push_back(frame[static_cast<size_t>(id)]);
+  std::vector<Tensor> outputs;
+  for (int id : plan.output_ids) outputs.push_back(frame[static_cast<size_t>(id)]);
+  return outputs;
+}
+
+RunResult Session::run(const std::vector<Tensor>& inputs, const RunOptions& options) const {
+  const SessionPlan& plan = impl_->plan;
+  check_inputs(plan, inputs);
+  RunResult result;
+  result.outputs = execute_plan(plan, inputs, options, &result);
   return result;
 }
 
