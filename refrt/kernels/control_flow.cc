@@ -31,7 +31,7 @@ struct Body {
       const Tensor* t = slot < io.inputs.size() ? io.inputs[slot] : nullptr;
       formal.push_back(t ? *t : Tensor());
     }
-    return execute_plan(*plan, formal, RunOptions{}, nullptr);
+    return execute_plan(*plan, formal, RunOptions{}, nullptr, io.pool);
   }
 };
 

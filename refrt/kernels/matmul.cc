@@ -52,8 +52,8 @@ class MatMulKernel : public Kernel {
     if (a.rank() > 1) out_shape.push_back(m);
     if (b.rank() > 1) out_shape.push_back(n);
     Tensor out(a.dtype(), out_shape);
-    if (a.dtype() == DType::kFloat32) run<float>(a, b, out, batch, batch_a, batch_b, m, k, n);
-    else if (a.dtype() == DType::kFloat64) run<double>(a, b, out, batch, batch_a, batch_b, m, k, n);
+    if (a.dtype() == DType::kFloat32) run<float>(io, a, b, out, batch, batch_a, batch_b, m, k, n);
+    else if (a.dtype() == DType::kFloat64) run<double>(io, a, b, out, batch, batch_a, batch_b, m, k, n);
     else node_.fail("dtype " + dtype_name(a.dtype()) + " is not implemented", ErrorKind::kUnsupported);
     io.outputs[0] = std::move(out);
   }
@@ -63,7 +63,7 @@ class MatMulKernel : public Kernel {
 
  private:
   template <typename T>
-  void run(const Tensor& a, const Tensor& b, Tensor& out, const Shape& batch, const Shape& batch_a,
+  void run(const KernelIO& io, const Tensor& a, const Tensor& b, Tensor& out, const Shape& batch, const Shape& batch_a,
            const Shape& batch_b, int64_t m, int64_t k, int64_t n) const {
     const int64_t count = checked_numel(batch);
     T* po = out.data<T>();
@@ -71,7 +71,7 @@ class MatMulKernel : public Kernel {
       std::memset(po, 0, out.nbytes());
       return;
     }
-    for (int64_t i = 0; i < count; ++i) {
+    auto one = [&](int64_t i) {
       // Batch index i -> matrix offsets in a and b (broadcast dims repeat).
       int64_t rest = i, off_a = 0, off_b = 0, stride_a = 1, stride_b = 1;
       for (int64_t d = static_cast<int64_t>(batch.size()) - 1; d >= 0; --d) {
@@ -92,6 +92,15 @@ class MatMulKernel : public Kernel {
       }
       gemm<T>(false, false, m, n, k, T(1), a.data<T>() + off_a * m * k, k, b.data<T>() + off_b * k * n, n, T(0),
               po + i * m * n, n);
+    };
+    // Small matrices (attention heads, per-batch products): BLAS runs them on one thread, so the
+    // batch is spread over the session's pool instead. Large ones keep BLAS's own threading.
+    if (io.pool && m * n * k <= (64 << 10) && count > 1) {
+      parallel_for(io, count, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) one(i);
+      });
+    } else {
+      for (int64_t i = 0; i < count; ++i) one(i);
     }
   }
   NodeDef node_;

@@ -52,10 +52,13 @@ struct NodeDef {
   [[noreturn]] void fail(const std::string& message, ErrorKind kind = ErrorKind::kInput) const;
 };
 
+class ThreadPool;
+
 // Inputs of one call: absent optional inputs are nullptr.
 struct KernelIO {
   std::vector<const Tensor*> inputs;
   std::vector<Tensor> outputs;  // sized to the node's output count; kernels fill them
+  const ThreadPool* pool = nullptr;  // the session's intra-op pool (nullptr: run serially)
 
   const Tensor& in(size_t i) const;
   const Tensor* optional(size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
@@ -107,6 +110,9 @@ inline const std::vector<DType> kNumericTypes = {DType::kFloat32, DType::kFloat6
 inline const std::vector<DType> kAllTypes = {  // every dtype stored as raw bytes
     DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt8,   DType::kInt16, DType::kInt32,
     DType::kInt64,   DType::kUInt8,   DType::kUInt16,  DType::kUInt32,   DType::kUInt64, DType::kBool};
+
+// fn(begin, end) over [0, n) on io's pool (chunks of >= grain items), or serially without one.
+void parallel_for(const KernelIO& io, int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
 // Shared helpers for kernels (errors are refrt errors; the executor adds node, op and file).
 Shape broadcast_shapes(const Shape& a, const Shape& b, const NodeDef* node = nullptr);

@@ -7,12 +7,14 @@
 
 #include "parity/fs.h"
 #include "session_plan.h"
+#include "thread_pool.h"
 
 namespace parity::refrt {
 
 struct Session::Impl {
   SessionPlan plan;
   SessionOptions options;
+  std::unique_ptr<ThreadPool> pool;
 };
 
 namespace {
@@ -97,6 +99,13 @@ std::unique_ptr<Session> Session::load_bytes(const std::string& bytes, const std
   auto impl = std::make_unique<Impl>();
   impl->plan = build_plan(parse_model(bytes, origin, base_dir));
   impl->options = options;
+  if (options.threads < 0 || options.threads > 1024)
+    throw Error({"refrt", origin}, "threads must be between 0 and 1024, got " + std::to_string(options.threads),
+                ErrorKind::kUsage);
+  if (options.threads > 0) {
+    impl->pool = std::make_unique<ThreadPool>(options.threads);
+    set_blas_threads(options.threads);
+  }
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 
@@ -108,13 +117,14 @@ const std::vector<ValueInfo>& Session::inputs() const { return impl_->plan.input
 const std::vector<ValueInfo>& Session::outputs() const { return impl_->plan.outputs; }
 
 std::vector<Tensor> execute_plan(const SessionPlan& plan, const std::vector<Tensor>& inputs, const RunOptions& options,
-                                 RunResult* result) {
+                                 RunResult* result, const ThreadPool* pool) {
   std::vector<Tensor> frame(plan.value_names.size());
   for (const auto& [id, t] : plan.initializers) frame[static_cast<size_t>(id)] = t;
   for (size_t i = 0; i < inputs.size() && i < plan.input_ids.size(); ++i)
     frame[static_cast<size_t>(plan.input_ids[i])] = inputs[i];
 
   KernelIO io;
+  io.pool = pool;
   using Clock = std::chrono::steady_clock;
   const Clock::time_point run_start = Clock::now();
   for (const PlannedNode& node : plan.nodes) {
@@ -152,7 +162,7 @@ RunResult Session::run(const std::vector<Tensor>& inputs, const RunOptions& opti
   const SessionPlan& plan = impl_->plan;
   check_inputs(plan, inputs);
   RunResult result;
-  result.outputs = execute_plan(plan, inputs, options, &result);
+  result.outputs = execute_plan(plan, inputs, options, &result, impl_->pool.get());
   return result;
 }
 

@@ -39,6 +39,6 @@ std::shared_ptr<const SessionPlan> build_subgraph_plan(const GraphDef& graph, co
 // Runs `plan` on `inputs` (ordered as plan.input_ids; not checked against declared types: Session::run
 // does that for the model's inputs). Fills result->intermediates / timings when `options` ask.
 std::vector<Tensor> execute_plan(const SessionPlan& plan, const std::vector<Tensor>& inputs, const RunOptions& options,
-                                 RunResult* result);
+                                 RunResult* result, const ThreadPool* pool);
 
 }  // namespace parity::refrt
