@@ -1,4 +1,4 @@
-"""Resize / Upsample: a numpy oracle written from the spec's coordinate formulas, evaluated per output
+"""Resize / Upsample and GridSample: a numpy oracle written from the spec's coordinate formulas, evaluated per output
 point as the tensor product of per-axis taps (not separable passes, unlike the kernel)."""
 import itertools
 import math
@@ -101,6 +101,11 @@ def resize_ref(np, x, out_shape, scales, coord="half_pixel", mode="nearest", nea
 
 
 def build(api):
+    build_resize(api)
+    build_grid_sample(api)
+
+
+def build_resize(api):
     np, node, rand, case = api.np, api.node, api.rand, api.case
     tol = (1e-5, 1e-5)
     empty = np.array([], np.float32)
@@ -210,3 +215,90 @@ def build(api):
     want = resize_ref(np, x, [2, 3, 8, 10], [1, 1, 2, 2], coord="asymmetric", mode="linear")
     case("upsample_opset7_linear_attr", [node("Upsample", ["x"], ["y"], mode="linear", scales=[1.0, 1.0, 2.0, 2.0])],
          {"x": x}, {"y": want}, opset=7, tol=tol)
+
+
+# ---------------------------------------------------------------- GridSample
+def _reflect(x, lo, hi):
+    rng = hi - lo
+    if x < lo:
+        n, r = divmod(lo - x, rng)
+        return lo + r if int(n) % 2 == 0 else hi - r
+    if x > hi:
+        n, r = divmod(x - hi, rng)
+        return hi - r if int(n) % 2 == 0 else lo + r
+    return x
+
+
+def grid_sample_ref(np, x, grid, mode, padding, align_corners):
+    """Per output point: unnormalize, round (nearest), clamp/reflect the coordinate, then read taps
+    whose out-of-range indices are zero / clamped / reflected."""
+    n, c = x.shape[:2]
+    dims = x.shape[2:]
+    r = len(dims)
+    out_sp = grid.shape[1:-1]
+    y = np.zeros((n, c, *out_sp))
+    xd = x.astype(np.float64)
+
+    def taps(g, size):
+        lo, hi = (0.0, size - 1.0) if align_corners else (-0.5, size - 0.5)
+        v = (g + 1) / 2 * (size - 1) if align_corners else ((g + 1) * size - 1) / 2
+        if mode == "nearest":
+            v = float(np.rint(v))
+        if v < lo or v > hi:
+            v = min(max(v, 0.0), size - 1.0) if padding == "border" else _reflect(v, lo, hi) if padding == "reflection" else v
+
+        def at(i):
+            if padding == "zeros":
+                return i if 0 <= i < size else None
+            if padding == "border":
+                return min(max(i, 0), size - 1)
+            return min(max(int(_reflect(float(i), lo, hi)), 0), size - 1)
+        if mode == "nearest":
+            return [(at(int(v)), 1.0)]
+        f = math.floor(v)
+        t = v - f
+        if mode == "linear":
+            return [(at(f), 1 - t), (at(f + 1), t)]
+        a = -0.75
+        w = [((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a, ((a + 2) * t - (a + 3)) * t * t + 1,
+             ((a + 2) * (1 - t) - (a + 3)) * (1 - t) ** 2 + 1, ((a * (2 - t) - 5 * a) * (2 - t) + 8 * a) * (2 - t) - 4 * a]
+        return [(at(f - 1 + k), w[k]) for k in range(4)]
+
+    for b in range(n):
+        for o in itertools.product(*[range(s) for s in out_sp]):
+            g = grid[(b,) + o].astype(np.float64)[::-1]  # grid lists x (innermost dim) first
+            per = [taps(g[d], dims[d]) for d in range(r)]
+            for combo in itertools.product(*per):
+                if any(i is None for i, _ in combo):
+                    continue
+                w = np.prod([wd for _, wd in combo])
+                y[(b, slice(None)) + o] += w * xd[(b, slice(None)) + tuple(i for i, _ in combo)]
+    return y.astype(x.dtype)
+
+
+def build_grid_sample(api):
+    np, node, rand, case = api.np, api.node, api.rand, api.case
+    x = rand(2, 3, 4, 5)
+    grid = rand(2, 3, 6, 2, low=-1.3, high=1.3)  # some points outside [-1, 1]
+    names16 = {"nearest": "nearest", "linear": "bilinear", "cubic": "bicubic"}
+    for mode in ("nearest", "linear", "cubic"):
+        for padding in ("zeros", "border", "reflection"):
+            for ac in (0, 1):
+                if mode == "cubic" and padding != "zeros":
+                    # ONNX's reference clamps/reflects the cubic source coordinate first; onnxruntime
+                    # (like PyTorch) only the taps. refrt follows ONNX; no onnxruntime-checkable row.
+                    continue
+                want = grid_sample_ref(np, x, grid, mode, padding, ac)
+                case(f"gridsample_{mode}_{padding}_ac{ac}",
+                     [node("GridSample", ["x", "g"], ["y"], mode=mode, padding_mode=padding, align_corners=ac)],
+                     {"x": x, "g": grid}, {"y": want}, opset=20, tol=(1e-5, 1e-5))
+        want = grid_sample_ref(np, x, grid, mode, "zeros", 0)
+        case(f"gridsample_opset16_{names16[mode]}", [node("GridSample", ["x", "g"], ["y"], mode=names16[mode])],
+             {"x": x, "g": grid}, {"y": want}, opset=16, tol=(1e-5, 1e-5))
+    x3, g3 = rand(1, 2, 3, 4, 5), rand(1, 2, 3, 2, 3, low=-1.2, high=1.2)
+    for mode in ("nearest", "linear"):
+        case(f"gridsample_3d_{mode}_border", [node("GridSample", ["x", "g"], ["y"], mode=mode, padding_mode="border")],
+             {"x": x3, "g": g3}, {"y": grid_sample_ref(np, x3, g3, mode, "border", 0)}, opset=20, tol=(1e-5, 1e-5))
+    xd, gd = rand(1, 2, 3, 3, dtype=np.float64), rand(1, 4, 4, 2, dtype=np.float64)
+    case("gridsample_f64_linear", [node("GridSample", ["x", "g"], ["y"])], {"x": xd, "g": gd},
+         {"y": grid_sample_ref(np, xd, gd, "linear", "zeros", 0)}, opset=20, tol=(1e-12, 1e-12))
