@@ -23,7 +23,9 @@ struct ValueInfo {
 };
 
 struct SessionOptions {
-  int threads = 1;  // reserved for refrt's thread pool (not used yet; BLAS keeps its own threads)
+  // Intra-op threads: T >= 1 gives the session a pool of T threads (the caller's included) and sets
+  // OpenBLAS's thread count to T (a process-wide setting). 0 = no pool, BLAS as configured.
+  int threads = 0;
 };
 
 struct TypedShape {
