@@ -347,6 +347,7 @@ PARITY_TRANSLATION("aten::clone.default", identity, 18);
 PARITY_TRANSLATION("aten::contiguous.default", identity, 18);
 PARITY_TRANSLATION("aten::alias.default", identity, 18);
 PARITY_TRANSLATION("aten::detach.default", identity, 18);
+PARITY_TRANSLATION("aten::detach_.default", identity, 18);  // torch.tensor(...) constants carry one
 PARITY_TRANSLATION("aten::sym_size.int", sym_size, 18);
 
 }  // namespace parity::exporter
