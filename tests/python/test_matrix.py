@@ -19,8 +19,8 @@ from test_end_to_end import PARITY, ROOT
 EXTRA = Path(__file__).with_name("matrix_extra_scenarios.py")
 
 
-def run_matrix(out, *args, env=None, tty=False, timeout=900):
-    argv = [str(PARITY), "matrix", "--out", str(out), "--no-peers", *map(str, args)]
+def run_matrix(out, *args, env=None, tty=False, timeout=900, peers=False):
+    argv = [str(PARITY), "matrix", "--out", str(out), *([] if peers else ["--no-peers"]), *map(str, args)]
     full_env = dict(os.environ, **(env or {}))
     if not tty:
         return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=full_env)
@@ -127,6 +127,22 @@ def test_error_growth_against_baseline_fails_the_run(shared_out):
                       "--baseline", shared_out / "baseline.json")
     assert proc.returncode == 0, proc.stdout
     assert report(shared_out)["regressions"] == []
+
+
+def test_peers_columns_in_the_matrix(shared_out):
+    proc = run_matrix(shared_out, "--filter", "^(linear_regression|refused_branch)$", "--modes", "strict", "-j", "2",
+                      peers=True, env={"PARITY_EXTRA_SCENARIOS": str(EXTRA)})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rep = report(shared_out)
+    cases = by_key(rep)
+    peers = cases[("linear_regression", "strict")]["peers"]
+    assert (peers["ours"]["refrt"], peers["ours"]["ort"]) == ("pass", "pass"), peers
+    assert (peers["official"]["export"], peers["official"]["refrt"], peers["official"]["ort"]) == ("ok", "pass", "pass")
+    assert "peers" not in cases[("refused_branch", "strict")]  # nothing captured, nothing to compare
+    assert rep["summary"]["peers"]["ours_ort"] == {"pass": 1, "fail": 0, "error": 0, "skipped": 0}
+    assert "peers [1/1] linear_regression/strict" in proc.stdout
+    html = (shared_out / "report.html").read_text()
+    assert "official/ORT" in html
 
 
 def test_interrupted_run_leaves_the_previous_report(shared_out):

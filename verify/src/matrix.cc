@@ -18,6 +18,7 @@
 #include "parity/fs.h"
 #include "parity/verify/known_failures.h"
 #include "parity/verify/report.h"
+#include "peers.h"
 #include "process.h"
 #include "progress.h"
 
@@ -48,7 +49,6 @@ json verify_in_child(const MatrixOptions& o, const std::string& name, const std:
   fs::remove(fs::path(out) / "report.json");
   std::vector<std::string> argv = {o.self_exe, "verify", case_dir, "--out", out, "--quiet", "--no-html", "--opset",
                                    std::to_string(o.opset)};
-  if (o.peers) argv.push_back("--peers");
   const ProcessResult r = run_process(argv, o.timeout_seconds, nullptr);
   if (r.timed_out)
     return empty_entry(name, mode, "timeout", "verify", "no result within " + std::to_string(o.timeout_seconds) + " s");
@@ -148,6 +148,51 @@ json verify_all(const MatrixOptions& o, const std::vector<json>& captured) {
   return cases;
 }
 
+// The peers columns: the captured cases split over up to `jobs` Python processes (torch starts once in each).
+void add_peers(const MatrixOptions& o, json& cases) {
+  std::vector<size_t> index;
+  std::vector<PeersJob> jobs;
+  std::vector<std::string> ours_refrt;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const json& c = cases[i];
+    if (c.value("status", "") == "capture_failed") continue;
+    const std::string name = c.value("case", ""), mode = c.value("mode", "");
+    index.push_back(i);
+    jobs.push_back({(fs::path(o.out_dir) / "cases" / name / mode).string(),
+                    c.value("onnx", json()).is_string() ? c["onnx"].get<std::string>() : "",
+                    (fs::path(o.out_dir) / "results" / name / mode / "peers").string()});
+    ours_refrt.push_back(ours_refrt_verdict(c));
+  }
+  if (jobs.empty()) return;
+  std::cout << "peers: the official exporter and ONNX Runtime on " << jobs.size() << " cases ..." << std::endl;
+  std::mutex mu;
+  size_t done = 0;
+  const size_t slices = std::min<size_t>(static_cast<size_t>(std::max(o.jobs, 1)), jobs.size());
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < slices; ++t)
+    threads.emplace_back([&, t]() {
+      std::vector<PeersJob> mine;
+      std::vector<std::string> mine_refrt;
+      std::vector<size_t> mine_index;
+      for (size_t k = t; k < jobs.size(); k += slices)
+        mine.push_back(jobs[k]), mine_refrt.push_back(ours_refrt[k]), mine_index.push_back(index[k]);
+      run_peers_batch(mine, mine_refrt, o.python, o.source_dir, o.timeout_seconds * static_cast<double>(mine.size()),
+                      [&](size_t k, json peers) {
+                        std::lock_guard<std::mutex> lock(mu);
+                        json& c = cases[mine_index[k]];
+                        ++done;
+                        std::cout << "  peers [" << done << "/" << jobs.size() << "] " << c.value("case", "") << "/"
+                                  << c.value("mode", "") << ": ours refrt " << peers["ours"].value("refrt", "?")
+                                  << ", ours ORT " << peers["ours"].value("ort", "?") << ", official export "
+                                  << peers["official"].value("export", "?") << ", refrt "
+                                  << peers["official"].value("refrt", "?") << ", ORT " << peers["official"].value("ort", "?")
+                                  << std::endl;
+                        c["peers"] = std::move(peers);
+                      });
+    });
+  for (auto& t : threads) t.join();
+}
+
 }  // namespace
 
 std::vector<std::string> list_cases(const MatrixOptions& o) {
@@ -188,6 +233,7 @@ int run_matrix(const MatrixOptions& o) {
 
   const std::vector<json> captured = capture_all(o, cases_dir);
   json cases = verify_all(o, captured);
+  if (o.peers) add_peers(o, cases);
   apply_known_failures(cases, known);
 
   json report = make_report("parity matrix", cases);
