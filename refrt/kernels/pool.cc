@@ -1,0 +1,217 @@
+// Pools over [N, C, D1, ...]: MaxPool (dilations, ceil_mode, storage_order, optional Indices),
+// AveragePool (count_include_pad, ceil_mode, dilations), LpPool and the Global* pools.
+// Every (n, c) plane is pooled independently; a window visits the precomputed kernel offsets and
+// skips those that fall in the padding.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "nn_common.h"
+
+namespace parity::refrt {
+namespace {
+
+using nn::WindowGeometry;
+
+enum class PoolKind { kMax, kAverage, kLp };
+
+// Calls fn(out_index, window) for each output position of one plane, where window lists the
+// in-plane element offsets of the window positions inside the input and `padded_count` counts the
+// window positions inside the padded input (for count_include_pad).
+template <typename Fn>
+void for_each_window(const WindowGeometry& g, Fn&& fn) {
+  const size_t r = g.rank();
+  const int64_t ksize = g.kernel_size(), out_size = g.out_size();
+  std::vector<int64_t> kd(r * static_cast<size_t>(ksize));  // kernel offsets (dilated), per position
+  for (int64_t k = 0; k < ksize; ++k)
+    for (int64_t rest = k, d = static_cast<int64_t>(r) - 1; d >= 0; --d) {
+      const size_t u = static_cast<size_t>(d);
+      kd[static_cast<size_t>(k) * r + u] = (rest % g.kernel[u]) * g.dilation[u];
+      rest /= g.kernel[u];
+    }
+  std::vector<int64_t> start(r), window;
+  window.reserve(static_cast<size_t>(ksize));
+  for (int64_t o = 0; o < out_size; ++o) {
+    for (int64_t rest = o, d = static_cast<int64_t>(r) - 1; d >= 0; --d) {
+      const size_t u = static_cast<size_t>(d);
+      start[u] = (rest % g.out[u]) * g.stride[u] - g.pad_begin[u];
+      rest /= g.out[u];
+    }
+    window.clear();
+    int64_t padded_count = 0;
+    for (int64_t k = 0; k < ksize; ++k) {
+      bool inside = true, inside_padded = true;
+      int64_t off = 0;
+      for (size_t u = 0; u < r; ++u) {
+        const int64_t i = start[u] + kd[static_cast<size_t>(k) * r + u];
+        inside = inside && i >= 0 && i < g.in[u];
+        inside_padded = inside_padded && i >= -g.pad_begin[u] && i < g.in[u] + g.pad_end[u];
+        off = off * g.in[u] + i;
+      }
+      padded_count += inside_padded;
+      if (inside) window.push_back(off);
+    }
+    fn(o, window, padded_count);
+  }
+}
+
+// Column-major (storage_order=1) offset of a row-major in-plane offset.
+int64_t column_major_offset(const WindowGeometry& g, int64_t off) {
+  int64_t out = 0, scale = 1;
+  std::vector<int64_t> idx(g.rank());
+  for (int64_t d = static_cast<int64_t>(g.rank()) - 1; d >= 0; --d) {
+    idx[static_cast<size_t>(d)] = off % g.in[static_cast<size_t>(d)];
+    off /= g.in[static_cast<size_t>(d)];
+  }
+  for (size_t d = 0; d < g.rank(); ++d) {
+    out += idx[d] * scale;
+    scale *= g.in[d];
+  }
+  return out;
+}
+
+class PoolKernel : public Kernel {
+ public:
+  PoolKernel(const NodeDef& node, PoolKind kind, bool global)
+      : node_(node),
+        kind_(kind),
+        global_(global),
+        attrs_(global ? nn::WindowAttrs{} : nn::parse_window_attrs(node)),
+        count_include_pad_(node.attr_int("count_include_pad", 0) != 0),
+        storage_order_(node.attr_int("storage_order", 0)),
+        p_(lp_order(node)) {
+    if (!global && attrs_.kernel_shape.empty()) node.fail("kernel_shape is required");
+    if (storage_order_ != 0 && storage_order_ != 1) node.fail("storage_order must be 0 or 1");
+  }
+
+  void compute(KernelIO& io) const override {
+    const DType dt = io.in(0).dtype();
+    if (kind_ == PoolKind::kMax && (dt == DType::kInt8 || dt == DType::kUInt8)) {
+      if (dt == DType::kInt8) run<int8_t>(io);
+      else run<uint8_t>(io);
+      return;
+    }
+    nn::run_float(node_, io, dt, [&](auto tag, KernelIO& f) { run<decltype(tag)>(f); });
+  }
+
+ private:
+  static double lp_order(const NodeDef& node) {
+    if (node.op_type != "LpPool" && node.op_type != "GlobalLpPool") return 2;
+    const Attribute* a = node.attr("p");
+    if (!a) return 2;
+    if (a->type == Attribute::Type::kFloat) return a->f;  // opset 1: float p
+    return static_cast<double>(node.attr_int("p", 2));
+  }
+
+  template <typename T>
+  void run(KernelIO& io) const {
+    const Tensor& x = io.in(0);
+    if (x.rank() < 3) node_.fail("X must be [N, C, D1, ...], got " + shape_str(x.shape()));
+    const std::vector<int64_t> in = nn::spatial_dims(x.shape());
+    WindowGeometry g;
+    if (global_) {
+      g = WindowGeometry{in, std::vector<int64_t>(in.size(), 1), in, std::vector<int64_t>(in.size(), 1),
+                         std::vector<int64_t>(in.size(), 1), std::vector<int64_t>(in.size(), 0),
+                         std::vector<int64_t>(in.size(), 0)};
+    } else {
+      if (attrs_.kernel_shape.size() != in.size())
+        node_.fail("kernel_shape " + shape_str(attrs_.kernel_shape) + " does not match spatial rank " +
+                   std::to_string(in.size()));
+      g = nn::forward_geometry(node_, attrs_, in, attrs_.kernel_shape, true);
+    }
+    Shape out_shape{x.dim(0), x.dim(1)};
+    out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
+    Tensor y(x.dtype(), out_shape);
+    const bool want_indices = io.outputs.size() > 1;
+    Tensor indices = want_indices ? Tensor(DType::kInt64, out_shape) : Tensor();
+    const int64_t planes = x.dim(0) * x.dim(1), in_size = g.in_size(), out_size = g.out_size();
+    const T* px = x.data<T>();
+    T* py = y.data<T>();
+    int64_t* pi = want_indices ? indices.data<int64_t>() : nullptr;
+    for (int64_t p = 0; p < planes && out_size > 0; ++p) {
+      const T* plane = px + p * in_size;
+      T* out = py + p * out_size;
+      for_each_window(g, [&](int64_t o, const std::vector<int64_t>& window, int64_t padded_count) {
+        if (kind_ == PoolKind::kMax) {
+          T best = std::numeric_limits<T>::lowest();
+          int64_t arg = -1;
+          for (int64_t off : window)
+            if (arg < 0 || plane[off] > best || (std::isnan(static_cast<double>(plane[off])) && !std::isnan(static_cast<double>(best)))) {
+              best = plane[off];
+              arg = off;
+            }
+          out[o] = best;
+          if (pi) pi[p * out_size + o] = p * in_size + (arg < 0 ? 0 : storage_order_ ? column_major_offset(g, arg) : arg);
+        } else if (kind_ == PoolKind::kAverage) {
+          double sum = 0;
+          for (int64_t off : window) sum += static_cast<double>(plane[off]);
+          const int64_t count = count_include_pad_ ? padded_count : static_cast<int64_t>(window.size());
+          out[o] = static_cast<T>(count > 0 ? sum / static_cast<double>(count) : 0.0);
+        } else {
+          double sum = 0;
+          for (int64_t off : window) sum += std::pow(std::abs(static_cast<double>(plane[off])), p_);
+          out[o] = static_cast<T>(std::pow(sum, 1.0 / p_));
+        }
+      });
+    }
+    io.outputs[0] = std::move(y);
+    if (want_indices) io.outputs[1] = std::move(indices);
+  }
+
+  NodeDef node_;
+  PoolKind kind_;
+  bool global_;
+  nn::WindowAttrs attrs_;
+  bool count_include_pad_;
+  int64_t storage_order_;
+  double p_;
+};
+
+struct MaxPoolKernel : PoolKernel {
+  explicit MaxPoolKernel(const NodeDef& n) : PoolKernel(n, PoolKind::kMax, false) {}
+};
+struct AveragePoolKernel : PoolKernel {
+  explicit AveragePoolKernel(const NodeDef& n) : PoolKernel(n, PoolKind::kAverage, false) {}
+};
+struct LpPoolKernel : PoolKernel {
+  explicit LpPoolKernel(const NodeDef& n) : PoolKernel(n, PoolKind::kLp, false) {}
+};
+struct GlobalMaxPoolKernel : PoolKernel {
+  explicit GlobalMaxPoolKernel(const NodeDef& n) : PoolKernel(n, PoolKind::kMax, true) {}
+};
+struct GlobalAveragePoolKernel : PoolKernel {
+  explicit GlobalAveragePoolKernel(const NodeDef& n) : PoolKernel(n, PoolKind::kAverage, true) {}
+};
+struct GlobalLpPoolKernel : PoolKernel {
+  explicit GlobalLpPoolKernel(const NodeDef& n) : PoolKernel(n, PoolKind::kLp, true) {}
+};
+
+const std::vector<DType> kMaxPoolTypes = {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16,
+                                          DType::kInt8, DType::kUInt8};
+
+}  // namespace
+
+// MaxPool 8: Indices output and storage_order; 10: dilations, ceil_mode; 11: pads semantics clarified;
+// 12: int8/uint8.
+PARITY_KERNEL("MaxPool", 1, MaxPoolKernel, kFloatTypes16);
+PARITY_KERNEL("MaxPool", 8, MaxPoolKernel, kFloatTypes16);
+PARITY_KERNEL("MaxPool", 10, MaxPoolKernel, kFloatTypes16);
+PARITY_KERNEL("MaxPool", 11, MaxPoolKernel, kFloatTypes16);
+PARITY_KERNEL("MaxPool", 12, MaxPoolKernel, kMaxPoolTypes);
+// AveragePool 7: count_include_pad; 10: ceil_mode; 11: pads clarified; 19: dilations.
+PARITY_KERNEL("AveragePool", 1, AveragePoolKernel, kFloatTypes16);
+PARITY_KERNEL("AveragePool", 7, AveragePoolKernel, kFloatTypes16);
+PARITY_KERNEL("AveragePool", 10, AveragePoolKernel, kFloatTypes16);
+PARITY_KERNEL("AveragePool", 11, AveragePoolKernel, kFloatTypes16);
+PARITY_KERNEL("AveragePool", 19, AveragePoolKernel, kFloatTypes16);
+// LpPool 2: integer p; 11: pads clarified; 18: ceil_mode, dilations.
+PARITY_KERNEL("LpPool", 1, LpPoolKernel, kFloatTypes16);
+PARITY_KERNEL("LpPool", 2, LpPoolKernel, kFloatTypes16);
+PARITY_KERNEL("LpPool", 11, LpPoolKernel, kFloatTypes16);
+PARITY_KERNEL("LpPool", 18, LpPoolKernel, kFloatTypes16);
+PARITY_KERNEL("GlobalMaxPool", 1, GlobalMaxPoolKernel, kFloatTypes16);
+PARITY_KERNEL("GlobalAveragePool", 1, GlobalAveragePoolKernel, kFloatTypes16);
+PARITY_KERNEL("GlobalLpPool", 1, GlobalLpPoolKernel, kFloatTypes16);
+PARITY_KERNEL("GlobalLpPool", 2, GlobalLpPoolKernel, kFloatTypes16);
+
+}  // namespace parity::refrt
