@@ -4,6 +4,7 @@
 
 #include "command.h"
 #include "parity/error.h"
+#include "parity/refrt/random_inputs.h"
 #include "parity/refrt/session.h"
 #include "parity/tensor_io.h"
 #include "parity/verify/compare.h"
@@ -25,14 +26,22 @@ void print_tensor_summary(const std::string& name, const Tensor& t) {
 }
 
 int cmd_run(const std::vector<std::string>& argv) {
-  Args args(argv, {"--inputs", "--outputs"}, {});
+  Args args(argv, {"--inputs", "--outputs", "--dim", "--seed", "--threads"}, {"--random"});
   need_positional(args, 1, "one MODEL.onnx argument");
-  if (!args.has("--inputs")) throw Error({"cli"}, "missing --inputs DIR (a folder of input_<i>.pb files)", ErrorKind::kUsage);
-  const std::string in_dir = args.get("--inputs");
-  if (!fs::is_directory(in_dir)) throw Error({"io", in_dir}, "is not a directory (expected a folder of input_<i>.pb files)");
-  auto session = refrt::Session::load_file(args.positional()[0]);
+  if (args.has("--inputs") == args.has("--random"))
+    throw Error({"cli"}, "give exactly one of --inputs DIR (a folder of input_<i>.pb files) or --random", ErrorKind::kUsage);
+  refrt::SessionOptions options;
+  options.threads = args.get_int("--threads", 0);
+  auto session = refrt::Session::load_file(args.positional()[0], options);
   std::vector<Tensor> inputs;
-  for (auto& named : read_tensor_dir(in_dir, "input")) inputs.push_back(named.tensor);
+  if (args.has("--random")) {
+    inputs = refrt::random_inputs(session->inputs(), refrt::parse_dim_overrides(args.get_list("--dim")),
+                                  static_cast<uint64_t>(args.get_int("--seed", 0)));
+  } else {
+    const std::string in_dir = args.get("--inputs");
+    if (!fs::is_directory(in_dir)) throw Error({"io", in_dir}, "is not a directory (expected a folder of input_<i>.pb files)");
+    for (auto& named : read_tensor_dir(in_dir, "input")) inputs.push_back(named.tensor);
+  }
   const auto result = session->run(inputs);
   for (size_t i = 0; i < result.outputs.size(); ++i) print_tensor_summary(session->outputs()[i].name, result.outputs[i]);
   if (args.has("--outputs")) {
@@ -46,6 +55,7 @@ int cmd_run(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-PARITY_COMMAND("run", 20, "run MODEL.onnx --inputs DIR [--outputs DIR]", "execute an ONNX model on refrt", cmd_run);
+PARITY_COMMAND("run", 20,
+               "run MODEL.onnx (--inputs DIR | --random [--dim name=value,...] [--seed S]) [--outputs DIR] [--threads T]", "execute an ONNX model on refrt", cmd_run);
 
 }  // namespace parity::cli

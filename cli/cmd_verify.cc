@@ -1,4 +1,5 @@
 // parity verify: one captured case (or a folder of them) against libtorch and eager PyTorch.
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
@@ -12,8 +13,18 @@ namespace fs = std::filesystem;
 namespace parity::cli {
 namespace {
 
+// Test hook of the matrix's crash handling: PARITY_TEST_ABORT=<case>/<mode> makes this process abort
+// when it verifies that case, as a real crash would. Unset in normal use.
+void abort_if_requested(const std::string& case_dir) {
+  const char* target = std::getenv("PARITY_TEST_ABORT");
+  if (!target || !*target) return;
+  const fs::path p = fs::path(case_dir).lexically_normal();
+  const std::string label = p.parent_path().filename().string() + "/" + p.filename().string();
+  if (label == target) std::abort();
+}
+
 int cmd_verify(const std::vector<std::string>& argv) {
-  Args args(argv, {"--out", "--opset"}, {"--quiet"});
+  Args args(argv, {"--out", "--opset", "--onnx", "--fresh"}, {"--quiet", "--intermediates", "--peers"});
   need_positional(args, 1, "one CASE_DIR argument (a captured case folder)");
   const std::string dir = args.positional()[0];
   if (!fs::is_directory(dir)) throw Error({"io", dir}, "is not a directory (expected a captured case folder)");
@@ -21,9 +32,23 @@ int cmd_verify(const std::vector<std::string>& argv) {
   verify::VerifyOptions options;
   options.opset = opset_option(args);
   options.quiet = args.has("--quiet");
+  options.intermediates = args.has("--intermediates");
+  options.onnx_path = args.get("--onnx");
+  options.fresh = args.get_int("--fresh", 0);
+  if (options.fresh < 0 || options.fresh > 1000)
+    throw Error({"cli"}, "--fresh takes a count between 0 and 1000", ErrorKind::kUsage);
+  options.peers = args.has("--peers");
+  options.python = env_or("PARITY_PYTHON", PARITY_PYTHON);
+  options.source_dir = env_or("PARITY_SOURCE_DIR", PARITY_SOURCE_DIR);
+  if (!options.onnx_path.empty() && !fs::is_regular_file(options.onnx_path))
+    throw Error({"io", options.onnx_path}, "no such ONNX file");
   nlohmann::json cases = nlohmann::json::array();
   const auto dirs = verify::find_case_dirs(dir);
+  if (!options.onnx_path.empty() && dirs.size() != 1)
+    throw Error({"cli"}, "--onnx verifies one model against one case: give a <case>/<mode> folder, not " +
+                             std::to_string(dirs.size()) + " cases", ErrorKind::kUsage);
   for (const auto& case_dir : dirs) {
+    abort_if_requested(case_dir);
     const std::string case_out = dirs.size() == 1 ? out : (fs::path(out) / fs::path(case_dir).filename()).string();
     cases.push_back(verify::verify_case_dir(case_dir, case_out, options));
   }
@@ -41,7 +66,9 @@ int cmd_verify(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-PARITY_COMMAND("verify", 30, "verify CASE_DIR [--out DIR] [--opset N] [--quiet]",
-               "compare refrt on our ONNX with libtorch and eager PyTorch for a captured case", cmd_verify);
+PARITY_COMMAND("verify", 30,
+               "verify CASE_DIR [--out DIR] [--opset N] [--onnx MODEL.onnx] [--intermediates] [--fresh K] [--peers] [--quiet]",
+               "compare refrt on our ONNX (or a given one) with libtorch and eager PyTorch for a captured case",
+               cmd_verify);
 
 }  // namespace parity::cli

@@ -87,6 +87,8 @@ def dim_names(ep: torch.export.ExportedProgram, module, args: tuple, kwargs: dic
     specs = _spec_tree(module, args, kwargs, dynamic_shapes)
     mapping, dims = {}, []
     for index, ((path, _), name) in enumerate(zip(leaves, user_inputs)):
+        if name not in placeholders:  # a constant (int, float, bool, None) specialised into the program
+            continue
         spec = _spec_at(specs, path)
         val = placeholders[name].meta.get("val")
         if spec is None or not isinstance(val, torch.Tensor):
@@ -103,6 +105,9 @@ def dim_names(ep: torch.export.ExportedProgram, module, args: tuple, kwargs: dic
 
 
 def _save_tensor(path: Path, value, name: str):
+    if isinstance(value, (bool, int, float)):  # a symbolic scalar input: a 0-d tensor in the case folder
+        value = torch.tensor(value, dtype=torch.bool if isinstance(value, bool) else
+                             torch.int64 if isinstance(value, int) else torch.float64)
     if not isinstance(value, torch.Tensor):
         raise TypeError(f"{path.name}: {type(value).__name__} is not a tensor; case folders hold tensors only")
     proto = onnx.numpy_helper.from_array(value.detach().contiguous().numpy(), name)
@@ -164,13 +169,17 @@ def capture_case(case: Case, mode: str, out_dir, force: bool = False) -> dict:
         ep = export(case, mode, args0, kwargs0)
         mapping, info["dynamic_dims"] = dim_names(ep, case.module(), args0, kwargs0, case.shapes())
         torch.export.save(ep, str(case_dir / "model.pt2"), extra_files={"parity_dims.json": json.dumps(mapping)})
-        info["input_names"] = input_names = list(ep.graph_signature.user_inputs)
+        # Constant user inputs (Python scalars and None specialised at capture) are not program inputs.
+        user_inputs = list(ep.graph_signature.user_inputs)
+        info["input_names"] = input_names = [n for n in user_inputs if isinstance(n, str)]
         info["output_names"] = output_names = [str(o) for o in ep.graph_signature.user_outputs]
         eager = case.module()  # fresh copy: the oracle is eager PyTorch, not the exported program
         for k, (args, kwargs) in enumerate(examples):
             set_dir = case_dir / f"test_data_set_{k}"
             set_dir.mkdir()
-            for i, (leaf, name) in enumerate(zip(pytree.tree_leaves((args, kwargs)), input_names)):
+            leaves = pytree.tree_leaves((args, kwargs))
+            program_inputs = [(leaf, name) for leaf, name in zip(leaves, user_inputs) if isinstance(name, str)]
+            for i, (leaf, name) in enumerate(program_inputs):
                 _save_tensor(set_dir / f"input_{i}.pb", leaf, name)
             with torch.no_grad():
                 outputs = pytree.tree_leaves(eager(*args, **kwargs))

@@ -3,6 +3,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
 
 #include "parity/error.h"
 
@@ -38,14 +41,79 @@ size_t allocation_limit() {
 }
 
 namespace {
+
+// A caching allocator: freed buffers are kept by (64-byte rounded) size and handed out again, so a
+// session that runs the same shapes again allocates nothing new (as PyTorch's CPU caching allocator
+// does). Bounded by PARITY_BUFFER_CACHE_BYTES (default 1 GiB); the pool is never destroyed, so a
+// tensor released during static destruction still finds it.
+class BufferPool {
+ public:
+  static BufferPool& instance() {
+    static BufferPool* pool = new BufferPool();
+    return *pool;
+  }
+
+  void* take(size_t rounded) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = free_.find(rounded);
+      if (it != free_.end() && !it->second.empty()) {
+        void* p = it->second.back();
+        it->second.pop_back();
+        cached_ -= rounded;
+        ++stats_.reused;
+        return p;
+      }
+      ++stats_.fresh;
+    }
+    return std::aligned_alloc(64, rounded);
+  }
+
+  void give_back(void* p, size_t rounded) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (cached_ + rounded <= limit_) {
+        free_[rounded].push_back(p);
+        cached_ += rounded;
+        return;
+      }
+    }
+    std::free(p);
+  }
+
+  BufferStats stats() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    BufferStats s = stats_;
+    s.cached_bytes = cached_;
+    return s;
+  }
+
+ private:
+  BufferPool() {
+    limit_ = size_t{1} << 30;
+    if (const char* env = std::getenv("PARITY_BUFFER_CACHE_BYTES")) {
+      char* end = nullptr;
+      const unsigned long long v = std::strtoull(env, &end, 10);
+      if (end && *end == '\0') limit_ = static_cast<size_t>(v);
+    }
+  }
+  std::mutex mutex_;
+  std::unordered_map<size_t, std::vector<void*>> free_;
+  size_t cached_ = 0, limit_ = 0;
+  BufferStats stats_;
+};
+
 std::shared_ptr<void> allocate(size_t nbytes, bool zero) {
-  const size_t rounded = (nbytes + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  const size_t rounded = nbytes == 0 ? 64 : (nbytes + 63) / 64 * 64;
+  void* p = BufferPool::instance().take(rounded);
   if (!p) throw Error({}, "out of memory allocating " + std::to_string(nbytes) + " bytes");
-  if (zero) std::memset(p, 0, rounded == 0 ? 64 : rounded);
-  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+  if (zero) std::memset(p, 0, rounded);
+  return std::shared_ptr<void>(p, [rounded](void* q) { BufferPool::instance().give_back(q, rounded); });
 }
+
 }  // namespace
+
+BufferStats buffer_stats() { return BufferPool::instance().stats(); }
 
 Tensor::Tensor(DType dtype, Shape shape, bool zero) : dtype_(dtype), shape_(std::move(shape)) {
   if (dtype_size(dtype) == 0) throw Error({}, "cannot allocate a tensor of dtype " + dtype_name(dtype));

@@ -6,15 +6,9 @@
 namespace parity::exporter {
 namespace {
 
-int64_t rank_of(TranslateContext& ctx, const std::string& arg) {
-  return static_cast<int64_t>(ctx.input_meta(arg).sizes.size());
-}
-
-int64_t normalized_dim(TranslateContext& ctx, int64_t dim, int64_t rank) {
-  const int64_t r = rank == 0 ? 1 : rank;
-  if (dim < -r || dim >= r) ctx.fail("dim " + std::to_string(dim) + " out of range for rank " + std::to_string(rank));
-  return dim < 0 ? dim + r : dim;
-}
+int64_t rank_of(TranslateContext& ctx, const std::string& arg) { return ctx.rank(arg); }
+int64_t normalized_dim(TranslateContext& ctx, int64_t dim, int64_t rank) { return ctx.normalized_dim(dim, rank); }
+constexpr int64_t kToEnd = std::numeric_limits<int64_t>::max();
 
 void cat(TranslateContext& ctx) {
   const DType out = ctx.output_meta().dtype;
@@ -94,7 +88,221 @@ void squeeze(TranslateContext& ctx) {
   ctx.emit("Squeeze", {ctx.tensor("self"), ctx.graph.constant_i64(axes)}, {ctx.output()});
 }
 
+void squeeze_all(TranslateContext& ctx) {
+  std::vector<int64_t> axes;
+  const auto& in = ctx.input_meta("self");
+  for (size_t i = 0; i < in.sizes.size(); ++i)
+    if (in.sizes[i].value == 1) axes.push_back(static_cast<int64_t>(i));
+  if (axes.empty()) return ctx.alias_output(0, ctx.tensor("self"));
+  ctx.emit("Squeeze", {ctx.tensor("self"), ctx.graph.constant_i64(axes)}, {ctx.output()});
+}
+
+// expand(self, size): torch's -1 keeps a dim; ONNX Expand broadcasts both ways, so -1 -> 1 does the same.
+void expand(TranslateContext& ctx) {
+  const pt2::Argument& size = ctx.required("size");
+  std::string shape;
+  if (size.kind == "as_ints") {
+    auto v = size.as_ints();
+    for (auto& d : v) d = d == -1 ? 1 : d;
+    shape = ctx.graph.constant_i64(v);
+  } else {
+    shape = ctx.int_list_value("size");
+    shape = ctx.emit1("Where", {ctx.emit1("Equal", {shape, ctx.graph.constant_i64({-1})}), ctx.graph.constant_i64({1}), shape});
+  }
+  ctx.emit("Expand", {ctx.tensor("self"), shape}, {ctx.output()});
+}
+
+// repeat(self, repeats): Tile, after adding the leading axes torch adds when repeats is longer.
+void repeat(TranslateContext& ctx) {
+  std::string x = ctx.tensor("self");
+  const int64_t rank = rank_of(ctx, "self");
+  const pt2::Argument& reps = ctx.required("repeats");
+  const int64_t n = static_cast<int64_t>(reps.value.size());
+  if (n > rank) {
+    std::vector<int64_t> axes;
+    for (int64_t i = 0; i < n - rank; ++i) axes.push_back(i);
+    x = ctx.emit1("Unsqueeze", {x, ctx.graph.constant_i64(axes)});
+  }
+  ctx.emit("Tile", {x, ctx.int_list_value("repeats")}, {ctx.output()});
+}
+
+// split_with_sizes(self, split_sizes, dim) / split.Tensor(self, split_size, dim)
+void split_with_sizes(TranslateContext& ctx) {
+  const int64_t dim = normalized_dim(ctx, ctx.int_arg("dim", 0), rank_of(ctx, "self"));
+  std::vector<std::string> outs;
+  for (size_t i = 0; i < ctx.output_count(); ++i) outs.push_back(ctx.output(i));
+  auto* n = ctx.emit("Split", {ctx.tensor("self"), ctx.int_list_value("split_sizes")}, outs);
+  set_attr(n, "axis", dim);
+}
+
+void split_tensor(TranslateContext& ctx) {
+  const int64_t dim = normalized_dim(ctx, ctx.int_arg("dim", 0), rank_of(ctx, "self"));
+  std::vector<int64_t> sizes;
+  std::vector<std::string> outs;
+  for (size_t i = 0; i < ctx.output_count(); ++i) {
+    const auto& d = ctx.output_meta(i).sizes[static_cast<size_t>(dim)];
+    if (!d.value) ctx.fail("split of a symbolic dim is not supported yet");
+    sizes.push_back(*d.value);
+    outs.push_back(ctx.output(i));
+  }
+  set_attr(ctx.emit("Split", {ctx.tensor("self"), ctx.graph.constant_i64(sizes)}, outs), "axis", dim);
+}
+
+// unbind(self, dim): Split into ones, then squeeze each piece.
+void unbind(TranslateContext& ctx) {
+  const int64_t dim = normalized_dim(ctx, ctx.int_arg("dim", 0), rank_of(ctx, "self"));
+  const size_t n = ctx.output_count();
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < n; ++i) parts.push_back(ctx.temp("part"));
+  set_attr(ctx.emit("Split", {ctx.tensor("self"), ctx.graph.constant_i64(std::vector<int64_t>(n, 1))}, parts), "axis", dim);
+  for (size_t i = 0; i < n; ++i) ctx.emit("Squeeze", {parts[i], ctx.graph.constant_i64({dim})}, {ctx.output(i)});
+}
+
+// stack(tensors, dim): unsqueeze each, concat.
+void stack(TranslateContext& ctx) {
+  const DType out = ctx.output_meta().dtype;
+  const int64_t rank = static_cast<int64_t>(ctx.output_meta().sizes.size());
+  const int64_t dim = normalized_dim(ctx, ctx.int_arg("dim", 0), rank);
+  const auto names = ctx.required("tensors").tensor_names();
+  const auto values = ctx.tensors("tensors");
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const auto& meta = ctx.program.graph.meta(names[i], ctx.node.name);
+    parts.push_back(ctx.emit1("Unsqueeze", {ctx.cast_if_needed(values[i], meta.dtype, out), ctx.graph.constant_i64({dim})}));
+  }
+  set_attr(ctx.emit("Concat", parts, {ctx.output()}), "axis", dim);
+}
+
+// flip(self, dims): a reversed Slice per axis.
+void flip(TranslateContext& ctx) {
+  const int64_t rank = rank_of(ctx, "self");
+  std::vector<int64_t> axes = ctx.ints_arg("dims");
+  if (axes.empty()) return ctx.alias_output(0, ctx.tensor("self"));
+  for (auto& d : axes) d = normalized_dim(ctx, d, rank);
+  const size_t n = axes.size();
+  ctx.emit("Slice", {ctx.tensor("self"), ctx.graph.constant_i64(std::vector<int64_t>(n, -1)),
+                     ctx.graph.constant_i64(std::vector<int64_t>(n, std::numeric_limits<int64_t>::min())),
+                     ctx.graph.constant_i64(axes), ctx.graph.constant_i64(std::vector<int64_t>(n, -1))},
+           {ctx.output()});
+}
+
+// roll(self, shifts, dims): per axis, concat(last s, first n-s). No dims = roll the flattened tensor.
+void roll(TranslateContext& ctx) {
+  std::string x = ctx.tensor("self");
+  const auto shifts = ctx.ints_arg("shifts");
+  auto dims = ctx.ints_arg("dims");
+  const auto& meta = ctx.input_meta("self");
+  const bool flat = dims.empty();
+  if (flat) {
+    x = ctx.emit1("Reshape", {x, ctx.graph.constant_i64({-1})}, "flat");
+    dims = {0};
+  }
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const int64_t axis = flat ? 0 : normalized_dim(ctx, dims[i], rank_of(ctx, "self"));
+    const std::string a = ctx.graph.constant_i64({axis});
+    const std::string s = ctx.graph.constant_i64({-shifts[i]});
+    // Slice clamps, so shifts beyond the size need a modulo first; static sizes make it a constant.
+    std::string start = s;
+    if (!flat && meta.sizes[static_cast<size_t>(axis)].value) {
+      const int64_t size = *meta.sizes[static_cast<size_t>(axis)].value;
+      const int64_t k = size == 0 ? 0 : ((shifts[i] % size) + size) % size;
+      start = ctx.graph.constant_i64({size - k});
+    } else {
+      const std::string size = ctx.emit1("Slice", {shape_of(ctx, x), a, ctx.emit1("Add", {a, ctx.graph.constant_i64({1})}), ctx.graph.constant_i64({0})});
+      const std::string k = ctx.emit1("Mod", {ctx.emit1("Add", {ctx.emit1("Mod", {ctx.graph.constant_i64({shifts[i]}), size}), size}), size});
+      start = ctx.emit1("Sub", {size, k});
+    }
+    const std::string tail = ctx.emit1("Slice", {x, start, ctx.graph.constant_i64({kToEnd}), a}, "tail");
+    const std::string head = ctx.emit1("Slice", {x, ctx.graph.constant_i64({0}), start, a}, "head");
+    x = ctx.emit1("Concat", {tail, head}, "rolled");
+    set_attr(ctx.graph.proto()->mutable_node(ctx.graph.proto()->node_size() - 1), "axis", axis);
+  }
+  if (flat) x = ctx.emit1("Reshape", {x, shape_of(ctx, ctx.tensor("self"))});
+  ctx.alias_output(0, x);
+}
+
+// select.int(self, dim, index): Gather with a scalar index drops the axis, as torch does.
+void select(TranslateContext& ctx) {
+  const int64_t dim = normalized_dim(ctx, ctx.int_arg("dim", 0), rank_of(ctx, "self"));
+  set_attr(ctx.emit("Gather", {ctx.tensor("self"), ctx.int_value("index")}, {ctx.output()}), "axis", dim);
+}
+
+// diagonal(self, offset, dim1, dim2): move dim1, dim2 last, flatten them, gather the diagonal (static sizes).
+void diagonal(TranslateContext& ctx) {
+  const auto& meta = ctx.input_meta("self");
+  const int64_t rank = rank_of(ctx, "self");
+  const int64_t d1 = normalized_dim(ctx, ctx.int_arg("dim1", 0), rank), d2 = normalized_dim(ctx, ctx.int_arg("dim2", 1), rank);
+  const int64_t offset = ctx.int_arg("offset", 0);
+  const auto& s1 = meta.sizes[static_cast<size_t>(d1)];
+  const auto& s2 = meta.sizes[static_cast<size_t>(d2)];
+  if (!s1.value || !s2.value) ctx.fail("diagonal over symbolic dims is not supported yet");
+  const int64_t n = *s1.value, m = *s2.value;
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != d1 && i != d2) perm.push_back(i);
+  perm.push_back(d1);
+  perm.push_back(d2);
+  const std::string t = ctx.emit1("Transpose", {ctx.tensor("self")});
+  set_attr(ctx.graph.proto()->mutable_node(ctx.graph.proto()->node_size() - 1), "perm", perm);
+  std::vector<int64_t> flat_shape(static_cast<size_t>(rank - 2), 0);
+  flat_shape.push_back(n * m);
+  std::vector<int64_t> indices;
+  for (int64_t i = 0; i < n; ++i)
+    if (i + offset >= 0 && i + offset < m) indices.push_back(i * m + i + offset);
+  const std::string flat = ctx.emit1("Reshape", {t, ctx.graph.constant_i64(flat_shape)}, "flat");
+  set_attr(ctx.emit("Gather", {flat, ctx.graph.constant_i64(indices)}, {ctx.output()}), "axis", rank - 2);
+}
+
+// as_strided(self, size, stride, storage_offset): a Gather of computed flat indices into the contiguous
+// flattened input (static sizes; exported programs apply it to contiguous tensors).
+void as_strided(TranslateContext& ctx) {
+  const auto size = ctx.ints_arg("size");
+  const auto stride = ctx.ints_arg("stride");
+  const int64_t offset = ctx.int_arg("storage_offset", 0);
+  if (size.size() != stride.size()) ctx.fail("size and stride differ in length");
+  std::vector<int64_t> indices = {offset};
+  for (size_t d = 0; d < size.size(); ++d) {
+    std::vector<int64_t> next;
+    for (int64_t base : indices)
+      for (int64_t i = 0; i < size[d]; ++i) next.push_back(base + i * stride[d]);
+    indices = std::move(next);
+  }
+  const std::string flat = ctx.emit1("Reshape", {ctx.tensor("self"), ctx.graph.constant_i64({-1})}, "flat");
+  const std::string g = ctx.emit1("Gather", {flat, ctx.graph.constant_i64(indices)});
+  ctx.emit("Reshape", {g, ctx.graph.constant_i64(size)}, {ctx.output()});
+}
+
+// flatten.using_ints(self, start_dim, end_dim)
+void flatten(TranslateContext& ctx) {
+  const int64_t rank = rank_of(ctx, "self");
+  if (rank == 0) {
+    ctx.emit("Reshape", {ctx.tensor("self"), ctx.graph.constant_i64({1})}, {ctx.output()});
+    return;
+  }
+  const int64_t s = normalized_dim(ctx, ctx.int_arg("start_dim", 0), rank), e = normalized_dim(ctx, ctx.int_arg("end_dim", -1), rank);
+  std::vector<int64_t> shape;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i < s || i > e) shape.push_back(0);  // 0 copies the input dim
+    else if (i == s) shape.push_back(-1);
+  }
+  ctx.emit("Reshape", {ctx.tensor("self"), ctx.graph.constant_i64(shape)}, {ctx.output()});
+}
+
 void identity(TranslateContext& ctx) { ctx.alias_output(0, ctx.tensor("self")); }
+
+// sym_numel(self) -> Size
+void sym_numel(TranslateContext& ctx) { ctx.emit("Size", {ctx.tensor("self")}, {ctx.output()}); }
+
+// sym_stride.int(self, dim): the contiguous stride, the product of the later dims.
+void sym_stride(TranslateContext& ctx) {
+  const int64_t dim = normalized_dim(ctx, ctx.int_arg("dim", 0), rank_of(ctx, "self"));
+  const std::string later = ctx.emit1("Slice", {shape_of(ctx, ctx.tensor("self")), ctx.graph.constant_i64({dim + 1}),
+                                                ctx.graph.constant_i64({kToEnd})});
+  emit_reduce(ctx, "ReduceProd", later, {}, false, ctx.output());
+}
+
+// Exported programs hold contiguous tensors: the storage offset is 0.
+void sym_storage_offset(TranslateContext& ctx) { ctx.emit("Identity", {ctx.graph.constant_i64({0}, true)}, {ctx.output()}); }
 
 // sym_size.int(self, dim) -> a scalar int64 value: Shape + Gather.
 void sym_size(TranslateContext& ctx) {
@@ -116,6 +324,23 @@ PARITY_TRANSLATION("aten::transpose.int", transpose, 18);
 PARITY_TRANSLATION("aten::unsqueeze.default", unsqueeze, 18);
 PARITY_TRANSLATION("aten::squeeze.dim", squeeze, 18);
 PARITY_TRANSLATION("aten::squeeze.dims", squeeze, 18);
+PARITY_TRANSLATION("aten::squeeze.default", squeeze_all, 18);
+PARITY_TRANSLATION("aten::expand.default", expand, 18);
+PARITY_TRANSLATION("aten::repeat.default", repeat, 18);
+PARITY_TRANSLATION("aten::split_with_sizes.default", split_with_sizes, 18);
+PARITY_TRANSLATION("aten::split.Tensor", split_tensor, 18);
+PARITY_TRANSLATION("aten::unbind.int", unbind, 18);
+PARITY_TRANSLATION("aten::stack.default", stack, 18);
+PARITY_TRANSLATION("aten::flip.default", flip, 18);
+PARITY_TRANSLATION("aten::roll.default", roll, 18);
+PARITY_TRANSLATION("aten::select.int", select, 18);
+PARITY_TRANSLATION("aten::diagonal.default", diagonal, 18);
+PARITY_TRANSLATION("aten::as_strided.default", as_strided, 18);
+PARITY_TRANSLATION("aten::flatten.using_ints", flatten, 18);
+PARITY_TRANSLATION("aten::sym_numel.default", sym_numel, 18);
+PARITY_TRANSLATION("aten::sym_stride.int", sym_stride, 18);
+PARITY_TRANSLATION("aten::sym_storage_offset.default", sym_storage_offset, 18);
+PARITY_TRANSLATION("aten::lift_fresh_copy.default", identity, 18);
 PARITY_TRANSLATION("aten::clone.default", identity, 18);
 PARITY_TRANSLATION("aten::contiguous.default", identity, 18);
 PARITY_TRANSLATION("aten::alias.default", identity, 18);

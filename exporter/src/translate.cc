@@ -77,6 +77,70 @@ double TranslateContext::float_arg(const std::string& name, double fallback) con
   }
 }
 
+const pt2::Argument& TranslateContext::positional(size_t i) const {
+  if (i >= node.inputs.size()) fail("missing input #" + std::to_string(i));
+  return node.inputs[i].arg;
+}
+
+std::string TranslateContext::string_arg(const std::string& name, const std::string& fallback) const {
+  const pt2::Argument* a = arg(name);
+  if (!a || a->is_none()) return fallback;
+  if (a->kind != "as_string") fail("argument '" + name + "' must be a string, got " + a->describe());
+  return a->value.get<std::string>();
+}
+
+std::optional<DType> TranslateContext::dtype_arg(const std::string& name) const {
+  const pt2::Argument* a = arg(name);
+  if (!a || a->is_none()) return std::nullopt;
+  if (a->kind != "as_scalar_type") fail("argument '" + name + "' must be a dtype, got " + a->describe());
+  const DType t = pt2::dtype_from_torch(a->value.get<int32_t>());
+  if (t == DType::kUndefined) fail("argument '" + name + "': dtype " + a->describe() + " has no ONNX equivalent here");
+  return t;
+}
+
+int64_t TranslateContext::rank(const std::string& tensor_arg) const {
+  return static_cast<int64_t>(input_meta(tensor_arg).sizes.size());
+}
+
+int64_t TranslateContext::normalized_dim(int64_t dim, int64_t rank) const {
+  const int64_t r = rank == 0 ? 1 : rank;
+  if (dim < -r || dim >= r) fail("dim " + std::to_string(dim) + " out of range for rank " + std::to_string(rank));
+  return dim < 0 ? dim + r : dim;
+}
+
+DType TranslateContext::dtype_of(const pt2::Argument& a) const {
+  if (a.is_tensor()) return program.graph.meta(a.tensor_name(), node.name).dtype;
+  if (a.kind == "as_int" || a.kind == "as_sym_int") return DType::kInt64;
+  if (a.kind == "as_float" || a.kind == "as_sym_float") return DType::kFloat64;
+  if (a.kind == "as_bool" || a.kind == "as_sym_bool") return DType::kBool;
+  fail("argument " + a.describe() + " is not a number");
+}
+
+std::string TranslateContext::constant(double v, DType dtype) {
+  const bool direct = dtype == DType::kFloat32 || dtype == DType::kFloat64 || dtype == DType::kInt64 ||
+                      dtype == DType::kInt32 || dtype == DType::kBool;
+  const std::string c = graph.constant_scalar(v, dtype);
+  return direct ? c : cast_if_needed(c, DType::kFloat32, dtype);
+}
+
+std::string TranslateContext::value(const pt2::Argument& a, DType to) {
+  if (a.is_tensor()) {
+    auto it = values_.find(a.tensor_name());
+    if (it == values_.end()) fail("refers to unknown value '" + a.tensor_name() + "'");
+    return cast_if_needed(it->second, dtype_of(a), to);
+  }
+  if (a.kind == "as_int") return constant(static_cast<double>(a.as_int()), to);
+  if (a.kind == "as_float") return constant(a.as_float(), to);
+  if (a.kind == "as_bool") return constant(a.as_bool() ? 1.0 : 0.0, to);
+  if (a.kind == "as_sym_int" || a.kind == "as_sym_float" || a.kind == "as_sym_bool") {
+    if (a.value.contains("as_int")) return constant(static_cast<double>(a.value["as_int"].get<int64_t>()), to);
+    if (a.value.contains("as_float")) return constant(a.value["as_float"].get<double>(), to);
+    if (a.value.contains("as_bool")) return constant(a.value["as_bool"].get<bool>() ? 1.0 : 0.0, to);
+    return cast_if_needed(sym_value(a.value), dtype_of(a), to);
+  }
+  fail("argument " + a.describe() + " is not a tensor or number");
+}
+
 bool TranslateContext::bool_arg(const std::string& name, bool fallback) const {
   const pt2::Argument* a = arg(name);
   if (!a || a->is_none()) return fallback;
@@ -89,15 +153,33 @@ const pt2::TensorMeta& TranslateContext::input_meta(const std::string& name) con
   return program.graph.meta(a.tensor_name(), node.name);
 }
 
-const pt2::TensorMeta& TranslateContext::output_meta(size_t i) const {
-  std::vector<std::string> names;
+std::vector<std::pair<std::string, std::string>> TranslateContext::output_names() const {
+  std::vector<std::pair<std::string, std::string>> names;
   for (const auto& out : node.outputs) {
-    if (out.kind == "as_tensor") names.push_back(out.tensor_name());
-    if (out.kind == "as_tensors")
-      for (const auto& n : out.tensor_names()) names.push_back(n);
+    if (out.kind == "as_tensor") names.emplace_back(out.tensor_name(), out.kind);
+    else if (out.kind == "as_tensors")
+      for (const auto& n : out.tensor_names()) names.emplace_back(n, "as_tensor");
+    else if ((out.kind == "as_sym_int" || out.kind == "as_sym_float" || out.kind == "as_sym_bool") &&
+             out.value.contains("as_name"))
+      names.emplace_back(out.value["as_name"].get<std::string>(), out.kind);
+    else names.emplace_back("", out.kind);  // an output nobody reads
   }
-  if (i >= names.size()) fail("has no tensor output #" + std::to_string(i));
-  return program.graph.meta(names[i], node.name);
+  return names;
+}
+
+const pt2::TensorMeta& TranslateContext::output_meta(size_t i) const {
+  const auto names = output_names();
+  if (i >= names.size() || names[i].second != "as_tensor") fail("has no tensor output #" + std::to_string(i));
+  return program.graph.meta(names[i].first, node.name);
+}
+
+DType TranslateContext::output_dtype(size_t i) const {
+  const auto names = output_names();
+  if (i >= names.size()) fail("has no output #" + std::to_string(i));
+  if (names[i].second == "as_sym_int") return DType::kInt64;
+  if (names[i].second == "as_sym_float") return DType::kFloat64;
+  if (names[i].second == "as_sym_bool") return DType::kBool;
+  return output_meta(i).dtype;
 }
 
 std::string TranslateContext::sym_value(const nlohmann::json& sym) const {
@@ -144,25 +226,74 @@ std::string TranslateContext::int_list_value(const std::string& name) const {
 }
 
 std::string TranslateContext::output(size_t i) {
-  std::vector<std::string> names;
-  for (const auto& out : node.outputs) {
-    if (out.kind == "as_tensor") names.push_back(out.tensor_name());
-    else if (out.kind == "as_tensors")
-      for (const auto& n : out.tensor_names()) names.push_back(n);
-    else if (out.kind == "as_sym_int" && out.value.contains("as_name")) names.push_back(out.value["as_name"]);
-  }
+  const auto names = output_names();
   if (i >= names.size()) fail("has no output #" + std::to_string(i));
-  auto it = values_.find(names[i]);
+  const std::string& fx = names[i].first;
+  if (fx.empty()) return temp("unused");
+  auto it = values_.find(fx);
   if (it != values_.end()) return it->second;
-  const std::string onnx_name = graph.is_used(names[i]) ? graph.unique_name(names[i]) : names[i];
+  const std::string onnx_name = graph.is_used(fx) ? graph.unique_name(fx) : fx;
   graph.reserve_name(onnx_name);
-  values_[names[i]] = onnx_name;
+  values_[fx] = onnx_name;
   return onnx_name;
 }
 
 void TranslateContext::alias_output(size_t i, const std::string& value) {
   // Keep the FX name visible: an Identity costs nothing and keeps intermediates alignable.
   emit("Identity", {value}, {output(i)});
+}
+
+std::string shape_of(TranslateContext& ctx, const std::string& v) { return ctx.emit1("Shape", {v}, "shape"); }
+
+std::string element(TranslateContext& ctx, const std::string& v, int64_t i) {
+  auto* g = ctx.emit("Gather", {v, ctx.graph.constant_i64({i}, true)}, {ctx.temp("dim")});
+  set_attr(g, "axis", int64_t{0});
+  return g->output(0);
+}
+
+std::string unsqueeze0(TranslateContext& ctx, const std::string& scalar) {
+  return ctx.emit1("Unsqueeze", {scalar, ctx.graph.constant_i64({0})}, "unsqueeze");
+}
+
+namespace {
+int promotion_rank(DType t) {
+  switch (t) {
+    case DType::kBool: return 0;
+    case DType::kUInt8: case DType::kInt8: case DType::kInt16: case DType::kInt32: case DType::kInt64:
+    case DType::kUInt16: case DType::kUInt32: case DType::kUInt64: return 1;
+    default: return 2;
+  }
+}
+}  // namespace
+
+DType promote(TranslateContext& ctx, const std::string& a_name, const std::string& b_name) {
+  const pt2::Argument& a = ctx.required(a_name);
+  const pt2::Argument& b = ctx.required(b_name);
+  const DType ta = ctx.dtype_of(a), tb = ctx.dtype_of(b);
+  if (a.is_tensor() && b.is_tensor()) {
+    const auto& ma = ctx.input_meta(a_name);
+    const auto& mb = ctx.input_meta(b_name);
+    // A 0-dim tensor yields to a dimensioned one of the same kind, as in torch.result_type.
+    const bool za = ma.sizes.empty(), zb = mb.sizes.empty();
+    if (za != zb && promotion_rank(ta) == promotion_rank(tb)) return za ? tb : ta;
+    if (promotion_rank(ta) != promotion_rank(tb)) return promotion_rank(ta) > promotion_rank(tb) ? ta : tb;
+    if (ta == tb) return ta;
+    return dtype_size(ta) >= dtype_size(tb) ? ta : tb;
+  }
+  const bool a_tensor = a.is_tensor();
+  const DType tensor_t = a_tensor ? ta : tb, scalar_t = a_tensor ? tb : ta;
+  if (!a.is_tensor() && !b.is_tensor()) return promotion_rank(ta) >= promotion_rank(tb) ? ta : tb;
+  if (promotion_rank(scalar_t) > promotion_rank(tensor_t)) return scalar_t == DType::kFloat64 ? DType::kFloat32 : scalar_t;
+  return tensor_t;
+}
+
+onnx::NodeProto* emit_reduce(TranslateContext& ctx, const std::string& op, const std::string& x,
+                             const std::vector<int64_t>& axes, bool keepdims, const std::string& out) {
+  std::vector<std::string> inputs = {x};
+  if (!axes.empty()) inputs.push_back(ctx.graph.constant_i64(axes));
+  auto* n = ctx.emit(op, inputs, {out});
+  set_attr(n, "keepdims", int64_t{keepdims ? 1 : 0});
+  return n;
 }
 
 std::string TranslateContext::cast_if_needed(const std::string& value, DType from, DType to) {

@@ -24,6 +24,9 @@ class TranslateContext {
 
   // --- arguments (by schema name; absent = the schema default) ---
   const pt2::Argument* arg(const std::string& name) const { return node.input(name); }
+  bool has(const std::string& name) const { return arg(name) && !arg(name)->is_none(); }
+  // The i-th serialized input (operator.* and torch.sym_* nodes name theirs a, b, ...).
+  const pt2::Argument& positional(size_t i) const;
   const pt2::Argument& required(const std::string& name) const;
   std::string tensor(const std::string& name) const;  // ONNX value of a tensor argument
   std::vector<std::string> tensors(const std::string& name) const;
@@ -32,6 +35,19 @@ class TranslateContext {
   std::vector<int64_t> ints_arg(const std::string& name, std::vector<int64_t> fallback = {}) const;
   double float_arg(const std::string& name, double fallback) const;
   bool bool_arg(const std::string& name, bool fallback) const;
+  std::string string_arg(const std::string& name, const std::string& fallback) const;
+  // A `ScalarType? dtype` argument (as_scalar_type, torch numbering) as a Parity dtype.
+  std::optional<DType> dtype_arg(const std::string& name) const;
+  // Rank of a tensor argument and a dim argument normalised into [0, rank).
+  int64_t rank(const std::string& tensor_arg) const;
+  int64_t normalized_dim(int64_t dim, int64_t rank) const;
+  // Any tensor / number / symbolic argument as an ONNX value of dtype `to` (scalars stay rank 0).
+  std::string value(const pt2::Argument& a, DType to);
+  std::string value(const std::string& name, DType to) { return value(required(name), to); }
+  // The dtype a non-tensor argument has in ONNX: int64 for ints, float64 for floats, bool for bools.
+  DType dtype_of(const pt2::Argument& a) const;
+  // A scalar constant of any dtype (narrow dtypes through a Cast).
+  std::string constant(double v, DType dtype);
   // Metadata of a tensor argument / of the node's i-th tensor output.
   const pt2::TensorMeta& input_meta(const std::string& name) const;
   const pt2::TensorMeta& output_meta(size_t i = 0) const;
@@ -42,6 +58,9 @@ class TranslateContext {
   // --- outputs ---
   // The ONNX value name of the node's i-th output (= its FX name, so both sides align).
   std::string output(size_t i = 0);
+  size_t output_count() const { return output_names().size(); }
+  // The dtype the i-th output has in ONNX (tensor meta, or int64/float64/bool for sym outputs).
+  DType output_dtype(size_t i = 0) const;
   // Binds the node's i-th output to an existing ONNX value (no node emitted, e.g. a no-op view).
   void alias_output(size_t i, const std::string& value);
   // A fresh intermediate value name derived from the node.
@@ -65,9 +84,20 @@ class TranslateContext {
   [[noreturn]] void fail(const std::string& message) const;
 
  private:
+  std::vector<std::pair<std::string, std::string>> output_names() const;  // (FX name or "", kind)
   std::string sym_value(const nlohmann::json& sym) const;
   std::map<std::string, std::string>& values_;
 };
+
+// Emission helpers shared by the op families.
+std::string shape_of(TranslateContext& ctx, const std::string& v);
+// One element of a 1-D int64 value as a rank-0 value.
+std::string element(TranslateContext& ctx, const std::string& v, int64_t i);
+std::string unsqueeze0(TranslateContext& ctx, const std::string& scalar);  // rank 0 -> [1]
+// torch's type promotion of two operands (tensors win over scalars of the same kind).
+DType promote(TranslateContext& ctx, const std::string& a, const std::string& b);
+onnx::NodeProto* emit_reduce(TranslateContext& ctx, const std::string& op, const std::string& x,
+                             const std::vector<int64_t>& axes, bool keepdims, const std::string& out);
 
 using TranslateFn = void (*)(TranslateContext&);
 

@@ -1,17 +1,16 @@
-// Cast among float32, float64, int32, int64 and bool.
-// Float -> int truncates toward zero; NaN and out-of-range values give the integer minimum (what x86
-// hardware, numpy and ONNX Runtime produce) instead of C++ undefined behaviour.
+// Cast and CastLike among float32/64, float16, bfloat16, int8/16/32/64, uint8/16/32/64 and bool.
+// Float -> int truncates toward zero; NaN and out-of-range values follow float_to_int (x86, numpy and
+// ONNX Runtime agree) instead of C++ undefined behaviour. float16/bfloat16 convert through float32
+// (round to nearest even); float8 and string are not supported.
 #include <cmath>
-#include <cstring>
 #include <limits>
-#include <type_traits>
 
-#include "../src/kernel.h"
+#include "elementwise.h"
 
 namespace parity::refrt {
 namespace {
 
-const std::vector<DType> kCastTypes = {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64, DType::kBool};
+const std::vector<DType> kCastTypes = kAllTypes;
 
 bool castable(DType t) {
   for (DType c : kCastTypes)
@@ -19,21 +18,26 @@ bool castable(DType t) {
   return false;
 }
 
-struct BoolByte {  // storage of bool: one byte, non-zero = true
-  uint8_t v;
-};
+// Storage wrappers for the 16-bit floats.
+struct Half { uint16_t bits; };
+struct BFloat { uint16_t bits; };
+
+template <typename T> inline constexpr bool is_half_like_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat>;
 
 template <typename To, typename From>
 To convert(From v) {
-  if constexpr (std::is_same_v<From, BoolByte>) {
-    return static_cast<To>(v.v != 0 ? 1 : 0);
-  } else if constexpr (std::is_same_v<To, BoolByte>) {
-    return BoolByte{static_cast<uint8_t>(v != From(0) ? 1 : 0)};  // NaN != 0: true
-  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
-    const From t = std::trunc(v);
-    const From lo = static_cast<From>(std::numeric_limits<To>::min());  // -2^(bits-1), exact
-    if (!(t >= lo && t < -lo)) return std::numeric_limits<To>::min();
-    return static_cast<To>(t);
+  if constexpr (std::is_same_v<From, Half>) {
+    return convert<To>(half_to_float(v.bits));
+  } else if constexpr (std::is_same_v<From, BFloat>) {
+    return convert<To>(bf16_to_float(v.bits));
+  } else if constexpr (std::is_same_v<To, Half>) {
+    return Half{float_to_half(convert<float>(v))};
+  } else if constexpr (std::is_same_v<To, BFloat>) {
+    return BFloat{float_to_bf16(convert<float>(v))};
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);  // NaN != 0: true
+  } else if constexpr (is_float_v<From> && is_int_v<To>) {
+    return float_to_int<To>(v);
   } else if constexpr (std::is_same_v<From, double> && std::is_same_v<To, float>) {
     // IEEE overflow threshold of round-to-nearest: beyond it the result is +-inf.
     static const double overflow = std::ldexp(1.0, 128) - std::ldexp(1.0, 103);
@@ -41,64 +45,76 @@ To convert(From v) {
     if (std::fabs(v) >= overflow) return v > 0 ? inf : -inf;  // NaN fails the test and stays NaN below
     return static_cast<float>(v);
   } else {
-    return static_cast<To>(v);  // widening, int -> float, or int narrowing (modular since C++20)
+    return static_cast<To>(v);  // widening, int -> float, bool -> number, int narrowing (modular since C++20)
   }
 }
 
 template <typename To, typename From>
 void convert_all(const Tensor& x, Tensor& out) {
-  const From* src = static_cast<const From*>(x.raw());
-  To* dst = static_cast<To*>(out.mutable_raw());
-  for (int64_t i = 0; i < x.numel(); ++i) dst[i] = convert<To>(src[i]);
+  const void* src = x.raw();
+  void* dst = out.mutable_raw();
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    if constexpr (std::is_same_v<From, bool>) {
+      store<To>(dst, i, convert<To>(load<bool>(src, i)));
+    } else if constexpr (std::is_same_v<To, bool>) {
+      store<bool>(dst, i, convert<bool>(static_cast<const From*>(src)[i]));
+    } else {
+      static_cast<To*>(dst)[i] = convert<To>(static_cast<const From*>(src)[i]);
+    }
+  }
 }
 
-template <typename To>
-void convert_from(const Tensor& x, Tensor& out) {
-  switch (x.dtype()) {
-    case DType::kFloat32: return convert_all<To, float>(x, out);
-    case DType::kFloat64: return convert_all<To, double>(x, out);
-    case DType::kInt32: return convert_all<To, int32_t>(x, out);
-    case DType::kInt64: return convert_all<To, int64_t>(x, out);
-    case DType::kBool: return convert_all<To, BoolByte>(x, out);
-    default: break;
+// Calls fn(T{}) for every cast dtype, 16-bit floats as Half/BFloat.
+template <typename Fn>
+void dispatch_cast(DType t, Fn&& fn) {
+  switch (t) {
+    case DType::kFloat16: return fn(Half{});
+    case DType::kBFloat16: return fn(BFloat{});
+    default: dispatch_with_bool(t, fn);
   }
 }
 
 class CastKernel : public Kernel {
  public:
-  explicit CastKernel(const NodeDef& node) : node_(node), to_(static_cast<DType>(node.attr_int("to", 0))) {
-    if (!node.attr("to")) node.fail("missing required attribute 'to'");
+  // Cast: the target is the `to` attribute; CastLike: the dtype of input 1, known at run.
+  explicit CastKernel(const NodeDef& node) : node_(node), like_(node.op_type == "CastLike") {
+    if (like_) return;
+    if (!node.attr("to", Attribute::Type::kInt)) node.fail("missing required attribute 'to'");
+    to_ = static_cast<DType>(node.attr_int("to", 0));
     if (!castable(to_))
-      node.fail("cast to " + dtype_name(to_) + " is not implemented (float32, float64, int32, int64, bool are)",
+      node.fail("cast to " + dtype_name(to_) + " is not supported (float8, string and complex are not)",
                 ErrorKind::kUnsupported);
   }
   void compute(KernelIO& io) const override {
     const Tensor& x = io.in(0);
+    const DType to = like_ ? io.in(1).dtype() : to_;
     if (!castable(x.dtype()))
-      node_.fail("cast from " + dtype_name(x.dtype()) + " is not implemented", ErrorKind::kUnsupported);
-    if (x.dtype() == to_) {
+      node_.fail("cast from " + dtype_name(x.dtype()) + " is not supported", ErrorKind::kUnsupported);
+    if (!castable(to)) node_.fail("cast to " + dtype_name(to) + " is not supported", ErrorKind::kUnsupported);
+    if (x.dtype() == to) {
       io.outputs[0] = x;
       return;
     }
-    Tensor out(to_, x.shape());
-    switch (to_) {
-      case DType::kFloat32: convert_from<float>(x, out); break;
-      case DType::kFloat64: convert_from<double>(x, out); break;
-      case DType::kInt32: convert_from<int32_t>(x, out); break;
-      case DType::kInt64: convert_from<int64_t>(x, out); break;
-      default: convert_from<BoolByte>(x, out); break;
-    }
+    Tensor out(to, x.shape());
+    dispatch_cast(to, [&](auto to_zero) {
+      dispatch_cast(x.dtype(), [&](auto from_zero) {
+        convert_all<decltype(to_zero), decltype(from_zero)>(x, out);
+      });
+    });
     io.outputs[0] = std::move(out);
   }
 
  private:
   NodeDef node_;
-  DType to_;
+  bool like_;
+  DType to_ = DType::kUndefined;
 };
 
 }  // namespace
 
-// Cast 6: `to` is an int dtype; 9, 13, 19 (saturate, float8 only) and later only widened types.
+// Cast 6: `to` is an int dtype; 9, 13, 19 (saturate, float8 only), 21 and 23 only widened types.
 PARITY_KERNEL("Cast", 6, CastKernel, kCastTypes);
+// CastLike 15: target dtype from input 1; 19 and 21 widened types.
+PARITY_KERNEL("CastLike", 15, CastKernel, kCastTypes);
 
 }  // namespace parity::refrt

@@ -1,74 +1,54 @@
-// Comparisons (Equal, Less, Greater) -> bool, and Where(condition, X, Y), all with numpy broadcasting.
+// Comparisons (Equal Less LessOrEqual Greater GreaterOrEqual) and logic (And Or Xor) -> bool, and
+// Where(condition, X, Y), all with numpy broadcasting. NaN compares false everywhere (IEEE, numpy).
 #include <cstring>
 
-#include "../src/broadcast.h"
+#include "elementwise.h"
 
 namespace parity::refrt {
 namespace {
 
-const std::vector<DType> kEqualTypes = {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64, DType::kBool};
-
-template <typename Op>
-class CompareKernel : public Kernel {
- public:
-  explicit CompareKernel(const NodeDef& node) : node_(node) {}
-  void compute(KernelIO& io) const override {
-    const Tensor& a = io.in(0);
-    const Tensor& b = io.in(1);
-    if (a.dtype() != b.dtype())
-      node_.fail("input dtypes differ: " + dtype_name(a.dtype()) + " and " + dtype_name(b.dtype()));
-    const auto plan = plan_broadcast<2>({&a.shape(), &b.shape()}, node_);
-    Tensor out(DType::kBool, plan.out);
-    switch (a.dtype()) {
-      case DType::kFloat32: run<float>(plan, a, b, out); break;
-      case DType::kFloat64: run<double>(plan, a, b, out); break;
-      case DType::kInt32: run<int32_t>(plan, a, b, out); break;
-      case DType::kInt64: run<int64_t>(plan, a, b, out); break;
-      case DType::kBool:
-        if (Op::kBool) {
-          run<bool_byte>(plan, a, b, out);
-          break;
-        }
-        [[fallthrough]];
-      default: node_.fail("dtype " + dtype_name(a.dtype()) + " is not implemented", ErrorKind::kUnsupported);
-    }
-    io.outputs[0] = std::move(out);
-  }
-
- private:
-  // Bool is stored as one byte; any non-zero byte is true.
-  struct bool_byte {
-    uint8_t v;
-    bool operator==(const bool_byte& o) const { return (v != 0) == (o.v != 0); }
-    bool operator<(const bool_byte& o) const { return (v != 0) < (o.v != 0); }
-  };
-  template <typename T>
-  void run(const BroadcastPlan<2>& plan, const Tensor& a, const Tensor& b, Tensor& out) const {
-    const T* pa = static_cast<const T*>(a.raw());
-    const T* pb = static_cast<const T*>(b.raw());
-    uint8_t* po = out.data<uint8_t>();
-    for_each_broadcast(plan, [&](int64_t o, const std::array<int64_t, 2>& i) { po[o] = Op::apply(pa[i[0]], pb[i[1]]); });
-  }
-  NodeDef node_;
+struct CompareOp {
+  explicit CompareOp(const NodeDef&) {}
+  template <typename T> static constexpr bool accepts = is_number_v<T>;
 };
-
-// NaN compares false everywhere, as IEEE (and numpy) say.
 struct EqualOp {
-  static constexpr bool kBool = true;
-  template <typename T> static uint8_t apply(const T& a, const T& b) { return a == b; }
+  explicit EqualOp(const NodeDef&) {}
+  template <typename T> static constexpr bool accepts = is_number_v<T> || std::is_same_v<T, bool>;
+  template <typename T> bool operator()(T a, T b) const { return a == b; }
 };
-struct LessOp {
-  static constexpr bool kBool = false;
-  template <typename T> static uint8_t apply(const T& a, const T& b) { return a < b; }
+struct LessOp : CompareOp {
+  using CompareOp::CompareOp;
+  template <typename T> bool operator()(T a, T b) const { return a < b; }
 };
-struct GreaterOp {
-  static constexpr bool kBool = false;
-  template <typename T> static uint8_t apply(const T& a, const T& b) { return b < a; }
+struct LessOrEqualOp : CompareOp {
+  using CompareOp::CompareOp;
+  template <typename T> bool operator()(T a, T b) const { return a <= b; }
+};
+struct GreaterOp : CompareOp {
+  using CompareOp::CompareOp;
+  template <typename T> bool operator()(T a, T b) const { return a > b; }
+};
+struct GreaterOrEqualOp : CompareOp {
+  using CompareOp::CompareOp;
+  template <typename T> bool operator()(T a, T b) const { return a >= b; }
 };
 
-using EqualKernel = CompareKernel<EqualOp>;
-using LessKernel = CompareKernel<LessOp>;
-using GreaterKernel = CompareKernel<GreaterOp>;
+struct LogicOp {
+  explicit LogicOp(const NodeDef&) {}
+  template <typename T> static constexpr bool accepts = std::is_same_v<T, bool>;
+};
+struct AndOp : LogicOp {
+  using LogicOp::LogicOp;
+  bool operator()(bool a, bool b) const { return a && b; }
+};
+struct OrOp : LogicOp {
+  using LogicOp::LogicOp;
+  bool operator()(bool a, bool b) const { return a || b; }
+};
+struct XorOp : LogicOp {
+  using LogicOp::LogicOp;
+  bool operator()(bool a, bool b) const { return a != b; }
+};
 
 // Where moves bytes, so one implementation serves every dtype of X and Y.
 class WhereKernel : public Kernel {
@@ -102,10 +82,16 @@ class WhereKernel : public Kernel {
 }  // namespace
 
 // Equal 7: numpy broadcasting; 11 added floats (accepted here from 7: a superset), 13/19 widened types.
-PARITY_KERNEL("Equal", 7, EqualKernel, kEqualTypes);
-// Less/Greater 7: numpy broadcasting; 9 and 13 widened types.
-PARITY_KERNEL("Less", 7, LessKernel, kNumericTypes);
-PARITY_KERNEL("Greater", 7, GreaterKernel, kNumericTypes);
+PARITY_KERNEL("Equal", 7, BinaryKernel<EqualOp>, kAllTypes);
+// Less/Greater 7: numpy broadcasting; 9 and 13 widened types. LessOrEqual/GreaterOrEqual 12; 16 widened.
+PARITY_KERNEL("Less", 7, BinaryKernel<LessOp>, kAllNumericTypes);
+PARITY_KERNEL("Greater", 7, BinaryKernel<GreaterOp>, kAllNumericTypes);
+PARITY_KERNEL("LessOrEqual", 12, BinaryKernel<LessOrEqualOp>, kAllNumericTypes);
+PARITY_KERNEL("GreaterOrEqual", 12, BinaryKernel<GreaterOrEqualOp>, kAllNumericTypes);
+// And/Or/Xor 7: numpy broadcasting.
+PARITY_KERNEL("And", 7, BinaryKernel<AndOp>, {DType::kBool});
+PARITY_KERNEL("Or", 7, BinaryKernel<OrOp>, {DType::kBool});
+PARITY_KERNEL("Xor", 7, BinaryKernel<XorOp>, {DType::kBool});
 // Where 9 introduced the op; 16 widened types.
 PARITY_KERNEL("Where", 9, WhereKernel, kAllTypes);
 

@@ -1,111 +1,117 @@
-// Unary math and activations: Neg Abs Sqrt Exp Log Relu Sigmoid Tanh.
+// Unary math and logic: Neg Abs Sign Reciprocal Sqrt Exp Log, trigonometric and hyperbolic
+// functions, Erf Floor Ceil Round, Not BitwiseNot, IsNaN IsInf.
 #include <cmath>
-#include <type_traits>
 
-#include "../src/kernel.h"
+#include "elementwise.h"
 
 namespace parity::refrt {
 namespace {
 
-const std::vector<DType> kSignedTypes = {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64};
-
-template <typename Op>
-class UnaryKernel : public Kernel {
- public:
-  explicit UnaryKernel(const NodeDef& node) : node_(node) {}
-  void compute(KernelIO& io) const override {
-    const Tensor& x = io.in(0);
-    Tensor out(x.dtype(), x.shape());
-    switch (x.dtype()) {
-      case DType::kFloat32: run<float>(x, out); return finish(io, out);
-      case DType::kFloat64: run<double>(x, out); return finish(io, out);
-      case DType::kInt32:
-        if constexpr (Op::kIntegers) { run<int32_t>(x, out); return finish(io, out); }
-        break;
-      case DType::kInt64:
-        if constexpr (Op::kIntegers) { run<int64_t>(x, out); return finish(io, out); }
-        break;
-      default: break;
-    }
-    node_.fail("dtype " + dtype_name(x.dtype()) + " is not implemented", ErrorKind::kUnsupported);
+#define PARITY_FLOAT_UNARY(Name, expr)                      \
+  struct Name##Op : FloatOp {                               \
+    using FloatOp::FloatOp;                                 \
+    template <typename T> T operator()(T x) const { return static_cast<T>(expr); } \
   }
 
- private:
-  static void finish(KernelIO& io, Tensor& out) { io.outputs[0] = std::move(out); }
-  template <typename T>
-  void run(const Tensor& x, Tensor& out) const {
-    const T* px = x.data<T>();
-    T* po = out.data<T>();
-    for (int64_t i = 0; i < x.numel(); ++i) po[i] = Op::apply(px[i]);
-  }
-  NodeDef node_;
-};
-
-// Integer negation wraps (-MIN == MIN) rather than being undefined.
-template <typename T>
-T negate(T x) {
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(std::make_unsigned_t<T>(0) - std::make_unsigned_t<T>(x));
-  else return -x;
-}
+PARITY_FLOAT_UNARY(Sqrt, std::sqrt(x));
+PARITY_FLOAT_UNARY(Reciprocal, T(1) / x);
+PARITY_FLOAT_UNARY(Exp, std::exp(x));
+PARITY_FLOAT_UNARY(Log, std::log(x));
+PARITY_FLOAT_UNARY(Sin, std::sin(x));
+PARITY_FLOAT_UNARY(Cos, std::cos(x));
+PARITY_FLOAT_UNARY(Tan, std::tan(x));
+PARITY_FLOAT_UNARY(Asin, std::asin(x));
+PARITY_FLOAT_UNARY(Acos, std::acos(x));
+PARITY_FLOAT_UNARY(Atan, std::atan(x));
+PARITY_FLOAT_UNARY(Sinh, std::sinh(x));
+PARITY_FLOAT_UNARY(Cosh, std::cosh(x));
+PARITY_FLOAT_UNARY(Asinh, std::asinh(x));
+PARITY_FLOAT_UNARY(Acosh, std::acosh(x));
+PARITY_FLOAT_UNARY(Atanh, std::atanh(x));
+PARITY_FLOAT_UNARY(Tanh, std::tanh(x));
+PARITY_FLOAT_UNARY(Erf, std::erf(x));
+PARITY_FLOAT_UNARY(Floor, std::floor(x));
+PARITY_FLOAT_UNARY(Ceil, std::ceil(x));
+// Halves go to the even neighbour (nearbyint in the default rounding mode), as ONNX and numpy.
+PARITY_FLOAT_UNARY(Round, std::nearbyint(x));
 
 struct NegOp {
-  static constexpr bool kIntegers = true;
-  template <typename T> static T apply(T x) { return negate(x); }
-};
-struct AbsOp {
-  static constexpr bool kIntegers = true;
-  template <typename T> static T apply(T x) { return x < T(0) ? negate(x) : x; }
-};
-struct ReluOp {
-  static constexpr bool kIntegers = false;
-  template <typename T> static T apply(T x) { return x > T(0) ? x : (x == x ? T(0) : x); }  // NaN stays NaN
-};
-struct SigmoidOp {
-  static constexpr bool kIntegers = false;
-  // Split by sign so that exp never overflows.
-  template <typename T>
-  static T apply(T x) {
-    if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
-    const T e = std::exp(x);
-    return e / (T(1) + e);
+  explicit NegOp(const NodeDef&) {}
+  template <typename T> static constexpr bool accepts = is_float_v<T> || is_signed_int_v<T>;
+  template <typename T> T operator()(T x) const {
+    if constexpr (is_int_v<T>) return wrap_neg(x);  // -MIN == MIN instead of UB
+    else return -x;
   }
 };
-struct TanhOp {
-  static constexpr bool kIntegers = false;
-  template <typename T> static T apply(T x) { return std::tanh(x); }
+struct AbsOp {
+  explicit AbsOp(const NodeDef&) {}
+  template <typename T> static constexpr bool accepts = is_number_v<T>;
+  template <typename T> T operator()(T x) const {
+    if constexpr (is_int_v<T>) return x < T(0) ? wrap_neg(x) : x;
+    else return std::fabs(x);
+  }
 };
-struct ExpOp {
-  static constexpr bool kIntegers = false;
-  template <typename T> static T apply(T x) { return std::exp(x); }
+struct SignOp {
+  explicit SignOp(const NodeDef&) {}
+  template <typename T> static constexpr bool accepts = is_number_v<T>;
+  template <typename T> T operator()(T x) const {
+    if constexpr (is_float_v<T>)
+      if (x != x) return x;  // NaN stays NaN
+    return static_cast<T>((T(0) < x) - (x < T(0)));
+  }
 };
-struct LogOp {
-  static constexpr bool kIntegers = false;
-  template <typename T> static T apply(T x) { return std::log(x); }
+struct NotOp {
+  explicit NotOp(const NodeDef&) {}
+  template <typename T> static constexpr bool accepts = std::is_same_v<T, bool>;
+  bool operator()(bool x) const { return !x; }
 };
-struct SqrtOp {
-  static constexpr bool kIntegers = false;
-  template <typename T> static T apply(T x) { return std::sqrt(x); }
+struct BitwiseNotOp {
+  explicit BitwiseNotOp(const NodeDef&) {}
+  template <typename T> static constexpr bool accepts = is_int_v<T>;
+  template <typename T> T operator()(T x) const { return static_cast<T>(~x); }
 };
-
-using NegKernel = UnaryKernel<NegOp>;
-using AbsKernel = UnaryKernel<AbsOp>;
-using ReluKernel = UnaryKernel<ReluOp>;
-using SigmoidKernel = UnaryKernel<SigmoidOp>;
-using TanhKernel = UnaryKernel<TanhOp>;
-using ExpKernel = UnaryKernel<ExpOp>;
-using LogKernel = UnaryKernel<LogOp>;
-using SqrtKernel = UnaryKernel<SqrtOp>;
+struct IsNaNOp : FloatOp {
+  using FloatOp::FloatOp;
+  template <typename T> bool operator()(T x) const { return x != x; }
+};
+struct IsInfOp : FloatOp {
+  explicit IsInfOp(const NodeDef& n)
+      : FloatOp(n), negative(n.attr_int("detect_negative", 1) != 0), positive(n.attr_int("detect_positive", 1) != 0) {}
+  template <typename T> bool operator()(T x) const {
+    return std::isinf(x) && (x > 0 ? positive : negative);
+  }
+  bool negative, positive;
+};
 
 }  // namespace
 
-// 6 dropped the legacy `consumed_inputs` attribute; 13 (and Relu 14) only widened the type list.
-PARITY_KERNEL("Neg", 6, NegKernel, kSignedTypes);
-PARITY_KERNEL("Abs", 6, AbsKernel, kSignedTypes);
-PARITY_KERNEL("Relu", 6, ReluKernel, kFloatTypes);
-PARITY_KERNEL("Sigmoid", 6, SigmoidKernel, kFloatTypes);
-PARITY_KERNEL("Tanh", 6, TanhKernel, kFloatTypes);
-PARITY_KERNEL("Exp", 6, ExpKernel, kFloatTypes);
-PARITY_KERNEL("Log", 6, LogKernel, kFloatTypes);
-PARITY_KERNEL("Sqrt", 6, SqrtKernel, kFloatTypes);
+// 6 dropped the legacy `consumed_inputs` attribute; 13 only widened the type lists.
+PARITY_KERNEL("Neg", 6, UnaryKernel<NegOp>, kSignedNumericTypes);
+PARITY_KERNEL("Abs", 6, UnaryKernel<AbsOp>, kAllNumericTypes);
+PARITY_KERNEL("Sqrt", 6, UnaryKernel<SqrtOp>, kFloatTypes16);
+PARITY_KERNEL("Reciprocal", 6, UnaryKernel<ReciprocalOp>, kFloatTypes16);
+PARITY_KERNEL("Exp", 6, UnaryKernel<ExpOp>, kFloatTypes16);
+PARITY_KERNEL("Log", 6, UnaryKernel<LogOp>, kFloatTypes16);
+PARITY_KERNEL("Floor", 6, UnaryKernel<FloorOp>, kFloatTypes16);
+PARITY_KERNEL("Ceil", 6, UnaryKernel<CeilOp>, kFloatTypes16);
+PARITY_KERNEL("Tanh", 6, UnaryKernel<TanhOp>, kFloatTypes16);
+PARITY_KERNEL("Sin", 7, UnaryKernel<SinOp>, kFloatTypes16);
+PARITY_KERNEL("Cos", 7, UnaryKernel<CosOp>, kFloatTypes16);
+PARITY_KERNEL("Tan", 7, UnaryKernel<TanOp>, kFloatTypes16);
+PARITY_KERNEL("Asin", 7, UnaryKernel<AsinOp>, kFloatTypes16);
+PARITY_KERNEL("Acos", 7, UnaryKernel<AcosOp>, kFloatTypes16);
+PARITY_KERNEL("Atan", 7, UnaryKernel<AtanOp>, kFloatTypes16);
+PARITY_KERNEL("Sinh", 9, UnaryKernel<SinhOp>, kFloatTypes16);
+PARITY_KERNEL("Cosh", 9, UnaryKernel<CoshOp>, kFloatTypes16);
+PARITY_KERNEL("Asinh", 9, UnaryKernel<AsinhOp>, kFloatTypes16);
+PARITY_KERNEL("Acosh", 9, UnaryKernel<AcoshOp>, kFloatTypes16);
+PARITY_KERNEL("Atanh", 9, UnaryKernel<AtanhOp>, kFloatTypes16);
+PARITY_KERNEL("Erf", 9, UnaryKernel<ErfOp>, kFloatTypes16);
+PARITY_KERNEL("Sign", 9, UnaryKernel<SignOp>, kAllNumericTypes);
+PARITY_KERNEL("Round", 11, UnaryKernel<RoundOp>, kFloatTypes16);
+PARITY_KERNEL("Not", 1, UnaryKernel<NotOp>, {DType::kBool});
+PARITY_KERNEL("BitwiseNot", 18, UnaryKernel<BitwiseNotOp>, kIntTypes);
+PARITY_KERNEL("IsNaN", 9, UnaryKernel<IsNaNOp>, kFloatTypes16);
+PARITY_KERNEL("IsInf", 10, UnaryKernel<IsInfOp>, kFloatTypes16);
 
 }  // namespace parity::refrt

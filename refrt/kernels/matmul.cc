@@ -1,34 +1,11 @@
 // MatMul (numpy semantics, batch broadcasting) and Gemm, on OpenBLAS's cblas.
-#include <cblas.h>
-
 #include <climits>
 #include <cstring>
 
-#include "../src/kernel.h"
+#include "../src/gemm.h"
 
 namespace parity::refrt {
 namespace {
-
-// cblas takes int sizes: larger matrices are refused rather than silently truncated.
-void check_blas_dims(const NodeDef& node, int64_t m, int64_t n, int64_t k) {
-  if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
-    node.fail("matrix dimensions " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) +
-                  " exceed the BLAS int range",
-              ErrorKind::kUnsupported);
-}
-
-template <typename T>
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
-          int64_t ldb, T beta, T* c, int64_t ldc) {
-  if (m == 0 || n == 0) return;
-  const auto transa = ta ? CblasTrans : CblasNoTrans, transb = tb ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>)
-    cblas_sgemm(CblasRowMajor, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a,
-                static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
-  else
-    cblas_dgemm(CblasRowMajor, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a,
-                static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
-}
 
 class MatMulKernel : public Kernel {
  public:
@@ -52,15 +29,18 @@ class MatMulKernel : public Kernel {
     if (a.rank() > 1) out_shape.push_back(m);
     if (b.rank() > 1) out_shape.push_back(n);
     Tensor out(a.dtype(), out_shape);
-    if (a.dtype() == DType::kFloat32) run<float>(a, b, out, batch, batch_a, batch_b, m, k, n);
-    else if (a.dtype() == DType::kFloat64) run<double>(a, b, out, batch, batch_a, batch_b, m, k, n);
+    if (a.dtype() == DType::kFloat32) run<float>(io, a, b, out, batch, batch_a, batch_b, m, k, n);
+    else if (a.dtype() == DType::kFloat64) run<double>(io, a, b, out, batch, batch_a, batch_b, m, k, n);
     else node_.fail("dtype " + dtype_name(a.dtype()) + " is not implemented", ErrorKind::kUnsupported);
     io.outputs[0] = std::move(out);
+  }
+  double flops(const KernelIO& io) const override {  // 2 m n k per output matrix
+    return 2.0 * static_cast<double>(io.outputs[0].numel()) * static_cast<double>(io.in(0).shape().back());
   }
 
  private:
   template <typename T>
-  void run(const Tensor& a, const Tensor& b, Tensor& out, const Shape& batch, const Shape& batch_a,
+  void run(const KernelIO& io, const Tensor& a, const Tensor& b, Tensor& out, const Shape& batch, const Shape& batch_a,
            const Shape& batch_b, int64_t m, int64_t k, int64_t n) const {
     const int64_t count = checked_numel(batch);
     T* po = out.data<T>();
@@ -68,7 +48,7 @@ class MatMulKernel : public Kernel {
       std::memset(po, 0, out.nbytes());
       return;
     }
-    for (int64_t i = 0; i < count; ++i) {
+    auto one = [&](int64_t i) {
       // Batch index i -> matrix offsets in a and b (broadcast dims repeat).
       int64_t rest = i, off_a = 0, off_b = 0, stride_a = 1, stride_b = 1;
       for (int64_t d = static_cast<int64_t>(batch.size()) - 1; d >= 0; --d) {
@@ -89,6 +69,15 @@ class MatMulKernel : public Kernel {
       }
       gemm<T>(false, false, m, n, k, T(1), a.data<T>() + off_a * m * k, k, b.data<T>() + off_b * k * n, n, T(0),
               po + i * m * n, n);
+    };
+    // Small matrices (attention heads, per-batch products): BLAS runs them on one thread, so the
+    // batch is spread over the session's pool instead. Large ones keep BLAS's own threading.
+    if (io.pool && m * n * k <= (64 << 10) && count > 1) {
+      parallel_for(io, count, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) one(i);
+      });
+    } else {
+      for (int64_t i = 0; i < count; ++i) one(i);
     }
   }
   NodeDef node_;
@@ -119,6 +108,10 @@ class GemmKernel : public Kernel {
     else if (a.dtype() == DType::kFloat64) run<double>(a, b, c, out, m, k, n);
     else node_.fail("dtype " + dtype_name(a.dtype()) + " is not implemented", ErrorKind::kUnsupported);
     io.outputs[0] = std::move(out);
+  }
+  double flops(const KernelIO& io) const override {
+    const Tensor& a = io.in(0);
+    return 2.0 * static_cast<double>(io.outputs[0].numel()) * static_cast<double>(trans_a_ ? a.dim(0) : a.dim(1));
   }
 
  private:

@@ -1,56 +1,73 @@
-// Softmax. Opset 13: along one axis (default -1). Opsets 1 and 11: the input is seen as 2-D
-// [prod(dims before axis), prod(dims from axis)] (default axis 1) and each row is normalised.
+// Softmax, LogSoftmax, Hardmax. Opset 13: along one axis (default -1). Opsets 1 and 11: the input
+// is seen as 2-D [prod(dims before axis), prod(dims from axis)] (default axis 1) and each row is
+// normalised as a whole.
 #include <algorithm>
 #include <cmath>
 
-#include "../src/kernel.h"
+#include "elementwise.h"
 
 namespace parity::refrt {
 namespace {
 
-// Softmax over n elements spaced `inner` apart, for each of outer x inner positions.
-// Subtracting the max keeps exp in range; sums accumulate in double.
+enum class Mode { kSoftmax, kLogSoftmax, kHardmax };
+
+// One row of n elements spaced `stride` apart. Subtracting the max keeps exp in range; sums
+// accumulate in double.
 template <typename T>
-void softmax(const T* x, T* y, int64_t outer, int64_t n, int64_t inner) {
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t i = 0; i < inner; ++i) {
-      const T* xs = x + o * n * inner + i;
-      T* ys = y + o * n * inner + i;
-      T max = xs[0];
-      for (int64_t k = 1; k < n; ++k) max = std::max(max, xs[k * inner]);
-      double sum = 0;
-      for (int64_t k = 0; k < n; ++k) {
-        ys[k * inner] = static_cast<T>(std::exp(static_cast<double>(xs[k * inner]) - static_cast<double>(max)));
-        sum += static_cast<double>(ys[k * inner]);
-      }
-      for (int64_t k = 0; k < n; ++k) ys[k * inner] = static_cast<T>(static_cast<double>(ys[k * inner]) / sum);
-    }
+void normalise_row(Mode mode, const T* x, T* y, int64_t n, int64_t stride) {
+  if (mode == Mode::kHardmax) {  // 1 at the first maximum, 0 elsewhere
+    int64_t best = 0;
+    for (int64_t k = 1; k < n; ++k)
+      if (x[k * stride] > x[best * stride]) best = k;
+    for (int64_t k = 0; k < n; ++k) y[k * stride] = k == best ? T(1) : T(0);
+    return;
+  }
+  T max = x[0];
+  for (int64_t k = 1; k < n; ++k) max = std::max(max, x[k * stride]);
+  double sum = 0;
+  for (int64_t k = 0; k < n; ++k) sum += std::exp(static_cast<double>(x[k * stride]) - static_cast<double>(max));
+  if (mode == Mode::kLogSoftmax) {
+    const double log_sum = std::log(sum);
+    for (int64_t k = 0; k < n; ++k)
+      y[k * stride] = static_cast<T>(static_cast<double>(x[k * stride]) - static_cast<double>(max) - log_sum);
+  } else {
+    for (int64_t k = 0; k < n; ++k)
+      y[k * stride] = static_cast<T>(std::exp(static_cast<double>(x[k * stride]) - static_cast<double>(max)) / sum);
+  }
 }
 
+template <Mode kMode>
 class SoftmaxKernel : public Kernel {
  public:
   explicit SoftmaxKernel(const NodeDef& node)
       : node_(node), coerce_2d_(node.opset < 13), axis_(node.attr_int("axis", coerce_2d_ ? 1 : -1)) {}
   void compute(KernelIO& io) const override {
     const Tensor& x = io.in(0);
+    if (is_float16_like(x.dtype())) return with_float32(io, x.dtype(), [&](KernelIO& f) { compute(f); });
     const int64_t rank = static_cast<int64_t>(x.rank());
-    if (rank == 0) node_.fail("input must have rank >= 1");
-    if (x.dtype() != DType::kFloat32 && x.dtype() != DType::kFloat64)
-      node_.fail("dtype " + dtype_name(x.dtype()) + " is not implemented", ErrorKind::kUnsupported);
-    // Coerced 2-D form also accepts axis == rank (one column per row).
-    const size_t axis = static_cast<size_t>(coerce_2d_ && axis_ == rank ? rank : normalize_axis(axis_, rank, "axis"));
+    // The coerced 2-D form accepts a rank-0 input (one 1x1 row) and axis == rank (rows of one column).
+    if (rank == 0 && !coerce_2d_) node_.fail("input must have rank >= 1");
+    const size_t axis = static_cast<size_t>(coerce_2d_ && (axis_ == rank || rank == 0) ? rank
+                                                                                        : normalize_axis(axis_, rank, "axis"));
     int64_t outer = 1, n = 1, inner = 1;
     for (size_t d = 0; d < x.rank(); ++d) {
       if (d < axis) outer *= x.dim(d);
       else if (d == axis || coerce_2d_) n *= x.dim(d);
       else inner *= x.dim(d);
     }
-    Tensor out(x.dtype(), x.shape());
-    if (out.numel() > 0) {
-      if (x.dtype() == DType::kFloat32) softmax(x.data<float>(), out.data<float>(), outer, n, inner);
-      else softmax(x.data<double>(), out.data<double>(), outer, n, inner);
-    }
-    io.outputs[0] = std::move(out);
+    const bool ok = dispatch_float(x.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      Tensor out(x.dtype(), x.shape());
+      if (out.numel() > 0) {
+        const T* px = x.data<T>();
+        T* po = out.data<T>();
+        for (int64_t o = 0; o < outer; ++o)
+          for (int64_t i = 0; i < inner; ++i)
+            normalise_row(kMode, px + o * n * inner + i, po + o * n * inner + i, n, inner);
+      }
+      io.outputs[0] = std::move(out);
+    });
+    if (!ok) fail_dtype(node_, x.dtype());
   }
 
  private:
@@ -62,7 +79,11 @@ class SoftmaxKernel : public Kernel {
 }  // namespace
 
 // 1 (11 allowed negative axes: accepted from 1): coerced 2-D; 13: single axis.
-PARITY_KERNEL("Softmax", 1, SoftmaxKernel, kFloatTypes);
-PARITY_KERNEL("Softmax", 13, SoftmaxKernel, kFloatTypes);
+PARITY_KERNEL("Softmax", 1, SoftmaxKernel<Mode::kSoftmax>, kFloatTypes16);
+PARITY_KERNEL("Softmax", 13, SoftmaxKernel<Mode::kSoftmax>, kFloatTypes16);
+PARITY_KERNEL("LogSoftmax", 1, SoftmaxKernel<Mode::kLogSoftmax>, kFloatTypes16);
+PARITY_KERNEL("LogSoftmax", 13, SoftmaxKernel<Mode::kLogSoftmax>, kFloatTypes16);
+PARITY_KERNEL("Hardmax", 1, SoftmaxKernel<Mode::kHardmax>, kFloatTypes16);
+PARITY_KERNEL("Hardmax", 13, SoftmaxKernel<Mode::kHardmax>, kFloatTypes16);
 
 }  // namespace parity::refrt

@@ -1,5 +1,7 @@
 #include "kernel.h"
 
+#include "thread_pool.h"
+
 #include <algorithm>
 #include <tuple>
 
@@ -135,6 +137,11 @@ Tensor frozen(const Tensor& t) {
   auto owner = std::make_shared<const Tensor>(t);
   const void* data = owner->raw();
   return Tensor::view(t.dtype(), t.shape(), std::move(owner), data);
+}
+
+void parallel_for(const KernelIO& io, int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+  if (io.pool) io.pool->parallel_for(n, grain, fn);
+  else if (n > 0) fn(0, n);
 }
 
 }  // namespace parity::refrt

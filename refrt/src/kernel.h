@@ -16,6 +16,8 @@
 
 namespace parity::refrt {
 
+struct GraphDef;  // a subgraph (If/Loop/Scan body), see model_def.h
+
 struct Attribute {
   enum class Type { kFloat, kInt, kString, kTensor, kFloats, kInts, kStrings, kGraph, kOther };
   Type type = Type::kOther;
@@ -26,6 +28,7 @@ struct Attribute {
   std::vector<float> floats;
   std::vector<int64_t> ints;
   std::vector<std::string> strings;
+  std::shared_ptr<const GraphDef> g;  // kGraph
 };
 const char* attribute_type_name(Attribute::Type type);
 
@@ -35,6 +38,10 @@ struct NodeDef {
   std::string name, op_type, domain;  // domain "" = ai.onnx
   int opset = 0;                      // the model's opset for this node's domain
   std::vector<std::string> inputs, outputs;  // "" = absent optional
+  // Values of enclosing graphs that this node's subgraphs read (their free names, sorted). The
+  // executor passes them after the explicit inputs: KernelIO::inputs[inputs.size() + k].
+  std::vector<std::string> implicit_inputs;
+  std::string origin;                        // the model file, for errors raised while planning subgraphs
   std::map<std::string, Attribute> attributes;
 
   const Attribute* attr(const std::string& n) const;
@@ -45,10 +52,13 @@ struct NodeDef {
   [[noreturn]] void fail(const std::string& message, ErrorKind kind = ErrorKind::kInput) const;
 };
 
+class ThreadPool;
+
 // Inputs of one call: absent optional inputs are nullptr.
 struct KernelIO {
   std::vector<const Tensor*> inputs;
   std::vector<Tensor> outputs;  // sized to the node's output count; kernels fill them
+  const ThreadPool* pool = nullptr;  // the session's intra-op pool (nullptr: run serially)
 
   const Tensor& in(size_t i) const;
   const Tensor* optional(size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
@@ -59,6 +69,9 @@ class Kernel {
   virtual ~Kernel() = default;
   // Must not modify inputs; outputs are fresh tensors or shared read-only views of inputs.
   virtual void compute(KernelIO& io) const = 0;
+  // Floating-point operations of the call that just ran on `io` (for the profiler's GFLOP/s);
+  // 0 = not declared. Memory traffic (input + output bytes) is measured by the executor.
+  virtual double flops(const KernelIO& io) const { return 0; }
 };
 
 using KernelFactory = std::function<std::unique_ptr<Kernel>(const NodeDef&)>;
@@ -97,6 +110,9 @@ inline const std::vector<DType> kNumericTypes = {DType::kFloat32, DType::kFloat6
 inline const std::vector<DType> kAllTypes = {  // every dtype stored as raw bytes
     DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt8,   DType::kInt16, DType::kInt32,
     DType::kInt64,   DType::kUInt8,   DType::kUInt16,  DType::kUInt32,   DType::kUInt64, DType::kBool};
+
+// fn(begin, end) over [0, n) on io's pool (chunks of >= grain items), or serially without one.
+void parallel_for(const KernelIO& io, int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
 // Shared helpers for kernels (errors are refrt errors; the executor adds node, op and file).
 Shape broadcast_shapes(const Shape& a, const Shape& b, const NodeDef* node = nullptr);

@@ -36,7 +36,11 @@ ValueInfo value_info(const onnx::ValueInfoProto& vi, bool require_type, const Er
   return info;
 }
 
-Attribute attribute(const onnx::AttributeProto& a, const std::string& origin) {
+GraphDef parse_graph(const onnx::GraphProto& g, const ModelDef& def, const ExternalDataResolver* external,
+                     bool top_level);
+
+Attribute attribute(const onnx::AttributeProto& a, const ModelDef& def, const ExternalDataResolver* external) {
+  const std::string& origin = def.origin;
   Attribute out;
   switch (a.type()) {
     case onnx::AttributeProto::FLOAT: out.type = Attribute::Type::kFloat; out.f = a.f(); break;
@@ -58,7 +62,10 @@ Attribute attribute(const onnx::AttributeProto& a, const std::string& origin) {
       out.type = Attribute::Type::kStrings;
       out.strings.assign(a.strings().begin(), a.strings().end());
       break;
-    case onnx::AttributeProto::GRAPH: out.type = Attribute::Type::kGraph; break;  // control flow: later
+    case onnx::AttributeProto::GRAPH:
+      out.type = Attribute::Type::kGraph;
+      out.g = std::make_shared<const GraphDef>(parse_graph(a.g(), def, external, /*top_level=*/false));
+      break;
     default: out.type = Attribute::Type::kOther;
   }
   return out;
@@ -87,7 +94,7 @@ void parse_opsets(const onnx::ModelProto& model, ModelDef& def, const ErrorConte
                 ErrorKind::kUnsupported);
 }
 
-NodeDef node_def(const onnx::NodeProto& p, int index, const ModelDef& def) {
+NodeDef node_def(const onnx::NodeProto& p, int index, const ModelDef& def, const ExternalDataResolver* external) {
   NodeDef node;
   node.name = p.name().empty() ? p.op_type() + "_" + std::to_string(index) : p.name();
   node.op_type = p.op_type();
@@ -97,18 +104,72 @@ NodeDef node_def(const onnx::NodeProto& p, int index, const ModelDef& def) {
   if (opset == def.opsets.end())
     throw Error(where, "domain '" + node.domain + "' is not in the model's opset_import");
   node.opset = opset->second;
+  node.origin = def.origin;
   node.inputs.assign(p.input().begin(), p.input().end());
   node.outputs.assign(p.output().begin(), p.output().end());
+  std::set<std::string> implicit;
   for (const auto& a : p.attribute()) {
     if (a.name().empty()) throw Error(where, "an attribute has no name");
     try {
-      if (!node.attributes.emplace(a.name(), attribute(a, def.origin)).second)
-        throw Error(where, "attribute '" + a.name() + "' is given twice");
+      auto [it, fresh] = node.attributes.emplace(a.name(), attribute(a, def, external));
+      if (!fresh) throw Error(where, "attribute '" + a.name() + "' is given twice");
+      if (it->second.g) implicit.insert(it->second.g->outer_names.begin(), it->second.g->outer_names.end());
     } catch (const Error& e) {
       throw as_refrt_error(e, where);
     }
   }
+  node.implicit_inputs.assign(implicit.begin(), implicit.end());
   return node;
+}
+
+
+GraphDef parse_graph(const onnx::GraphProto& g, const ModelDef& def, const ExternalDataResolver* external,
+                     bool top_level) {
+  const ErrorContext where{"refrt", def.origin};
+  const std::string scope = top_level ? "" : " (in subgraph '" + g.name() + "')";
+  GraphDef graph;
+  graph.name = g.name();
+  if (g.sparse_initializer_size() > 0)
+    throw Error(where, "sparse initializers are not implemented", ErrorKind::kUnsupported);
+  std::set<std::string> defined;
+  for (const auto& init : g.initializer()) {
+    if (init.name().empty()) throw Error(where, "an initializer has no name" + scope);
+    if (!defined.insert(init.name()).second)
+      throw Error(where, "initializer '" + init.name() + "' is defined twice" + scope);
+    try {
+      graph.initializers.emplace_back(init.name(), frozen(tensor_from_proto(init, def.origin, external)));
+    } catch (const Error& e) {
+      throw as_refrt_error(e, where);
+    }
+  }
+  std::set<std::string> input_names;
+  for (const auto& in : g.input()) {
+    if (in.name().empty()) throw Error(where, "a graph input has no name" + scope);
+    if (!input_names.insert(in.name()).second) throw Error(where, "graph input '" + in.name() + "' is listed twice" + scope);
+    if (defined.count(in.name())) continue;  // an initializer also listed as an input (IR < 4 style)
+    defined.insert(in.name());
+    graph.inputs.push_back(value_info(in, /*require_type=*/top_level, where));
+  }
+  for (const auto& out : g.output()) {
+    if (out.name().empty()) throw Error(where, "a graph output has no name" + scope);
+    graph.outputs.push_back(value_info(out, /*require_type=*/false, where));
+  }
+  for (int i = 0; i < g.node_size(); ++i) graph.nodes.push_back(node_def(g.node(i), i, def, external));
+  if (!top_level) {  // free names: read here, defined in an enclosing graph
+    for (const auto& n : graph.nodes)
+      for (const auto& out : n.outputs) defined.insert(out);
+    std::set<std::string> outer;
+    auto read = [&](const std::string& name) {
+      if (!name.empty() && !defined.count(name)) outer.insert(name);
+    };
+    for (const auto& n : graph.nodes) {
+      for (const auto& in : n.inputs) read(in);
+      for (const auto& in : n.implicit_inputs) read(in);
+    }
+    for (const auto& out : graph.outputs) read(out.name);
+    graph.outer_names.assign(outer.begin(), outer.end());
+  }
+  return graph;
 }
 
 }  // namespace
@@ -121,33 +182,8 @@ ModelDef parse_model(const std::string& bytes, const std::string& origin, const 
   ModelDef def;
   def.origin = origin;
   parse_opsets(model, def, where);
-  const onnx::GraphProto& g = model.graph();
-  if (g.sparse_initializer_size() > 0)
-    throw Error(where, "sparse initializers are not implemented", ErrorKind::kUnsupported);
-
   const ModelDirExternalData external(base_dir, origin);
-  std::set<std::string> names;
-  for (const auto& init : g.initializer()) {
-    if (init.name().empty()) throw Error(where, "an initializer has no name");
-    if (!names.insert(init.name()).second) throw Error(where, "initializer '" + init.name() + "' is defined twice");
-    try {
-      def.initializers.emplace_back(init.name(), frozen(tensor_from_proto(init, origin, &external)));
-    } catch (const Error& e) {
-      throw as_refrt_error(e, where);
-    }
-  }
-  std::set<std::string> input_names;
-  for (const auto& in : g.input()) {
-    if (in.name().empty()) throw Error(where, "a graph input has no name");
-    if (!input_names.insert(in.name()).second) throw Error(where, "graph input '" + in.name() + "' is listed twice");
-    if (names.count(in.name())) continue;  // an initializer also listed as an input (IR < 4 style)
-    def.inputs.push_back(value_info(in, /*require_type=*/true, where));
-  }
-  for (const auto& out : g.output()) {
-    if (out.name().empty()) throw Error(where, "a graph output has no name");
-    def.outputs.push_back(value_info(out, /*require_type=*/false, where));
-  }
-  for (int i = 0; i < g.node_size(); ++i) def.nodes.push_back(node_def(g.node(i), i, def));
+  def.graph = parse_graph(model.graph(), def, &external, /*top_level=*/true);
   return def;
 }
 

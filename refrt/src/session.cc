@@ -7,12 +7,14 @@
 
 #include "parity/fs.h"
 #include "session_plan.h"
+#include "thread_pool.h"
 
 namespace parity::refrt {
 
 struct Session::Impl {
   SessionPlan plan;
   SessionOptions options;
+  std::unique_ptr<ThreadPool> pool;
 };
 
 namespace {
@@ -61,6 +63,31 @@ void check_inputs(const SessionPlan& plan, const std::vector<Tensor>& inputs) {
   }
 }
 
+// Profiling bookkeeping stays out of the timed interval: it runs after the kernel's end time is taken.
+void record_timing(std::vector<NodeTiming>& timings, const PlannedNode& node, const KernelIO& io,
+                   std::chrono::steady_clock::time_point run_start, std::chrono::steady_clock::time_point start,
+                   std::chrono::steady_clock::time_point end) {
+  using ms = std::chrono::duration<double, std::milli>;
+  NodeTiming t;
+  t.node = node.def.name;
+  t.op_type = node.def.op_type;
+  t.node_index = timings.size();
+  t.start_ms = ms(start - run_start).count();
+  t.ms = ms(end - start).count();
+  t.flops = node.kernel->flops(io);
+  for (const Tensor* in : io.inputs) {
+    if (!in) continue;
+    t.inputs.push_back({in->dtype(), in->shape()});
+    t.bytes += static_cast<double>(in->nbytes());
+  }
+  for (const Tensor& out : io.outputs) {
+    if (!out.defined()) continue;
+    t.outputs.push_back({out.dtype(), out.shape()});
+    t.bytes += static_cast<double>(out.nbytes());
+  }
+  timings.push_back(std::move(t));
+}
+
 }  // namespace
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -72,6 +99,13 @@ std::unique_ptr<Session> Session::load_bytes(const std::string& bytes, const std
   auto impl = std::make_unique<Impl>();
   impl->plan = build_plan(parse_model(bytes, origin, base_dir));
   impl->options = options;
+  if (options.threads < 0 || options.threads > 1024)
+    throw Error({"refrt", origin}, "threads must be between 0 and 1024, got " + std::to_string(options.threads),
+                ErrorKind::kUsage);
+  if (options.threads > 0) {
+    impl->pool = std::make_unique<ThreadPool>(options.threads);
+    set_blas_threads(options.threads);
+  }
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 
@@ -82,16 +116,17 @@ std::unique_ptr<Session> Session::load_file(const std::string& path, SessionOpti
 const std::vector<ValueInfo>& Session::inputs() const { return impl_->plan.inputs; }
 const std::vector<ValueInfo>& Session::outputs() const { return impl_->plan.outputs; }
 
-RunResult Session::run(const std::vector<Tensor>& inputs, const RunOptions& options) const {
-  const SessionPlan& plan = impl_->plan;
-  check_inputs(plan, inputs);
+std::vector<Tensor> execute_plan(const SessionPlan& plan, const std::vector<Tensor>& inputs, const RunOptions& options,
+                                 RunResult* result, const ThreadPool* pool) {
   std::vector<Tensor> frame(plan.value_names.size());
   for (const auto& [id, t] : plan.initializers) frame[static_cast<size_t>(id)] = t;
-  for (size_t i = 0; i < inputs.size(); ++i) frame[static_cast<size_t>(plan.input_ids[i])] = inputs[i];
+  for (size_t i = 0; i < inputs.size() && i < plan.input_ids.size(); ++i)
+    frame[static_cast<size_t>(plan.input_ids[i])] = inputs[i];
 
-  RunResult result;
   KernelIO io;
+  io.pool = pool;
   using Clock = std::chrono::steady_clock;
+  const Clock::time_point run_start = Clock::now();
   for (const PlannedNode& node : plan.nodes) {
     io.inputs.clear();
     for (int v : node.inputs) {
@@ -108,19 +143,26 @@ RunResult Session::run(const std::vector<Tensor>& inputs, const RunOptions& opti
     } catch (const std::exception& e) {  // bad_alloc and the like: still an error, never an abort
       throw Error(where, e.what());
     }
-    if (options.profile)
-      result.timings.push_back(
-          {node.def.name, node.def.op_type, std::chrono::duration<double, std::milli>(Clock::now() - start).count()});
+    if (options.profile && result) record_timing(result->timings, node, io, run_start, start, Clock::now());
     for (size_t k = 0; k < node.outputs.size(); ++k) {
       if (node.outputs[k] < 0) continue;
       if (!io.outputs[k].defined()) throw Error(where, "output #" + std::to_string(k) + " was not produced");
       Tensor& slot = frame[static_cast<size_t>(node.outputs[k])];
       slot = std::move(io.outputs[k]);
-      if (options.keep_intermediates) result.intermediates[node.def.outputs[k]] = slot;
+      if (options.keep_intermediates && result) result->intermediates[node.def.outputs[k]] = slot;
     }
     for (int v : node.release) frame[static_cast<size_t>(v)] = Tensor();
   }
-  for (int id : plan.output_ids) result.outputs.push_back(frame[static_cast<size_t>(id)]);
+  std::vector<Tensor> outputs;
+  for (int id : plan.output_ids) outputs.push_back(frame[static_cast<size_t>(id)]);
+  return outputs;
+}
+
+RunResult Session::run(const std::vector<Tensor>& inputs, const RunOptions& options) const {
+  const SessionPlan& plan = impl_->plan;
+  check_inputs(plan, inputs);
+  RunResult result;
+  result.outputs = execute_plan(plan, inputs, options, &result, impl_->pool.get());
   return result;
 }
 

@@ -22,7 +22,8 @@ class ValueIds {
 
 // Kahn's algorithm; among ready nodes the one first in the file goes first, so a file that is
 // already sorted keeps its order.
-std::vector<size_t> topological_order(const ModelDef& model, const std::set<std::string>& graph_values) {
+std::vector<size_t> topological_order(const std::string& origin, const GraphDef& model,
+                                      const std::set<std::string>& graph_values) {
   const size_t n = model.nodes.size();
   std::map<std::string, size_t> producer;
   for (size_t i = 0; i < n; ++i) {
@@ -30,7 +31,7 @@ std::vector<size_t> topological_order(const ModelDef& model, const std::set<std:
     for (const auto& out : node.outputs) {
       if (out.empty()) continue;
       if (graph_values.count(out) || !producer.emplace(out, i).second)
-        throw Error({"refrt", model.origin, node.name, node.op_type}, "value '" + out + "' is defined twice");
+        throw Error({"refrt", origin, node.name, node.op_type}, "value '" + out + "' is defined twice");
     }
   }
   std::vector<std::vector<size_t>> consumers(n);
@@ -38,14 +39,16 @@ std::vector<size_t> topological_order(const ModelDef& model, const std::set<std:
   for (size_t i = 0; i < n; ++i) {
     const NodeDef& node = model.nodes[i];
     std::set<size_t> deps;
-    for (const auto& in : node.inputs) {
-      if (in.empty() || graph_values.count(in)) continue;
+    auto depend = [&](const std::string& in, const char* what) {
+      if (in.empty() || graph_values.count(in)) return;
       auto it = producer.find(in);
       if (it == producer.end())
-        throw Error({"refrt", model.origin, node.name, node.op_type},
-                    "input '" + in + "' is not a graph input, an initializer or any node's output");
+        throw Error({"refrt", origin, node.name, node.op_type},
+                    std::string(what) + " '" + in + "' is not a graph input, an initializer or any node's output");
       deps.insert(it->second);
-    }
+    };
+    for (const auto& in : node.inputs) depend(in, "input");
+    for (const auto& in : node.implicit_inputs) depend(in, "value");
     missing[i] = deps.size();
     for (size_t d : deps) consumers[d].push_back(i);
   }
@@ -63,11 +66,11 @@ std::vector<size_t> topological_order(const ModelDef& model, const std::set<std:
   if (order.size() != n)
     for (size_t i = 0; i < n; ++i)
       if (missing[i] > 0)
-        throw Error({"refrt", model.origin, model.nodes[i].name, model.nodes[i].op_type},
+        throw Error({"refrt", origin, model.nodes[i].name, model.nodes[i].op_type},
                     "the graph has a cycle through this node (or through a node it depends on)");
   for (const auto& out : model.outputs)
     if (!graph_values.count(out.name) && !producer.count(out.name))
-      throw Error({"refrt", model.origin}, "graph output '" + out.name + "' is never produced");
+      throw Error({"refrt", origin}, "graph output '" + out.name + "' is never produced");
   return order;
 }
 
@@ -94,11 +97,11 @@ std::unique_ptr<Kernel> create_kernel(const NodeDef& def, const std::string& ori
   }
 }
 
-}  // namespace
 
-SessionPlan build_plan(ModelDef model) {
+SessionPlan plan_graph(GraphDef graph, const std::string& origin) {
   SessionPlan plan;
-  plan.origin = model.origin;
+  plan.origin = origin;
+  GraphDef& model = graph;
   ValueIds id_of(plan.value_names);
   std::set<std::string> graph_values;  // defined before any node runs
   for (auto& [name, tensor] : model.initializers) {
@@ -109,11 +112,16 @@ SessionPlan build_plan(ModelDef model) {
     graph_values.insert(in.name);
     plan.input_ids.push_back(id_of(in.name));
   }
-  for (size_t i : topological_order(model, graph_values)) {
+  for (const auto& name : model.outer_names) {
+    graph_values.insert(name);
+    plan.input_ids.push_back(id_of(name));
+  }
+  for (size_t i : topological_order(origin, model, graph_values)) {
     PlannedNode node;
     node.def = std::move(model.nodes[i]);
-    node.kernel = create_kernel(node.def, model.origin);
+    node.kernel = create_kernel(node.def, origin);
     for (const auto& in : node.def.inputs) node.inputs.push_back(in.empty() ? -1 : id_of(in));
+    for (const auto& in : node.def.implicit_inputs) node.inputs.push_back(id_of(in));
     for (const auto& out : node.def.outputs) node.outputs.push_back(out.empty() ? -1 : id_of(out));
     plan.nodes.push_back(std::move(node));
   }
@@ -137,6 +145,14 @@ SessionPlan build_plan(ModelDef model) {
   plan.inputs = std::move(model.inputs);
   plan.outputs = std::move(model.outputs);
   return plan;
+}
+
+}  // namespace
+
+SessionPlan build_plan(ModelDef model) { return plan_graph(std::move(model.graph), model.origin); }
+
+std::shared_ptr<const SessionPlan> build_subgraph_plan(const GraphDef& graph, const std::string& origin) {
+  return std::make_shared<const SessionPlan>(plan_graph(graph, origin));
 }
 
 }  // namespace parity::refrt

@@ -32,4 +32,13 @@ struct SessionPlan {
 // and builds the plan. Throws parity::Error naming the file, node and op.
 SessionPlan build_plan(ModelDef model);
 
+// The plan of a subgraph (If branch, Loop/Scan body): its inputs are the graph's formal inputs
+// followed by its outer_names, in that order. Built once, in the owning kernel's constructor.
+std::shared_ptr<const SessionPlan> build_subgraph_plan(const GraphDef& graph, const std::string& origin);
+
+// Runs `plan` on `inputs` (ordered as plan.input_ids; not checked against declared types: Session::run
+// does that for the model's inputs). Fills result->intermediates / timings when `options` ask.
+std::vector<Tensor> execute_plan(const SessionPlan& plan, const std::vector<Tensor>& inputs, const RunOptions& options,
+                                 RunResult* result, const ThreadPool* pool);
+
 }  // namespace parity::refrt

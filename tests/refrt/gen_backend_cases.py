@@ -83,7 +83,7 @@ def cross_check_with_ort(path, c):
         return False
     rtol, atol = c["tol"] or (1e-5, 1e-6)
     for (n, want), g in zip(c["outputs"].items(), got):
-        if g.shape != want.shape or g.dtype != want.dtype or not np.allclose(g, want, rtol=rtol, atol=atol):
+        if g.shape != want.shape or g.dtype != want.dtype or not np.allclose(g, want, rtol=rtol, atol=atol, equal_nan=True):
             raise SystemExit(f"oracle check failed: {c['name']} output {n}: numpy {want!r} vs onnxruntime {g!r}")
     return True
 

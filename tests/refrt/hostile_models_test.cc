@@ -74,6 +74,45 @@ TEST(HostileModels, UndefinedInput) {
   expect_load_error(b.bytes(), {"add_0", "Add", "'nowhere'"});
 }
 
+// An If whose then-branch reads `missing`, defined nowhere: the error names the If node.
+ModelBuilder if_model(const std::string& outer_name) {
+  ModelBuilder b;
+  b.input("c", DType::kBool, {});
+  b.input("x", DType::kFloat32, {2});
+  auto* n = b.node("If", {"c"}, {"y"}, "if_0");
+  for (const char* branch : {"then_branch", "else_branch"}) {
+    auto* a = n->add_attribute();
+    a->set_name(branch);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    auto* g = a->mutable_g();
+    g->set_name(branch);
+    auto* relu = g->add_node();
+    relu->set_op_type("Relu");
+    relu->add_input(std::string(branch) == "then_branch" ? outer_name : "x");
+    relu->add_output(std::string(branch) + "_out");
+    g->add_output()->set_name(std::string(branch) + "_out");
+  }
+  b.output("y");
+  return b;
+}
+
+TEST(HostileModels, SubgraphReadsAnUndefinedOuterValue) {
+  expect_load_error(if_model("missing").bytes(), {"if_0", "If", "'missing'"});
+}
+
+TEST(HostileModels, IfConditionMustBeABoolScalar) {
+  auto s = refrt::Session::load_bytes(if_model("x").bytes(), "hostile.onnx");
+  const Tensor x = make<float>(DType::kFloat32, {2}, {-1, 2});
+  EXPECT_EQ(s->run({make<uint8_t>(DType::kBool, {}, {1}), x}).outputs[0].data<float>()[1], 2.f);
+  try {
+    s->run({make<uint8_t>(DType::kBool, {2}, {1, 0}), x});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("if_0"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("one element"), std::string::npos) << e.what();
+  }
+}
+
 TEST(HostileModels, Cycle) {
   ModelBuilder b;
   b.input("x", DType::kFloat32);

@@ -69,6 +69,25 @@ TEST(Session, IntermediatesAndTimingsOnRequest) {
   EXPECT_GE(full.timings[1].ms, 0.0);
 }
 
+TEST(Session, RepeatedShapesAllocateNoNewBuffers) {
+  // A chain of nodes whose intermediates are freed as the run goes: after one run has filled the
+  // buffer pool, later runs with the same shapes take every buffer from it.
+  ModelBuilder b;
+  b.input("x", DType::kFloat32, {64, 33});
+  b.node("Relu", {"x"}, {"a"});
+  b.node("Neg", {"a"}, {"b"});
+  b.node("Exp", {"b"}, {"c"});
+  b.node("Add", {"c", "a"}, {"y"});
+  b.output("y");
+  auto s = refrt::Session::load_bytes(b.bytes(), "reuse.onnx");
+  const Tensor x(DType::kFloat32, {64, 33}, /*zero=*/true);
+  s->run({x});
+  const uint64_t fresh_before = buffer_stats().fresh;
+  for (int i = 0; i < 5; ++i) s->run({x});
+  EXPECT_EQ(buffer_stats().fresh, fresh_before);
+  EXPECT_GT(buffer_stats().reused, 0u);
+}
+
 TEST(Session, UnnamedNodesGetANameInErrors) {
   ModelBuilder b;
   b.input("x", DType::kFloat32);

@@ -41,6 +41,24 @@ TEST(Compare, ShapeOrDtypeMismatchIsAProblem) {
   EXPECT_NE(verify::compare_tensors(floats({1.f}), d).problem.find("dtype"), std::string::npos);
 }
 
+TEST(Compare, HistogramHasFixedDecadeBins) {
+  // Errors: 0, 0.5, 3, NaN vs 0, 0.25.
+  const auto c = verify::compare_tensors(floats({1.f, 1.f, 1.f, NAN, 0.f}), floats({1.f, 1.5f, 4.f, 0.f, 0.25f}));
+  const auto& edges = verify::histogram_edges();
+  ASSERT_EQ(edges.size(), 11u);
+  ASSERT_EQ(c.histogram.size(), 12u);
+  EXPECT_EQ(c.histogram[0], 1);                    // exact
+  EXPECT_EQ(c.histogram[9], 0);                    // (1e-2, 1e-1]
+  EXPECT_EQ(c.histogram[10], 2);                   // (1e-1, 1]: 0.5 and 0.25
+  EXPECT_EQ(c.histogram[11], 2);                   // > 1 and the NaN disagreement
+  int64_t total = 0;
+  for (auto n : c.histogram) total += n;
+  EXPECT_EQ(total, c.numel);
+  EXPECT_EQ(verify::histogram_bin(1e-9), 1u);
+  EXPECT_EQ(verify::histogram_bin(1.5e-9), 2u);
+  EXPECT_EQ(verify::histogram_bin(INFINITY), 11u);
+}
+
 TEST(Compare, IntegersAreExact) {
   Tensor a(DType::kInt64, {2}), b(DType::kInt64, {2});
   a.data<int64_t>()[0] = b.data<int64_t>()[0] = 5;

@@ -56,6 +56,19 @@ double element_as_double(const Tensor& t, int64_t i) {
   }
 }
 
+const std::vector<double>& histogram_edges() {
+  static const std::vector<double> edges = {0, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1};
+  return edges;
+}
+
+size_t histogram_bin(double abs_error) {
+  const auto& edges = histogram_edges();
+  if (!(abs_error <= edges.back())) return edges.size();  // > 1, infinite or NaN
+  for (size_t i = 0; i < edges.size(); ++i)
+    if (abs_error <= edges[i]) return i;
+  return edges.size();
+}
+
 Comparison compare_tensors(const Tensor& expected, const Tensor& actual, const Tolerance& tol) {
   Comparison c;
   c.tolerance = tol;
@@ -68,17 +81,21 @@ Comparison compare_tensors(const Tensor& expected, const Tensor& actual, const T
     c.problem = "shape " + shape_str(actual.shape()) + " != expected " + shape_str(expected.shape());
     return c;
   }
+  c.histogram.assign(histogram_edges().size() + 1, 0);
   for (int64_t i = 0; i < c.numel; ++i) {
     const double e = element_as_double(expected, i), a = element_as_double(actual, i);
     if (std::isnan(e) || std::isnan(a)) {
-      if (std::isnan(e) != std::isnan(a)) ++c.mismatches, c.max_abs_error = INFINITY;
+      if (std::isnan(e) != std::isnan(a)) ++c.mismatches, c.max_abs_error = INFINITY, ++c.histogram.back();
+      else ++c.histogram[0];
       continue;
     }
     if (std::isinf(e) || std::isinf(a)) {
-      if (e != a) ++c.mismatches, c.max_abs_error = INFINITY;
+      if (e != a) ++c.mismatches, c.max_abs_error = INFINITY, ++c.histogram.back();
+      else ++c.histogram[0];
       continue;
     }
     const double abs_err = std::fabs(a - e);
+    ++c.histogram[histogram_bin(abs_err)];
     c.max_abs_error = std::max(c.max_abs_error, abs_err);
     // Relative error only where the expected value is significant: near zero it says nothing.
     if (std::fabs(e) > tol.atol && std::fabs(e) > 0) c.max_rel_error = std::max(c.max_rel_error, abs_err / std::fabs(e));
@@ -93,6 +110,7 @@ nlohmann::json Comparison::to_json() const {
                       {"mismatches", mismatches}, {"numel", numel},
                       {"atol", tolerance.atol}, {"rtol", tolerance.rtol}};
   if (!problem.empty()) j["problem"] = problem;
+  if (!histogram.empty()) j["histogram"] = histogram;
   if (std::isinf(max_abs_error)) j["max_abs_error"] = "Infinity";
   return j;
 }

@@ -16,7 +16,22 @@ namespace parity::verify {
 
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds,
                           const std::function<void(const std::string&)>& on_line, bool echo_stderr,
-                          const std::vector<std::pair<std::string, std::string>>& extra_env) {
+                          const std::vector<std::pair<std::string, std::string>>& extra_env, bool keep_stdout) {
+  // Everything the child needs is prepared here: between fork and exec only async-signal-safe calls.
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e; ++e) {
+    const std::string kv = *e;
+    const std::string key = kv.substr(0, kv.find('='));
+    bool overridden = false;
+    for (const auto& [k, v] : extra_env) overridden = overridden || k == key;
+    if (!overridden) env_strings.push_back(kv);
+  }
+  for (const auto& [k, v] : extra_env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp, args;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   int out_pipe[2], err_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)
     throw Error({"process"}, std::string("pipe failed: ") + std::strerror(errno));
@@ -28,12 +43,11 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
     dup2(err_pipe[1], STDERR_FILENO);
     int devnull = open("/dev/null", O_RDONLY);
     if (devnull >= 0) dup2(devnull, STDIN_FILENO);
-    for (const auto& [k, v] : extra_env) setenv(k.c_str(), v.c_str(), 1);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    dprintf(STDERR_FILENO, "cannot execute %s: %s\n", args[0], std::strerror(errno));
+    execvpe(args[0], args.data(), envp.data());
+    const char* what = "cannot execute ";
+    (void)!write(STDERR_FILENO, what, std::strlen(what));
+    (void)!write(STDERR_FILENO, args[0], std::strlen(args[0]));
+    (void)!write(STDERR_FILENO, "\n", 1);
     _exit(127);
   }
   close(out_pipe[1]);
@@ -64,6 +78,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
       }
       if (i == 0) {
         out_buf.append(buf, static_cast<size_t>(n));
+        if (keep_stdout) result.stdout_text.append(buf, static_cast<size_t>(n));
         for (size_t nl; (nl = out_buf.find('\n')) != std::string::npos;) {
           if (on_line) on_line(out_buf.substr(0, nl));
           out_buf.erase(0, nl + 1);

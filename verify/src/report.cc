@@ -8,6 +8,7 @@
 
 #include "parity/fs.h"
 #include "parity/verify/reference.h"
+#include "process.h"
 
 namespace parity::verify {
 
@@ -45,24 +46,58 @@ std::string text(const json& j, const char* key) {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
 }
 
+const char* const kStatuses[] = {"pass", "fail", "error", "capture_failed", "crashed", "timeout", "xfail", "xpass"};
+const char* const kPeerColumns[][2] = {{"ours", "refrt"}, {"ours", "ort"}, {"official", "refrt"}, {"official", "ort"}};
+
+std::string peer_cell(const json& c, const char* side, const char* engine) {
+  if (!c.contains("peers") || !c["peers"].is_object()) return "";
+  const json& p = c["peers"];
+  return p.contains(side) && p[side].contains(engine) && p[side][engine].is_string() ? p[side][engine].get<std::string>() : "";
+}
+
 }  // namespace
 
+bool is_unexpected(const std::string& status) {
+  return status != "pass" && status != "xfail" && status != "xpass" && status != "capture_failed";
+}
+
+void update_summary(json& report) {
+  json summary = {{"total", report["cases"].size()}};
+  for (const char* s : kStatuses) summary[s] = 0;
+  json peers = json::object();
+  bool any_peers = false;
+  for (const auto& c : report["cases"]) {
+    const std::string status = c.value("status", "error");
+    summary[status] = summary.value(status, 0) + 1;
+    if (c.contains("peers") && c["peers"].is_object()) {
+      any_peers = true;
+      for (const auto& col : kPeerColumns) {
+        const std::string key = std::string(col[0]) + "_" + col[1];
+        const std::string v = peer_cell(c, col[0], col[1]);
+        peers[key][v.empty() ? "skipped" : v] = peers[key].value(v.empty() ? "skipped" : v, 0) + 1;
+      }
+    }
+  }
+  if (any_peers) summary["peers"] = peers;
+  if (report.contains("regressions")) summary["regressions"] = report["regressions"].size();
+  report["summary"] = summary;
+}
+
 json make_report(const std::string& command, json cases) {
-  json summary = {{"total", cases.size()}};
-  for (const char* s : {"pass", "fail", "error", "capture_failed", "crashed", "timeout"}) summary[s] = 0;
-  for (const auto& c : cases) summary[c.value("status", "error")] = summary.value(c.value("status", "error"), 0) + 1;
-  return {{"schema_version", kReportSchemaVersion},
-          {"tool", "parity"},
-          {"command", command},
-          {"created", utc_now()},
-          {"torch_version", libtorch_version()},
-          {"summary", summary},
-          {"cases", std::move(cases)}};
+  json report = {{"schema_version", kReportSchemaVersion},
+                 {"tool", "parity"},
+                 {"command", command},
+                 {"created", utc_now()},
+                 {"torch_version", libtorch_version()},
+                 {"cases", std::move(cases)}};
+  update_summary(report);
+  return report;
 }
 
 bool report_passed(const json& report) {
   for (const auto& c : report.at("cases"))
-    if (c.value("status", "") != "pass") return false;
+    if (is_unexpected(c.value("status", ""))) return false;
+  if (report.contains("regressions") && !report["regressions"].empty()) return false;
   return !report.at("cases").empty();
 }
 
@@ -72,29 +107,88 @@ std::string render_markdown(const json& report) {
   md << "# Parity report\n\n"
      << "`" << text(report, "command") << "` — " << text(report, "created") << ", torch " << text(report, "torch_version")
      << "\n\n**" << s.value("pass", 0) << " / " << s.value("total", 0) << " passed**";
-  for (const char* k : {"fail", "error", "capture_failed", "crashed", "timeout"})
-    if (s.value(k, 0) > 0) md << ", " << s.value(k, 0) << " " << k;
-  md << "\n\n| case | mode | status | export | run | verify | max abs error | max rel error |\n"
-     << "|---|---|---|---|---|---|---|---|\n";
-  for (const auto& c : report.at("cases"))
+  for (const char* k : kStatuses)
+    if (std::string(k) != "pass" && s.value(k, 0) > 0) md << ", " << s.value(k, 0) << " " << k;
+  if (s.contains("regressions")) md << ", " << s["regressions"].get<int>() << " regressions";
+  bool any_peers = false;
+  for (const auto& c : report.at("cases")) any_peers = any_peers || c.contains("peers");
+  md << "\n\n| case | mode | status | export | run | verify | max abs error | max rel error | first divergence |"
+     << (any_peers ? " ours/refrt | ours/ORT | official/refrt | official/ORT |" : "") << "\n"
+     << "|---|---|---|---|---|---|---|---|---|" << (any_peers ? "---|---|---|---|" : "") << "\n";
+  for (const auto& c : report.at("cases")) {
+    std::string divergence;
+    if (c.contains("first_divergence") && c["first_divergence"].is_object()) {
+      const json& d = c["first_divergence"];
+      divergence = text(d, "fx_node") + " (" + text(d, "op") + " → " + text(d, "onnx_op") + ")";
+    }
     md << "| " << text(c, "case") << " | " << text(c, "mode") << " | " << text(c, "status") << " | "
        << text(c, "export") << " | " << text(c, "run") << " | " << text(c, "verify") << " | "
-       << error_cell(c.value("max_abs_error", json())) << " | " << error_cell(c.value("max_rel_error", json())) << " |\n";
+       << error_cell(c.value("max_abs_error", json())) << " | " << error_cell(c.value("max_rel_error", json())) << " | "
+       << cell(divergence) << " |";
+    if (any_peers)
+      for (const auto& col : kPeerColumns) md << " " << peer_cell(c, col[0], col[1]) << " |";
+    md << "\n";
+  }
+  if (s.contains("peers")) {
+    md << "\n## Peers\n\n| column | pass | fail | error | skipped |\n|---|---|---|---|---|\n";
+    for (const auto& col : kPeerColumns) {
+      const std::string key = std::string(col[0]) + "_" + col[1];
+      const json& counts = s["peers"].value(key, json::object());
+      md << "| " << col[0] << "/" << col[1] << " | " << counts.value("pass", 0) << " | " << counts.value("fail", 0)
+         << " | " << counts.value("error", 0) << " | " << counts.value("skipped", 0) << " |\n";
+    }
+  }
+  if (report.contains("regressions") && !report["regressions"].empty()) {
+    md << "\n## Regressions against the baseline\n\n";
+    for (const auto& r : report["regressions"])
+      md << "- **" << text(r, "case") << " / " << text(r, "mode") << "**: " << cell(text(r, "what")) << "\n";
+  }
+  bool any_divergence = false;
+  for (const auto& c : report.at("cases")) {
+    if (!c.contains("first_divergence") || !c["first_divergence"].is_object()) continue;
+    if (!any_divergence) md << "\n## First divergences\n\n";
+    any_divergence = true;
+    const json& d = c["first_divergence"];
+    md << "- **" << text(c, "case") << " / " << text(c, "mode") << "**: FX node `" << text(d, "fx_node") << "` ("
+       << text(d, "op") << "), ONNX node `" << text(d, "onnx_node") << "` (" << text(d, "onnx_op") << "), max abs error "
+       << error_cell(d.value("max_abs_error", json())) << ", input set " << text(d, "input_set") << "; source: `"
+       << cell(text(d, "source")) << "`\n";
+  }
   bool any_error = false;
   for (const auto& c : report.at("cases")) {
     if (!c.value("error", json()).is_string()) continue;
     if (!any_error) md << "\n## Problems\n\n";
     any_error = true;
     md << "- **" << text(c, "case") << " / " << text(c, "mode") << "** (" << text(c, "status") << ", stage "
-       << text(c, "stage") << "): " << cell(text(c, "error")) << "\n";
+       << text(c, "stage") << "): " << cell(text(c, "error"));
+    if (c.contains("expected_failure")) md << " — expected: " << cell(text(c["expected_failure"], "reason"));
+    md << "\n";
   }
   return md.str();
 }
 
-void write_report(const std::string& out_dir, const json& report) {
+std::string find_plotly_js(const std::string& python) {
+  try {
+    const ProcessResult r = run_process(
+        {python, "-c",
+         "import importlib.util, os; s = importlib.util.find_spec('plotly'); "
+         "print(os.path.join(os.path.dirname(s.origin), 'package_data', 'plotly.min.js') if s else '')"},
+        60, nullptr, false, {}, true);
+    std::string path = r.stdout_text;
+    while (!path.empty() && (path.back() == '\n' || path.back() == '\r')) path.pop_back();
+    if (r.exit_code != 0 || path.empty() || !std::filesystem::is_regular_file(path)) return "";
+    return read_file(path, "report");
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
+void write_report(const std::string& out_dir, const json& report, const std::string& plotly_js) {
   std::filesystem::create_directories(out_dir);
-  write_file_atomic((std::filesystem::path(out_dir) / "report.json").string(), report.dump(2) + "\n", "report");
-  write_file_atomic((std::filesystem::path(out_dir) / "report.md").string(), render_markdown(report), "report");
+  const std::filesystem::path dir(out_dir);
+  write_file_atomic((dir / "report.json").string(), report.dump(2, ' ', false, json::error_handler_t::replace) + "\n", "report");
+  write_file_atomic((dir / "report.md").string(), render_markdown(report), "report");
+  if (!plotly_js.empty()) write_file_atomic((dir / "report.html").string(), render_html(report, plotly_js), "report");
 }
 
 }  // namespace parity::verify

@@ -4,7 +4,11 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
+#include "fresh_inputs.h"
+#include "intermediates.h"
+#include "onnx_graph.h"
 #include "parity/error.h"
 #include "parity/exporter/export.h"
 #include "parity/fs.h"
@@ -12,6 +16,7 @@
 #include "parity/tensor_io.h"
 #include "parity/verify/compare.h"
 #include "parity/verify/reference.h"
+#include "peers.h"
 
 namespace parity::verify {
 
@@ -36,6 +41,26 @@ std::vector<Tensor> tensors_of(const std::vector<NamedTensor>& named) {
   std::vector<Tensor> out;
   for (const auto& n : named) out.push_back(n.tensor);
   return out;
+}
+
+// Per-op-type totals of one profiled refrt run, slowest first.
+json profile_summary(const std::vector<refrt::NodeTiming>& timings, const std::string& set_name) {
+  std::map<std::string, std::pair<int64_t, double>> by_op;
+  double total = 0;
+  for (const auto& t : timings) {
+    auto& [count, ms] = by_op[t.op_type];
+    ++count, ms += t.ms, total += t.ms;
+  }
+  json ops = json::array();
+  for (const auto& [op, v] : by_op) ops.push_back({{"op_type", op}, {"count", v.first}, {"ms", v.second}});
+  std::sort(ops.begin(), ops.end(), [](const json& a, const json& b) { return a["ms"].get<double>() > b["ms"].get<double>(); });
+  return {{"input_set", set_name}, {"total_ms", total}, {"nodes", timings.size()}, {"ops", ops}};
+}
+
+uint64_t name_seed(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a: a stable seed per case, the same on every run
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
 }
 
 }  // namespace
@@ -66,6 +91,7 @@ json verify_case_dir(const std::string& case_dir, const std::string& out_dir, co
                 {"status", "pass"}, {"stage", nullptr}, {"error", nullptr},
                 {"export", "skipped"}, {"run", "skipped"}, {"verify", "skipped"},
                 {"max_abs_error", nullptr}, {"max_rel_error", nullptr}, {"onnx", nullptr},
+                {"onnx_given", !options.onnx_path.empty()}, {"first_divergence", nullptr},
                 {"input_sets", json::array()}};
   auto finish = [&]() -> json {
     entry["seconds"] = seconds_since(start);
@@ -76,16 +102,21 @@ json verify_case_dir(const std::string& case_dir, const std::string& out_dir, co
                                                        ? info["error"].get<std::string>() : "capture did not finish");
     return finish();
   }
+  const std::string label = entry["case"].get<std::string>() + "/" + entry["mode"].get<std::string>();
 
-  // Export.
+  // Export, or take the model we were given.
   pt2::Program program;
-  const std::string onnx_path = (fs::path(out_dir) / "model.onnx").string();
+  std::string onnx_path = options.onnx_path;
   try {
     program = pt2::read_pt2((fs::path(case_dir) / "model.pt2").string());
-    exporter::ExportOptions eo;
-    eo.opset = options.opset;
-    write_file_atomic(onnx_path, exporter::export_program(program, eo), "export");
-    entry["export"] = "ok";
+    if (onnx_path.empty()) {
+      onnx_path = (fs::path(out_dir) / "model.onnx").string();
+      exporter::ExportOptions eo;
+      eo.opset = options.opset;
+      fs::create_directories(out_dir);
+      write_file_atomic(onnx_path, exporter::export_program(program, eo), "export");
+      entry["export"] = "ok";
+    }
     entry["onnx"] = onnx_path;
   } catch (const Error& e) {
     entry["export"] = "error";
@@ -95,8 +126,10 @@ json verify_case_dir(const std::string& case_dir, const std::string& out_dir, co
 
   // Run on refrt and on the libtorch reference, every input set, both against eager.
   std::unique_ptr<refrt::Session> session;
+  std::map<std::string, OnnxProducer> producers;
   try {
     session = refrt::Session::load_file(onnx_path);
+    if (options.intermediates) producers = onnx_producers(onnx_path);
   } catch (const Error& e) {
     entry["run"] = "error";
     fail_entry(entry, "error", "refrt", e.what());
@@ -104,11 +137,13 @@ json verify_case_dir(const std::string& case_dir, const std::string& out_dir, co
   }
   double max_abs = 0, max_rel = 0;
   bool all_passed = true;
+  int64_t first_index = -1;
   const auto sets = list_test_data_sets(case_dir);
   if (sets.empty()) {
     fail_entry(entry, "error", "verify", "no test_data_set_* directories in " + case_dir);
     return finish();
   }
+  std::vector<std::vector<Tensor>> captured_inputs;
   for (const auto& set_dir : sets) {
     json set = {{"name", fs::path(set_dir).filename().string()}, {"outputs", json::array()}};
     std::vector<Tensor> inputs;
@@ -120,9 +155,15 @@ json verify_case_dir(const std::string& case_dir, const std::string& out_dir, co
       fail_entry(entry, "error", "inputs", e.what());
       return finish();
     }
-    std::vector<Tensor> ours, reference;
+    captured_inputs.push_back(inputs);
+    refrt::RunResult ours;
+    ReferenceResult reference;
     try {
-      ours = session->run(inputs).outputs;
+      refrt::RunOptions ro;
+      ro.keep_intermediates = options.intermediates;
+      ro.profile = !entry.contains("profile");  // one profiled run per case (the first set)
+      ours = session->run(inputs, ro);
+      if (ro.profile) entry["profile"] = profile_summary(ours.timings, set["name"]);
       entry["run"] = "ok";
     } catch (const Error& e) {
       entry["run"] = "error";
@@ -130,22 +171,22 @@ json verify_case_dir(const std::string& case_dir, const std::string& out_dir, co
       return finish();
     }
     try {
-      reference = run_reference(program, inputs).outputs;
+      reference = run_reference(program, inputs, options.intermediates);
     } catch (const Error& e) {
       fail_entry(entry, "error", "reference", e.what());
       return finish();
     }
-    if (ours.size() != expected.size() || reference.size() != expected.size()) {
+    if (ours.outputs.size() != expected.size() || reference.outputs.size() != expected.size()) {
       fail_entry(entry, "fail", "verify", "output count differs: eager " + std::to_string(expected.size()) +
-                                              ", refrt " + std::to_string(ours.size()) + ", libtorch " +
-                                              std::to_string(reference.size()));
+                                              ", refrt " + std::to_string(ours.outputs.size()) + ", libtorch " +
+                                              std::to_string(reference.outputs.size()));
       entry["verify"] = "fail";
       return finish();
     }
     for (size_t i = 0; i < expected.size(); ++i) {
-      const Comparison refrt_cmp = compare_tensors(expected[i].tensor, ours[i]);
-      const Comparison torch_cmp = compare_tensors(expected[i].tensor, reference[i]);
-      const Comparison cross = compare_tensors(reference[i], ours[i]);
+      const Comparison refrt_cmp = compare_tensors(expected[i].tensor, ours.outputs[i]);
+      const Comparison torch_cmp = compare_tensors(expected[i].tensor, reference.outputs[i]);
+      const Comparison cross = compare_tensors(reference.outputs[i], ours.outputs[i]);
       all_passed = all_passed && refrt_cmp.passed && torch_cmp.passed;
       max_abs = std::max(max_abs, refrt_cmp.problem.empty() ? refrt_cmp.max_abs_error : INFINITY);
       max_rel = std::max(max_rel, refrt_cmp.max_rel_error);
@@ -157,10 +198,18 @@ json verify_case_dir(const std::string& case_dir, const std::string& out_dir, co
                                 {"libtorch_vs_eager", torch_cmp.to_json()},
                                 {"refrt_vs_libtorch", cross.to_json()}});
       if (!options.quiet)
-        std::cout << "  " << entry["case"].get<std::string>() << "/" << entry["mode"].get<std::string>() << " "
-                  << set["name"].get<std::string>() << " output " << i << ": refrt max_abs "
+        std::cout << "  " << label << " " << set["name"].get<std::string>() << " output " << i << ": refrt max_abs "
                   << refrt_cmp.max_abs_error << (refrt_cmp.passed ? " ok" : " MISMATCH") << ", libtorch max_abs "
                   << torch_cmp.max_abs_error << (torch_cmp.passed ? " ok" : " MISMATCH") << "\n";
+    }
+    if (options.intermediates) {
+      const IntermediateScan scan = compare_intermediates(program, producers, reference.intermediates, ours.intermediates);
+      set["intermediates"] = {{"compared", scan.values.size()}, {"unmatched", scan.unmatched}, {"values", scan.values}};
+      if (scan.first_index >= 0 && (first_index < 0 || scan.first_index < first_index)) {
+        first_index = scan.first_index;
+        entry["first_divergence"] = scan.first_divergence;
+        entry["first_divergence"]["input_set"] = set["name"];
+      }
     }
     entry["input_sets"].push_back(set);
   }
@@ -168,6 +217,50 @@ json verify_case_dir(const std::string& case_dir, const std::string& out_dir, co
   entry["max_rel_error"] = number_or_string(max_rel);
   entry["verify"] = all_passed ? "pass" : "fail";
   if (!all_passed) fail_entry(entry, "fail", "verify", "outputs differ from eager beyond tolerance");
+  if (!options.quiet && entry["first_divergence"].is_object()) {
+    const json& d = entry["first_divergence"];
+    std::cout << "  " << label << " first divergence: " << d["fx_node"].get<std::string>() << " ("
+              << d["op"].get<std::string>() << ", ONNX node " << d["onnx_node"].get<std::string>() << " "
+              << d["onnx_op"].get<std::string>() << ") at " << d["source"].get<std::string>() << "\n";
+  }
+
+  // Fresh dynamic dims: libtorch and refrt must agree on shapes never seen at capture.
+  if (options.fresh > 0) {
+    entry["fresh_sets"] = json::array();
+    try {
+      const uint64_t seed = options.fresh_seed ? options.fresh_seed : name_seed(label);
+      bool fresh_passed = true;
+      for (const auto& fresh : make_fresh_sets(program, captured_inputs, options.fresh, seed)) {
+        json dims = json::object();
+        for (const auto& [sym, v] : fresh.dims)
+          dims[program.dim_names.count(sym) ? program.dim_names.at(sym) : sym] = v;
+        json set = {{"name", fresh.name}, {"dims", dims}, {"outputs", json::array()}};
+        const auto ours = session->run(fresh.inputs).outputs;
+        const auto reference = run_reference(program, fresh.inputs).outputs;
+        if (ours.size() != reference.size())
+          throw Error({"fresh"}, "refrt returned " + std::to_string(ours.size()) + " outputs, libtorch " +
+                                     std::to_string(reference.size()));
+        for (size_t i = 0; i < ours.size(); ++i) {
+          const Comparison cmp = compare_tensors(reference[i], ours[i]);
+          fresh_passed = fresh_passed && cmp.passed;
+          set["outputs"].push_back({{"index", i}, {"dtype", dtype_name(reference[i].dtype())},
+                                    {"shape", reference[i].shape()}, {"refrt_vs_libtorch", cmp.to_json()}});
+        }
+        if (!options.quiet)
+          std::cout << "  " << label << " " << fresh.name << " " << dims.dump() << ": "
+                    << (set["outputs"].empty() || fresh_passed ? "ok" : "MISMATCH") << "\n";
+        entry["fresh_sets"].push_back(set);
+      }
+      if (!fresh_passed && entry["status"] == "pass") {
+        entry["verify"] = "fail";
+        fail_entry(entry, "fail", "fresh", "refrt differs from libtorch on fresh dynamic dims");
+      }
+    } catch (const Error& e) {
+      if (entry["status"] == "pass") fail_entry(entry, "error", "fresh", e.what());
+    }
+  }
+
+  if (options.peers) entry["peers"] = run_peers(case_dir, onnx_path, entry["verify"].get<std::string>(), out_dir, options);
   return finish();
 }
 

@@ -19,6 +19,14 @@ std::string shape_str(const Shape& shape);  // "[2, 3]"
 // Default 8 GiB, overridable by PARITY_MAX_TENSOR_BYTES.
 size_t allocation_limit();
 
+// Tensor buffers come from a caching pool: a buffer of a size seen before is reused, not allocated.
+struct BufferStats {
+  uint64_t fresh = 0;    // buffers obtained from the system allocator
+  uint64_t reused = 0;   // buffers handed out again from the pool
+  size_t cached_bytes = 0;
+};
+BufferStats buffer_stats();
+
 class Tensor {
  public:
   Tensor() = default;

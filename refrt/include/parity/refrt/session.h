@@ -23,12 +23,25 @@ struct ValueInfo {
 };
 
 struct SessionOptions {
-  int threads = 1;  // reserved for refrt's thread pool (not used yet; BLAS keeps its own threads)
+  // Intra-op threads: T >= 1 gives the session a pool of T threads (the caller's included) and sets
+  // OpenBLAS's thread count to T (a process-wide setting). 0 = no pool, BLAS as configured.
+  int threads = 0;
 };
 
+struct TypedShape {
+  DType dtype = DType::kUndefined;
+  Shape shape;
+};
+
+// One node's execution in a profiled run (RunOptions::profile).
 struct NodeTiming {
   std::string node, op_type;
+  size_t node_index = 0;   // position in execution order
+  double start_ms = 0;     // from the start of run()
   double ms = 0;
+  double flops = 0;        // declared by the kernel; 0 = not declared
+  double bytes = 0;        // input + output bytes: the traffic a kernel must at least move
+  std::vector<TypedShape> inputs, outputs;
 };
 
 struct RunOptions {

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -23,8 +24,16 @@ struct Comparison {
   double max_rel_error = 0;  // over elements whose |expected| > atol (near zero it is meaningless)
   int64_t mismatches = 0, numel = 0;
   Tolerance tolerance;
+  // Fixed-bin histogram of |actual - expected| (see histogram_edges()); empty when `problem` is set.
+  std::vector<int64_t> histogram;
   nlohmann::json to_json() const;
 };
+
+// Upper edges of the error histogram's bins: bin 0 counts exact zeros, bin i (1..10) errors in
+// (edges[i-1], edges[i]] with edges = 0, 1e-9, 1e-8, ..., 1e0, and the last bin errors > 1, infinite
+// errors and NaN disagreements. Fixed decades so that histograms of different runs line up.
+const std::vector<double>& histogram_edges();
+size_t histogram_bin(double abs_error);
 
 // An element mismatches when |actual - expected| > atol + rtol * |expected|, or NaN-ness differs.
 Comparison compare_tensors(const Tensor& expected, const Tensor& actual, const Tolerance& tol);

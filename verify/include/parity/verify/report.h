@@ -1,4 +1,4 @@
-// report.json (the versioned contract other tools read) and its Markdown rendering.
+// report.json (the versioned contract other tools read) and its Markdown and HTML renderings.
 #pragma once
 #include <string>
 
@@ -6,14 +6,26 @@
 
 namespace parity::verify {
 
-constexpr int kReportSchemaVersion = 1;
+// 2: statuses xfail/xpass, first_divergence, fresh_sets, profile, peers, regressions, histograms.
+constexpr int kReportSchemaVersion = 2;
 
 // Wraps case entries into a report: schema_version, tool info, summary counts, cases.
 nlohmann::json make_report(const std::string& command, nlohmann::json cases);
+// Recomputes report["summary"] from report["cases"] (and report["regressions"] when present).
+void update_summary(nlohmann::json& report);
 std::string render_markdown(const nlohmann::json& report);
-// Writes report.json and report.md into `out_dir`, each atomically (temp file + rename).
-void write_report(const std::string& out_dir, const nlohmann::json& report);
-// Whether every case passed (the exit status of verify and matrix).
+// A self-contained page: `plotly_js` (the text of plotly.min.js) is inlined; figures are JSON.
+std::string render_html(const nlohmann::json& report, const std::string& plotly_js);
+// plotly.min.js of the venv's plotly package (located through `python`), "" when it is not installed.
+std::string find_plotly_js(const std::string& python);
+
+// Writes report.json, report.md and (when plotly_js is not empty) report.html into `out_dir`, each
+// atomically (temp file + rename): an interrupted run leaves the previous files intact.
+void write_report(const std::string& out_dir, const nlohmann::json& report, const std::string& plotly_js = "");
+// Whether the run succeeded: every case is pass, xfail, xpass or capture_failed (torch.export's
+// refusal is not Parity's failure), at least one case, and no regression against a baseline.
 bool report_passed(const nlohmann::json& report);
+// Whether this status is a failure of Parity that nobody expected.
+bool is_unexpected(const std::string& status);
 
 }  // namespace parity::verify

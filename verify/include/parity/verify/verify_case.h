@@ -1,6 +1,7 @@
 // parity verify: export a captured case, run it on refrt and on the libtorch reference, compare with eager.
 #pragma once
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -8,7 +9,14 @@ namespace parity::verify {
 
 struct VerifyOptions {
   int opset = 18;
-  bool quiet = false;  // no per-set lines on stdout
+  bool quiet = false;          // no per-set lines on stdout
+  bool intermediates = false;  // compare every FX value with the ONNX value of the same name
+  std::string onnx_path;       // verify this ONNX model instead of exporting one
+  int fresh = 0;               // extra input sets with new dynamic dim values (libtorch vs refrt)
+  uint64_t fresh_seed = 0;     // 0 = derived from the case name
+  bool peers = false;          // official torch.onnx exporter and ONNX Runtime columns (scenarios/peers.py)
+  std::string python;          // the venv's python (peers)
+  std::string source_dir;      // repository root (peers.py lives in scenarios/)
 };
 
 // Verifies one `<case>/<mode>` directory (holding case.json) and returns its report.json case entry

@@ -1,0 +1,69 @@
+// parity conformance: the ONNX backend node tests on refrt, with the checked-in exclusion list.
+#include <iomanip>
+#include <iostream>
+#include <map>
+
+#include "command.h"
+#include "parity/error.h"
+#include "parity/refrt/conformance.h"
+
+namespace parity::cli {
+namespace {
+
+int cmd_conformance(const std::vector<std::string>& argv) {
+  Args args(argv, {"--filter", "--data", "--exclusions"}, {"--verbose"});
+  if (!args.positional().empty()) throw Error({"cli"}, "conformance takes no positional arguments", ErrorKind::kUsage);
+  refrt::ConformanceOptions o;
+  o.data_dir = args.get("--data", env_or("PARITY_CONFORMANCE_DIR", PARITY_CONFORMANCE_DIR));
+  o.filter = args.get("--filter");
+  o.exclusions_file = args.get("--exclusions", env_or("PARITY_SOURCE_DIR", PARITY_SOURCE_DIR) +
+                                                   std::string("/refrt/conformance/exclusions.txt"));
+  const bool verbose = args.has("--verbose");
+  using Status = refrt::ConformanceResult::Status;
+  int passed = 0, failed = 0, skipped = 0, unexpected = 0, excluded_passing = 0;
+  std::map<std::string, int> skip_reasons;
+  refrt::run_conformance(o, [&](const refrt::ConformanceResult& r) {
+    if (r.status == Status::kPass) {
+      ++passed;
+      if (!r.excluded_reason.empty()) {
+        ++excluded_passing;
+        std::cout << "XPASS " << r.name << " (listed as excluded: " << r.excluded_reason << "; remove it)\n";
+      } else if (verbose) {
+        std::cout << "PASS  " << r.name << "\n";
+      }
+    } else if (r.status == Status::kFail) {
+      ++failed;
+      if (r.excluded_reason.empty()) {
+        ++unexpected;
+        std::cout << "FAIL  " << r.name << ": " << r.detail << "\n";
+      } else if (verbose) {
+        std::cout << "XFAIL " << r.name << ": " << r.detail << " [excluded: " << r.excluded_reason << "]\n";
+      }
+    } else {
+      ++skipped;
+      // Group "op not implemented: X Y" by its ops, other reasons by their text up to the first quote.
+      skip_reasons[r.detail.substr(0, r.detail.find('\''))]++;
+      if (verbose) std::cout << "SKIP  " << r.name << ": " << r.detail << "\n";
+    }
+    std::cout.flush();
+  });
+  if (verbose && !skip_reasons.empty()) {
+    std::cout << "skipped, by reason:\n";
+    for (const auto& [reason, n] : skip_reasons) std::cout << std::setw(6) << n << "  " << reason << "\n";
+  }
+  const int in_scope = passed + failed;
+  std::cout << "in scope (ops refrt implements): " << in_scope << ", pass rate "
+            << std::fixed << std::setprecision(1) << (in_scope ? 100.0 * passed / in_scope : 0.0) << "%; "
+            << failed - unexpected << " failures listed in " << o.exclusions_file << ", " << unexpected
+            << " not listed" << (excluded_passing ? ", " + std::to_string(excluded_passing) + " listed tests now pass" : "")
+            << "\n";
+  std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped\n";
+  return unexpected ? kExitFailed : kExitOk;
+}
+
+}  // namespace
+
+PARITY_COMMAND("conformance", 60, "conformance [--filter REGEX] [--verbose] [--data DIR] [--exclusions FILE]",
+               "run the ONNX backend node tests on refrt (N passed, M failed)", cmd_conformance);
+
+}  // namespace parity::cli

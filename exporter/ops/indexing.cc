@@ -1,0 +1,301 @@
+// Gather/scatter style ATen ops -> ONNX: index_select, gather, scatter*, index, index_put, *_scatter,
+// masked_scatter, nonzero, embedding, padding.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "../src/translate.h"
+
+namespace parity::exporter {
+namespace {
+
+void index_select(TranslateContext& ctx) {
+  const int64_t dim = ctx.normalized_dim(ctx.int_arg("dim", 0), ctx.rank("self"));
+  set_attr(ctx.emit("Gather", {ctx.tensor("self"), ctx.tensor("index")}, {ctx.output()}), "axis", dim);
+}
+
+void gather(TranslateContext& ctx) {
+  const int64_t dim = ctx.normalized_dim(ctx.int_arg("dim", 0), ctx.rank("self"));
+  set_attr(ctx.emit("GatherElements", {ctx.tensor("self"), ctx.tensor("index")}, {ctx.output()}), "axis", dim);
+}
+
+// scatter(self, dim, index, src|value[, reduce]) -> ScatterElements; a scalar value is expanded to index's shape.
+void scatter_with(TranslateContext& ctx, const std::string& reduction) {
+  const DType out = ctx.output_meta().dtype;
+  const int64_t dim = ctx.normalized_dim(ctx.int_arg("dim", 0), ctx.rank("self"));
+  const std::string index = ctx.tensor("index");
+  std::string updates = ctx.has("src") ? ctx.value("src", out) : ctx.value("value", out);
+  if (!ctx.has("src") || !ctx.required("src").is_tensor())
+    updates = ctx.emit1("Expand", {updates, shape_of(ctx, index)}, "updates");
+  else  // src may be larger than index: ScatterElements wants the same shape.
+    updates = ctx.emit1("Slice", {updates, ctx.graph.constant_i64(std::vector<int64_t>(static_cast<size_t>(ctx.rank("index")), 0)),
+                                  shape_of(ctx, index)}, "updates");
+  auto* n = ctx.emit("ScatterElements", {ctx.tensor("self"), index, updates}, {ctx.output()});
+  set_attr(n, "axis", dim);
+  if (!reduction.empty()) set_attr(n, "reduction", reduction);
+}
+void scatter(TranslateContext& ctx) { scatter_with(ctx, ""); }
+void scatter_add(TranslateContext& ctx) { scatter_with(ctx, "add"); }
+
+// scatter_reduce.two(self, dim, index, src, reduce, include_self). include_self=False first overwrites
+// the touched positions with the reduction's identity, which makes the result exact.
+void scatter_reduce(TranslateContext& ctx) {
+  const DType out = ctx.output_meta().dtype;
+  const std::string reduce = ctx.string_arg("reduce", "sum");
+  std::string reduction;
+  double identity = 0;
+  if (reduce == "sum") reduction = "add";
+  else if (reduce == "prod") reduction = "mul", identity = 1;
+  else if (reduce == "amax") reduction = "max", identity = -std::numeric_limits<double>::infinity();
+  else if (reduce == "amin") reduction = "min", identity = std::numeric_limits<double>::infinity();
+  else ctx.fail("scatter_reduce with reduce='" + reduce + "' has no ONNX ScatterElements reduction");
+  if (!dtype_is_floating(out) && std::isinf(identity))
+    identity = identity < 0 ? static_cast<double>(std::numeric_limits<int32_t>::min()) : std::numeric_limits<int32_t>::max();
+  const int64_t dim = ctx.normalized_dim(ctx.int_arg("dim", 0), ctx.rank("self"));
+  const std::string index = ctx.tensor("index");
+  const std::string src = ctx.emit1("Slice", {ctx.value("src", out),
+                                     ctx.graph.constant_i64(std::vector<int64_t>(static_cast<size_t>(ctx.rank("index")), 0)),
+                                     shape_of(ctx, index)}, "updates");
+  std::string self = ctx.tensor("self");
+  if (!ctx.bool_arg("include_self", true)) {
+    const std::string fill = ctx.emit1("Expand", {ctx.constant(identity, out), shape_of(ctx, index)});
+    auto* n = ctx.emit("ScatterElements", {self, index, fill}, {ctx.temp("cleared")});
+    set_attr(n, "axis", dim);
+    self = n->output(0);
+  }
+  auto* n = ctx.emit("ScatterElements", {self, index, src}, {ctx.output()});
+  set_attr(n, "axis", dim);
+  set_attr(n, "reduction", reduction);
+}
+
+// Advanced indexing: the index tensors (bool masks become their nonzero coordinates), broadcast together
+// and stacked on a last axis, index the leading axes of a transposed input through GatherND.
+struct AdvancedIndex {
+  std::vector<int64_t> positions;  // indexed axes of self
+  std::string stacked;             // [*broadcast, k] int64
+  std::vector<int64_t> perm;       // moves the indexed axes to the front
+  bool consecutive = true;
+  int64_t broadcast_rank = 0;
+};
+
+AdvancedIndex advanced_index(TranslateContext& ctx) {
+  const auto entries = ctx.required("indices").optional_tensor_names();
+  const int64_t rank = ctx.rank("self");
+  AdvancedIndex ai;
+  std::vector<std::string> parts;
+  std::vector<int64_t> part_ranks;
+  int64_t axis = 0;
+  for (const auto& e : entries) {
+    if (!e) {
+      ++axis;
+      continue;
+    }
+    const auto& meta = ctx.program.graph.meta(*e, ctx.node.name);
+    const pt2::Argument ref{"as_tensor", {{"name", *e}}};
+    if (meta.dtype == DType::kBool || meta.dtype == DType::kUInt8) {
+      // A k-dim mask covers k axes: its nonzero coordinates, one int64 row per axis.
+      const std::string nz = ctx.emit1("NonZero", {ctx.value(ref, DType::kBool)});
+      for (size_t j = 0; j < meta.sizes.size(); ++j) {
+        parts.push_back(element(ctx, nz, static_cast<int64_t>(j)));
+        part_ranks.push_back(1);
+        ai.positions.push_back(axis++);
+      }
+      continue;
+    }
+    parts.push_back(ctx.value(ref, DType::kInt64));
+    part_ranks.push_back(static_cast<int64_t>(meta.sizes.size()));
+    ai.positions.push_back(axis++);
+  }
+  if (parts.empty()) ctx.fail("index with no index tensors");
+  for (size_t i = 1; i < ai.positions.size(); ++i) ai.consecutive = ai.consecutive && ai.positions[i] == ai.positions[i - 1] + 1;
+  // Broadcast: add zero tensors of every part's shape.
+  std::string zero = ctx.emit1("Mul", {parts[0], ctx.graph.constant_i64({0}, true)});
+  for (size_t i = 1; i < parts.size(); ++i) zero = ctx.emit1("Add", {zero, ctx.emit1("Mul", {parts[i], ctx.graph.constant_i64({0}, true)})});
+  ai.broadcast_rank = *std::max_element(part_ranks.begin(), part_ranks.end());
+  std::vector<std::string> cols;
+  for (const auto& p : parts) cols.push_back(ctx.emit1("Unsqueeze", {ctx.emit1("Add", {p, zero}), ctx.graph.constant_i64({-1})}));
+  auto* cat = ctx.emit("Concat", cols, {ctx.temp("indices")});
+  set_attr(cat, "axis", int64_t{-1});
+  ai.stacked = cat->output(0);
+  ai.perm = ai.positions;
+  for (int64_t i = 0; i < rank; ++i)
+    if (std::find(ai.positions.begin(), ai.positions.end(), i) == ai.positions.end()) ai.perm.push_back(i);
+  return ai;
+}
+
+bool is_identity(const std::vector<int64_t>& perm) {
+  for (size_t i = 0; i < perm.size(); ++i)
+    if (perm[i] != static_cast<int64_t>(i)) return false;
+  return true;
+}
+
+std::string transpose(TranslateContext& ctx, const std::string& x, const std::vector<int64_t>& perm) {
+  if (is_identity(perm)) return x;
+  auto* n = ctx.emit("Transpose", {x}, {ctx.temp("transposed")});
+  set_attr(n, "perm", perm);
+  return n->output(0);
+}
+
+std::vector<int64_t> inverse(const std::vector<int64_t>& perm) {
+  std::vector<int64_t> inv(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inv[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  return inv;
+}
+
+// Gathered layout is [*broadcast, *other axes]; torch puts the broadcast dims where the (consecutive)
+// indexed axes were, after the axes before them.
+std::vector<int64_t> result_perm(const AdvancedIndex& ai, int64_t out_rank) {
+  std::vector<int64_t> perm;
+  const int64_t b = ai.broadcast_rank, before = ai.consecutive ? ai.positions.front() : 0;
+  for (int64_t i = 0; i < before; ++i) perm.push_back(b + i);
+  for (int64_t i = 0; i < b; ++i) perm.push_back(i);
+  for (int64_t i = b + before; i < out_rank; ++i) perm.push_back(i);
+  return perm;
+}
+
+void index(TranslateContext& ctx) {
+  const AdvancedIndex ai = advanced_index(ctx);
+  const std::string x = transpose(ctx, ctx.tensor("self"), ai.perm);
+  const std::string g = ctx.emit1("GatherND", {x, ai.stacked}, "gathered");
+  const int64_t out_rank = static_cast<int64_t>(ctx.output_meta().sizes.size());
+  ctx.alias_output(0, transpose(ctx, g, result_perm(ai, out_rank)));
+}
+
+// index_put(self, indices, values, accumulate): ScatterND on the transposed input, values broadcast
+// to the indexed result's shape.
+void index_put(TranslateContext& ctx) {
+  const DType out = ctx.output_meta().dtype;
+  const AdvancedIndex ai = advanced_index(ctx);
+  const std::string x = transpose(ctx, ctx.tensor("self"), ai.perm);
+  const std::string slots = ctx.emit1("GatherND", {x, ai.stacked}, "slots");
+  const int64_t slot_rank = ai.broadcast_rank + ctx.rank("self") - static_cast<int64_t>(ai.positions.size());
+  // values broadcast against torch's result layout, then moved to the gathered layout.
+  const std::vector<int64_t> to_torch = result_perm(ai, slot_rank);
+  const std::string torch_shape = shape_of(ctx, transpose(ctx, slots, to_torch));
+  std::string values = ctx.emit1("Expand", {ctx.value("values", out), torch_shape}, "values");
+  values = transpose(ctx, values, inverse(to_torch));
+  auto* n = ctx.emit("ScatterND", {x, ai.stacked, values}, {ctx.temp("scattered")});
+  if (ctx.bool_arg("accumulate", false)) set_attr(n, "reduction", std::string("add"));
+  ctx.alias_output(0, transpose(ctx, n->output(0), inverse(ai.perm)));
+}
+
+// Positions start, start+step, ... along `dim`, shaped to broadcast against src: ScatterElements indices.
+std::string positions_along(TranslateContext& ctx, const std::string& src, int64_t dim, int64_t rank,
+                            const std::string& start, const std::string& step) {
+  const std::string len = element(ctx, shape_of(ctx, src), dim);
+  const std::string limit = ctx.emit1("Add", {start, ctx.emit1("Mul", {len, step})});
+  const std::string r = ctx.emit1("Range", {start, limit, step}, "positions");
+  std::vector<int64_t> shape(static_cast<size_t>(rank), 1);
+  shape[static_cast<size_t>(dim)] = -1;
+  const std::string shaped = ctx.emit1("Reshape", {r, ctx.graph.constant_i64(shape)});
+  return ctx.emit1("Expand", {shaped, shape_of(ctx, src)}, "indices");
+}
+
+// slice_scatter(self, src, dim, start, end, step)
+void slice_scatter(TranslateContext& ctx) {
+  const DType out = ctx.output_meta().dtype;
+  const int64_t rank = ctx.rank("self");
+  const int64_t dim = ctx.normalized_dim(ctx.int_arg("dim", 0), rank);
+  const std::string self = ctx.tensor("self");
+  std::string start = ctx.has("start") ? ctx.int_value("start") : ctx.graph.constant_i64({0}, true);
+  // A negative start counts from the end: start + size where start < 0.
+  const std::string size = element(ctx, shape_of(ctx, self), dim);
+  const std::string zero = ctx.graph.constant_i64({0}, true);
+  start = ctx.emit1("Where", {ctx.emit1("Less", {start, zero}), ctx.emit1("Add", {start, size}), start});
+  start = ctx.emit1("Min", {ctx.emit1("Max", {start, zero}), size}, "start");
+  const std::string step = ctx.graph.constant_i64({ctx.int_arg("step", 1)}, true);
+  const std::string src = ctx.value("src", out);
+  const std::string idx = positions_along(ctx, src, dim, rank, start, step);
+  set_attr(ctx.emit("ScatterElements", {self, idx, src}, {ctx.output()}), "axis", dim);
+}
+
+// select_scatter(self, src, dim, index): src gains the selected axis back, then ScatterElements.
+void select_scatter(TranslateContext& ctx) {
+  const DType out = ctx.output_meta().dtype;
+  const int64_t rank = ctx.rank("self");
+  const int64_t dim = ctx.normalized_dim(ctx.int_arg("dim", 0), rank);
+  const std::string src = ctx.emit1("Unsqueeze", {ctx.value("src", out), ctx.graph.constant_i64({dim})}, "src");
+  std::string index = ctx.int_value("index");
+  const std::string size = element(ctx, shape_of(ctx, ctx.tensor("self")), dim);
+  index = ctx.emit1("Where", {ctx.emit1("Less", {index, ctx.graph.constant_i64({0}, true)}), ctx.emit1("Add", {index, size}), index});
+  const std::string idx = ctx.emit1("Expand", {index, shape_of(ctx, src)}, "indices");
+  set_attr(ctx.emit("ScatterElements", {ctx.tensor("self"), idx, src}, {ctx.output()}), "axis", dim);
+}
+
+// masked_scatter(self, mask, source): the k-th true position takes source's k-th element.
+void masked_scatter(TranslateContext& ctx) {
+  const DType out = ctx.output_meta().dtype;
+  const std::string self = ctx.tensor("self");
+  const std::string shape = shape_of(ctx, self);
+  const std::string flat_shape = ctx.graph.constant_i64({-1});
+  const std::string mask = ctx.emit1("Reshape", {ctx.emit1("Expand", {ctx.value("mask", DType::kBool), shape}), flat_shape}, "mask");
+  const std::string counts = ctx.emit1("CumSum", {ctx.cast_if_needed(mask, DType::kBool, DType::kInt64), ctx.graph.constant_i64({0}, true)});
+  const std::string k = ctx.emit1("Max", {ctx.emit1("Sub", {counts, ctx.graph.constant_i64({1}, true)}), ctx.graph.constant_i64({0}, true)}, "k");
+  const std::string source = ctx.emit1("Reshape", {ctx.value("source", out), flat_shape}, "source");
+  const std::string taken = ctx.emit1("Gather", {source, k}, "taken");
+  const std::string merged = ctx.emit1("Where", {mask, taken, ctx.emit1("Reshape", {self, flat_shape})});
+  ctx.emit("Reshape", {merged, shape}, {ctx.output()});
+}
+
+// nonzero(self) -> [n, rank] (ONNX gives [rank, n]).
+void nonzero(TranslateContext& ctx) {
+  const std::string nz = ctx.emit1("NonZero", {ctx.tensor("self")});
+  set_attr(ctx.emit("Transpose", {nz}, {ctx.output()}), "perm", std::vector<int64_t>{1, 0});
+}
+
+// embedding(weight, indices, ...): rows of the table.
+void embedding(TranslateContext& ctx) {
+  set_attr(ctx.emit("Gather", {ctx.tensor("weight"), ctx.tensor("indices")}, {ctx.output()}), "axis", int64_t{0});
+}
+
+// torch pads are (last-dim begin, last-dim end, previous-dim begin, ...); ONNX wants all begins, then all ends.
+std::vector<int64_t> onnx_pads(const std::vector<int64_t>& torch_pads, int64_t rank) {
+  std::vector<int64_t> pads(static_cast<size_t>(2 * rank), 0);
+  for (size_t i = 0; i < torch_pads.size() && i / 2 < static_cast<size_t>(rank); i += 2) {
+    const size_t axis = static_cast<size_t>(rank) - 1 - i / 2;
+    pads[axis] = torch_pads[i];
+    pads[axis + static_cast<size_t>(rank)] = i + 1 < torch_pads.size() ? torch_pads[i + 1] : 0;
+  }
+  return pads;
+}
+
+// reflection_padNd / replication_padNd(self, padding)
+void pad_with(TranslateContext& ctx, const std::string& mode) {
+  const auto pads = onnx_pads(ctx.ints_arg("padding"), ctx.rank("self"));
+  set_attr(ctx.emit("Pad", {ctx.tensor("self"), ctx.graph.constant_i64(pads)}, {ctx.output()}), "mode", mode);
+}
+
+void constant_pad_nd(TranslateContext& ctx) {
+  const DType out = ctx.output_meta().dtype;
+  const auto pads = onnx_pads(ctx.ints_arg("pad"), ctx.rank("self"));
+  const std::string value = ctx.has("value") ? ctx.value("value", out) : ctx.constant(0, out);
+  set_attr(ctx.emit("Pad", {ctx.tensor("self"), ctx.graph.constant_i64(pads), value}, {ctx.output()}), "mode",
+           std::string("constant"));
+}
+void reflection_pad(TranslateContext& ctx) { pad_with(ctx, "reflect"); }
+void replication_pad(TranslateContext& ctx) { pad_with(ctx, "edge"); }
+
+}  // namespace
+
+PARITY_TRANSLATION("aten::index_select.default", index_select, 18);
+PARITY_TRANSLATION("aten::gather.default", gather, 18);
+PARITY_TRANSLATION("aten::scatter.src", scatter, 18);
+PARITY_TRANSLATION("aten::scatter.value", scatter, 18);
+PARITY_TRANSLATION("aten::scatter_add.default", scatter_add, 18);
+PARITY_TRANSLATION("aten::scatter_reduce.two", scatter_reduce, 18);
+PARITY_TRANSLATION("aten::index.Tensor", index, 18);
+PARITY_TRANSLATION("aten::index_put.default", index_put, 18);
+PARITY_TRANSLATION("aten::slice_scatter.default", slice_scatter, 18);
+PARITY_TRANSLATION("aten::select_scatter.default", select_scatter, 18);
+PARITY_TRANSLATION("aten::masked_scatter.default", masked_scatter, 18);
+PARITY_TRANSLATION("aten::nonzero.default", nonzero, 18);
+PARITY_TRANSLATION("aten::embedding.default", embedding, 18);
+PARITY_TRANSLATION("aten::constant_pad_nd.default", constant_pad_nd, 18);
+PARITY_TRANSLATION("aten::reflection_pad1d.default", reflection_pad, 18);
+PARITY_TRANSLATION("aten::reflection_pad2d.default", reflection_pad, 18);
+PARITY_TRANSLATION("aten::reflection_pad3d.default", reflection_pad, 18);
+PARITY_TRANSLATION("aten::replication_pad1d.default", replication_pad, 18);
+PARITY_TRANSLATION("aten::replication_pad2d.default", replication_pad, 18);
+PARITY_TRANSLATION("aten::replication_pad3d.default", replication_pad, 18);
+
+}  // namespace parity::exporter

@@ -1,0 +1,457 @@
+// Convolution, pooling, normalisation, resampling and attention ATen ops -> ONNX.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "../src/translate.h"
+
+namespace parity::exporter {
+namespace {
+
+// An int list argument repeated to `n` spatial dims (torch accepts one value for all).
+std::vector<int64_t> per_dim(TranslateContext& ctx, const std::string& name, size_t n, int64_t fallback) {
+  std::vector<int64_t> v = ctx.ints_arg(name);
+  if (v.empty()) v = {fallback};
+  if (v.size() == 1) v.assign(n, v[0]);
+  if (v.size() != n) ctx.fail("argument '" + name + "' has " + std::to_string(v.size()) + " values for " + std::to_string(n) + " spatial dims");
+  return v;
+}
+
+std::vector<int64_t> twice(const std::vector<int64_t>& v) {
+  std::vector<int64_t> out(v);
+  out.insert(out.end(), v.begin(), v.end());
+  return out;
+}
+
+const char* input_arg(TranslateContext& ctx) { return ctx.arg("input") ? "input" : "self"; }
+
+// A per-channel vector shaped [C, 1, ..., 1] to broadcast over NC... tensors.
+std::string channel_vector(TranslateContext& ctx, const std::string& v, int64_t rank) {
+  std::vector<int64_t> shape = {-1};
+  for (int64_t i = 2; i < rank; ++i) shape.push_back(1);
+  return ctx.emit1("Reshape", {v, ctx.graph.constant_i64(shape)}, "per_channel");
+}
+
+// convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups) and convNd.
+void convolution(TranslateContext& ctx) {
+  const size_t n = static_cast<size_t>(ctx.rank("weight") - 2);
+  const bool transposed = ctx.bool_arg("transposed", false);
+  std::vector<std::string> inputs = {ctx.tensor("input"), ctx.tensor("weight")};
+  if (ctx.has("bias")) inputs.push_back(ctx.tensor("bias"));
+  auto* node = ctx.emit(transposed ? "ConvTranspose" : "Conv", inputs, {ctx.output()});
+  set_attr(node, "strides", per_dim(ctx, "stride", n, 1));
+  set_attr(node, "dilations", per_dim(ctx, "dilation", n, 1));
+  set_attr(node, "group", ctx.int_arg("groups", 1));
+  const pt2::Argument* padding = ctx.arg("padding");
+  if (padding && padding->kind == "as_string") {
+    const std::string mode = padding->value.get<std::string>();
+    // torch's "same" puts the odd pixel at the end, as SAME_UPPER does.
+    set_attr(node, "auto_pad", std::string(mode == "same" ? "SAME_UPPER" : "VALID"));
+  } else {
+    set_attr(node, "pads", twice(per_dim(ctx, "padding", n, 0)));
+  }
+  if (transposed) {
+    const auto op = per_dim(ctx, "output_padding", n, 0);
+    if (std::any_of(op.begin(), op.end(), [](int64_t v) { return v != 0; })) set_attr(node, "output_padding", op);
+  }
+}
+
+// avg_poolNd(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+void avg_pool(TranslateContext& ctx) {
+  const size_t n = static_cast<size_t>(ctx.rank("self") - 2);
+  if (ctx.has("divisor_override")) ctx.fail("avg_pool with divisor_override is not supported");
+  const auto kernel = per_dim(ctx, "kernel_size", n, 1);
+  std::vector<int64_t> stride = ctx.ints_arg("stride");
+  if (stride.empty()) stride = kernel;
+  if (stride.size() == 1) stride.assign(n, stride[0]);
+  auto* node = ctx.emit("AveragePool", {ctx.tensor("self")}, {ctx.output()});
+  set_attr(node, "kernel_shape", kernel);
+  set_attr(node, "strides", stride);
+  set_attr(node, "pads", twice(per_dim(ctx, "padding", n, 0)));
+  set_attr(node, "ceil_mode", int64_t{ctx.bool_arg("ceil_mode", false) ? 1 : 0});
+  set_attr(node, "count_include_pad", int64_t{ctx.bool_arg("count_include_pad", true) ? 1 : 0});
+}
+
+onnx::NodeProto* max_pool_node(TranslateContext& ctx, const std::vector<std::string>& outputs) {
+  const size_t n = static_cast<size_t>(ctx.rank("self") - 2);
+  const auto kernel = per_dim(ctx, "kernel_size", n, 1);
+  std::vector<int64_t> stride = ctx.ints_arg("stride");
+  if (stride.empty()) stride = kernel;
+  if (stride.size() == 1) stride.assign(n, stride[0]);
+  auto* node = ctx.emit("MaxPool", {ctx.tensor("self")}, outputs);
+  set_attr(node, "kernel_shape", kernel);
+  set_attr(node, "strides", stride);
+  set_attr(node, "pads", twice(per_dim(ctx, "padding", n, 0)));
+  set_attr(node, "dilations", per_dim(ctx, "dilation", n, 1));
+  set_attr(node, "ceil_mode", int64_t{ctx.bool_arg("ceil_mode", false) ? 1 : 0});
+  return node;
+}
+
+void max_pool(TranslateContext& ctx) { max_pool_node(ctx, {ctx.output()}); }
+
+// ONNX indices count over the whole NC... tensor, torch's within one (n, c) plane: modulo the plane size.
+void max_pool_with_indices(TranslateContext& ctx) {
+  const std::string raw = ctx.temp("flat_indices");
+  max_pool_node(ctx, {ctx.output(0), raw});
+  const std::string spatial = ctx.emit1("Slice", {shape_of(ctx, ctx.tensor("self")), ctx.graph.constant_i64({2}),
+                                                  ctx.graph.constant_i64({std::numeric_limits<int64_t>::max()})});
+  const std::string plane = ctx.temp("plane");
+  emit_reduce(ctx, "ReduceProd", spatial, {}, false, plane);
+  set_attr(ctx.emit("Mod", {raw, plane}, {ctx.output(1)}), "fmod", int64_t{0});
+}
+
+// _adaptive_avg_poolNd(self, output_size): global pooling, an exact AveragePool when the sizes divide,
+// else one ReduceMean per output bin (static sizes).
+void adaptive_avg_pool(TranslateContext& ctx) {
+  const auto& meta = ctx.input_meta("self");
+  const size_t n = static_cast<size_t>(ctx.rank("self") - 2);
+  const auto out = per_dim(ctx, "output_size", n, 1);
+  if (std::all_of(out.begin(), out.end(), [](int64_t v) { return v == 1; })) {
+    ctx.emit("GlobalAveragePool", {ctx.tensor("self")}, {ctx.output()});
+    return;
+  }
+  std::vector<int64_t> in;
+  for (size_t i = 0; i < n; ++i) {
+    const auto& d = meta.sizes[meta.sizes.size() - n + i];
+    if (!d.value) ctx.fail("adaptive pooling over a symbolic spatial dim is not supported");
+    in.push_back(*d.value);
+  }
+  bool divisible = true;
+  for (size_t i = 0; i < n; ++i) divisible = divisible && out[i] > 0 && in[i] % out[i] == 0;
+  if (divisible) {
+    std::vector<int64_t> k;
+    for (size_t i = 0; i < n; ++i) k.push_back(in[i] / out[i]);
+    auto* node = ctx.emit("AveragePool", {ctx.tensor("self")}, {ctx.output()});
+    set_attr(node, "kernel_shape", k);
+    set_attr(node, "strides", k);
+    return;
+  }
+  if (n != 2) ctx.fail("adaptive pooling with non-dividing sizes is supported in 2-D only");
+  const int64_t r = ctx.rank("self");
+  std::vector<std::string> rows;
+  for (int64_t i = 0; i < out[0]; ++i) {
+    std::vector<std::string> cells;
+    const int64_t h0 = i * in[0] / out[0], h1 = ((i + 1) * in[0] + out[0] - 1) / out[0];
+    for (int64_t j = 0; j < out[1]; ++j) {
+      const int64_t w0 = j * in[1] / out[1], w1 = ((j + 1) * in[1] + out[1] - 1) / out[1];
+      const std::string bin = ctx.emit1("Slice", {ctx.tensor("self"), ctx.graph.constant_i64({h0, w0}), ctx.graph.constant_i64({h1, w1}),
+                                                  ctx.graph.constant_i64({r - 2, r - 1})}, "bin");
+      const std::string m = ctx.temp("bin_mean");
+      emit_reduce(ctx, "ReduceMean", bin, {r - 2, r - 1}, true, m);
+      cells.push_back(m);
+    }
+    auto* row = ctx.emit("Concat", cells, {ctx.temp("row")});
+    set_attr(row, "axis", r - 1);
+    rows.push_back(row->output(0));
+  }
+  set_attr(ctx.emit("Concat", rows, {ctx.output()}), "axis", r - 2);
+}
+
+// Weight/bias, or ones/zeros shaped like `like` when None.
+std::string affine_or(TranslateContext& ctx, const std::string& name, double fallback, const std::string& like_shape, DType t) {
+  if (ctx.has(name)) return ctx.value(name, t);
+  return ctx.emit1("Expand", {ctx.constant(fallback, t), like_shape}, name);
+}
+
+// Batch statistics over every axis except 1: (y, mean[C], invstd[C], biased var [C], count).
+struct BatchStats {
+  std::string y, mean, invstd, var;
+};
+BatchStats batch_norm_train(TranslateContext& ctx, const std::string& x, double eps, DType t) {
+  const int64_t rank = ctx.rank("input");
+  std::vector<int64_t> axes = {0};
+  for (int64_t i = 2; i < rank; ++i) axes.push_back(i);
+  const std::string mean = ctx.temp("batch_mean");
+  emit_reduce(ctx, "ReduceMean", x, axes, true, mean);
+  const std::string d = ctx.emit1("Sub", {x, mean}, "centered");
+  const std::string var = ctx.temp("batch_var");
+  emit_reduce(ctx, "ReduceMean", ctx.emit1("Mul", {d, d}), axes, true, var);
+  const std::string invstd = ctx.emit1("Reciprocal", {ctx.emit1("Sqrt", {ctx.emit1("Add", {var, ctx.constant(eps, t)})})}, "invstd");
+  const std::string channels = element(ctx, shape_of(ctx, x), 1);
+  const std::string c_shape = unsqueeze0(ctx, channels);
+  std::string y = ctx.emit1("Mul", {d, invstd});
+  y = ctx.emit1("Mul", {y, channel_vector(ctx, affine_or(ctx, "weight", 1, c_shape, t), rank)});
+  y = ctx.emit1("Add", {y, channel_vector(ctx, affine_or(ctx, "bias", 0, c_shape, t), rank)});
+  const std::string flat = ctx.graph.constant_i64({-1});
+  return {y, ctx.emit1("Reshape", {mean, flat}), ctx.emit1("Reshape", {invstd, flat}), ctx.emit1("Reshape", {var, flat})};
+}
+
+std::string batch_norm_eval(TranslateContext& ctx, double eps, DType t) {
+  const std::string c_shape = shape_of(ctx, ctx.tensor("running_mean"));
+  auto* node = ctx.emit("BatchNormalization", {ctx.tensor("input"), affine_or(ctx, "weight", 1, c_shape, t),
+                                               affine_or(ctx, "bias", 0, c_shape, t), ctx.tensor("running_mean"),
+                                               ctx.tensor("running_var")}, {ctx.temp("bn")});
+  set_attr(node, "epsilon", static_cast<float>(eps));
+  return node->output(0);
+}
+
+void empty_outputs(TranslateContext& ctx, size_t from, DType t) {
+  for (size_t i = from; i < ctx.output_count(); ++i)
+    ctx.emit("Expand", {ctx.constant(0, t), ctx.graph.constant_i64({0})}, {ctx.output(i)});
+}
+
+// _native_batch_norm_legit_no_training(input, weight, bias, running_mean, running_var, momentum, eps)
+void batch_norm_no_training(TranslateContext& ctx) {
+  const DType t = ctx.output_meta().dtype;
+  ctx.alias_output(0, batch_norm_eval(ctx, ctx.float_arg("eps", 1e-5), t));
+  empty_outputs(ctx, 1, t);
+}
+
+// _native_batch_norm_legit(input, weight, bias, running_mean, running_var, training, momentum, eps),
+// .no_stats and _functional: training uses batch statistics; _functional also returns the updated running stats.
+void batch_norm_legit(TranslateContext& ctx) {
+  const DType t = ctx.output_meta().dtype;
+  const double eps = ctx.float_arg("eps", 1e-5);
+  const bool has_running = ctx.has("running_mean");
+  if (!ctx.bool_arg("training", false) && has_running) {
+    ctx.alias_output(0, batch_norm_eval(ctx, eps, t));
+    empty_outputs(ctx, 1, t);
+    return;
+  }
+  const BatchStats s = batch_norm_train(ctx, ctx.tensor("input"), eps, t);
+  ctx.alias_output(0, s.y);
+  ctx.alias_output(1, s.mean);
+  ctx.alias_output(2, s.invstd);
+  if (ctx.output_count() == 5) {
+    // running = (1 - momentum) * running + momentum * batch (the variance unbiased).
+    const double m = ctx.float_arg("momentum", 0.1);
+    const std::string n = ctx.emit1("Div", {ctx.emit1("Size", {ctx.tensor("input")}), ctx.emit1("Size", {s.mean})});
+    const std::string nf = ctx.cast_if_needed(n, DType::kInt64, t);
+    const std::string unbiased = ctx.emit1("Div", {ctx.emit1("Mul", {s.var, nf}), ctx.emit1("Sub", {nf, ctx.constant(1, t)})});
+    auto blend = [&](const std::string& running, const std::string& batch, size_t out) {
+      ctx.emit("Add", {ctx.emit1("Mul", {ctx.tensor(running), ctx.constant(1 - m, t)}), ctx.emit1("Mul", {batch, ctx.constant(m, t)})},
+               {ctx.output(out)});
+    };
+    blend("running_mean", s.mean, 3);
+    blend("running_var", unbiased, 4);
+  }
+}
+
+// batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+void batch_norm(TranslateContext& ctx) {
+  const DType t = ctx.output_meta().dtype;
+  const double eps = ctx.float_arg("eps", 1e-5);
+  if (ctx.bool_arg("training", false) || !ctx.has("running_mean")) return ctx.alias_output(0, batch_norm_train(ctx, ctx.tensor("input"), eps, t).y);
+  ctx.alias_output(0, batch_norm_eval(ctx, eps, t));
+}
+
+// native_layer_norm(input, normalized_shape, weight, bias, eps) -> (y, mean, rstd); layer_norm -> y.
+void layer_norm(TranslateContext& ctx) {
+  const DType t = ctx.output_meta().dtype;
+  const auto normalized = ctx.ints_arg("normalized_shape");
+  const std::string shape = ctx.graph.constant_i64(normalized);
+  std::vector<std::string> inputs = {ctx.tensor("input"), affine_or(ctx, "weight", 1, shape, t)};
+  if (ctx.has("bias")) inputs.push_back(ctx.value("bias", t));
+  std::vector<std::string> outputs = {ctx.output(0)};
+  for (size_t i = 1; i < ctx.output_count(); ++i) outputs.push_back(ctx.output(i));
+  auto* node = ctx.emit("LayerNormalization", inputs, outputs);
+  set_attr(node, "axis", -static_cast<int64_t>(normalized.size()));
+  set_attr(node, "epsilon", static_cast<float>(ctx.float_arg("eps", 1e-5)));
+}
+
+// native_group_norm(input, weight, bias, N, C, HxW, group, eps) -> (y, mean[N,G], rstd[N,G]); group_norm -> y.
+// Composed (opset 18's GroupNormalization has per-group scale, fixed only in opset 21).
+void group_norm(TranslateContext& ctx) {
+  const DType t = ctx.output_meta().dtype;
+  const std::string x = ctx.tensor("input");
+  const int64_t groups = ctx.arg("group") ? ctx.int_arg("group", 1) : ctx.int_arg("num_groups", 1);
+  const double eps = ctx.float_arg("eps", 1e-5);
+  const std::string grouped = ctx.emit1("Reshape", {x, ctx.graph.constant_i64({0, groups, -1})}, "grouped");
+  const std::string mean = ctx.temp("group_mean");
+  emit_reduce(ctx, "ReduceMean", grouped, {2}, true, mean);
+  const std::string d = ctx.emit1("Sub", {grouped, mean});
+  const std::string var = ctx.temp("group_var");
+  emit_reduce(ctx, "ReduceMean", ctx.emit1("Mul", {d, d}), {2}, true, var);
+  const std::string rstd = ctx.emit1("Reciprocal", {ctx.emit1("Sqrt", {ctx.emit1("Add", {var, ctx.constant(eps, t)})})}, "rstd");
+  std::string y = ctx.emit1("Reshape", {ctx.emit1("Mul", {d, rstd}), shape_of(ctx, x)}, "normalized");
+  const int64_t rank = ctx.rank("input");
+  if (ctx.has("weight")) y = ctx.emit1("Mul", {y, channel_vector(ctx, ctx.tensor("weight"), rank)});
+  if (ctx.has("bias")) y = ctx.emit1("Add", {y, channel_vector(ctx, ctx.tensor("bias"), rank)});
+  ctx.alias_output(0, y);
+  if (ctx.output_count() == 3) {
+    const std::string ng = ctx.graph.constant_i64({0, groups});
+    ctx.emit("Reshape", {mean, ng}, {ctx.output(1)});
+    ctx.emit("Reshape", {rstd, ng}, {ctx.output(2)});
+  }
+}
+
+// upsample_*.vec(input, output_size?, [align_corners,] scale_factors?) -> Resize.
+void resize(TranslateContext& ctx, const std::string& mode, const std::string& coordinates) {
+  const std::string x = ctx.tensor("input");
+  std::vector<std::string> inputs = {x, ""};
+  if (ctx.has("output_size")) {
+    const std::string nc = ctx.emit1("Slice", {shape_of(ctx, x), ctx.graph.constant_i64({0}), ctx.graph.constant_i64({2})}, "nc");
+    auto* sizes = ctx.emit("Concat", {nc, ctx.int_list_value("output_size")}, {ctx.temp("sizes")});
+    set_attr(sizes, "axis", int64_t{0});
+    inputs.push_back("");
+    inputs.push_back(sizes->output(0));
+  } else {
+    const pt2::Argument& sf = ctx.required("scale_factors");
+    std::vector<double> factors = sf.value.get<std::vector<double>>();
+    Tensor scales(DType::kFloat32, {static_cast<int64_t>(factors.size() + 2)});
+    scales.data<float>()[0] = scales.data<float>()[1] = 1.0f;
+    for (size_t i = 0; i < factors.size(); ++i) scales.data<float>()[i + 2] = static_cast<float>(factors[i]);
+    const std::string name = ctx.graph.unique_name(ctx.node.name + "_scales");
+    ctx.graph.add_initializer(name, scales);
+    inputs.push_back(name);
+  }
+  auto* node = ctx.emit("Resize", inputs, {ctx.output()});
+  set_attr(node, "mode", mode);
+  set_attr(node, "coordinate_transformation_mode", coordinates);
+  if (mode == "nearest") set_attr(node, "nearest_mode", std::string("floor"));
+}
+void upsample_nearest(TranslateContext& ctx) { resize(ctx, "nearest", "asymmetric"); }
+void upsample_linear(TranslateContext& ctx) {
+  resize(ctx, "linear", ctx.bool_arg("align_corners", false) ? "align_corners" : "pytorch_half_pixel");
+}
+
+// grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners) -> GridSample (opset 16 names).
+void grid_sampler(TranslateContext& ctx) {
+  static const char* modes[] = {"bilinear", "nearest", "bicubic"};
+  static const char* paddings[] = {"zeros", "border", "reflection"};
+  const int64_t mode = ctx.int_arg("interpolation_mode", 0), padding = ctx.int_arg("padding_mode", 0);
+  if (mode < 0 || mode > 2 || padding < 0 || padding > 2) ctx.fail("unknown grid_sampler mode");
+  auto* node = ctx.emit("GridSample", {ctx.tensor("input"), ctx.tensor("grid")}, {ctx.output()});
+  std::string m = modes[mode];
+  if (ctx.opset >= 20) m = mode == 0 ? "linear" : mode == 2 ? "cubic" : "nearest";
+  set_attr(node, "mode", m);
+  set_attr(node, "padding_mode", std::string(paddings[padding]));
+  set_attr(node, "align_corners", int64_t{ctx.bool_arg("align_corners", false) ? 1 : 0});
+}
+
+// col2im(self, output_size, kernel_size, dilation, padding, stride) -> Col2Im (opset 18).
+void col2im(TranslateContext& ctx) {
+  auto* node = ctx.emit("Col2Im", {ctx.tensor("self"), ctx.int_list_value("output_size"), ctx.int_list_value("kernel_size")},
+                        {ctx.output()});
+  set_attr(node, "dilations", per_dim(ctx, "dilation", 2, 1));
+  set_attr(node, "pads", twice(per_dim(ctx, "padding", 2, 0)));
+  set_attr(node, "strides", per_dim(ctx, "stride", 2, 1));
+}
+
+// p-norm of `d` over its last axis.
+std::string p_norm_last(TranslateContext& ctx, const std::string& d, double p, DType t) {
+  const std::string out = ctx.temp("norm");
+  const std::string a = ctx.emit1("Abs", {d});
+  if (p == 0) {
+    emit_reduce(ctx, "ReduceSum", ctx.cast_if_needed(ctx.emit1("Not", {ctx.emit1("Equal", {d, ctx.constant(0, t)})}), DType::kBool, t), {-1}, false, out);
+  } else if (std::isinf(p)) {
+    emit_reduce(ctx, "ReduceMax", a, {-1}, false, out);
+  } else if (p == 1) {
+    emit_reduce(ctx, "ReduceSum", a, {-1}, false, out);
+  } else if (p == 2) {
+    const std::string s = ctx.temp("sum_squares");
+    emit_reduce(ctx, "ReduceSum", ctx.emit1("Mul", {d, d}), {-1}, false, s);
+    return ctx.emit1("Sqrt", {s});
+  } else {
+    const std::string s = ctx.temp("sum_powers");
+    emit_reduce(ctx, "ReduceSum", ctx.emit1("Pow", {a, ctx.constant(p, t)}), {-1}, false, s);
+    return ctx.emit1("Pow", {s, ctx.constant(1.0 / p, t)});
+  }
+  return out;
+}
+
+// _cdist_forward(x1, x2, p, compute_mode): all pairwise differences through broadcasting.
+void cdist(TranslateContext& ctx) {
+  const DType t = ctx.output_meta().dtype;
+  const std::string a = ctx.emit1("Unsqueeze", {ctx.tensor("x1"), ctx.graph.constant_i64({-2})});
+  const std::string b = ctx.emit1("Unsqueeze", {ctx.tensor("x2"), ctx.graph.constant_i64({-3})});
+  ctx.alias_output(0, p_norm_last(ctx, ctx.emit1("Sub", {a, b}), ctx.float_arg("p", 2.0), t));
+}
+
+// _pdist_forward(self, p): distances of the row pairs i < j, in row-major order (static row count).
+void pdist(TranslateContext& ctx) {
+  const DType t = ctx.output_meta().dtype;
+  const auto& rows = ctx.input_meta("self").sizes[0];
+  if (!rows.value) ctx.fail("pdist over a symbolic row count is not supported");
+  std::vector<int64_t> first, second;
+  for (int64_t i = 0; i < *rows.value; ++i)
+    for (int64_t j = i + 1; j < *rows.value; ++j) first.push_back(i), second.push_back(j);
+  auto take = [&](const std::vector<int64_t>& idx) {
+    auto* g = ctx.emit("Gather", {ctx.tensor("self"), ctx.graph.constant_i64(idx)}, {ctx.temp("rows")});
+    set_attr(g, "axis", int64_t{0});
+    return g->output(0);
+  };
+  ctx.alias_output(0, p_norm_last(ctx, ctx.emit1("Sub", {take(first), take(second)}), ctx.float_arg("p", 2.0), t));
+}
+
+// scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+void sdpa(TranslateContext& ctx) {
+  const DType t = ctx.output_meta().dtype;
+  if (ctx.float_arg("dropout_p", 0.0) != 0.0) ctx.fail("scaled_dot_product_attention with dropout_p > 0 is not supported");
+  if (ctx.bool_arg("enable_gqa", false)) ctx.fail("scaled_dot_product_attention with enable_gqa is not supported yet");
+  const std::string q = ctx.tensor("query"), k = ctx.tensor("key"), v = ctx.tensor("value");
+  const int64_t rank = ctx.rank("key");
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < rank - 2; ++i) perm.push_back(i);
+  perm.push_back(rank - 1);
+  perm.push_back(rank - 2);
+  auto* kt = ctx.emit("Transpose", {k}, {ctx.temp("key_t")});
+  set_attr(kt, "perm", perm);
+  std::string scale;
+  if (ctx.has("scale")) {
+    scale = ctx.value("scale", t);
+  } else {
+    const std::string e = ctx.cast_if_needed(element(ctx, shape_of(ctx, q), ctx.rank("query") - 1), DType::kInt64, t);
+    scale = ctx.emit1("Reciprocal", {ctx.emit1("Sqrt", {e})}, "scale");
+  }
+  std::string scores = ctx.emit1("Mul", {ctx.emit1("MatMul", {q, kt->output(0)}), scale}, "scores");
+  const std::string minus_inf = ctx.constant(-std::numeric_limits<double>::infinity(), t);
+  if (ctx.bool_arg("is_causal", false)) {
+    const std::string sq = shape_of(ctx, scores);
+    const std::string ls = ctx.emit1("Slice", {sq, ctx.graph.constant_i64({-2}), ctx.graph.constant_i64({std::numeric_limits<int64_t>::max()})});
+    const std::string ones = ctx.emit1("Expand", {ctx.constant(1, t), ls});
+    auto* tri = ctx.emit("Trilu", {ones}, {ctx.temp("causal")});
+    set_attr(tri, "upper", int64_t{0});
+    const std::string masked = ctx.emit1("Equal", {tri->output(0), ctx.constant(0, t)});
+    scores = ctx.emit1("Where", {masked, minus_inf, scores});
+  }
+  if (ctx.has("attn_mask")) {
+    if (ctx.input_meta("attn_mask").dtype == DType::kBool)
+      scores = ctx.emit1("Where", {ctx.tensor("attn_mask"), scores, minus_inf});
+    else
+      scores = ctx.emit1("Add", {scores, ctx.value("attn_mask", t)});
+  }
+  auto* sm = ctx.emit("Softmax", {scores}, {ctx.temp("weights")});
+  set_attr(sm, "axis", int64_t{-1});
+  ctx.emit("MatMul", {sm->output(0), v}, {ctx.output()});
+}
+
+}  // namespace
+
+PARITY_TRANSLATION("aten::convolution.default", convolution, 18);
+PARITY_TRANSLATION("aten::conv1d.default", convolution, 18);
+PARITY_TRANSLATION("aten::conv2d.default", convolution, 18);
+PARITY_TRANSLATION("aten::conv3d.default", convolution, 18);
+PARITY_TRANSLATION("aten::conv1d.padding", convolution, 18);
+PARITY_TRANSLATION("aten::conv2d.padding", convolution, 18);
+PARITY_TRANSLATION("aten::conv3d.padding", convolution, 18);
+PARITY_TRANSLATION("aten::avg_pool1d.default", avg_pool, 18);
+PARITY_TRANSLATION("aten::avg_pool2d.default", avg_pool, 18);
+PARITY_TRANSLATION("aten::avg_pool3d.default", avg_pool, 18);
+PARITY_TRANSLATION("aten::max_pool1d.default", max_pool, 18);
+PARITY_TRANSLATION("aten::max_pool2d.default", max_pool, 18);
+PARITY_TRANSLATION("aten::max_pool3d.default", max_pool, 18);
+PARITY_TRANSLATION("aten::max_pool2d_with_indices.default", max_pool_with_indices, 18);
+PARITY_TRANSLATION("aten::max_pool3d_with_indices.default", max_pool_with_indices, 18);
+PARITY_TRANSLATION("aten::_adaptive_avg_pool2d.default", adaptive_avg_pool, 18);
+PARITY_TRANSLATION("aten::_adaptive_avg_pool3d.default", adaptive_avg_pool, 18);
+PARITY_TRANSLATION("aten::adaptive_avg_pool1d.default", adaptive_avg_pool, 18);
+PARITY_TRANSLATION("aten::adaptive_avg_pool2d.default", adaptive_avg_pool, 18);
+PARITY_TRANSLATION("aten::_native_batch_norm_legit_no_training.default", batch_norm_no_training, 18);
+PARITY_TRANSLATION("aten::_native_batch_norm_legit.default", batch_norm_legit, 18);
+PARITY_TRANSLATION("aten::_native_batch_norm_legit.no_stats", batch_norm_legit, 18);
+PARITY_TRANSLATION("aten::_native_batch_norm_legit_functional.default", batch_norm_legit, 18);
+PARITY_TRANSLATION("aten::batch_norm.default", batch_norm, 18);
+PARITY_TRANSLATION("aten::native_layer_norm.default", layer_norm, 18);
+PARITY_TRANSLATION("aten::layer_norm.default", layer_norm, 18);
+PARITY_TRANSLATION("aten::native_group_norm.default", group_norm, 18);
+PARITY_TRANSLATION("aten::group_norm.default", group_norm, 18);
+PARITY_TRANSLATION("aten::upsample_nearest2d.vec", upsample_nearest, 18);
+PARITY_TRANSLATION("aten::upsample_bilinear2d.vec", upsample_linear, 18);
+PARITY_TRANSLATION("aten::grid_sampler_2d.default", grid_sampler, 18);
+PARITY_TRANSLATION("aten::col2im.default", col2im, 18);
+PARITY_TRANSLATION("aten::_cdist_forward.default", cdist, 18);
+PARITY_TRANSLATION("aten::_pdist_forward.default", pdist, 18);
+PARITY_TRANSLATION("aten::scaled_dot_product_attention.default", sdpa, 18);
+
+}  // namespace parity::exporter

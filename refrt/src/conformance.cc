@@ -1,0 +1,203 @@
+#include "parity/refrt/conformance.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "dispatch.h"
+#include "model_def.h"
+#include "onnx/onnx-ml.pb.h"
+#include "parity/error.h"
+#include "parity/fs.h"
+#include "parity/refrt/session.h"
+#include "parity/tensor_io.h"
+
+namespace fs = std::filesystem;
+
+namespace parity::refrt {
+namespace {
+
+using Status = ConformanceResult::Status;
+
+double element(const Tensor& t, int64_t i) {
+  if (t.dtype() == DType::kFloat16) return half_to_float(static_cast<const uint16_t*>(t.raw())[i]);
+  if (t.dtype() == DType::kBFloat16) return bf16_to_float(static_cast<const uint16_t*>(t.raw())[i]);
+  if (t.dtype() == DType::kBool) return static_cast<const uint8_t*>(t.raw())[i] != 0;
+  double v = 0;
+  dispatch_numeric(t.dtype(), [&](auto tag) { v = static_cast<double>(static_cast<const decltype(tag)*>(t.raw())[i]); });
+  return v;
+}
+
+// "" when `got` matches `want` as numpy.testing.assert_allclose(want, got, rtol, atol) would see it
+// (NaN equals NaN, infinities must match), else what differs. Integers and bools compare exactly.
+std::string mismatch(const Tensor& got, const Tensor& want, double& max_abs) {
+  if (got.dtype() != want.dtype()) return "dtype " + dtype_name(got.dtype()) + ", expected " + dtype_name(want.dtype());
+  if (got.shape() != want.shape()) return "shape " + shape_str(got.shape()) + ", expected " + shape_str(want.shape());
+  const bool floating = dtype_is_floating(want.dtype());
+  const double rtol = 1e-3, atol = 1e-7;
+  const size_t width = dtype_size(want.dtype());
+  const auto* gb = static_cast<const unsigned char*>(got.raw());
+  const auto* wb = static_cast<const unsigned char*>(want.raw());
+  int64_t bad = 0, first = -1;
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    if (!floating) {  // integers and bools: exact, on the bytes (int64 beyond 2^53 is not exact as double)
+      if (std::memcmp(gb + i * width, wb + i * width, width) == 0) continue;
+    } else {
+      const double g = element(got, i), w = element(want, i);
+      if ((std::isnan(g) && std::isnan(w)) || g == w) continue;
+      const double err = std::fabs(g - w);
+      if (std::isfinite(err)) max_abs = std::max(max_abs, err);
+      if (std::isfinite(err) && err <= atol + rtol * std::fabs(w)) continue;
+    }
+    if (first < 0) first = i;
+    ++bad;
+  }
+  if (!bad) return "";
+  std::ostringstream s;
+  s << bad << " of " << want.numel() << " elements differ (first at " << first << ": got " << element(got, first)
+    << ", expected " << element(want, first) << ")";
+  return s.str();
+}
+
+bool is_tensor_type(const onnx::TypeProto& t) { return t.has_tensor_type(); }
+bool is_string_tensor(const onnx::TypeProto& t) {
+  return t.has_tensor_type() && t.tensor_type().elem_type() == onnx::TensorProto::STRING;
+}
+
+// Why the test is out of refrt's scope, or "" when it is in scope.
+std::string skip_reason(const onnx::ModelProto& model, const std::set<std::string>& implemented) {
+  for (const auto& op : model.opset_import())
+    if ((op.domain().empty() || op.domain() == "ai.onnx") && op.version() > kMaxOpset)
+      return "opset " + std::to_string(op.version()) + " is newer than refrt's " + std::to_string(kMaxOpset);
+  for (const auto& v : model.graph().input())
+    if (!is_tensor_type(v.type())) return "non-tensor input '" + v.name() + "'";
+  for (const auto& v : model.graph().output())
+    if (!is_tensor_type(v.type())) return "non-tensor output '" + v.name() + "'";
+  for (const auto* values : {&model.graph().input(), &model.graph().output()})
+    for (const auto& v : *values)
+      if (is_string_tensor(v.type())) return "string tensor '" + v.name() + "' (refrt computes numbers only)";
+  std::set<std::string> missing;
+  std::function<void(const onnx::GraphProto&)> visit = [&](const onnx::GraphProto& g) {
+    for (const auto& n : g.node()) {
+      const std::string domain = n.domain() == "ai.onnx" ? "" : n.domain();
+      if (!implemented.count(domain + "::" + n.op_type())) missing.insert((domain.empty() ? "" : domain + ".") + n.op_type());
+      for (const auto& a : n.attribute()) {
+        if (a.has_g()) visit(a.g());
+        for (const auto& sub : a.graphs()) visit(sub);
+      }
+    }
+  };
+  visit(model.graph());
+  if (missing.empty()) return "";
+  std::string s = "op not implemented:";
+  for (const auto& m : missing) s += " " + m;
+  return s;
+}
+
+ConformanceResult run_one(const fs::path& dir, const std::set<std::string>& implemented) {
+  ConformanceResult r;
+  r.name = dir.filename().string();
+  const std::string model_path = (dir / "model.onnx").string();
+  try {
+    const std::string bytes = read_file(model_path);
+    onnx::ModelProto model;
+    if (!model.ParseFromString(bytes)) throw Error({"conformance", model_path}, "not a valid ModelProto");
+    if (std::string why = skip_reason(model, implemented); !why.empty()) {
+      r.detail = why;
+      return r;
+    }
+    auto session = Session::load_bytes(bytes, model_path);
+    const auto sets = list_test_data_sets(dir.string());
+    if (sets.empty()) throw Error({"conformance", dir.string()}, "no test_data_set_* folder");
+    for (const auto& set : sets) {
+      std::vector<Tensor> inputs;
+      for (auto& named : read_tensor_dir(set, "input")) inputs.push_back(std::move(named.tensor));
+      const auto expected = read_tensor_dir(set, "output");
+      const auto result = session->run(inputs);
+      if (result.outputs.size() != expected.size())
+        throw Error({"conformance", set}, std::to_string(result.outputs.size()) + " outputs, expected " +
+                                              std::to_string(expected.size()));
+      for (size_t i = 0; i < expected.size(); ++i) {
+        std::string diff = mismatch(result.outputs[i], expected[i].tensor, r.max_abs_error);
+        if (!diff.empty()) {
+          r.status = Status::kFail;
+          r.detail = fs::path(set).filename().string() + " output " + std::to_string(i) + " '" + expected[i].name +
+                     "': " + diff;
+          return r;
+        }
+      }
+    }
+    r.status = Status::kPass;
+  } catch (const std::exception& e) {
+    r.status = Status::kFail;
+    r.detail = e.what();
+  }
+  return r;
+}
+
+std::string excluded_reason(const std::map<std::string, std::string>& exclusions, const std::string& name) {
+  for (const auto& [pattern, reason] : exclusions) {
+    if (!pattern.empty() && pattern.back() == '*') {
+      if (name.compare(0, pattern.size() - 1, pattern, 0, pattern.size() - 1) == 0) return reason;
+    } else if (pattern == name) {
+      return reason;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::map<std::string, std::string> read_exclusions(const std::string& path) {
+  std::map<std::string, std::string> out;
+  std::ifstream in(path);
+  if (!in) throw Error({"conformance", path}, "cannot read the exclusion list");
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    const auto start = line.find_first_not_of(" \t");
+    if (start == std::string::npos || line[start] == '#') continue;
+    const auto end = line.find_first_of(" \t", start);
+    const std::string pattern = line.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    const auto reason_start = end == std::string::npos ? std::string::npos : line.find_first_not_of(" \t", end);
+    if (reason_start == std::string::npos)
+      throw Error({"conformance", path + ":" + std::to_string(number)}, "exclusion '" + pattern + "' has no reason");
+    out[pattern] = line.substr(reason_start);
+  }
+  return out;
+}
+
+std::vector<ConformanceResult> run_conformance(const ConformanceOptions& options,
+                                               const std::function<void(const ConformanceResult&)>& on_result) {
+  if (!fs::is_directory(options.data_dir))
+    throw Error({"conformance", options.data_dir},
+                "no generated node tests here (build the target refrt_conformance_data, or pass --data DIR)");
+  const auto exclusions = options.exclusions_file.empty() ? std::map<std::string, std::string>{}
+                                                          : read_exclusions(options.exclusions_file);
+  std::regex filter;
+  try {
+    filter = std::regex(options.filter.empty() ? "." : options.filter);
+  } catch (const std::regex_error& e) {
+    throw Error({"conformance"}, "--filter '" + options.filter + "' is not a valid regex: " + e.what(), ErrorKind::kUsage);
+  }
+  std::set<std::string> implemented;
+  for (const auto& k : registered_kernels()) implemented.insert(k.domain + "::" + k.op_type);
+  std::vector<fs::path> dirs;
+  for (const auto& entry : fs::directory_iterator(options.data_dir))
+    if (entry.is_directory() && std::regex_search(entry.path().filename().string(), filter)) dirs.push_back(entry.path());
+  std::sort(dirs.begin(), dirs.end());
+  std::vector<ConformanceResult> results;
+  for (const auto& dir : dirs) {
+    ConformanceResult r = run_one(dir, implemented);
+    r.excluded_reason = excluded_reason(exclusions, r.name);
+    if (on_result) on_result(r);
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+}  // namespace parity::refrt

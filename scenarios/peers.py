@@ -1,0 +1,117 @@
+"""Peers of one case: the official exporter and ONNX Runtime, as independent judges (never Parity's path).
+
+    python -m scenarios.peers --case-dir CASE/MODE --ours OURS.onnx --out DIR
+
+- official: torch.onnx.export(ep, dynamo=True) on the ExportedProgram loaded from CASE/MODE/model.pt2,
+  saved as DIR/official.onnx; then ONNX Runtime runs it on every test_data_set and compares with the
+  stored eager outputs.
+- ours: ONNX Runtime runs OURS.onnx on every set against the eager outputs.
+Prints one JSON line: {"official": {"export": "ok"|"error", "onnx", "error", "ort": {...}}, "ours": {"ort": {...}}};
+each "ort" is {"status": "pass"|"fail"|"error", "max_abs_error", "mismatches", "error"}. Tolerances are
+the README's (an element fails when |actual - expected| > atol + rtol * |expected|).
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+import traceback
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnx.numpy_helper
+
+TOLERANCES = {np.dtype("float32"): (1e-5, 1e-4), np.dtype("float64"): (1e-7, 1e-7),
+              np.dtype("float16"): (1e-3, 1e-2)}
+
+
+def _message(e: BaseException, limit: int = 600) -> str:
+    lines = [line for line in str(e).splitlines() if line.strip()][:3]
+    return f"{type(e).__name__}: {' '.join(lines)}"[:limit]
+
+
+def load_pb(path: Path) -> np.ndarray:
+    t = onnx.TensorProto()
+    t.ParseFromString(path.read_bytes())
+    return onnx.numpy_helper.to_array(t)
+
+
+def load_sets(case_dir: Path):
+    sets = []
+    for d in sorted(case_dir.glob("test_data_set_*"), key=lambda p: int(p.name.rsplit("_", 1)[1])):
+        count = lambda prefix: len(list(d.glob(f"{prefix}_*.pb")))  # noqa: E731
+        sets.append(([load_pb(d / f"input_{i}.pb") for i in range(count("input"))],
+                     [load_pb(d / f"output_{i}.pb") for i in range(count("output"))]))
+    return sets
+
+
+def compare(expected: np.ndarray, actual: np.ndarray):
+    """(mismatches, max_abs_error); a shape or dtype difference counts every element."""
+    if expected.shape != actual.shape or expected.dtype != actual.dtype:
+        return max(expected.size, 1), float("inf")
+    atol, rtol = TOLERANCES.get(expected.dtype, (0.0, 0.0))
+    e, a = expected.astype(np.float64), actual.astype(np.float64)
+    nan_differs = np.isnan(e) != np.isnan(a)
+    with np.errstate(invalid="ignore"):
+        err = np.abs(a - e)
+    err = np.where(np.isnan(e) & np.isnan(a), 0.0, err)
+    err = np.where(nan_differs, np.inf, err)
+    err = np.where(np.isinf(e) & (e == a), 0.0, err)
+    bad = (err > atol + rtol * np.abs(np.nan_to_num(e))) | nan_differs
+    return int(bad.sum()), float(err.max()) if err.size else 0.0
+
+
+def run_ort(model: Path, sets) -> dict:
+    try:
+        import onnxruntime as ort
+        session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+        names = [i.name for i in session.get_inputs()]
+        mismatches, max_abs = 0, 0.0
+        for inputs, outputs in sets:
+            if len(names) != len(inputs):
+                raise ValueError(f"the model takes {len(names)} inputs, the case has {len(inputs)}")
+            got = session.run(None, dict(zip(names, inputs)))
+            if len(got) != len(outputs):
+                raise ValueError(f"the model returns {len(got)} outputs, eager {len(outputs)}")
+            for expected, actual in zip(outputs, got):
+                m, e = compare(expected, np.asarray(actual))
+                mismatches, max_abs = mismatches + m, max(max_abs, e)
+        return {"status": "pass" if mismatches == 0 else "fail", "max_abs_error": max_abs if np.isfinite(max_abs)
+                else "Infinity", "mismatches": mismatches, "error": None}
+    except Exception as e:  # a peer failing is a result
+        return {"status": "error", "max_abs_error": None, "mismatches": None, "error": _message(e)}
+
+
+def export_official(pt2: Path, out: Path) -> dict:
+    try:
+        import torch
+        ep = torch.export.load(str(pt2))
+        with contextlib.redirect_stdout(sys.stderr):  # the exporter prints progress; stdout is ours
+            program = torch.onnx.export(ep, dynamo=True)
+            program.save(str(out))
+        return {"export": "ok", "onnx": str(out), "error": None}
+    except Exception as e:
+        traceback.print_exc(file=sys.stderr)
+        return {"export": "error", "onnx": None, "error": _message(e)}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m scenarios.peers", description=__doc__.split("\n")[0])
+    parser.add_argument("--case-dir", required=True, type=Path)
+    parser.add_argument("--ours", required=True, type=Path)
+    parser.add_argument("--out", required=True, type=Path)
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    sets = load_sets(args.case_dir)
+    official = export_official(args.case_dir / "model.pt2", args.out / "official.onnx")
+    official["ort"] = run_ort(args.out / "official.onnx", sets) if official["export"] == "ok" else \
+        {"status": "skipped", "max_abs_error": None, "mismatches": None, "error": None}
+    result = {"official": official, "ours": {"ort": run_ort(args.ours, sets)}}
+    print(json.dumps(result), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
