@@ -31,6 +31,15 @@ class AttentionKernel : public Kernel {
     nn::run_float(node_, io, io.in(0).dtype(), [&](auto tag, KernelIO& f) { run<decltype(tag)>(f); });
   }
 
+  // The two GEMMs: 2 * total keys * (Q elements + Y elements).
+  double flops(const KernelIO& io) const override {
+    const Tensor& q = io.in(0);
+    const Tensor& v = io.in(2);
+    const Tensor* past_v = io.optional(5);
+    const int64_t total = (v.rank() == 4 ? v.dim(2) : v.dim(1)) + (past_v ? past_v->dim(2) : 0);
+    return 2.0 * static_cast<double>(total) * static_cast<double>(q.numel() + io.outputs[0].numel());
+  }
+
  private:
   // A [B, heads, S, d] contiguous copy of a 3-D [B, S, heads * d] or 4-D input, optionally after `past`.
   template <typename T>

@@ -3,6 +3,7 @@
 // weights [M/group, C/group * kernel]. A 1x1 stride-1 unpadded conv skips im2col (the input is the
 // column matrix).
 #include <algorithm>
+#include <memory>
 
 #include "im2col.h"
 
@@ -20,6 +21,11 @@ class ConvKernel : public Kernel {
 
   void compute(KernelIO& io) const override {
     nn::run_float(node_, io, io.in(0).dtype(), [&](auto tag, KernelIO& f) { run<decltype(tag)>(f); });
+  }
+
+  double flops(const KernelIO& io) const override {  // 2 * output elements * (C/group * kernel volume)
+    const Tensor& w = io.in(1);
+    return w.dim(0) == 0 ? 0 : 2.0 * static_cast<double>(io.outputs[0].numel()) * static_cast<double>(w.numel() / w.dim(0));
   }
 
  private:
@@ -49,30 +55,71 @@ class ConvKernel : public Kernel {
     bool pointwise = ksize == 1;
     for (size_t d = 0; d < g.rank(); ++d)
       pointwise = pointwise && g.stride[d] == 1 && g.pad_begin[d] == 0 && g.pad_end[d] == 0;
-    std::vector<T> col(pointwise || y.numel() == 0 ? 0 : static_cast<size_t>(checked_numel({col_rows, out_size})));
     const T* px = x.data<T>();
     const T* pw = w.data<T>();
     T* py = y.data<T>();
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t gi = 0; gi < group_; ++gi) {
-        const T* xg = px + (i * c + gi * cg) * in_size;
-        T* yg = py + (i * m + gi * mg) * out_size;
-        const T* cols = xg;
-        if (!pointwise && !col.empty()) {
-          nn::im2col(g, cg, xg, col.data());
-          cols = col.data();
-        }
-        nn::gemm<T>(node_, false, false, mg, out_size, col_rows, T(1), pw + gi * mg * col_rows, col_rows, cols,
-                    out_size, T(0), yg, out_size);
-      }
-    if (b)
+    if (cg == 1 && !pointwise) {
+      depthwise(io, g, n, c, mg, px, pw, py);
+    } else if (y.numel() > 0) {
+      // Uninitialised: im2col writes every element (zeroing megabytes per call is measurable).
+      std::unique_ptr<T[]> col(pointwise ? nullptr : new T[static_cast<size_t>(checked_numel({col_rows, out_size}))]);
       for (int64_t i = 0; i < n; ++i)
-        for (int64_t o = 0; o < m; ++o) {
-          T* row = py + (i * m + o) * out_size;
-          const T bias = b->data<T>()[o];
+        for (int64_t gi = 0; gi < group_; ++gi) {
+          const T* xg = px + (i * c + gi * cg) * in_size;
+          T* yg = py + (i * m + gi * mg) * out_size;
+          const T* cols = xg;
+          if (!pointwise) {  // channels in parallel; the GEMM runs outside parallel_for (BLAS has its threads)
+            parallel_for(io, cg, 1, [&](int64_t c0, int64_t c1) {
+              nn::im2col(g, c1 - c0, xg + c0 * in_size, col.get() + c0 * ksize * out_size);
+            });
+            cols = col.get();
+          }
+          nn::gemm<T>(node_, false, false, mg, out_size, col_rows, T(1), pw + gi * mg * col_rows, col_rows, cols,
+                      out_size, T(0), yg, out_size);
+        }
+    }
+    if (b) {
+      const T* pb = b->data<T>();
+      parallel_for(io, n * m, 16, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          T* row = py + i * out_size;
+          const T bias = pb[i % m];
           for (int64_t j = 0; j < out_size; ++j) row[j] += bias;
         }
+      });
+    }
     io.outputs[0] = std::move(y);
+  }
+
+  // One input channel per group (depthwise, with any channel multiplier): a direct loop, as a
+  // GEMM with one row per group would spend its time in im2col. Each output plane is independent.
+  template <typename T>
+  void depthwise(const KernelIO& io, const WindowGeometry& g, int64_t n, int64_t c, int64_t mg, const T* px,
+                 const T* pw, T* py) const {
+    const size_t r = g.rank();
+    const int64_t in_size = g.in_size(), out_size = g.out_size(), ksize = g.kernel_size(), m = c * mg;
+    const int64_t out_last = g.out[r - 1], in_last = g.in[r - 1], s = g.stride[r - 1];
+    const int64_t pb = g.pad_begin[r - 1], dil = g.dilation[r - 1];
+    parallel_for(io, n * m, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t plane = begin; plane < end; ++plane) {
+        const int64_t i = plane / m, o = plane % m, gi = o / mg;
+        const T* x = px + (i * c + gi) * in_size;
+        const T* wk = pw + o * ksize;
+        T* y = py + plane * out_size;
+        std::fill(y, y + out_size, T(0));
+        nn::for_each_column_row(g, 1, [&](int64_t col_off, int64_t in_off, int64_t k_last) {
+          if (in_off < 0) return;
+          const T weight = wk[col_off / out_size];
+          T* dst = y + col_off % out_size;
+          const int64_t shift = k_last * dil - pb;
+          // Outputs whose tap lands inside the row: lo <= o < hi.
+          const int64_t lo = shift >= 0 ? 0 : (-shift + s - 1) / s;
+          const int64_t hi = std::min(out_last, in_last - shift <= 0 ? 0 : (in_last - shift - 1) / s + 1);
+          const T* row = x + in_off;
+          for (int64_t j = lo; j < hi; ++j) dst[j] += weight * row[j * s + shift];
+        });
+      }
+    });
   }
 
   NodeDef node_;

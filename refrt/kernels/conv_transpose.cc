@@ -26,6 +26,11 @@ class ConvTransposeKernel : public Kernel {
     nn::run_float(node_, io, io.in(0).dtype(), [&](auto tag, KernelIO& f) { run<decltype(tag)>(f); });
   }
 
+  double flops(const KernelIO& io) const override {  // 2 * input elements * (M/group * kernel volume)
+    const Tensor& w = io.in(1);
+    return w.dim(0) == 0 ? 0 : 2.0 * static_cast<double>(io.in(0).numel()) * static_cast<double>(w.numel() / w.dim(0));
+  }
+
  private:
   // The geometry of the equivalent forward conv: its "input" is our output, its "output" our input.
   WindowGeometry geometry(const std::vector<int64_t>& in, const std::vector<int64_t>& kernel) const {

@@ -120,10 +120,11 @@ class GridSampleKernel : public Kernel {
     const T* px = x.data<T>();
     const T* pg = grid.data<T>();
     T* py = y.data<T>();
-    std::vector<std::vector<Tap>> per_dim(r);
-    std::vector<Tap> combined, next;
-    for (int64_t b = 0; b < n; ++b)
-      for (int64_t o = 0; o < out_size; ++o) {
+    parallel_for(io, n * out_size, 64, [&](int64_t begin, int64_t end) {
+      std::vector<std::vector<Tap>> per_dim(r);
+      std::vector<Tap> combined, next;
+      for (int64_t bo = begin; bo < end; ++bo) {
+        const int64_t b = bo / out_size, o = bo % out_size;
         const T* g = pg + (b * out_size + o) * static_cast<int64_t>(r);
         combined.assign(1, {0, 1.0});
         for (size_t d = 0; d < r; ++d) {
@@ -142,6 +143,7 @@ class GridSampleKernel : public Kernel {
           py[(b * c + ch) * out_size + o] = static_cast<T>(sum);
         }
       }
+    });
     io.outputs[0] = std::move(y);
   }
 

@@ -1,6 +1,6 @@
 // Normalizations: BatchNormalization (inference, and training_mode batch statistics), LayerNormalization
 // (optional Mean/InvStdDev), GroupNormalization (18: scale/bias per group, 21: per channel),
-// InstanceNormalization, LpNormalization, RMSNormalization and MeanVarianceNormalization.
+// InstanceNormalization, LpNormalization, RMSNormalization, MeanVarianceNormalization and LRN.
 // Statistics accumulate in double; half types are computed in float32 (with_float32).
 #include <algorithm>
 #include <cmath>
@@ -173,7 +173,10 @@ class RowNormKernel : public Kernel {
     Tensor y(x.dtype(), x.shape()), mean_out(x.dtype(), stat_shape), inv_out(x.dtype(), stat_shape);
     const T* px = x.data<T>();
     T* py = y.data<T>();
-    for (int64_t o = 0; o < outer; ++o) {
+    T* pmean = mean_out.data<T>();
+    T* pinv = inv_out.data<T>();
+    parallel_for(io, outer, 8, [&](int64_t begin, int64_t end) {
+    for (int64_t o = begin; o < end; ++o) {
       const T* row = px + o * inner;
       double mean = 0, inv = 0;
       if (rms_) {
@@ -187,9 +190,10 @@ class RowNormKernel : public Kernel {
         const size_t u = static_cast<size_t>(j);
         py[o * inner + j] = static_cast<T>((static_cast<double>(row[j]) - mean) * inv * scale[u] + (b ? bias[u] : 0.0));
       }
-      mean_out.data<T>()[o] = static_cast<T>(mean);
-      inv_out.data<T>()[o] = static_cast<T>(inv);
+      pmean[o] = static_cast<T>(mean);
+      pinv[o] = static_cast<T>(inv);
     }
+    });
     io.outputs[0] = std::move(y);
     if (io.outputs.size() > 1) io.outputs[1] = std::move(mean_out);
     if (io.outputs.size() > 2) io.outputs[2] = std::move(inv_out);
@@ -238,8 +242,9 @@ class GroupNormKernel : public Kernel {
     Tensor y(x.dtype(), x.shape());
     const T* px = x.data<T>();
     T* py = y.data<T>();
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t g = 0; g < groups; ++g) {
+    parallel_for(io, n * groups, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t ng = begin; ng < end; ++ng) {
+        const int64_t i = ng / groups, g = ng % groups;
         const int64_t base = (i * c + g * cpg) * inner;
         const auto [mean, inv] = moments(px + base, cpg * inner, epsilon_);
         for (int64_t ch = 0; ch < cpg; ++ch) {
@@ -250,6 +255,7 @@ class GroupNormKernel : public Kernel {
           }
         }
       }
+    });
     io.outputs[0] = std::move(y);
   }
 
@@ -360,6 +366,48 @@ class MeanVarianceNormKernel : public Kernel {
   std::vector<int64_t> axes_;
 };
 
+// LRN: y = x / (bias + alpha / size * sum of x^2 over a channel window) ^ beta.
+class LrnKernel : public Kernel {
+ public:
+  explicit LrnKernel(const NodeDef& node)
+      : node_(node), alpha_(node.attr_float("alpha", 1e-4f)), beta_(node.attr_float("beta", 0.75f)),
+        bias_(node.attr_float("bias", 1.0f)), size_(node.attr_int("size", 0)) {
+    if (size_ < 1) node.fail("size must be >= 1");
+  }
+  void compute(KernelIO& io) const override {
+    const Tensor& x = io.in(0);
+    if (is_float16_like(x.dtype())) return with_float32(io, x.dtype(), [&](KernelIO& f) { compute(f); });
+    if (x.rank() < 2) node_.fail("X must have rank >= 2");
+    const int64_t n = x.dim(0), c = x.dim(1), inner = c ? x.numel() / (n * c) : 0;
+    const int64_t lo = (size_ - 1) / 2, hi = size_ - 1 - lo;  // window [ch - floor, ch + ceil]
+    Tensor out(x.dtype(), x.shape());
+    if (!dispatch_float(x.dtype(), [&](auto tag) {
+          using T = decltype(tag);
+          const T* px = x.data<T>();
+          T* py = out.data<T>();
+          for (int64_t img = 0; img < n; ++img)
+            for (int64_t ch = 0; ch < c; ++ch)
+              for (int64_t i = 0; i < inner; ++i) {
+                double sum = 0;
+                for (int64_t k = std::max<int64_t>(0, ch - lo); k <= std::min(c - 1, ch + hi); ++k) {
+                  const double v = static_cast<double>(px[(img * c + k) * inner + i]);
+                  sum += v * v;
+                }
+                const int64_t at = (img * c + ch) * inner + i;
+                py[at] = static_cast<T>(static_cast<double>(px[at]) /
+                                        std::pow(bias_ + alpha_ / static_cast<double>(size_) * sum, static_cast<double>(beta_)));
+              }
+        }))
+      node_.fail("dtype " + dtype_name(x.dtype()) + " is not implemented", ErrorKind::kUnsupported);
+    io.outputs[0] = std::move(out);
+  }
+
+ private:
+  NodeDef node_;
+  float alpha_, beta_, bias_;
+  int64_t size_;
+};
+
 }  // namespace
 
 // BatchNormalization 7: spatial attribute; 9: spatial removed; 14: training_mode and running-stat outputs;
@@ -377,5 +425,6 @@ PARITY_KERNEL("LpNormalization", 1, LpNormKernel, kFloatTypes16);
 PARITY_KERNEL("RMSNormalization", 23, RMSNormKernel, kFloatTypes16);
 // MeanVarianceNormalization 9 and 13 (13 only widened types).
 PARITY_KERNEL("MeanVarianceNormalization", 9, MeanVarianceNormKernel, kFloatTypes16);
+PARITY_KERNEL("LRN", 1, LrnKernel, kFloatTypes16);
 
 }  // namespace parity::refrt

@@ -128,7 +128,8 @@ class PoolKernel : public Kernel {
     const T* px = x.data<T>();
     T* py = y.data<T>();
     int64_t* pi = want_indices ? indices.data<int64_t>() : nullptr;
-    for (int64_t p = 0; p < planes && out_size > 0; ++p) {
+    if (out_size > 0) parallel_for(io, planes, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t p = begin; p < end; ++p) {
       const T* plane = px + p * in_size;
       T* out = py + p * out_size;
       for_each_window(g, [&](int64_t o, const std::vector<int64_t>& window, int64_t padded_count) {
@@ -154,6 +155,7 @@ class PoolKernel : public Kernel {
         }
       });
     }
+    });
     io.outputs[0] = std::move(y);
     if (want_indices) io.outputs[1] = std::move(indices);
   }

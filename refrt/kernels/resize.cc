@@ -269,8 +269,9 @@ class ResizeKernel : public Kernel {
       Shape next_shape = shape;
       next_shape[d] = out[d];
       std::vector<double> next(static_cast<size_t>(checked_numel(next_shape)), 0.0);
-      for (int64_t o = 0; o < outer; ++o)
-        for (int64_t j = 0; j < p.out; ++j) {
+      parallel_for(io, outer * p.out, 16, [&](int64_t begin, int64_t end) {
+        for (int64_t oj = begin; oj < end; ++oj) {
+          const int64_t o = oj / p.out, j = oj % p.out;
           double* dst = next.data() + (o * p.out + j) * inner;
           if (p.extrapolate[static_cast<size_t>(j)]) {
             std::fill(dst, dst + inner, static_cast<double>(extrapolation_));
@@ -283,6 +284,7 @@ class ResizeKernel : public Kernel {
             for (int64_t i = 0; i < inner; ++i) dst[i] += wk * src[i];
           }
         }
+      });
       cur.swap(next);
       shape = next_shape;
     }

@@ -83,6 +83,7 @@ void with_float32(KernelIO& io, DType dtype, Body&& body) {
   std::vector<Tensor> widened;
   widened.reserve(io.inputs.size());
   KernelIO f;
+  f.pool = io.pool;
   for (const Tensor* in : io.inputs) {
     if (in && in->dtype() == dtype) {
       widened.push_back(widen_to_float32(*in));

@@ -28,12 +28,15 @@ std::vector<std::string> case_names() {
 
 class BackendCase : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(BackendCase, MatchesNumpy) {
-  const fs::path dir = fs::path(REFRT_CASES_DIR) / GetParam();
+// Runs the case with `threads` intra-op threads (0: serial).
+void run_case(const std::string& name, int threads) {
+  const fs::path dir = fs::path(REFRT_CASES_DIR) / name;
   ASSERT_TRUE(fs::exists(dir / "model.onnx")) << "missing " << dir << ": run tests/refrt/gen_backend_cases.py";
   double rtol = 1e-5, atol = 1e-6;
   if (std::ifstream tol(dir / "tolerance.txt"); tol) tol >> rtol >> atol;
-  auto session = refrt::Session::load_file((dir / "model.onnx").string());
+  refrt::SessionOptions options;
+  options.threads = threads;
+  auto session = refrt::Session::load_file((dir / "model.onnx").string(), options);
   const auto sets = list_test_data_sets(dir.string());
   ASSERT_FALSE(sets.empty());
   for (const auto& set : sets) {
@@ -47,6 +50,10 @@ TEST_P(BackendCase, MatchesNumpy) {
           << "output " << i << " ('" << expected[i].name << "') of " << set;
   }
 }
+
+TEST_P(BackendCase, MatchesNumpy) { run_case(GetParam(), 0); }
+// Same case on a 3-thread pool: kernels that split work with parallel_for must agree.
+TEST_P(BackendCase, MatchesNumpyOnThreadPool) { run_case(GetParam(), 3); }
 
 INSTANTIATE_TEST_SUITE_P(Numpy, BackendCase, ::testing::ValuesIn(case_names()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
