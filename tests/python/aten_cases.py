@@ -197,6 +197,12 @@ case("aten::slice_scatter.default", lambda a, s: aten.slice_scatter.default(a, s
 case("aten::select_scatter.default", lambda a, s: aten.select_scatter.default(a, s, 0, -1), lambda: (r(3, 4), r(4)))
 case("aten::masked_scatter.default", lambda a, m, s: aten.masked_scatter.default(a, m, s), lambda: (r(3, 4), rb(3, 4), r(12)))
 case("aten::nonzero.default", lambda a: aten.nonzero.default(a), lambda: (ri(2, 3, 4),))
+for mode in (0, 1, 2):
+    case("aten::_embedding_bag.default", lambda w, i, o, mode=mode: aten._embedding_bag.default(w, i, o, False, mode),
+         lambda: (r(6, 3), torch.tensor([0, 2, 1, 5, 3]), torch.tensor([0, 2, 2])), tag=["sum", "mean", "max"][mode])
+case("aten::_embedding_bag.default",
+     lambda w, i, o, p: aten._embedding_bag.default(w, i, o, False, 0, False, p, True, 1)[0],
+     lambda: (r(6, 3), torch.tensor([0, 2, 1, 5, 3]), torch.tensor([0, 3, 5]), r(5)), tag="weights")
 case("aten::embedding.default", lambda w, i: aten.embedding.default(w, i), lambda: (r(10, 3), ri(10, 2, 4)))
 
 # --- factories ---
