@@ -1,4 +1,4 @@
-// Tensors made from shapes: ConstantOfShape; and Dropout at inference (identity, mask all true).
+// Tensors made from shapes: ConstantOfShape.
 #include <cstring>
 
 #include "../src/dispatch.h"
@@ -32,39 +32,8 @@ class ConstantOfShapeKernel : public Kernel {
   Tensor value_;
 };
 
-// Inference Dropout: Y = X; the optional mask is all true. training_mode=true with ratio > 0 would
-// need random numbers matching another runtime's generator: refused with a clear error.
-class DropoutKernel : public Kernel {
- public:
-  explicit DropoutKernel(const NodeDef& node) : node_(node) {}
-  void compute(KernelIO& io) const override {
-    if (const Tensor* training = io.optional(2)) {
-      if (training->numel() != 1 || training->dtype() != DType::kBool) node_.fail("training_mode must be a bool scalar");
-      if (*static_cast<const uint8_t*>(training->raw()) != 0) {
-        const Tensor* ratio = io.optional(1);
-        const double r = ratio ? (ratio->dtype() == DType::kFloat64 ? ratio->data<double>()[0] : widen_to_float32(*ratio).data<float>()[0]) : 0.5;
-        if (r != 0.0) node_.fail("training_mode=true with ratio > 0 is not implemented (refrt runs inference)", ErrorKind::kUnsupported);
-      }
-    }
-    const Tensor& x = io.in(0);
-    io.outputs[0] = x;
-    if (io.outputs.size() > 1) {
-      Tensor mask(DType::kBool, x.shape());
-      std::memset(mask.mutable_raw(), 1, mask.nbytes());
-      io.outputs[1] = std::move(mask);
-    }
-  }
-
- private:
-  NodeDef node_;
-};
-
 }  // namespace
 
 PARITY_KERNEL("ConstantOfShape", 9, ConstantOfShapeKernel, kAllTypes);
-// Dropout 7 (no is_test), 10 (mask bool), 12 (ratio and training_mode inputs), 13 (bfloat16).
-PARITY_KERNEL("Dropout", 7, DropoutKernel, kAllTypes);
-PARITY_KERNEL("Dropout", 10, DropoutKernel, kAllTypes);
-PARITY_KERNEL("Dropout", 12, DropoutKernel, kAllTypes);
 
 }  // namespace parity::refrt

@@ -1,181 +1,381 @@
-// BatchNormalization (inference), LRN. Statistics accumulate in double.
+// Normalizations: BatchNormalization (inference, and training_mode batch statistics), LayerNormalization
+// (optional Mean/InvStdDev), GroupNormalization (18: scale/bias per group, 21: per channel),
+// InstanceNormalization, LpNormalization, RMSNormalization and MeanVarianceNormalization.
+// Statistics accumulate in double; half types are computed in float32 (with_float32).
+#include <algorithm>
 #include <cmath>
 
-#include "../src/dispatch.h"
+#include "nn_common.h"
 
 namespace parity::refrt {
 namespace {
 
-// Y = (X - mean) / sqrt(var + eps) * scale + B over channel dim 1. With training_mode=1 (opset 14+)
-// mean and var are the batch's (population variance) and the optional outputs are the updated running
-// statistics: running = input_running * momentum + batch * (1 - momentum).
+// Values of a float tensor of any float dtype, as double (parameters may have their own dtype).
+std::vector<double> doubles(const NodeDef& node, const Tensor& t, const char* what) {
+  std::vector<double> v(static_cast<size_t>(t.numel()));
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const size_t u = static_cast<size_t>(i);
+    switch (t.dtype()) {
+      case DType::kFloat32: v[u] = t.data<float>()[i]; break;
+      case DType::kFloat64: v[u] = t.data<double>()[i]; break;
+      case DType::kFloat16: v[u] = half_to_float(t.data<uint16_t>()[i]); break;
+      case DType::kBFloat16: v[u] = bf16_to_float(t.data<uint16_t>()[i]); break;
+      default: node.fail(std::string(what) + " must be a float tensor, got " + dtype_name(t.dtype()));
+    }
+  }
+  return v;
+}
+
+// `t` broadcast (numpy, right-aligned) to `target`, flattened row-major.
+std::vector<double> expanded(const NodeDef& node, const Tensor& t, const Shape& target, const char* what) {
+  const std::vector<double> v = doubles(node, t, what);
+  if (t.rank() > target.size() || broadcast_shapes(t.shape(), target, &node) != target)
+    node.fail(std::string(what) + " of shape " + shape_str(t.shape()) + " does not broadcast to " + shape_str(target));
+  const int64_t total = checked_numel(target);
+  std::vector<double> out(static_cast<size_t>(total));
+  const size_t lead = target.size() - t.rank();
+  for (int64_t i = 0; i < total; ++i) {
+    int64_t rest = i, src = 0, scale = 1;
+    for (int64_t d = static_cast<int64_t>(target.size()) - 1; d >= static_cast<int64_t>(lead); --d) {
+      const int64_t idx = rest % target[static_cast<size_t>(d)];
+      rest /= target[static_cast<size_t>(d)];
+      const int64_t size = t.shape()[static_cast<size_t>(d) - lead];
+      src += (size == 1 ? 0 : idx) * scale;
+      scale *= size;
+    }
+    out[static_cast<size_t>(i)] = v[static_cast<size_t>(src)];
+  }
+  return out;
+}
+
+// A per-channel parameter of length c.
+std::vector<double> per_channel(const NodeDef& node, const Tensor& t, int64_t c, const char* what) {
+  if (t.numel() != c) node.fail(std::string(what) + " must have " + std::to_string(c) + " elements, got " + shape_str(t.shape()));
+  return doubles(node, t, what);
+}
+
+// Mean and 1/sqrt(var + eps) of `n` values (population variance, two-pass in double).
+template <typename T>
+std::pair<double, double> moments(const T* x, int64_t n, double eps) {
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(x[i]);
+  const double mean = n > 0 ? sum / static_cast<double>(n) : 0.0;
+  double sq = 0;
+  for (int64_t i = 0; i < n; ++i) sq += (static_cast<double>(x[i]) - mean) * (static_cast<double>(x[i]) - mean);
+  const double var = n > 0 ? sq / static_cast<double>(n) : 0.0;
+  return {mean, 1.0 / std::sqrt(var + eps)};
+}
+
+int64_t product(const Shape& s, size_t from, size_t to) {
+  int64_t p = 1;
+  for (size_t d = from; d < to; ++d) p *= s[d];
+  return p;
+}
+
 class BatchNormKernel : public Kernel {
  public:
   explicit BatchNormKernel(const NodeDef& node)
-      : node_(node), epsilon_(node.attr_float("epsilon", 1e-5f)), momentum_(node.attr_float("momentum", 0.9f)),
+      : node_(node),
+        epsilon_(node.attr_float("epsilon", 1e-5f)),
+        momentum_(node.attr_float("momentum", 0.9f)),
         training_(node.attr_int("training_mode", 0) != 0) {
-    if (node.opset < 9 && node.attr_int("spatial", 1) != 1)
-      node.fail("spatial=0 is not implemented", ErrorKind::kUnsupported);
+    if (node.opset < 9 && node.attr_int("spatial", 1) == 0)
+      node.fail("BatchNormalization with spatial=0 is not implemented", ErrorKind::kUnsupported);
+    if (node.opset < 14 && node.outputs.size() > 1)
+      node.fail("BatchNormalization-" + std::to_string(node.opset) + " training outputs are not implemented",
+                ErrorKind::kUnsupported);
   }
   void compute(KernelIO& io) const override {
-    const Tensor& x = io.in(0);
-    if (is_float16_like(x.dtype())) return with_float32(io, x.dtype(), [&](KernelIO& f) { compute(f); });
-    if (x.rank() < 2) node_.fail("X must have rank >= 2, got " + shape_str(x.shape()));
-    const int64_t n = x.dim(0), c = x.dim(1), inner = c ? x.numel() / (n * c) : 0;
-    for (size_t i = 1; i < 5; ++i) {
-      const Tensor& p = io.in(i);
-      if (p.numel() != c) node_.fail("input #" + std::to_string(i) + " must have " + std::to_string(c) + " elements");
-      if (p.dtype() != x.dtype() && !is_float16_like(p.dtype())) node_.fail("parameter dtypes must match X");
-    }
-    Tensor out(x.dtype(), x.shape());
-    if (!dispatch_float(x.dtype(), [&](auto tag) {
-          using T = decltype(tag);
-          std::vector<double> a(static_cast<size_t>(c)), b(static_cast<size_t>(c));
-          std::vector<double> batch_mean(static_cast<size_t>(c)), batch_var(static_cast<size_t>(c));
-          if (training_) batch_statistics(x.data<T>(), n, c, inner, batch_mean, batch_var);
-          for (int64_t ch = 0; ch < c; ++ch) {
-            const double scale = value(io.in(1), ch), bias = value(io.in(2), ch);
-            const double mean = training_ ? batch_mean[static_cast<size_t>(ch)] : value(io.in(3), ch);
-            const double var = training_ ? batch_var[static_cast<size_t>(ch)] : value(io.in(4), ch);
-            a[static_cast<size_t>(ch)] = scale / std::sqrt(var + static_cast<double>(epsilon_));
-            b[static_cast<size_t>(ch)] = bias - mean * a[static_cast<size_t>(ch)];
-          }
-          const T* px = x.data<T>();
-          T* py = out.data<T>();
-          parallel_for(io, n * c, 4, [&](int64_t begin, int64_t end) {
-            for (int64_t plane = begin; plane < end; ++plane) {
-              const double sa = a[static_cast<size_t>(plane % c)], sb = b[static_cast<size_t>(plane % c)];
-              for (int64_t i = plane * inner; i < (plane + 1) * inner; ++i)
-                py[i] = static_cast<T>(static_cast<double>(px[i]) * sa + sb);
-            }
-          });
-        }))
-      node_.fail("dtype " + dtype_name(x.dtype()) + " is not implemented", ErrorKind::kUnsupported);
-    io.outputs[0] = std::move(out);
+    nn::run_float(node_, io, io.in(0).dtype(), [&](auto tag, KernelIO& f) { run<decltype(tag)>(f); });
   }
 
  private:
   template <typename T>
-  void batch_statistics(const T* px, int64_t n, int64_t c, int64_t inner, std::vector<double>& mean,
-                        std::vector<double>& var) const {
-    const double count = static_cast<double>(n * inner);
-    for (int64_t ch = 0; ch < c; ++ch) {
-      double sum = 0, sq = 0;
-      for (int64_t img = 0; img < n; ++img)
-        for (int64_t i = 0; i < inner; ++i) sum += static_cast<double>(px[(img * c + ch) * inner + i]);
-      const double m = count > 0 ? sum / count : 0;
-      for (int64_t img = 0; img < n; ++img)
-        for (int64_t i = 0; i < inner; ++i) {
-          const double d = static_cast<double>(px[(img * c + ch) * inner + i]) - m;
-          sq += d * d;
-        }
-      mean[static_cast<size_t>(ch)] = m;
-      var[static_cast<size_t>(ch)] = count > 0 ? sq / count : 0;
-    }
-  }
-
-  // Running statistics after this batch, in the dtype of the given running statistic.
-  void write_running(KernelIO& io, const std::vector<double>& batch, size_t input, size_t output) const {
-    if (output >= io.outputs.size()) return;
-    const Tensor& running = io.in(input);
-    Tensor updated(DType::kFloat64, running.shape());
-    for (int64_t ch = 0; ch < running.numel(); ++ch)
-      updated.data<double>()[ch] = value(running, ch) * momentum_ + batch[static_cast<size_t>(ch)] * (1.0 - momentum_);
-    if (running.dtype() == DType::kFloat64) {
-      io.outputs[output] = std::move(updated);
-      return;
-    }
-    Tensor f(DType::kFloat32, running.shape());
-    for (int64_t ch = 0; ch < running.numel(); ++ch) f.data<float>()[ch] = static_cast<float>(updated.data<double>()[ch]);
-    io.outputs[output] = is_float16_like(running.dtype()) ? narrow_from_float32(f, running.dtype()) : std::move(f);
-  }
-
- public:
-  void compute_running(KernelIO& io) const {
-    if (!training_ || io.outputs.size() < 2) return;
+  void run(KernelIO& io) const {
     const Tensor& x = io.in(0);
-    const Tensor xf = widen_to_float32(x);
-    const int64_t n = x.dim(0), c = x.dim(1), inner = c ? x.numel() / (n * c) : 0;
-    std::vector<double> mean(static_cast<size_t>(c)), var(static_cast<size_t>(c));
-    if (xf.dtype() == DType::kFloat64) batch_statistics(xf.data<double>(), n, c, inner, mean, var);
-    else batch_statistics(xf.data<float>(), n, c, inner, mean, var);
-    write_running(io, mean, 3, 1);
-    write_running(io, var, 4, 2);
+    if (x.rank() < 2) node_.fail("X must be [N, C, ...], got " + shape_str(x.shape()));
+    const int64_t n = x.dim(0), c = x.dim(1), inner = product(x.shape(), 2, x.rank());
+    const auto scale = per_channel(node_, io.in(1), c, "scale"), bias = per_channel(node_, io.in(2), c, "B");
+    auto mean = per_channel(node_, io.in(3), c, "input_mean"), var = per_channel(node_, io.in(4), c, "input_var");
+    const T* px = x.data<T>();
+    if (training_) {  // batch statistics over N and the spatial dims; running stats blend with momentum
+      std::vector<double> running_mean(mean), running_var(var);
+      for (int64_t ch = 0; ch < c; ++ch) {
+        double sum = 0, sq = 0;
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < inner; ++j) sum += static_cast<double>(px[(i * c + ch) * inner + j]);
+        const double count = static_cast<double>(n * inner), m = count > 0 ? sum / count : 0;
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < inner; ++j) {
+            const double d = static_cast<double>(px[(i * c + ch) * inner + j]) - m;
+            sq += d * d;
+          }
+        const size_t u = static_cast<size_t>(ch);
+        mean[u] = m;
+        var[u] = count > 0 ? sq / count : 0;
+        running_mean[u] = running_mean[u] * momentum_ + m * (1 - static_cast<double>(momentum_));
+        running_var[u] = running_var[u] * momentum_ + var[u] * (1 - static_cast<double>(momentum_));
+      }
+      for (size_t o = 1; o < io.outputs.size() && o < 3; ++o) {
+        const Tensor& like = io.in(2 + o);
+        Tensor t(DType::kFloat64, {c});
+        std::copy_n((o == 1 ? running_mean : running_var).begin(), c, t.data<double>());
+        io.outputs[o] = like.dtype() == DType::kFloat64 ? t : cast_like(t, like.dtype());
+      }
+    } else if (io.outputs.size() > 1 && !node_.outputs[1].empty()) {
+      node_.fail("running mean/var outputs need training_mode=1");
+    }
+    Tensor y(x.dtype(), x.shape());
+    T* py = y.data<T>();
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t ch = 0; ch < c; ++ch) {
+        const size_t u = static_cast<size_t>(ch);
+        const double a = scale[u] / std::sqrt(var[u] + static_cast<double>(epsilon_)), b = bias[u] - mean[u] * a;
+        const int64_t base = (i * c + ch) * inner;
+        for (int64_t j = 0; j < inner; ++j) py[base + j] = static_cast<T>(static_cast<double>(px[base + j]) * a + b);
+      }
+    io.outputs[0] = std::move(y);
   }
 
- private:
-  static double value(const Tensor& t, int64_t i) {
-    switch (t.dtype()) {
-      case DType::kFloat32: return t.data<float>()[i];
-      case DType::kFloat64: return t.data<double>()[i];
-      case DType::kFloat16: return half_to_float(static_cast<const uint16_t*>(t.raw())[i]);
-      default: return bf16_to_float(static_cast<const uint16_t*>(t.raw())[i]);
-    }
+  static Tensor cast_like(const Tensor& t, DType dtype) {
+    Tensor f(DType::kFloat32, t.shape());
+    for (int64_t i = 0; i < t.numel(); ++i) f.data<float>()[i] = static_cast<float>(t.data<double>()[i]);
+    return is_float16_like(dtype) ? narrow_from_float32(f, dtype) : f;
   }
+
   NodeDef node_;
   float epsilon_, momentum_;
   bool training_;
 };
 
-// The running-statistics outputs are computed after Y (from X alone), outside the float16 wrapper.
-class BatchNormWithStatsKernel : public BatchNormKernel {
+// LayerNormalization and RMSNormalization: each row of the trailing dims from `axis` is normalized.
+class RowNormKernel : public Kernel {
  public:
-  using BatchNormKernel::BatchNormKernel;
+  RowNormKernel(const NodeDef& node, bool rms)
+      : node_(node), rms_(rms), axis_(node.attr_int("axis", -1)), epsilon_(node.attr_float("epsilon", 1e-5f)) {}
   void compute(KernelIO& io) const override {
-    BatchNormKernel::compute(io);
-    compute_running(io);
-  }
-};
-
-// LRN: y = x / (bias + alpha / size * sum of x^2 over a channel window) ^ beta.
-class LrnKernel : public Kernel {
- public:
-  explicit LrnKernel(const NodeDef& node)
-      : node_(node), alpha_(node.attr_float("alpha", 1e-4f)), beta_(node.attr_float("beta", 0.75f)),
-        bias_(node.attr_float("bias", 1.0f)), size_(node.attr_int("size", 0)) {
-    if (size_ < 1) node.fail("size must be >= 1");
-  }
-  void compute(KernelIO& io) const override {
-    const Tensor& x = io.in(0);
-    if (is_float16_like(x.dtype())) return with_float32(io, x.dtype(), [&](KernelIO& f) { compute(f); });
-    if (x.rank() < 2) node_.fail("X must have rank >= 2");
-    const int64_t n = x.dim(0), c = x.dim(1), inner = c ? x.numel() / (n * c) : 0;
-    const int64_t lo = (size_ - 1) / 2, hi = size_ - 1 - lo;  // window [ch - floor, ch + ceil]
-    Tensor out(x.dtype(), x.shape());
-    if (!dispatch_float(x.dtype(), [&](auto tag) {
-          using T = decltype(tag);
-          const T* px = x.data<T>();
-          T* py = out.data<T>();
-          for (int64_t img = 0; img < n; ++img)
-            for (int64_t ch = 0; ch < c; ++ch)
-              for (int64_t i = 0; i < inner; ++i) {
-                double sum = 0;
-                for (int64_t k = std::max<int64_t>(0, ch - lo); k <= std::min(c - 1, ch + hi); ++k) {
-                  const double v = static_cast<double>(px[(img * c + k) * inner + i]);
-                  sum += v * v;
-                }
-                const int64_t at = (img * c + ch) * inner + i;
-                py[at] = static_cast<T>(static_cast<double>(px[at]) /
-                                        std::pow(bias_ + alpha_ / static_cast<double>(size_) * sum, static_cast<double>(beta_)));
-              }
-        }))
-      node_.fail("dtype " + dtype_name(x.dtype()) + " is not implemented", ErrorKind::kUnsupported);
-    io.outputs[0] = std::move(out);
+    nn::run_float(node_, io, io.in(0).dtype(), [&](auto tag, KernelIO& f) { run<decltype(tag)>(f); });
   }
 
  private:
+  template <typename T>
+  void run(KernelIO& io) const {
+    const Tensor& x = io.in(0);
+    const int64_t rank = static_cast<int64_t>(x.rank());
+    const size_t axis = static_cast<size_t>(normalize_axis(axis_, rank, "axis"));
+    const Shape norm_shape(x.shape().begin() + static_cast<int64_t>(axis), x.shape().end());
+    const int64_t outer = product(x.shape(), 0, axis), inner = product(x.shape(), axis, x.rank());
+    const auto scale = expanded(node_, io.in(1), norm_shape, "scale");
+    const Tensor* b = rms_ ? nullptr : io.optional(2);
+    const std::vector<double> bias = b ? expanded(node_, *b, norm_shape, "B") : std::vector<double>();
+    Shape stat_shape = x.shape();
+    for (size_t d = axis; d < stat_shape.size(); ++d) stat_shape[d] = 1;
+    Tensor y(x.dtype(), x.shape()), mean_out(x.dtype(), stat_shape), inv_out(x.dtype(), stat_shape);
+    const T* px = x.data<T>();
+    T* py = y.data<T>();
+    for (int64_t o = 0; o < outer; ++o) {
+      const T* row = px + o * inner;
+      double mean = 0, inv = 0;
+      if (rms_) {
+        double sq = 0;
+        for (int64_t j = 0; j < inner; ++j) sq += static_cast<double>(row[j]) * static_cast<double>(row[j]);
+        inv = 1.0 / std::sqrt((inner > 0 ? sq / static_cast<double>(inner) : 0.0) + static_cast<double>(epsilon_));
+      } else {
+        std::tie(mean, inv) = moments(row, inner, epsilon_);
+      }
+      for (int64_t j = 0; j < inner; ++j) {
+        const size_t u = static_cast<size_t>(j);
+        py[o * inner + j] = static_cast<T>((static_cast<double>(row[j]) - mean) * inv * scale[u] + (b ? bias[u] : 0.0));
+      }
+      mean_out.data<T>()[o] = static_cast<T>(mean);
+      inv_out.data<T>()[o] = static_cast<T>(inv);
+    }
+    io.outputs[0] = std::move(y);
+    if (io.outputs.size() > 1) io.outputs[1] = std::move(mean_out);
+    if (io.outputs.size() > 2) io.outputs[2] = std::move(inv_out);
+  }
+
   NodeDef node_;
-  float alpha_, beta_, bias_;
-  int64_t size_;
+  bool rms_;
+  int64_t axis_;
+  float epsilon_;
+};
+
+struct LayerNormKernel : RowNormKernel {
+  explicit LayerNormKernel(const NodeDef& n) : RowNormKernel(n, false) {}
+};
+struct RMSNormKernel : RowNormKernel {
+  explicit RMSNormKernel(const NodeDef& n) : RowNormKernel(n, true) {}
+};
+
+// GroupNormalization and InstanceNormalization (= one group per channel): statistics per (n, group),
+// affine per channel (or per group for GroupNormalization-18).
+class GroupNormKernel : public Kernel {
+ public:
+  GroupNormKernel(const NodeDef& node, bool instance)
+      : node_(node),
+        instance_(instance),
+        groups_(instance ? 0 : node.attr_int("num_groups", 0)),
+        epsilon_(node.attr_float("epsilon", 1e-5f)) {
+    if (!instance && node.attr("num_groups") == nullptr) node.fail("num_groups is required");
+    if (!instance && groups_ <= 0) node.fail("num_groups must be positive, got " + std::to_string(groups_));
+  }
+  void compute(KernelIO& io) const override {
+    nn::run_float(node_, io, io.in(0).dtype(), [&](auto tag, KernelIO& f) { run<decltype(tag)>(f); });
+  }
+
+ private:
+  template <typename T>
+  void run(KernelIO& io) const {
+    const Tensor& x = io.in(0);
+    if (x.rank() < 2 || (instance_ && x.rank() < 3)) node_.fail("X must be [N, C, D1, ...], got " + shape_str(x.shape()));
+    const int64_t n = x.dim(0), c = x.dim(1), inner = product(x.shape(), 2, x.rank());
+    const int64_t groups = instance_ ? c : groups_;
+    if (c % groups != 0) node_.fail(std::to_string(c) + " channels are not divisible by num_groups " + std::to_string(groups));
+    const bool per_group = !instance_ && node_.opset < 21;
+    const int64_t params = per_group ? groups : c, cpg = c / groups;
+    const auto scale = per_channel(node_, io.in(1), params, "scale"), bias = per_channel(node_, io.in(2), params, "bias");
+    Tensor y(x.dtype(), x.shape());
+    const T* px = x.data<T>();
+    T* py = y.data<T>();
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t g = 0; g < groups; ++g) {
+        const int64_t base = (i * c + g * cpg) * inner;
+        const auto [mean, inv] = moments(px + base, cpg * inner, epsilon_);
+        for (int64_t ch = 0; ch < cpg; ++ch) {
+          const size_t p = static_cast<size_t>(per_group ? g : g * cpg + ch);
+          for (int64_t j = 0; j < inner; ++j) {
+            const int64_t at = base + ch * inner + j;
+            py[at] = static_cast<T>((static_cast<double>(px[at]) - mean) * inv * scale[p] + bias[p]);
+          }
+        }
+      }
+    io.outputs[0] = std::move(y);
+  }
+
+  NodeDef node_;
+  bool instance_;
+  int64_t groups_;
+  float epsilon_;
+};
+
+struct GroupNormalizationKernel : GroupNormKernel {
+  explicit GroupNormalizationKernel(const NodeDef& n) : GroupNormKernel(n, false) {}
+};
+struct InstanceNormKernel : GroupNormKernel {
+  explicit InstanceNormKernel(const NodeDef& n) : GroupNormKernel(n, true) {}
+};
+
+// y = x / ||x||_p along one axis (p 1 or 2); a zero norm gives 0.
+class LpNormKernel : public Kernel {
+ public:
+  explicit LpNormKernel(const NodeDef& node) : node_(node), axis_(node.attr_int("axis", -1)), p_(node.attr_int("p", 2)) {
+    if (p_ != 1 && p_ != 2) node.fail("p must be 1 or 2, got " + std::to_string(p_));
+  }
+  void compute(KernelIO& io) const override {
+    nn::run_float(node_, io, io.in(0).dtype(), [&](auto tag, KernelIO& f) { run<decltype(tag)>(f); });
+  }
+
+ private:
+  template <typename T>
+  void run(KernelIO& io) const {
+    const Tensor& x = io.in(0);
+    const size_t axis = static_cast<size_t>(normalize_axis(axis_, static_cast<int64_t>(x.rank()), "axis"));
+    const int64_t outer = product(x.shape(), 0, axis), len = x.dim(axis), inner = product(x.shape(), axis + 1, x.rank());
+    Tensor y(x.dtype(), x.shape());
+    const T* px = x.data<T>();
+    T* py = y.data<T>();
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        const int64_t base = o * len * inner + i;
+        double norm = 0;
+        for (int64_t k = 0; k < len; ++k) {
+          const double v = static_cast<double>(px[base + k * inner]);
+          norm += p_ == 1 ? std::abs(v) : v * v;
+        }
+        if (p_ == 2) norm = std::sqrt(norm);
+        for (int64_t k = 0; k < len; ++k)
+          py[base + k * inner] = norm == 0 ? T(0) : static_cast<T>(static_cast<double>(px[base + k * inner]) / norm);
+      }
+    io.outputs[0] = std::move(y);
+  }
+  NodeDef node_;
+  int64_t axis_, p_;
+};
+
+// (x - mean) / sqrt(var + 1e-9) over `axes` (default [0, 2, 3]).
+class MeanVarianceNormKernel : public Kernel {
+ public:
+  explicit MeanVarianceNormKernel(const NodeDef& node) : node_(node), axes_(node.attr_ints("axes", {0, 2, 3})) {}
+  void compute(KernelIO& io) const override {
+    nn::run_float(node_, io, io.in(0).dtype(), [&](auto tag, KernelIO& f) { run<decltype(tag)>(f); });
+  }
+
+ private:
+  template <typename T>
+  void run(KernelIO& io) const {
+    const Tensor& x = io.in(0);
+    const int64_t rank = static_cast<int64_t>(x.rank());
+    std::vector<bool> reduced(x.rank(), false);
+    for (int64_t a : axes_) reduced[static_cast<size_t>(normalize_axis(a, rank, "axes"))] = true;
+    // Group elements by their position in the kept dims.
+    Shape kept_shape;
+    for (size_t d = 0; d < x.rank(); ++d) kept_shape.push_back(reduced[d] ? 1 : x.dim(d));
+    const int64_t kept = checked_numel(kept_shape), total = x.numel();
+    std::vector<int64_t> key(static_cast<size_t>(total));
+    for (int64_t i = 0; i < total; ++i) {
+      int64_t rest = i, k = 0, scale = 1;
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        const int64_t idx = rest % x.dim(static_cast<size_t>(d));
+        rest /= x.dim(static_cast<size_t>(d));
+        if (!reduced[static_cast<size_t>(d)]) {
+          k += idx * scale;
+          scale *= x.dim(static_cast<size_t>(d));
+        }
+      }
+      key[static_cast<size_t>(i)] = k;
+    }
+    std::vector<double> sum(static_cast<size_t>(kept)), sq(static_cast<size_t>(kept)), count(static_cast<size_t>(kept));
+    const T* px = x.data<T>();
+    for (int64_t i = 0; i < total; ++i) {
+      const size_t k = static_cast<size_t>(key[static_cast<size_t>(i)]);
+      sum[k] += static_cast<double>(px[i]);
+      count[k] += 1;
+    }
+    for (size_t k = 0; k < sum.size(); ++k) sum[k] = count[k] > 0 ? sum[k] / count[k] : 0;
+    for (int64_t i = 0; i < total; ++i) {
+      const size_t k = static_cast<size_t>(key[static_cast<size_t>(i)]);
+      const double d = static_cast<double>(px[i]) - sum[k];
+      sq[k] += d * d;
+    }
+    Tensor y(x.dtype(), x.shape());
+    T* py = y.data<T>();
+    for (int64_t i = 0; i < total; ++i) {
+      const size_t k = static_cast<size_t>(key[static_cast<size_t>(i)]);
+      py[i] = static_cast<T>((static_cast<double>(px[i]) - sum[k]) / std::sqrt(sq[k] / count[k] + 1e-9));
+    }
+    io.outputs[0] = std::move(y);
+  }
+  NodeDef node_;
+  std::vector<int64_t> axes_;
 };
 
 }  // namespace
 
-// BatchNormalization 7 (spatial attr), 9 (spatial removed), 14 (training_mode), 15 (param types).
+// BatchNormalization 7: spatial attribute; 9: spatial removed; 14: training_mode and running-stat outputs;
+// 15: scale/B and mean/var may have their own float types.
 PARITY_KERNEL("BatchNormalization", 7, BatchNormKernel, kFloatTypes16);
 PARITY_KERNEL("BatchNormalization", 9, BatchNormKernel, kFloatTypes16);
-PARITY_KERNEL("BatchNormalization", 14, BatchNormWithStatsKernel, kFloatTypes16);
-PARITY_KERNEL("BatchNormalization", 15, BatchNormWithStatsKernel, kFloatTypes16);
-PARITY_KERNEL("LRN", 1, LrnKernel, kFloatTypes16);
+PARITY_KERNEL("BatchNormalization", 14, BatchNormKernel, kFloatTypes16);
+PARITY_KERNEL("BatchNormalization", 15, BatchNormKernel, kFloatTypes16);
+PARITY_KERNEL("LayerNormalization", 17, LayerNormKernel, kFloatTypes16);
+// GroupNormalization 18: scale/bias per group; 21: per channel.
+PARITY_KERNEL("GroupNormalization", 18, GroupNormalizationKernel, kFloatTypes16);
+PARITY_KERNEL("GroupNormalization", 21, GroupNormalizationKernel, kFloatTypes16);
+PARITY_KERNEL("InstanceNormalization", 6, InstanceNormKernel, kFloatTypes16);
+PARITY_KERNEL("LpNormalization", 1, LpNormKernel, kFloatTypes16);
+PARITY_KERNEL("RMSNormalization", 23, RMSNormKernel, kFloatTypes16);
+// MeanVarianceNormalization 9 and 13 (13 only widened types).
+PARITY_KERNEL("MeanVarianceNormalization", 9, MeanVarianceNormKernel, kFloatTypes16);
 
 }  // namespace parity::refrt

@@ -1,198 +1,217 @@
-// MaxPool (optional Indices), AveragePool (count_include_pad), GlobalAveragePool, GlobalMaxPool,
-// LpPool, over 1-D to 3-D windows with strides, dilations, pads, auto_pad and ceil_mode.
+// Pools over [N, C, D1, ...]: MaxPool (dilations, ceil_mode, storage_order, optional Indices),
+// AveragePool (count_include_pad, ceil_mode, dilations), LpPool and the Global* pools.
+// Every (n, c) plane is pooled independently; a window visits the precomputed kernel offsets and
+// skips those that fall in the padding.
 #include <algorithm>
 #include <cmath>
-#include <utility>
 #include <limits>
 
-#include "../src/dispatch.h"
-#include "spatial.h"
+#include "nn_common.h"
 
 namespace parity::refrt {
 namespace {
 
+using nn::WindowGeometry;
+
 enum class PoolKind { kMax, kAverage, kLp };
+
+// Calls fn(out_index, window) for each output position of one plane, where window lists the
+// in-plane element offsets of the window positions inside the input and `padded_count` counts the
+// window positions inside the padded input (for count_include_pad).
+template <typename Fn>
+void for_each_window(const WindowGeometry& g, Fn&& fn) {
+  const size_t r = g.rank();
+  const int64_t ksize = g.kernel_size(), out_size = g.out_size();
+  std::vector<int64_t> kd(r * static_cast<size_t>(ksize));  // kernel offsets (dilated), per position
+  for (int64_t k = 0; k < ksize; ++k)
+    for (int64_t rest = k, d = static_cast<int64_t>(r) - 1; d >= 0; --d) {
+      const size_t u = static_cast<size_t>(d);
+      kd[static_cast<size_t>(k) * r + u] = (rest % g.kernel[u]) * g.dilation[u];
+      rest /= g.kernel[u];
+    }
+  std::vector<int64_t> start(r), window;
+  window.reserve(static_cast<size_t>(ksize));
+  for (int64_t o = 0; o < out_size; ++o) {
+    for (int64_t rest = o, d = static_cast<int64_t>(r) - 1; d >= 0; --d) {
+      const size_t u = static_cast<size_t>(d);
+      start[u] = (rest % g.out[u]) * g.stride[u] - g.pad_begin[u];
+      rest /= g.out[u];
+    }
+    window.clear();
+    int64_t padded_count = 0;
+    for (int64_t k = 0; k < ksize; ++k) {
+      bool inside = true, inside_padded = true;
+      int64_t off = 0;
+      for (size_t u = 0; u < r; ++u) {
+        const int64_t i = start[u] + kd[static_cast<size_t>(k) * r + u];
+        inside = inside && i >= 0 && i < g.in[u];
+        inside_padded = inside_padded && i >= -g.pad_begin[u] && i < g.in[u] + g.pad_end[u];
+        off = off * g.in[u] + i;
+      }
+      padded_count += inside_padded;
+      if (inside) window.push_back(off);
+    }
+    fn(o, window, padded_count);
+  }
+}
+
+// Column-major (storage_order=1) offset of a row-major in-plane offset.
+int64_t column_major_offset(const WindowGeometry& g, int64_t off) {
+  int64_t out = 0, scale = 1;
+  std::vector<int64_t> idx(g.rank());
+  for (int64_t d = static_cast<int64_t>(g.rank()) - 1; d >= 0; --d) {
+    idx[static_cast<size_t>(d)] = off % g.in[static_cast<size_t>(d)];
+    off /= g.in[static_cast<size_t>(d)];
+  }
+  for (size_t d = 0; d < g.rank(); ++d) {
+    out += idx[d] * scale;
+    scale *= g.in[d];
+  }
+  return out;
+}
 
 class PoolKernel : public Kernel {
  public:
-  PoolKernel(const NodeDef& node, PoolKind kind)
-      : node_(node), attrs_(node), kind_(kind),
+  PoolKernel(const NodeDef& node, PoolKind kind, bool global)
+      : node_(node),
+        kind_(kind),
+        global_(global),
+        attrs_(global ? nn::WindowAttrs{} : nn::parse_window_attrs(node)),
         count_include_pad_(node.attr_int("count_include_pad", 0) != 0),
         storage_order_(node.attr_int("storage_order", 0)),
-        p_(node.attr_int("p", 2)) {
-    if (attrs_.kernel_shape.empty()) node.fail("kernel_shape is required");
+        p_(lp_order(node)) {
+    if (!global && attrs_.kernel_shape.empty()) node.fail("kernel_shape is required");
     if (storage_order_ != 0 && storage_order_ != 1) node.fail("storage_order must be 0 or 1");
   }
+
   void compute(KernelIO& io) const override {
-    const Tensor& x = io.in(0);
-    if (is_float16_like(x.dtype())) return with_float32(io, x.dtype(), [&](KernelIO& f) { compute(f); });
-    const Window w = attrs_.resolve(node_, x.shape());
-    Tensor out(x.dtype(), w.out_shape(x.dim(0), x.dim(1)));
-    const bool want_indices = io.outputs.size() > 1 && kind_ == PoolKind::kMax;
-    Tensor indices = want_indices ? Tensor(DType::kInt64, out.shape()) : Tensor();
-    if (!dispatch_float(x.dtype(), [&](auto tag) { run<decltype(tag)>(io, x, w, out, want_indices ? &indices : nullptr); }))
-      node_.fail("dtype " + dtype_name(x.dtype()) + " is not implemented", ErrorKind::kUnsupported);
-    io.outputs[0] = std::move(out);
-    if (want_indices) io.outputs[1] = std::move(indices);
+    const DType dt = io.in(0).dtype();
+    if (kind_ == PoolKind::kMax && (dt == DType::kInt8 || dt == DType::kUInt8)) {
+      if (dt == DType::kInt8) run<int8_t>(io);
+      else run<uint8_t>(io);
+      return;
+    }
+    nn::run_float(node_, io, dt, [&](auto tag, KernelIO& f) { run<decltype(tag)>(f); });
   }
 
  private:
-  // Kernel taps [lo, hi) of one output position along one dim whose input index lands in [from, to).
-  static std::pair<int64_t, int64_t> taps(int64_t base, int64_t dil, int64_t k, int64_t from, int64_t to) {
-    int64_t lo = base >= from ? 0 : (from - base + dil - 1) / dil;
-    int64_t hi = base >= to ? 0 : std::min(k, (to - base + dil - 1) / dil);
-    return {lo, std::max(lo, hi)};
+  static double lp_order(const NodeDef& node) {
+    if (node.op_type != "LpPool" && node.op_type != "GlobalLpPool") return 2;
+    const Attribute* a = node.attr("p");
+    if (!a) return 2;
+    if (a->type == Attribute::Type::kFloat) return a->f;  // opset 1: float p
+    return static_cast<double>(node.attr_int("p", 2));
   }
 
   template <typename T>
-  void run(const KernelIO& io, const Tensor& x, const Window& w, Tensor& out, Tensor* indices) const {
-    const int64_t planes = x.dim(0) * x.dim(1);
-    const T* px = x.data<T>();
-    T* py = out.data<T>();
-    int64_t* pi = indices ? indices->data<int64_t>() : nullptr;
-    parallel_for(io, planes, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t plane = begin; plane < end; ++plane) {
-        const T* src = px + plane * w.in_size();
-        int64_t o = plane * w.out_size();
-        for (int64_t od = 0; od < w.out[0]; ++od) {
-          const int64_t bd = od * w.stride[0] - w.pad_begin[0];
-          const auto [d0, d1] = taps(bd, w.dilation[0], w.kernel[0], 0, w.in[0]);
-          const auto [pd0, pd1] = taps(bd, w.dilation[0], w.kernel[0], -w.pad_begin[0], w.in[0] + w.pad_end[0]);
-          for (int64_t oh = 0; oh < w.out[1]; ++oh) {
-            const int64_t bh = oh * w.stride[1] - w.pad_begin[1];
-            const auto [h0, h1] = taps(bh, w.dilation[1], w.kernel[1], 0, w.in[1]);
-            const auto [ph0, ph1] = taps(bh, w.dilation[1], w.kernel[1], -w.pad_begin[1], w.in[1] + w.pad_end[1]);
-            for (int64_t ow = 0; ow < w.out[2]; ++ow, ++o) {
-              const int64_t bw = ow * w.stride[2] - w.pad_begin[2];
-              const auto [w0, w1] = taps(bw, w.dilation[2], w.kernel[2], 0, w.in[2]);
-              if (kind_ == PoolKind::kMax) {
-                T best_v = -std::numeric_limits<T>::infinity();
-                int64_t best = -1;
-                bool nan = false;
-                for (int64_t a = d0; a < d1; ++a)
-                  for (int64_t b = h0; b < h1; ++b) {
-                    const int64_t line = ((bd + a * w.dilation[0]) * w.in[1] + bh + b * w.dilation[1]) * w.in[2];
-                    for (int64_t e = w0; e < w1; ++e) {
-                      const int64_t idx = line + bw + e * w.dilation[2];
-                      const T v = src[idx];
-                      nan |= v != v;
-                      if (best < 0 || v > best_v) {  // first maximum wins ties
-                        best_v = v;
-                        best = idx;
-                      }
-                    }
-                  }
-                py[o] = nan ? std::numeric_limits<T>::quiet_NaN() : best_v;
-                if (pi) pi[o] = flat_index(plane, best, w);
-                continue;
-              }
-              double acc = 0;
-              for (int64_t a = d0; a < d1; ++a)
-                for (int64_t b = h0; b < h1; ++b) {
-                  const int64_t line = ((bd + a * w.dilation[0]) * w.in[1] + bh + b * w.dilation[1]) * w.in[2];
-                  for (int64_t e = w0; e < w1; ++e) {
-                    const double v = static_cast<double>(src[line + bw + e * w.dilation[2]]);
-                    acc += kind_ == PoolKind::kAverage ? v : std::pow(std::fabs(v), static_cast<double>(p_));
-                  }
-                }
-              if (kind_ == PoolKind::kLp) {
-                py[o] = static_cast<T>(std::pow(acc, 1.0 / static_cast<double>(p_)));
-                continue;
-              }
-              // count_include_pad counts taps in the padding (not beyond it); otherwise only real ones.
-              int64_t count = (d1 - d0) * (h1 - h0) * (w1 - w0);
-              if (count_include_pad_) {
-                const auto [pw0, pw1] = taps(bw, w.dilation[2], w.kernel[2], -w.pad_begin[2], w.in[2] + w.pad_end[2]);
-                count = (pd1 - pd0) * (ph1 - ph0) * (pw1 - pw0);
-              }
-              py[o] = static_cast<T>(acc / static_cast<double>(std::max<int64_t>(count, 1)));
-            }
-          }
-        }
-      }
-    });
-  }
-
-  // ONNX Indices: flattened over (N, C, spatial); storage_order 1 = column-major spatial dims.
-  int64_t flat_index(int64_t plane, int64_t idx, const Window& w) const {
-    if (idx < 0) return -1;
-    int64_t spatial = idx;
-    if (storage_order_ == 1) {
-      const int64_t h = idx / w.in[2] % w.in[1], ww = idx % w.in[2], d = idx / (w.in[1] * w.in[2]);
-      spatial = (ww * w.in[1] + h) * w.in[0] + d;
+  void run(KernelIO& io) const {
+    const Tensor& x = io.in(0);
+    if (x.rank() < 3) node_.fail("X must be [N, C, D1, ...], got " + shape_str(x.shape()));
+    const std::vector<int64_t> in = nn::spatial_dims(x.shape());
+    WindowGeometry g;
+    if (global_) {
+      g = WindowGeometry{in, std::vector<int64_t>(in.size(), 1), in, std::vector<int64_t>(in.size(), 1),
+                         std::vector<int64_t>(in.size(), 1), std::vector<int64_t>(in.size(), 0),
+                         std::vector<int64_t>(in.size(), 0)};
+    } else {
+      if (attrs_.kernel_shape.size() != in.size())
+        node_.fail("kernel_shape " + shape_str(attrs_.kernel_shape) + " does not match spatial rank " +
+                   std::to_string(in.size()));
+      g = nn::forward_geometry(node_, attrs_, in, attrs_.kernel_shape, true);
     }
-    return plane * w.in_size() + spatial;
+    Shape out_shape{x.dim(0), x.dim(1)};
+    out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
+    Tensor y(x.dtype(), out_shape);
+    const bool want_indices = io.outputs.size() > 1;
+    Tensor indices = want_indices ? Tensor(DType::kInt64, out_shape) : Tensor();
+    const int64_t planes = x.dim(0) * x.dim(1), in_size = g.in_size(), out_size = g.out_size();
+    const T* px = x.data<T>();
+    T* py = y.data<T>();
+    int64_t* pi = want_indices ? indices.data<int64_t>() : nullptr;
+    for (int64_t p = 0; p < planes && out_size > 0; ++p) {
+      const T* plane = px + p * in_size;
+      T* out = py + p * out_size;
+      for_each_window(g, [&](int64_t o, const std::vector<int64_t>& window, int64_t padded_count) {
+        if (kind_ == PoolKind::kMax) {
+          T best = std::numeric_limits<T>::lowest();
+          int64_t arg = -1;
+          for (int64_t off : window)
+            if (arg < 0 || plane[off] > best || (std::isnan(static_cast<double>(plane[off])) && !std::isnan(static_cast<double>(best)))) {
+              best = plane[off];
+              arg = off;
+            }
+          out[o] = best;
+          if (pi) pi[p * out_size + o] = p * in_size + (arg < 0 ? 0 : storage_order_ ? column_major_offset(g, arg) : arg);
+        } else if (kind_ == PoolKind::kAverage) {
+          double sum = 0;
+          for (int64_t off : window) sum += static_cast<double>(plane[off]);
+          const int64_t count = count_include_pad_ ? padded_count : static_cast<int64_t>(window.size());
+          out[o] = static_cast<T>(count > 0 ? sum / static_cast<double>(count) : 0.0);
+        } else {
+          double sum = 0;
+          for (int64_t off : window) sum += std::pow(std::abs(static_cast<double>(plane[off])), p_);
+          out[o] = static_cast<T>(std::pow(sum, 1.0 / p_));
+        }
+      });
+    }
+    io.outputs[0] = std::move(y);
+    if (want_indices) io.outputs[1] = std::move(indices);
   }
 
   NodeDef node_;
-  WindowAttrs attrs_;
   PoolKind kind_;
+  bool global_;
+  nn::WindowAttrs attrs_;
   bool count_include_pad_;
-  int64_t storage_order_, p_;
+  int64_t storage_order_;
+  double p_;
 };
 
 struct MaxPoolKernel : PoolKernel {
-  explicit MaxPoolKernel(const NodeDef& n) : PoolKernel(n, PoolKind::kMax) {}
+  explicit MaxPoolKernel(const NodeDef& n) : PoolKernel(n, PoolKind::kMax, false) {}
 };
 struct AveragePoolKernel : PoolKernel {
-  explicit AveragePoolKernel(const NodeDef& n) : PoolKernel(n, PoolKind::kAverage) {}
+  explicit AveragePoolKernel(const NodeDef& n) : PoolKernel(n, PoolKind::kAverage, false) {}
 };
 struct LpPoolKernel : PoolKernel {
-  explicit LpPoolKernel(const NodeDef& n) : PoolKernel(n, PoolKind::kLp) {}
+  explicit LpPoolKernel(const NodeDef& n) : PoolKernel(n, PoolKind::kLp, false) {}
+};
+struct GlobalMaxPoolKernel : PoolKernel {
+  explicit GlobalMaxPoolKernel(const NodeDef& n) : PoolKernel(n, PoolKind::kMax, true) {}
+};
+struct GlobalAveragePoolKernel : PoolKernel {
+  explicit GlobalAveragePoolKernel(const NodeDef& n) : PoolKernel(n, PoolKind::kAverage, true) {}
+};
+struct GlobalLpPoolKernel : PoolKernel {
+  explicit GlobalLpPoolKernel(const NodeDef& n) : PoolKernel(n, PoolKind::kLp, true) {}
 };
 
-// Global pools: one value per (N, C) over every spatial position; spatial dims kept as 1.
-template <bool kMax>
-class GlobalPoolKernel : public Kernel {
- public:
-  explicit GlobalPoolKernel(const NodeDef& node) : node_(node) {}
-  void compute(KernelIO& io) const override {
-    const Tensor& x = io.in(0);
-    if (is_float16_like(x.dtype())) return with_float32(io, x.dtype(), [&](KernelIO& f) { compute(f); });
-    if (x.rank() < 3) node_.fail("input must be [N, C, D1..Dn], got " + shape_str(x.shape()));
-    Shape shape{x.dim(0), x.dim(1)};
-    int64_t size = 1;
-    for (size_t d = 2; d < x.rank(); ++d) {
-      shape.push_back(1);
-      size *= x.dim(d);
-    }
-    Tensor out(x.dtype(), shape);
-    if (!dispatch_float(x.dtype(), [&](auto tag) {
-          using T = decltype(tag);
-          const T* px = x.data<T>();
-          T* py = out.data<T>();
-          for (int64_t p = 0; p < out.numel(); ++p) {
-            double acc = kMax ? -std::numeric_limits<double>::infinity() : 0.0;
-            for (int64_t i = 0; i < size; ++i) {
-              const double v = static_cast<double>(px[p * size + i]);
-              acc = kMax ? (std::isnan(v) || std::isnan(acc) ? std::numeric_limits<double>::quiet_NaN() : std::max(acc, v)) : acc + v;
-            }
-            py[p] = static_cast<T>(kMax ? acc : acc / static_cast<double>(size));
-          }
-        }))
-      node_.fail("dtype " + dtype_name(x.dtype()) + " is not implemented", ErrorKind::kUnsupported);
-    io.outputs[0] = std::move(out);
-  }
-
- private:
-  NodeDef node_;
-};
+const std::vector<DType> kMaxPoolTypes = {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16,
+                                          DType::kInt8, DType::kUInt8};
 
 }  // namespace
 
-// MaxPool 8: Indices output and storage_order; 10: ceil_mode and dilations; 11: pads semantics; 12: int8/uint8.
+// MaxPool 8: Indices output and storage_order; 10: dilations, ceil_mode; 11: pads semantics clarified;
+// 12: int8/uint8.
+PARITY_KERNEL("MaxPool", 1, MaxPoolKernel, kFloatTypes16);
 PARITY_KERNEL("MaxPool", 8, MaxPoolKernel, kFloatTypes16);
 PARITY_KERNEL("MaxPool", 10, MaxPoolKernel, kFloatTypes16);
 PARITY_KERNEL("MaxPool", 11, MaxPoolKernel, kFloatTypes16);
-PARITY_KERNEL("MaxPool", 12, MaxPoolKernel, kFloatTypes16);
-// AveragePool 7: count_include_pad; 10: ceil_mode; 11: pads; 19: dilations.
+PARITY_KERNEL("MaxPool", 12, MaxPoolKernel, kMaxPoolTypes);
+// AveragePool 7: count_include_pad; 10: ceil_mode; 11: pads clarified; 19: dilations.
+PARITY_KERNEL("AveragePool", 1, AveragePoolKernel, kFloatTypes16);
 PARITY_KERNEL("AveragePool", 7, AveragePoolKernel, kFloatTypes16);
 PARITY_KERNEL("AveragePool", 10, AveragePoolKernel, kFloatTypes16);
 PARITY_KERNEL("AveragePool", 11, AveragePoolKernel, kFloatTypes16);
 PARITY_KERNEL("AveragePool", 19, AveragePoolKernel, kFloatTypes16);
+// LpPool 2: integer p; 11: pads clarified; 18: ceil_mode, dilations.
+PARITY_KERNEL("LpPool", 1, LpPoolKernel, kFloatTypes16);
+PARITY_KERNEL("LpPool", 2, LpPoolKernel, kFloatTypes16);
 PARITY_KERNEL("LpPool", 11, LpPoolKernel, kFloatTypes16);
 PARITY_KERNEL("LpPool", 18, LpPoolKernel, kFloatTypes16);
-PARITY_KERNEL("GlobalAveragePool", 1, GlobalPoolKernel<false>, kFloatTypes16);
-PARITY_KERNEL("GlobalMaxPool", 1, GlobalPoolKernel<true>, kFloatTypes16);
+PARITY_KERNEL("GlobalMaxPool", 1, GlobalMaxPoolKernel, kFloatTypes16);
+PARITY_KERNEL("GlobalAveragePool", 1, GlobalAveragePoolKernel, kFloatTypes16);
+PARITY_KERNEL("GlobalLpPool", 1, GlobalLpPoolKernel, kFloatTypes16);
+PARITY_KERNEL("GlobalLpPool", 2, GlobalLpPoolKernel, kFloatTypes16);
 
 }  // namespace parity::refrt

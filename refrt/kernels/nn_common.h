@@ -1,0 +1,75 @@
+// Internal helpers shared by the neural-network kernels (conv, pool, normalization, ...): float dtype
+// dispatch with float16/bfloat16 computed in float32, sliding-window geometry and a BLAS GEMM.
+#pragma once
+#include <cblas.h>
+
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../src/dispatch.h"
+
+namespace parity::refrt::nn {
+
+// Runs `run(T{}, io)` with T = float or double; float16/bfloat16 inputs of `dtype` are widened to
+// float32 first and the float32 outputs narrowed back.
+template <typename Run>
+void run_float(const NodeDef& node, KernelIO& io, DType dtype, Run&& run) {
+  if (is_float16_like(dtype)) {
+    with_float32(io, dtype, [&](KernelIO& f) { run_float(node, f, DType::kFloat32, run); });
+    return;
+  }
+  if (!dispatch_float(dtype, [&](auto tag) { run(tag, io); }))
+    node.fail("dtype " + dtype_name(dtype) + " is not implemented", ErrorKind::kUnsupported);
+}
+
+// Row-major C = alpha * op(A) op(B) + beta * C through cblas; sizes must fit in int (checked).
+template <typename T>
+void gemm(const NodeDef& node, bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
+          const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (m > INT_MAX || n > INT_MAX || k > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX)
+    node.fail("GEMM dimensions exceed the BLAS int range", ErrorKind::kUnsupported);
+  if (k == 0) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == T(0) ? T(0) : beta * c[i * ldc + j];
+    return;
+  }
+  const auto transa = ta ? CblasTrans : CblasNoTrans, transb = tb ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemm(CblasRowMajor, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a,
+                static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
+  else
+    cblas_dgemm(CblasRowMajor, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a,
+                static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
+}
+
+enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
+
+// The window attributes common to Conv, ConvTranspose and the pools, parsed once.
+struct WindowAttrs {
+  AutoPad auto_pad = AutoPad::kNotSet;
+  std::vector<int64_t> kernel_shape, strides, dilations, pads;
+  bool ceil_mode = false;
+};
+WindowAttrs parse_window_attrs(const NodeDef& node);
+
+// Per spatial dim: input, output and kernel extents, strides, dilations and the padding at both ends.
+struct WindowGeometry {
+  std::vector<int64_t> in, out, kernel, stride, dilation, pad_begin, pad_end;
+  size_t rank() const { return in.size(); }
+  int64_t in_size() const;
+  int64_t out_size() const;
+  int64_t kernel_size() const;
+};
+
+// Geometry of a forward window op (Conv, pools) over `in_spatial` with `kernel`; `pooling` enables
+// ceil_mode. Fails on inconsistent attributes or a window larger than the padded input.
+WindowGeometry forward_geometry(const NodeDef& node, const WindowAttrs& attrs, const std::vector<int64_t>& in_spatial,
+                                const std::vector<int64_t>& kernel, bool pooling);
+
+// Spatial dims of an [N, C, D1, ...] shape.
+inline std::vector<int64_t> spatial_dims(const Shape& s) { return {s.begin() + 2, s.end()}; }
+
+}  // namespace parity::refrt::nn

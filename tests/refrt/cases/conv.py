@@ -1,0 +1,143 @@
+"""Conv and ConvTranspose: numpy oracles written as explicit loops over output (conv) or input
+(transpose) positions, in float64; sweeps over rank 1-3, groups, depthwise, strides, dilations,
+pads and auto_pad."""
+import itertools
+
+
+def _pads(np, in_sp, k, strides, dil, pads, auto_pad):
+    r = len(in_sp)
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        out = [-(-in_sp[d] // strides[d]) for d in range(r)]
+        begin, end = [], []
+        for d in range(r):
+            total = max(0, (out[d] - 1) * strides[d] + (k[d] - 1) * dil[d] + 1 - in_sp[d])
+            b = total // 2 if auto_pad == "SAME_UPPER" else total - total // 2
+            begin.append(b)
+            end.append(total - b)
+        return begin, end
+    if auto_pad == "VALID" or pads is None:
+        return [0] * r, [0] * r
+    return list(pads[:r]), list(pads[r:])
+
+
+def conv_ref(np, x, w, b=None, strides=None, dil=None, pads=None, group=1, auto_pad="NOTSET"):
+    x, w = x.astype(np.float64), w.astype(np.float64)
+    n, c = x.shape[:2]
+    m, cg = w.shape[:2]
+    in_sp, k = x.shape[2:], w.shape[2:]
+    r = len(in_sp)
+    strides = strides or [1] * r
+    dil = dil or [1] * r
+    pb, pe = _pads(np, in_sp, k, strides, dil, pads, auto_pad)
+    out_sp = [(in_sp[d] + pb[d] + pe[d] - (k[d] - 1) * dil[d] - 1) // strides[d] + 1 for d in range(r)]
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(pb[d], pe[d]) for d in range(r)])
+    y = np.zeros((n, m, *out_sp))
+    mg = m // group
+    for o in itertools.product(*[range(s) for s in out_sp]):
+        for kk in itertools.product(*[range(s) for s in k]):
+            idx = tuple(o[d] * strides[d] + kk[d] * dil[d] for d in range(r))
+            for g in range(group):
+                xs = xp[(slice(None), slice(g * cg, (g + 1) * cg)) + idx]  # [n, cg]
+                ws = w[(slice(g * mg, (g + 1) * mg), slice(None)) + kk]  # [mg, cg]
+                y[(slice(None), slice(g * mg, (g + 1) * mg)) + o] += xs @ ws.T
+    if b is not None:
+        y += b.astype(np.float64).reshape((1, m) + (1,) * r)
+    return y
+
+
+def conv_transpose_ref(np, x, w, b=None, strides=None, dil=None, pads=None, group=1, output_padding=None,
+                       output_shape=None, auto_pad="NOTSET"):
+    x, w = x.astype(np.float64), w.astype(np.float64)
+    n, c = x.shape[:2]
+    mg = w.shape[1]
+    m = mg * group
+    cg = c // group
+    in_sp, k = x.shape[2:], w.shape[2:]
+    r = len(in_sp)
+    strides = strides or [1] * r
+    dil = dil or [1] * r
+    op = output_padding or [0] * r
+    full = [strides[d] * (in_sp[d] - 1) + op[d] + (k[d] - 1) * dil[d] + 1 for d in range(r)]
+    if output_shape is None and auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        output_shape = [in_sp[d] * strides[d] for d in range(r)]
+    if output_shape is not None:
+        total = [full[d] - output_shape[d] for d in range(r)]
+        pb = [t // 2 if auto_pad == "SAME_UPPER" else t - t // 2 for t in total]
+    else:
+        pb = list(pads[:r]) if pads else [0] * r
+        output_shape = [full[d] - pb[d] - (pads[d + r] if pads else 0) for d in range(r)]
+    y = np.zeros((n, m, *full))  # unpadded canvas, cropped at the end
+    for i in itertools.product(*[range(s) for s in in_sp]):
+        for kk in itertools.product(*[range(s) for s in k]):
+            o = tuple(i[d] * strides[d] + kk[d] * dil[d] for d in range(r))
+            for g in range(group):
+                xs = x[(slice(None), slice(g * cg, (g + 1) * cg)) + i]  # [n, cg]
+                ws = w[(slice(g * cg, (g + 1) * cg), slice(None)) + kk]  # [cg, mg]
+                y[(slice(None), slice(g * mg, (g + 1) * mg)) + o] += xs @ ws
+    y = y[(slice(None), slice(None)) + tuple(slice(pb[d], pb[d] + output_shape[d]) for d in range(r))]
+    if b is not None:
+        y = y + b.astype(np.float64).reshape((1, m) + (1,) * r)
+    return y
+
+
+def build(api):
+    np, node, rand, case = api.np, api.node, api.rand, api.case
+    tol = (1e-4, 1e-5)
+    # name: x shape, w shape, attrs
+    convs = {
+        "2d_basic": ((1, 3, 7, 7), (4, 3, 3, 3), {}),
+        "2d_batch_pads_strides": ((2, 3, 9, 8), (5, 3, 3, 2), dict(pads=[1, 0, 2, 1], strides=[2, 3])),
+        "2d_dilations": ((1, 2, 10, 9), (3, 2, 3, 3), dict(dilations=[2, 3], pads=[1, 1, 1, 1])),
+        "2d_groups": ((2, 6, 6, 5), (4, 3, 3, 3), dict(group=2, pads=[1, 1, 1, 1])),
+        "2d_depthwise": ((2, 4, 7, 6), (4, 1, 3, 3), dict(group=4, pads=[1, 1, 1, 1], strides=[2, 1])),
+        "2d_depthwise_multiplier": ((1, 3, 5, 5), (6, 1, 3, 3), dict(group=3)),
+        "2d_pointwise": ((2, 8, 5, 3), (6, 8, 1, 1), {}),
+        "2d_pointwise_strided": ((1, 4, 6, 7), (3, 4, 1, 1), dict(strides=[2, 2])),
+        "2d_same_upper": ((1, 2, 7, 6), (3, 2, 4, 3), dict(auto_pad="SAME_UPPER", strides=[2, 2])),
+        "2d_same_lower": ((1, 2, 7, 6), (3, 2, 4, 3), dict(auto_pad="SAME_LOWER", strides=[2, 1])),
+        "2d_valid": ((1, 2, 7, 6), (3, 2, 3, 2), dict(auto_pad="VALID", strides=[2, 2])),
+        "2d_kernel_shape_attr": ((1, 1, 5, 5), (1, 1, 3, 3), dict(kernel_shape=[3, 3])),
+        "1d": ((2, 3, 11), (4, 3, 3), dict(pads=[1, 2], strides=[2])),
+        "1d_dilated_groups": ((1, 4, 13), (6, 2, 3), dict(dilations=[3], group=2)),
+        "3d": ((1, 2, 5, 6, 4), (3, 2, 3, 2, 3), dict(pads=[1, 0, 1, 1, 1, 0], strides=[1, 2, 1])),
+        "3d_same_upper": ((2, 2, 4, 5, 3), (2, 1, 2, 3, 2), dict(auto_pad="SAME_UPPER", group=2)),
+    }
+    for name, (xs, ws, attrs) in convs.items():
+        x, w, b = rand(*xs), rand(*ws), rand(ws[0])
+        want = conv_ref(np, x, w, b, attrs.get("strides"), attrs.get("dilations"), attrs.get("pads"),
+                        attrs.get("group", 1), attrs.get("auto_pad", "NOTSET")).astype(np.float32)
+        case(f"conv_{name}", [node("Conv", ["x", "w", "b"], ["y"], **attrs)], {"x": x, "w": w, "b": b},
+             {"y": want}, tol=tol)
+    x, w = rand(1, 2, 6, 5, dtype=np.float64), rand(3, 2, 3, 3, dtype=np.float64)
+    case("conv_f64_no_bias", [node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])], {"x": x, "w": w},
+         {"y": conv_ref(np, x, w, pads=[1, 1, 1, 1])}, tol=(1e-12, 1e-12))
+    x, w = rand(1, 2, 5, 5), rand(2, 2, 3, 3)
+    case("conv_opset7", [node("Conv", ["x", "w"], ["y"])], {"x": x, "w": w},
+         {"y": conv_ref(np, x, w).astype(np.float32)}, opset=7, tol=tol)
+    for dt in (np.float16,):
+        x, w = rand(1, 3, 6, 6).astype(dt), rand(4, 3, 3, 3).astype(dt)
+        want = conv_ref(np, x, w, pads=[1, 1, 1, 1]).astype(dt)
+        case("conv_f16_computed_in_f32", [node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])], {"x": x, "w": w},
+             {"y": want}, tol=(2e-3, 2e-3))
+
+    transposes = {
+        "2d_basic": ((1, 3, 4, 4), (3, 2, 3, 3), {}),
+        "2d_strides_pads": ((2, 2, 3, 4), (2, 3, 3, 2), dict(strides=[2, 3], pads=[1, 0, 0, 1])),
+        "2d_output_padding": ((1, 2, 3, 3), (2, 2, 3, 3), dict(strides=[2, 2], output_padding=[1, 1])),
+        "2d_dilations_groups": ((1, 4, 3, 4), (4, 2, 2, 3), dict(dilations=[2, 2], group=2)),
+        "2d_output_shape": ((1, 1, 3, 3), (1, 2, 3, 3), dict(strides=[3, 2], output_shape=[8, 6])),
+        "2d_same_upper": ((1, 1, 3, 3), (1, 2, 3, 3), dict(strides=[2, 2], auto_pad="SAME_UPPER")),
+        "2d_same_lower": ((1, 1, 3, 4), (1, 2, 3, 3), dict(strides=[2, 2], auto_pad="SAME_LOWER")),
+        "1d": ((2, 3, 5), (3, 2, 3), dict(strides=[2], pads=[1, 1])),
+        "3d": ((1, 2, 3, 2, 3), (2, 2, 2, 3, 2), dict(strides=[2, 1, 2])),
+    }
+    for name, (xs, ws, attrs) in transposes.items():
+        x, w, b = rand(*xs), rand(*ws), rand(ws[1] * attrs.get("group", 1))
+        want = conv_transpose_ref(np, x, w, b, attrs.get("strides"), attrs.get("dilations"), attrs.get("pads"),
+                                  attrs.get("group", 1), attrs.get("output_padding"), attrs.get("output_shape"),
+                                  attrs.get("auto_pad", "NOTSET")).astype(np.float32)
+        case(f"convtranspose_{name}", [node("ConvTranspose", ["x", "w", "b"], ["y"], **attrs)],
+             {"x": x, "w": w, "b": b}, {"y": want}, tol=tol)
+    x, w = rand(1, 2, 3, 3, dtype=np.float64), rand(2, 3, 2, 2, dtype=np.float64)
+    case("convtranspose_f64_no_bias", [node("ConvTranspose", ["x", "w"], ["y"], strides=[2, 2])], {"x": x, "w": w},
+         {"y": conv_transpose_ref(np, x, w, strides=[2, 2])}, tol=(1e-12, 1e-12))
