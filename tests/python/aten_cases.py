@@ -197,6 +197,12 @@ case("aten::slice_scatter.default", lambda a, s: aten.slice_scatter.default(a, s
 case("aten::select_scatter.default", lambda a, s: aten.select_scatter.default(a, s, 0, -1), lambda: (r(3, 4), r(4)))
 case("aten::masked_scatter.default", lambda a, m, s: aten.masked_scatter.default(a, m, s), lambda: (r(3, 4), rb(3, 4), r(12)))
 case("aten::nonzero.default", lambda a: aten.nonzero.default(a), lambda: (ri(2, 3, 4),))
+for mode in (0, 1, 2):
+    case("aten::_embedding_bag.default", lambda w, i, o, mode=mode: aten._embedding_bag.default(w, i, o, False, mode),
+         lambda: (r(6, 3), torch.tensor([0, 2, 1, 5, 3]), torch.tensor([0, 2, 2])), tag=["sum", "mean", "max"][mode])
+case("aten::_embedding_bag.default",
+     lambda w, i, o, p: aten._embedding_bag.default(w, i, o, False, 0, False, p, True, 1)[0],
+     lambda: (r(6, 3), torch.tensor([0, 2, 1, 5, 3]), torch.tensor([0, 3, 5]), r(5)), tag="weights")
 case("aten::embedding.default", lambda w, i: aten.embedding.default(w, i), lambda: (r(10, 3), ri(10, 2, 4)))
 
 # --- factories ---
@@ -294,6 +300,44 @@ case("_operator::floordiv", lambda x: x.new_ones(x.shape[0] // 2 + 2), lambda: (
 case("_operator::mod", lambda x: x.new_ones(x.shape[0] % 3 + 2), lambda: (r(7, 3),), dynamic=_batch)
 case("aten::_local_scalar_dense.default", lambda x: aten.full.default([2], x.sum().item()), lambda: (r(2, 3),), decompose=True)
 
+
+# --- backward ops (training graphs); the saved statistics come from the forward op ---
+def _ln_inputs():
+    x, w, b = r(2, 3, 4), r(4), r(4)
+    _, mean, rstd = aten.native_layer_norm.default(x, [4], w, b, 1e-5)
+    return r(2, 3, 4), x, mean, rstd, w, b
+
+
+def _gn_inputs():
+    x, w, b = r(2, 6, 2, 2), r(6), r(6)
+    _, mean, rstd = aten.native_group_norm.default(x, w, b, 2, 6, 4, 3, 1e-5)
+    return r(2, 6, 2, 2), x, mean, rstd, w
+
+
+def _max_pool_inputs():
+    x = r(2, 3, 6, 5)
+    _, idx = aten.max_pool2d_with_indices.default(x, [3, 3], [2, 2], [1, 1])
+    return r(2, 3, 3, 3), x, idx
+
+
+case("aten::native_layer_norm_backward.default",
+     lambda g, x, m, s, w, b: aten.native_layer_norm_backward.default(g, x, [4], m, s, w, b, [True, True, True]), _ln_inputs)
+case("aten::native_group_norm_backward.default",
+     lambda g, x, m, s, w: aten.native_group_norm_backward.default(g, x, m, s, w, 2, 6, 4, 3, [True, True, True]), _gn_inputs)
+case("aten::max_pool2d_with_indices_backward.default",
+     lambda g, x, i: aten.max_pool2d_with_indices_backward.default(g, x, [3, 3], [2, 2], [1, 1], [1, 1], False, i),
+     _max_pool_inputs)
+case("aten::avg_pool2d_backward.default",
+     lambda g, x: aten.avg_pool2d_backward.default(g, x, [3, 2], [2, 2], [1, 0], False, True, None),
+     lambda: (r(1, 2, 3, 3), r(1, 2, 6, 6)))
+case("aten::_adaptive_avg_pool2d_backward.default", lambda g, x: aten._adaptive_avg_pool2d_backward.default(g, x),
+     lambda: (r(1, 2, 2, 3), r(1, 2, 4, 6)))
+case("aten::embedding_dense_backward.default",
+     lambda g, i: aten.embedding_dense_backward.default(g, i, 6, 2, False), lambda: (r(2, 4, 3), ri(6, 2, 4)))
+case("aten::convolution_backward.default",
+     lambda g, x, w: aten.convolution_backward.default(g, x, w, [3], [2, 1], [1, 0], [1, 2], False, [0, 0], 1,
+                                                       [True, True, True]),
+     lambda: (r(1, 3, 3, 3), r(1, 2, 6, 7), r(3, 2, 3, 3)))
 
 # --- non-core overloads that non-decomposed programs hold ---
 case("aten::linear.default", lambda x, w, b: F.linear(x, w, b), lambda: (r(2, 3, 4), r(5, 4), r(5)))
