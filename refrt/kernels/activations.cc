@@ -1,5 +1,5 @@
 // Activations: Relu LeakyRelu PRelu Elu Selu Celu Gelu Sigmoid HardSigmoid HardSwish Softplus
-// Softsign Mish ThresholdedRelu. Attributes are read once, as float (ONNX stores them so).
+// Softsign Mish ThresholdedRelu Shrink. Attributes are read once, as float (ONNX stores them so).
 #include <cmath>
 #include <string>
 
@@ -108,6 +108,20 @@ struct GeluOp : FloatOp {
   bool tanh_approximation = false;
 };
 
+// Shrink: x + bias below -lambd, x - bias above lambd, 0 between (computed in double, integers
+// converted back without UB).
+struct ShrinkOp {
+  explicit ShrinkOp(const NodeDef& n) : bias(n.attr_float("bias", 0.0f)), lambd(n.attr_float("lambd", 0.5f)) {}
+  template <typename T> static constexpr bool accepts = is_number_v<T>;
+  template <typename T> T operator()(T x) const {
+    const double v = static_cast<double>(x);
+    const double y = v < -double(lambd) ? v + double(bias) : (v > double(lambd) ? v - double(bias) : 0.0);
+    if constexpr (is_int_v<T>) return float_to_int<T>(y);
+    else return static_cast<T>(y);
+  }
+  float bias, lambd;
+};
+
 // PRelu: y = x < 0 ? slope * x : x, slope broadcast to x.
 struct PReluOp {
   explicit PReluOp(const NodeDef&) {}
@@ -132,6 +146,7 @@ PARITY_KERNEL("Softplus", 1, UnaryKernel<SoftplusOp>, kFloatTypes16);
 PARITY_KERNEL("Softsign", 1, UnaryKernel<SoftsignOp>, kFloatTypes16);
 PARITY_KERNEL("Mish", 18, UnaryKernel<MishOp>, kFloatTypes16);
 PARITY_KERNEL("Gelu", 20, UnaryKernel<GeluOp>, kFloatTypes16);
+PARITY_KERNEL("Shrink", 9, UnaryKernel<ShrinkOp>, kAllNumericTypes);
 // PRelu 7: slope broadcast to x (numpy rules); 9 added integer types.
 PARITY_KERNEL("PRelu", 7, BinaryKernel<PReluOp>, kAllNumericTypes);
 

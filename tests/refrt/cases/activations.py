@@ -82,6 +82,20 @@ def build(api):
     x = np.array([np.nan, -1.0, 2.0], np.float32)
     case("relu_keeps_nan", [node("Relu", ["x"], ["y"])], {"x": x}, {"y": np.array([np.nan, 0, 2], np.float32)})
 
+    # Shrink (opset 9): x + bias below -lambd, x - bias above lambd, else 0
+    def shrink(x, bias=0.0, lambd=0.5):
+        return np.where(x < -lambd, x + bias, np.where(x > lambd, x - bias, 0)).astype(x.dtype)
+
+    x = api.rand(4, 5, low=-2, high=2)
+    case("shrink_default", [node("Shrink", ["x"], ["y"])], {"x": x}, {"y": shrink(x)})
+    case("shrink_bias_lambd", [node("Shrink", ["x"], ["y"], bias=0.25, lambd=1.5)], {"x": x},
+         {"y": shrink(x, 0.25, 1.5)})
+    xi = np.arange(-5, 6, dtype=np.int32)
+    case("shrink_int32", [node("Shrink", ["x"], ["y"], bias=1.0, lambd=2.0)], {"x": xi}, {"y": shrink(xi, 1, 2)})
+    xh = x.astype(np.float16)
+    case("shrink_float16", [node("Shrink", ["x"], ["y"], lambd=1.0)], {"x": xh},
+         {"y": shrink(xh.astype(np.float32), 0.0, 1.0).astype(np.float16)}, tol=TOL["float16"])
+
     # PRelu: slope broadcast to x
     for name, slope_shape in (("float32", (3, 1)), ("float64", (4,)), ("float16", ()), ("bfloat16", (1, 4))):
         x = api.rand(2, 3, 4, low=-3, high=3).astype(BF16 if name == "bfloat16" else name)
