@@ -24,7 +24,7 @@ void abort_if_requested(const std::string& case_dir) {
 }
 
 int cmd_verify(const std::vector<std::string>& argv) {
-  Args args(argv, {"--out", "--opset", "--onnx", "--fresh"}, {"--quiet", "--intermediates", "--peers"});
+  Args args(argv, {"--out", "--opset", "--onnx", "--fresh"}, {"--quiet", "--intermediates", "--peers", "--no-html"});
   need_positional(args, 1, "one CASE_DIR argument (a captured case folder)");
   const std::string dir = args.positional()[0];
   if (!fs::is_directory(dir)) throw Error({"io", dir}, "is not a directory (expected a captured case folder)");
@@ -53,7 +53,7 @@ int cmd_verify(const std::vector<std::string>& argv) {
     cases.push_back(verify::verify_case_dir(case_dir, case_out, options));
   }
   const auto report = verify::make_report("parity verify " + dir, cases);
-  verify::write_report(out, report);
+  verify::write_report(out, report, args.has("--no-html") ? "" : verify::find_plotly_js(options.python));
   if (!options.quiet) {
     for (const auto& c : cases)
       std::cout << c["case"].get<std::string>() << "/" << c["mode"].get<std::string>() << ": "
@@ -67,7 +67,7 @@ int cmd_verify(const std::vector<std::string>& argv) {
 }  // namespace
 
 PARITY_COMMAND("verify", 30,
-               "verify CASE_DIR [--out DIR] [--opset N] [--onnx MODEL.onnx] [--intermediates] [--fresh K] [--peers] [--quiet]",
+               "verify CASE_DIR [--out DIR] [--opset N] [--onnx MODEL.onnx] [--intermediates] [--fresh K] [--peers] [--no-html] [--quiet]",
                "compare refrt on our ONNX (or a given one) with libtorch and eager PyTorch for a captured case",
                cmd_verify);
 

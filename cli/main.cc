@@ -72,8 +72,16 @@ int main(int argc, char** argv) {
   std::vector<std::string> rest(argv + std::min(argc, 2), argv + argc);
   const std::string command = argc > 1 ? argv[1] : "";
   try {
-    for (const auto& c : command_table())
-      if (c.name == command) return c.fn(rest);
+    for (const auto& c : command_table()) {
+      if (c.name != command) continue;
+      if (std::find(rest.begin(), rest.end(), "--help") != rest.end() || std::find(rest.begin(), rest.end(), "-h") != rest.end()) {
+        std::istringstream lines(c.usage);
+        std::cout << c.summary << "\n\nusage:\n";
+        for (std::string line; std::getline(lines, line);) std::cout << "  parity " << line << "\n";
+        return kExitOk;
+      }
+      return c.fn(rest);
+    }
     if (command == "--version") {
       std::cout << "parity 0.1.0\n";
       return kExitOk;

@@ -1,12 +1,13 @@
 """Peers of one case: the official exporter and ONNX Runtime, as independent judges (never Parity's path).
 
     python -m scenarios.peers --case-dir CASE/MODE --ours OURS.onnx --out DIR
+    python -m scenarios.peers --jobs JOBS.json    # [{"case_dir", "ours", "out"}, ...]: one line per job
 
 - official: torch.onnx.export(ep, dynamo=True) on the ExportedProgram loaded from CASE/MODE/model.pt2,
   saved as DIR/official.onnx; then ONNX Runtime runs it on every test_data_set and compares with the
   stored eager outputs.
 - ours: ONNX Runtime runs OURS.onnx on every set against the eager outputs.
-Prints one JSON line: {"official": {"export": "ok"|"error", "onnx", "error", "ort": {...}}, "ours": {"ort": {...}}};
+Prints one JSON line per case (the batch form saves torch's start-up per case): {"case_dir", "official": {"export": "ok"|"error", "onnx", "error", "ort": {...}}, "ours": {"ort": {...}}};
 each "ort" is {"status": "pass"|"fail"|"error", "max_abs_error", "mismatches", "error"}. Tolerances are
 the README's (an element fails when |actual - expected| > atol + rtol * |expected|).
 """
@@ -97,19 +98,30 @@ def export_official(pt2: Path, out: Path) -> dict:
         return {"export": "error", "onnx": None, "error": _message(e)}
 
 
+def peers_of(case_dir: Path, ours: Path, out: Path) -> dict:
+    out.mkdir(parents=True, exist_ok=True)
+    sets = load_sets(case_dir)
+    official = export_official(case_dir / "model.pt2", out / "official.onnx")
+    official["ort"] = run_ort(out / "official.onnx", sets) if official["export"] == "ok" else \
+        {"status": "skipped", "max_abs_error": None, "mismatches": None, "error": None}
+    return {"case_dir": str(case_dir), "official": official, "ours": {"ort": run_ort(ours, sets)}}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m scenarios.peers", description=__doc__.split("\n")[0])
-    parser.add_argument("--case-dir", required=True, type=Path)
-    parser.add_argument("--ours", required=True, type=Path)
-    parser.add_argument("--out", required=True, type=Path)
+    parser.add_argument("--case-dir", type=Path)
+    parser.add_argument("--ours", type=Path)
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--jobs", type=Path, help="a JSON list of {case_dir, ours, out}")
     args = parser.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
-    sets = load_sets(args.case_dir)
-    official = export_official(args.case_dir / "model.pt2", args.out / "official.onnx")
-    official["ort"] = run_ort(args.out / "official.onnx", sets) if official["export"] == "ok" else \
-        {"status": "skipped", "max_abs_error": None, "mismatches": None, "error": None}
-    result = {"official": official, "ours": {"ort": run_ort(args.ours, sets)}}
-    print(json.dumps(result), flush=True)
+    if args.jobs:
+        jobs = [(Path(j["case_dir"]), Path(j["ours"]), Path(j["out"])) for j in json.loads(args.jobs.read_text())]
+    elif args.case_dir and args.ours and args.out:
+        jobs = [(args.case_dir, args.ours, args.out)]
+    else:
+        parser.error("give --jobs FILE, or --case-dir, --ours and --out")
+    for case_dir, ours, out in jobs:
+        print(json.dumps(peers_of(case_dir, ours, out)), flush=True)
     return 0
 
 

@@ -102,6 +102,5 @@ PARITY_TRANSLATION("aten::hardswish.default", hardswish, 18);
 PARITY_TRANSLATION("aten::hardsigmoid.default", hardsigmoid, 18);
 PARITY_TRANSLATION("aten::softplus.default", softplus, 18);
 PARITY_TRANSLATION("aten::prelu.default", prelu, 18);
-PARITY_TRANSLATION("aten::_prelu_kernel.default", prelu, 18);
 
 }  // namespace parity::exporter

@@ -248,6 +248,83 @@ void embedding(TranslateContext& ctx) {
   set_attr(ctx.emit("Gather", {ctx.tensor("weight"), ctx.tensor("indices")}, {ctx.output()}), "axis", int64_t{0});
 }
 
+// _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
+// include_last_offset, padding_idx) -> (output, offset2bag, bag_size, max_indices), 1-D indices.
+// Bag membership is a [n, B] one-hot matrix: sums are a MatMul, max a masked ReduceMax. The extra
+// outputs follow torch's CPU kernel: empty/zero for sum, bag sizes for mean's max_indices.
+void embedding_bag(TranslateContext& ctx) {
+  const DType t = ctx.output_meta().dtype;
+  if (ctx.bool_arg("scale_grad_by_freq", false)) ctx.fail("scale_grad_by_freq is not supported");
+  if (ctx.rank("indices") != 1) ctx.fail("2-D indices (bags without offsets) are not supported yet");
+  const int64_t mode = ctx.int_arg("mode", 0);
+  const std::string indices = ctx.value("indices", DType::kInt64);
+  std::string offsets = ctx.value("offsets", DType::kInt64);
+  if (ctx.bool_arg("include_last_offset", false))
+    offsets = ctx.emit1("Slice", {offsets, ctx.graph.constant_i64({0}), ctx.graph.constant_i64({-1})}, "offsets");
+  const std::string zero = ctx.graph.constant_i64({0}, true), one = ctx.graph.constant_i64({1}, true);
+  const std::string n = element(ctx, shape_of(ctx, indices), 0), bags = element(ctx, shape_of(ctx, offsets), 0);
+  const std::string positions = ctx.emit1("Range", {zero, n, one}, "positions");
+  // offset2bag[i] = #(offsets <= i) - 1
+  const std::string started = ctx.emit1("LessOrEqual", {ctx.emit1("Unsqueeze", {offsets, ctx.graph.constant_i64({0})}),
+                                                        ctx.emit1("Unsqueeze", {positions, ctx.graph.constant_i64({1})})});
+  const std::string count = ctx.temp("started");
+  emit_reduce(ctx, "ReduceSum", ctx.cast_if_needed(started, DType::kBool, DType::kInt64), {1}, false, count);
+  const std::string offset2bag = ctx.emit1("Sub", {count, one}, "offset2bag");
+  std::string member = ctx.emit1("Equal", {ctx.emit1("Unsqueeze", {offset2bag, ctx.graph.constant_i64({1})}),
+                                           ctx.emit1("Unsqueeze", {ctx.emit1("Range", {zero, bags, one}), ctx.graph.constant_i64({0})})},
+                                 "member");  // [n, B]
+  const int64_t padding_idx = ctx.int_arg("padding_idx", -1);
+  if (padding_idx >= 0) {
+    const std::string kept = ctx.emit1("Not", {ctx.emit1("Equal", {indices, ctx.graph.constant_i64({padding_idx}, true)})});
+    member = ctx.emit1("And", {member, ctx.emit1("Unsqueeze", {kept, ctx.graph.constant_i64({1})})});
+  }
+  auto* gather = ctx.emit("Gather", {ctx.tensor("weight"), indices}, {ctx.temp("rows")});
+  set_attr(gather, "axis", int64_t{0});
+  std::string rows = gather->output(0);  // [n, D]
+  if (ctx.has("per_sample_weights"))
+    rows = ctx.emit1("Mul", {rows, ctx.emit1("Unsqueeze", {ctx.value("per_sample_weights", t), ctx.graph.constant_i64({1})})});
+  const std::string member_t = ctx.emit1("Transpose", {ctx.cast_if_needed(member, DType::kBool, t)}, "member_t");  // [B, n]
+  const std::string sizes = ctx.temp("bag_size");
+  emit_reduce(ctx, "ReduceSum", ctx.cast_if_needed(member, DType::kBool, DType::kInt64), {0}, false, sizes);
+  const std::string empty = ctx.emit1("Equal", {sizes, zero}, "empty_bag");
+  const std::string empty_rows = ctx.emit1("Unsqueeze", {empty, ctx.graph.constant_i64({1})});
+  if (mode == 0 || mode == 1) {
+    std::string sum = ctx.emit1("MatMul", {member_t, rows}, "bag_sum");
+    if (mode == 1) {
+      const std::string divisor = ctx.cast_if_needed(ctx.emit1("Max", {sizes, one}), DType::kInt64, t);
+      sum = ctx.emit1("Div", {sum, ctx.emit1("Unsqueeze", {divisor, ctx.graph.constant_i64({1})})});
+    }
+    ctx.alias_output(0, sum);
+  } else if (mode == 2) {
+    const std::string masked = ctx.emit1("Where", {ctx.emit1("Unsqueeze", {ctx.emit1("Transpose", {member}), ctx.graph.constant_i64({2})}),
+                                                   ctx.emit1("Unsqueeze", {rows, ctx.graph.constant_i64({0})}),
+                                                   ctx.constant(-std::numeric_limits<double>::infinity(), t)}, "masked");  // [B, n, D]
+    const std::string best = ctx.temp("bag_max");
+    emit_reduce(ctx, "ReduceMax", masked, {1}, false, best);
+    ctx.emit("Where", {empty_rows, ctx.constant(0, t), best}, {ctx.output(0)});
+    auto* arg = ctx.emit("ArgMax", {masked}, {ctx.temp("argmax")});
+    set_attr(arg, "axis", int64_t{1});
+    set_attr(arg, "keepdims", int64_t{0});
+    auto* which = ctx.emit("Gather", {indices, arg->output(0)}, {ctx.temp("max_rows")});
+    set_attr(which, "axis", int64_t{0});
+    ctx.emit("Where", {empty_rows, zero, which->output(0)}, {ctx.output(3)});
+  } else {
+    ctx.fail("unknown embedding_bag mode " + std::to_string(mode));
+  }
+  if (mode == 0) {
+    // torch's sum mode fills offset2bag only when it had to look at padding.
+    if (padding_idx >= 0) ctx.alias_output(1, offset2bag);
+    else ctx.emit("Expand", {zero, ctx.graph.constant_i64({0})}, {ctx.output(1)});
+    const std::string zeros = ctx.emit1("Expand", {zero, unsqueeze0(ctx, bags)});
+    ctx.alias_output(2, zeros);
+    ctx.alias_output(3, zeros);
+    return;
+  }
+  ctx.alias_output(1, offset2bag);
+  ctx.alias_output(2, sizes);
+  if (mode == 1) ctx.alias_output(3, sizes);
+}
+
 // torch pads are (last-dim begin, last-dim end, previous-dim begin, ...); ONNX wants all begins, then all ends.
 std::vector<int64_t> onnx_pads(const std::vector<int64_t>& torch_pads, int64_t rank) {
   std::vector<int64_t> pads(static_cast<size_t>(2 * rank), 0);
@@ -290,6 +367,7 @@ PARITY_TRANSLATION("aten::select_scatter.default", select_scatter, 18);
 PARITY_TRANSLATION("aten::masked_scatter.default", masked_scatter, 18);
 PARITY_TRANSLATION("aten::nonzero.default", nonzero, 18);
 PARITY_TRANSLATION("aten::embedding.default", embedding, 18);
+PARITY_TRANSLATION("aten::_embedding_bag.default", embedding_bag, 18);
 PARITY_TRANSLATION("aten::constant_pad_nd.default", constant_pad_nd, 18);
 PARITY_TRANSLATION("aten::reflection_pad1d.default", reflection_pad, 18);
 PARITY_TRANSLATION("aten::reflection_pad2d.default", reflection_pad, 18);

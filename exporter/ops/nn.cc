@@ -44,9 +44,19 @@ void convolution(TranslateContext& ctx) {
   set_attr(node, "group", ctx.int_arg("groups", 1));
   const pt2::Argument* padding = ctx.arg("padding");
   if (padding && padding->kind == "as_string") {
-    const std::string mode = padding->value.get<std::string>();
-    // torch's "same" puts the odd pixel at the end, as SAME_UPPER does.
-    set_attr(node, "auto_pad", std::string(mode == "same" ? "SAME_UPPER" : "VALID"));
+    // "same": total padding dilation*(k-1), the odd pixel at the end (explicit pads: ORT rejects
+    // auto_pad SAME with dilations).
+    const bool same = padding->value.get<std::string>() == "same";
+    const auto dilation = per_dim(ctx, "dilation", n, 1);
+    const auto& w = ctx.input_meta("weight").sizes;
+    std::vector<int64_t> pads(2 * n, 0);
+    for (size_t i = 0; same && i < n; ++i) {
+      if (!w[i + 2].value) ctx.fail("padding='same' needs a static kernel size");
+      const int64_t total = dilation[i] * (*w[i + 2].value - 1);
+      pads[i] = total / 2;
+      pads[i + n] = total - total / 2;
+    }
+    set_attr(node, "pads", pads);
   } else {
     set_attr(node, "pads", twice(per_dim(ctx, "padding", n, 0)));
   }

@@ -80,7 +80,9 @@ void squeeze(TranslateContext& ctx) {
     return;
   }
   std::vector<int64_t> axes;
-  std::vector<int64_t> dims = ctx.arg("dim") ? std::vector<int64_t>{ctx.int_arg("dim", 0)} : ctx.ints_arg("dims");
+  const pt2::Argument* dim_arg = ctx.arg("dim");
+  std::vector<int64_t> dims = dim_arg && dim_arg->kind == "as_int" ? std::vector<int64_t>{dim_arg->as_int()}
+                                                                      : ctx.ints_arg(dim_arg ? "dim" : "dims");
   for (auto d : dims) {
     d = normalized_dim(ctx, d, static_cast<int64_t>(in.sizes.size()));
     if (in.sizes[static_cast<size_t>(d)].value == 1) axes.push_back(d);
@@ -345,6 +347,7 @@ PARITY_TRANSLATION("aten::clone.default", identity, 18);
 PARITY_TRANSLATION("aten::contiguous.default", identity, 18);
 PARITY_TRANSLATION("aten::alias.default", identity, 18);
 PARITY_TRANSLATION("aten::detach.default", identity, 18);
+PARITY_TRANSLATION("aten::detach_.default", identity, 18);  // torch.tensor(...) constants carry one
 PARITY_TRANSLATION("aten::sym_size.int", sym_size, 18);
 
 }  // namespace parity::exporter

@@ -138,6 +138,7 @@ PARITY_TRANSLATION("math::floor", math_floor, 18);
 PARITY_TRANSLATION("math::trunc", math_trunc, 18);
 PARITY_TRANSLATION("math::sqrt", math_sqrt, 18);
 PARITY_TRANSLATION("aten::_local_scalar_dense.default", local_scalar_dense, 18);
+PARITY_TRANSLATION("aten::item.default", local_scalar_dense, 18);
 PARITY_TRANSLATION("aten::_assert_scalar.default", no_op, 18);
 PARITY_TRANSLATION("aten::_assert_tensor_metadata.default", no_op, 18);
 PARITY_TRANSLATION("aten::_assert_async.msg", no_op, 18);

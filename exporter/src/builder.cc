@@ -8,8 +8,8 @@ namespace parity::exporter {
 
 std::string GraphBuilder::unique_name(const std::string& base) {
   std::string name = base.empty() ? "v" : base;
-  for (int i = 1; used_.count(name); ++i) name = base + "_" + std::to_string(i);
-  used_.insert(name);
+  for (int i = 1; names_->used.count(name); ++i) name = base + "_" + std::to_string(i);
+  names_->used.insert(name);
   return name;
 }
 
@@ -19,12 +19,12 @@ onnx::NodeProto* GraphBuilder::add_node(const std::string& op_type, const std::v
   n->set_op_type(op_type);
   // "node_<fx>" for the main node of an FX node, "node_<fx>_<Op>_<k>" for helpers: readable and unique.
   const std::string base = current_fx_.empty() ? op_type : current_fx_;
-  const int k = node_counts_[base]++;
+  const int k = names_->node_counts[base]++;
   n->set_name(k == 0 ? "node_" + base : "node_" + base + "_" + op_type + "_" + std::to_string(k));
   for (const auto& in : inputs) n->add_input(in);
   for (const auto& out : outputs) {
     n->add_output(out);
-    used_.insert(out);
+    names_->used.insert(out);
   }
   for (const auto& [key, value] : current_metadata_) {
     auto* p = n->add_metadata_props();
@@ -35,7 +35,7 @@ onnx::NodeProto* GraphBuilder::add_node(const std::string& op_type, const std::v
 }
 
 void GraphBuilder::add_initializer(const std::string& name, const Tensor& t) {
-  used_.insert(name);
+  names_->used.insert(name);
   tensor_to_proto(t, name, graph_->add_initializer());
 }
 

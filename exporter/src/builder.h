@@ -1,6 +1,7 @@
 // Internal: builds the ONNX GraphProto. Includes protobuf-generated headers (exporter .cc files only).
 #pragma once
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,12 +13,15 @@ namespace parity::exporter {
 
 class GraphBuilder {
  public:
-  explicit GraphBuilder(onnx::GraphProto* graph) : graph_(graph) {}
+  explicit GraphBuilder(onnx::GraphProto* graph) : graph_(graph), names_(std::make_shared<Names>()) {}
+  // A builder for a subgraph (If branch, Loop/Scan body) of `parent`: value and node names stay unique
+  // across the whole model, as ONNX requires of nested scopes.
+  GraphBuilder(onnx::GraphProto* graph, const GraphBuilder& parent) : graph_(graph), names_(parent.names_) {}
 
   // A value name not used yet, derived from `base`.
   std::string unique_name(const std::string& base);
-  void reserve_name(const std::string& name) { used_.insert(name); }
-  bool is_used(const std::string& name) const { return used_.count(name) != 0; }
+  void reserve_name(const std::string& name) { names_->used.insert(name); }
+  bool is_used(const std::string& name) const { return names_->used.count(name) != 0; }
 
   // Appends a node; its name derives from the current FX node, and it carries that node's metadata.
   onnx::NodeProto* add_node(const std::string& op_type, const std::vector<std::string>& inputs,
@@ -34,9 +38,12 @@ class GraphBuilder {
   onnx::GraphProto* proto() { return graph_; }
 
  private:
+  struct Names {
+    std::set<std::string> used;
+    std::map<std::string, int> node_counts;
+  };
   onnx::GraphProto* graph_;
-  std::set<std::string> used_;
-  std::map<std::string, int> node_counts_;
+  std::shared_ptr<Names> names_;
   std::string current_fx_;
   std::vector<std::pair<std::string, std::string>> current_metadata_;
 };

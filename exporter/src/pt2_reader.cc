@@ -88,6 +88,8 @@ Node parse_node(const json& j) {
   return n;
 }
 
+}  // namespace
+
 Graph parse_graph(const json& j) {
   Graph g;
   for (const auto& a : j.at("inputs")) g.inputs.push_back(parse_argument(a));
@@ -98,6 +100,8 @@ Graph parse_graph(const json& j) {
   for (const auto& [name, v] : sym_ints.items()) g.sym_int_values[name] = v;
   return g;
 }
+
+namespace {
 
 void parse_signature(const json& sig, Program& p) {
   for (const auto& spec : sig.at("input_specs")) {

@@ -1,12 +1,19 @@
 #include "translate.h"
 
 #include "parity/error.h"
+#include "parity/exporter/export.h"
 
 namespace parity::exporter {
 
 std::map<std::string, Translation>& translation_registry() {
   static std::map<std::string, Translation> registry;
   return registry;
+}
+
+std::vector<std::string> registered_translations() {
+  std::vector<std::string> keys;
+  for (const auto& [key, t] : translation_registry()) keys.push_back(key);
+  return keys;
 }
 
 TranslationRegistrar::TranslationRegistrar(const char* key, TranslateFn fn, int min_opset) {

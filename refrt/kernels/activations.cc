@@ -66,10 +66,12 @@ struct HardSigmoidOp : FloatOp {
   }
   float alpha, beta;
 };
+// The spec defines HardSwish as x * HardSigmoid(x) with alpha = 1/6 as a float attribute, so a
+// float64 input sees float32(1/6), as in ONNX Runtime.
 struct HardSwishOp : FloatOp {
   using FloatOp::FloatOp;
   template <typename T> T operator()(T x) const {
-    const T v = x / T(6) + T(0.5);
+    const T v = static_cast<T>(1.0f / 6.0f) * x + T(0.5);
     return x * (v > T(1) ? T(1) : (v < T(0) ? T(0) : v));
   }
 };

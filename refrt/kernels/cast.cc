@@ -3,6 +3,7 @@
 // ONNX Runtime agree) instead of C++ undefined behaviour. float16/bfloat16 convert through float32
 // (round to nearest even); float8 and string are not supported.
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "elementwise.h"
@@ -24,6 +25,27 @@ struct BFloat { uint16_t bits; };
 
 template <typename T> inline constexpr bool is_half_like_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat>;
 
+// double -> float rounded to odd (truncate, then set the last bit if anything was dropped). Rounding
+// that to float16/bfloat16 (>= 2 bits narrower) to nearest even equals rounding the double directly,
+// which a plain double -> float -> half would not (double rounding at ties).
+inline float to_float_round_odd(double d) {
+  float f = static_cast<float>(d);
+  if (!std::isfinite(f) || static_cast<double>(f) == d) return f;
+  if (std::fabs(static_cast<double>(f)) > std::fabs(d)) f = std::nextafter(f, 0.0f);
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  bits |= 1u;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// A value on its way to float16/bfloat16, as float32 that rounds correctly (see above).
+template <typename From>
+float to_float_for_half(From v) {
+  if constexpr (std::is_same_v<From, float> || std::is_same_v<From, bool>) return static_cast<float>(v);
+  else return to_float_round_odd(static_cast<double>(v));  // ints above 2^53 round once more (documented)
+}
+
 template <typename To, typename From>
 To convert(From v) {
   if constexpr (std::is_same_v<From, Half>) {
@@ -31,9 +53,9 @@ To convert(From v) {
   } else if constexpr (std::is_same_v<From, BFloat>) {
     return convert<To>(bf16_to_float(v.bits));
   } else if constexpr (std::is_same_v<To, Half>) {
-    return Half{float_to_half(convert<float>(v))};
+    return Half{float_to_half(to_float_for_half(v))};
   } else if constexpr (std::is_same_v<To, BFloat>) {
-    return BFloat{float_to_bf16(convert<float>(v))};
+    return BFloat{float_to_bf16(to_float_for_half(v))};
   } else if constexpr (std::is_same_v<To, bool>) {
     return v != From(0);  // NaN != 0: true
   } else if constexpr (is_float_v<From> && is_int_v<To>) {

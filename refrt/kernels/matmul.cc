@@ -2,6 +2,7 @@
 #include <climits>
 #include <cstring>
 
+#include "../src/dispatch.h"
 #include "../src/gemm.h"
 
 namespace parity::refrt {
@@ -14,6 +15,8 @@ class MatMulKernel : public Kernel {
     const Tensor& a = io.in(0);
     const Tensor& b = io.in(1);
     if (a.dtype() != b.dtype()) node_.fail("input dtypes differ");
+    // float16/bfloat16: computed in float32 and rounded once (the attention graphs of the backend tests need it).
+    if (is_float16_like(a.dtype())) return with_float32(io, a.dtype(), [&](KernelIO& f) { compute(f); });
     if (a.rank() == 0 || b.rank() == 0) node_.fail("MatMul inputs must have rank >= 1");
     // 1-D operands are promoted to matrices and the added dim is removed from the result.
     Shape sa = a.shape(), sb = b.shape();
@@ -148,7 +151,7 @@ class GemmKernel : public Kernel {
 }  // namespace
 
 // MatMul has had numpy semantics since 1; 9 and 13 only widened the type list.
-PARITY_KERNEL("MatMul", 1, MatMulKernel, kFloatTypes);
+PARITY_KERNEL("MatMul", 1, MatMulKernel, kFloatTypes16);
 // Gemm 7: unidirectional broadcast of C; 11: C optional; 13 widened types.
 PARITY_KERNEL("Gemm", 7, GemmKernel, kFloatTypes);
 PARITY_KERNEL("Gemm", 11, GemmKernel, kFloatTypes);

@@ -2,8 +2,8 @@
 // ReduceLogSumExp ReduceSumSquare.
 //
 // Axes are the `axes` attribute before opset 18 (ReduceSum: 13) and the optional second input from
-// then on. No axes reduces everything, unless noop_with_empty_axes=1 (input-axes versions), which
-// returns the input. Reducing an empty set gives the identity: 0 for sums, 1 for Prod, -inf/+inf
+// then on. No axes reduces everything, unless noop_with_empty_axes=1 (input-axes versions): then no
+// axis is reduced. Reducing an empty set gives the identity: 0 for sums, 1 for Prod, -inf/+inf
 // (integers: lowest/highest value) for Max/Min, -inf for LogSum and LogSumExp, NaN for a float Mean.
 // Floats accumulate in double; integers wrap in their own type (as ONNX Runtime).
 #include <cmath>
@@ -66,13 +66,12 @@ class ReduceKernel : public Kernel {
     if (axes_from_input_) {
       const Tensor* t = io.optional(1);
       axes = t ? int64_values(*t, "axes") : std::vector<int64_t>{};
-      if (axes.empty() && noop_with_empty_axes_) {
-        io.outputs[0] = x;
-        return;
-      }
     }
+    // No axes: reduce everything, or (noop) nothing — each element is then its own one-element set,
+    // so ReduceL1 gives |x| and ReduceLogSum log(x), as the ONNX reference does.
+    const bool reduce_all = axes.empty() && !(axes_from_input_ && noop_with_empty_axes_);
     const int64_t rank = static_cast<int64_t>(x.rank());
-    std::vector<bool> reduced(x.rank(), axes.empty());
+    std::vector<bool> reduced(x.rank(), reduce_all);
     for (int64_t a : axes) {
       const size_t d = static_cast<size_t>(normalize_axis(a, rank, "axes"));
       if (reduced[d]) node_.fail("axis " + std::to_string(a) + " is listed twice");

@@ -1,4 +1,4 @@
-// Shape-only ops: Reshape, Squeeze, Unsqueeze, Flatten, Shape, Identity. Apart from Shape they
+// Shape-only ops: Reshape, Squeeze, Unsqueeze, Flatten, Shape, Size, Identity. Apart from Shape they
 // return the input's buffer under a new shape (no copy; kernels never write into inputs).
 #include <algorithm>
 
@@ -187,8 +187,16 @@ class ShapeKernel : public Kernel {
   int64_t end_;
 };
 
+class SizeKernel : public Kernel {
+ public:
+  explicit SizeKernel(const NodeDef&) {}
+  void compute(KernelIO& io) const override { io.outputs[0] = Tensor::scalar<int64_t>(DType::kInt64, io.in(0).numel()); }
+};
+
 }  // namespace
 
+// Size 1; 13 widened types; 19 and 21 only widened types again.
+PARITY_KERNEL("Size", 1, SizeKernel, kAllTypes);
 // Identity, Flatten: same semantics since 1 (Flatten 11 allowed negative axes: accepted from 1).
 PARITY_KERNEL("Identity", 1, IdentityKernel, kAllTypes);
 PARITY_KERNEL("Flatten", 1, FlattenKernel, kAllTypes);

@@ -71,7 +71,7 @@ def test_verify_writes_report_for_every_mode(captured, tmp_path):
     out = tmp_path / "verify"
     parity("verify", captured / "mlp_batch", "--out", out)
     report = json.loads((out / "report.json").read_text())
-    assert report["schema_version"] == 1
+    assert report["schema_version"] == 2
     assert sorted(c["mode"] for c in report["cases"]) == sorted(MODES)
     for c in report["cases"]:
         assert c["status"] == "pass", c

@@ -29,10 +29,11 @@ def ints(*shape, dtype=np.int64, low=-9, high=10):
     return RNG.integers(low, high, size=shape).astype(dtype)
 
 
-def case(name, nodes, inputs, outputs, opset=18, initializers=None, tol=None, external=False):
-    """inputs/outputs: ordered dicts name -> numpy array (outputs are the numpy oracle)."""
+def case(name, nodes, inputs, outputs, opset=18, initializers=None, tol=None, external=False, ort_differs=None):
+    """inputs/outputs: ordered dicts name -> numpy array (outputs are the numpy oracle).
+    ort_differs: why onnxruntime is known to disagree with the numpy oracle here (skips that check)."""
     CASES.append(dict(name=name, nodes=nodes, inputs=inputs, outputs=outputs, opset=opset,
-                      initializers=initializers or {}, tol=tol, external=external))
+                      initializers=initializers or {}, tol=tol, external=external, ort_differs=ort_differs))
 
 
 def node(op, ins, outs, **attrs):
@@ -74,6 +75,9 @@ def write_case(out_dir, c):
 
 
 def cross_check_with_ort(path, c):
+    if c["ort_differs"]:
+        print(f"note: {c['name']}: not cross-checked, onnxruntime differs: {c['ort_differs']}")
+        return False
     try:
         import onnxruntime as ort
         sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])

@@ -1,16 +1,26 @@
 #include "parity/verify/matrix.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <regex>
+#include <sstream>
+#include <thread>
 
 #include "parity/error.h"
 #include "parity/fs.h"
+#include "parity/verify/known_failures.h"
 #include "parity/verify/report.h"
+#include "peers.h"
 #include "process.h"
+#include "progress.h"
 
 namespace parity::verify {
 
@@ -29,7 +39,7 @@ json empty_entry(const std::string& name, const std::string& mode, const std::st
                  const std::string& error) {
   return {{"case", name}, {"mode", mode}, {"status", status}, {"stage", stage}, {"error", error},
           {"export", "skipped"}, {"run", "skipped"}, {"verify", "skipped"}, {"max_abs_error", nullptr},
-          {"max_rel_error", nullptr}, {"input_sets", json::array()}};
+          {"max_rel_error", nullptr}, {"first_divergence", nullptr}, {"input_sets", json::array()}};
 }
 
 // Verifies one captured case in a child `parity verify`, so that a crash or hang is a result.
@@ -37,9 +47,9 @@ json verify_in_child(const MatrixOptions& o, const std::string& name, const std:
                      const std::string& case_dir) {
   const std::string out = (fs::path(o.out_dir) / "results" / name / mode).string();
   fs::remove(fs::path(out) / "report.json");
-  const ProcessResult r = run_process({o.self_exe, "verify", case_dir, "--out", out, "--quiet", "--opset",
-                                       std::to_string(o.opset)},
-                                      o.timeout_seconds, nullptr);
+  std::vector<std::string> argv = {o.self_exe, "verify", case_dir, "--out", out, "--quiet", "--no-html", "--opset",
+                                   std::to_string(o.opset)};
+  const ProcessResult r = run_process(argv, o.timeout_seconds, nullptr);
   if (r.timed_out)
     return empty_entry(name, mode, "timeout", "verify", "no result within " + std::to_string(o.timeout_seconds) + " s");
   if (r.signal)
@@ -54,14 +64,19 @@ json verify_in_child(const MatrixOptions& o, const std::string& name, const std:
   }
 }
 
-}  // namespace
+std::string result_line(const json& entry) {
+  std::ostringstream s;
+  s << std::left << std::setw(32) << (entry.value("case", "?") + "/" + entry.value("mode", "?")) << std::setw(15)
+    << entry.value("status", "?");
+  if (entry.value("max_abs_error", json()).is_number())
+    s << " max_abs " << std::scientific << std::setprecision(2) << entry["max_abs_error"].get<double>();
+  s << std::fixed << std::setprecision(1) << "  (" << entry.value("wall_seconds", 0.0) << " s)";
+  if (is_unexpected(entry.value("status", "")) && entry.value("error", json()).is_string())
+    s << "\n    " << entry["error"].get<std::string>().substr(0, 300);
+  return s.str();
+}
 
-int run_matrix(const MatrixOptions& o) {
-  const auto start = std::chrono::steady_clock::now();
-  fs::create_directories(o.out_dir);
-  const std::string cases_dir = (fs::path(o.out_dir) / "cases").string();
-
-  // 1. Capture (cached by the scenarios package), one JSON line per (case, mode).
+std::vector<json> capture_all(const MatrixOptions& o, const std::string& cases_dir) {
   std::vector<std::string> argv = {o.python, "-m", "scenarios.capture", "--out", cases_dir, "--modes", join(o.modes, ",")};
   if (!o.filter.empty()) argv.insert(argv.end(), {"--filter", o.filter});
   if (o.force_capture) argv.push_back("--force");
@@ -84,37 +99,169 @@ int run_matrix(const MatrixOptions& o) {
       false, {{"PYTHONPATH", o.source_dir}});
   if (capture.timed_out || capture.signal || capture.exit_code != 0)
     throw Error({"matrix"}, "scenario capture failed (" + o.python + " -m scenarios.capture): " + capture.stderr_tail);
+  return captured;
+}
 
-  // 2. Verify each (case, mode) in its own process.
-  json cases = json::array();
-  size_t index = 0;
-  for (const auto& c : captured) {
-    ++index;
-    const std::string name = c.value("case", "?"), mode = c.value("mode", "?");
-    json entry;
-    if (c.value("status", "") == "capture_failed") {
-      entry = empty_entry(name, mode, "capture_failed", "capture", c.value("error", json("")).is_string() ? c["error"].get<std::string>() : "");
-    } else {
-      const auto child_start = std::chrono::steady_clock::now();
-      entry = verify_in_child(o, name, mode, c.value("dir", ""));
-      // Wall time of the child process (libtorch start-up included), next to the verify time.
-      entry["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - child_start).count();
+// Runs every captured (case, mode) in up to `jobs` children at once; entries keep the capture order.
+json verify_all(const MatrixOptions& o, const std::vector<json>& captured) {
+  std::vector<json> entries(captured.size());
+  Progress progress(captured.size(), isatty(STDOUT_FILENO) != 0);
+  std::atomic<size_t> next{0};
+  std::atomic<size_t> workers_left{0};
+  std::mutex mu;
+  std::condition_variable cv;
+  auto worker = [&]() {
+    for (size_t i; (i = next++) < captured.size();) {
+      const json& c = captured[i];
+      const std::string name = c.value("case", "?"), mode = c.value("mode", "?");
+      json entry;
+      if (c.value("status", "") == "capture_failed") {
+        entry = empty_entry(name, mode, "capture_failed", "capture",
+                            c.value("error", json()).is_string() ? c["error"].get<std::string>() : "torch.export failed");
+      } else {
+        progress.started(name + "/" + mode);
+        const auto child_start = std::chrono::steady_clock::now();
+        entry = verify_in_child(o, name, mode, c.value("dir", ""));
+        // Wall time of the child process (libtorch start-up included), next to the verify time.
+        entry["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - child_start).count();
+      }
+      progress.finished(name + "/" + mode, result_line(entry));
+      entries[i] = std::move(entry);
     }
-    std::cout << "[" << index << "/" << captured.size() << "] " << std::left << std::setw(32) << (name + "/" + mode)
-              << std::setw(15) << entry.value("status", "?");
-    if (entry.value("max_abs_error", json()).is_number())
-      std::cout << " max_abs " << std::scientific << std::setprecision(2) << entry["max_abs_error"].get<double>();
-    std::cout << std::fixed << std::setprecision(1) << "  (" << entry.value("wall_seconds", 0.0) << " s)" << std::endl;
-    if (entry.value("status", "") != "pass" && entry.value("error", json()).is_string())
-      std::cout << "    " << entry["error"].get<std::string>().substr(0, 300) << std::endl;
-    cases.push_back(entry);
+    std::lock_guard<std::mutex> lock(mu);
+    --workers_left;
+    cv.notify_all();
+  };
+  const size_t n = std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(std::max(o.jobs, 1)), captured.size()));
+  workers_left = n;
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < n; ++t) threads.emplace_back(worker);
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    while (workers_left > 0)
+      if (!cv.wait_for(lock, std::chrono::milliseconds(500), [&] { return workers_left == 0; })) progress.tick();
   }
-  const json report = make_report("parity matrix", cases);
-  write_report(o.out_dir, report);
+  for (auto& t : threads) t.join();
+  progress.finish();
+  json cases = json::array();
+  for (auto& e : entries) cases.push_back(std::move(e));
+  return cases;
+}
+
+// The peers columns: the captured cases split over up to `jobs` Python processes (torch starts once in each).
+void add_peers(const MatrixOptions& o, json& cases) {
+  std::vector<size_t> index;
+  std::vector<PeersJob> jobs;
+  std::vector<std::string> ours_refrt;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const json& c = cases[i];
+    if (c.value("status", "") == "capture_failed") continue;
+    const std::string name = c.value("case", ""), mode = c.value("mode", "");
+    index.push_back(i);
+    jobs.push_back({(fs::path(o.out_dir) / "cases" / name / mode).string(),
+                    c.value("onnx", json()).is_string() ? c["onnx"].get<std::string>() : "",
+                    (fs::path(o.out_dir) / "results" / name / mode / "peers").string()});
+    ours_refrt.push_back(ours_refrt_verdict(c));
+  }
+  if (jobs.empty()) return;
+  std::cout << "peers: the official exporter and ONNX Runtime on " << jobs.size() << " cases ..." << std::endl;
+  std::mutex mu;
+  size_t done = 0;
+  const size_t slices = std::min<size_t>(static_cast<size_t>(std::max(o.jobs, 1)), jobs.size());
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < slices; ++t)
+    threads.emplace_back([&, t]() {
+      std::vector<PeersJob> mine;
+      std::vector<std::string> mine_refrt;
+      std::vector<size_t> mine_index;
+      for (size_t k = t; k < jobs.size(); k += slices)
+        mine.push_back(jobs[k]), mine_refrt.push_back(ours_refrt[k]), mine_index.push_back(index[k]);
+      run_peers_batch(mine, mine_refrt, o.python, o.source_dir, o.timeout_seconds * static_cast<double>(mine.size()),
+                      [&](size_t k, json peers) {
+                        std::lock_guard<std::mutex> lock(mu);
+                        json& c = cases[mine_index[k]];
+                        ++done;
+                        std::cout << "  peers [" << done << "/" << jobs.size() << "] " << c.value("case", "") << "/"
+                                  << c.value("mode", "") << ": ours refrt " << peers["ours"].value("refrt", "?")
+                                  << ", ours ORT " << peers["ours"].value("ort", "?") << ", official export "
+                                  << peers["official"].value("export", "?") << ", refrt "
+                                  << peers["official"].value("refrt", "?") << ", ORT " << peers["official"].value("ort", "?")
+                                  << std::endl;
+                        c["peers"] = std::move(peers);
+                      });
+    });
+  for (auto& t : threads) t.join();
+}
+
+}  // namespace
+
+std::vector<std::string> list_cases(const MatrixOptions& o) {
+  std::regex pattern;
+  try {
+    pattern = std::regex(o.filter);
+  } catch (const std::regex_error& e) {
+    throw Error({"matrix"}, "--filter '" + o.filter + "' is not a regular expression: " + e.what(), ErrorKind::kUsage);
+  }
+  std::vector<std::string> names;
+  const ProcessResult r = run_process(
+      {o.python, "-m", "scenarios", "list"}, 600,
+      [&](const std::string& line) {
+        if (!line.empty() && std::regex_search(line, pattern)) names.push_back(line);
+      },
+      false, {{"PYTHONPATH", o.source_dir}});
+  if (r.timed_out || r.signal || r.exit_code != 0)
+    throw Error({"matrix"}, "python -m scenarios list failed: " + r.stderr_tail);
+  return names;
+}
+
+int run_matrix(const MatrixOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  // Inputs that can be wrong are checked before minutes of work.
+  const auto known = o.known_failures.empty() ? std::vector<KnownFailure>{} : load_known_failures(o.known_failures);
+  json baseline;
+  if (!o.baseline.empty()) {
+    try {
+      baseline = json::parse(read_file(o.baseline, "matrix"));
+    } catch (const json::exception& e) {
+      throw Error({"matrix", o.baseline}, std::string("broken JSON: ") + e.what());
+    }
+    if (!baseline.contains("cases") || !baseline["cases"].is_array())
+      throw Error({"matrix", o.baseline}, "not a Parity report (no \"cases\" list)");
+  }
+  fs::create_directories(o.out_dir);
+  const std::string cases_dir = (fs::path(o.out_dir) / "cases").string();
+
+  const std::vector<json> captured = capture_all(o, cases_dir);
+  json cases = verify_all(o, captured);
+  if (o.peers) add_peers(o, cases);
+  apply_known_failures(cases, known);
+
+  json report = make_report("parity matrix", cases);
+  if (!o.baseline.empty()) {
+    report["baseline"] = o.baseline;
+    report["regressions"] = find_regressions(baseline, report["cases"]);
+    update_summary(report);
+  }
+  const std::string plotly = find_plotly_js(o.python);
+  write_report(o.out_dir, report, plotly);
+
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const json& s = report["summary"];
-  std::cout << s["pass"].get<int>() << "/" << s["total"].get<int>() << " passed in " << std::fixed
-            << std::setprecision(1) << seconds << " s; report: " << (fs::path(o.out_dir) / "report.md").string()
+  std::cout << s["pass"].get<int>() << "/" << s["total"].get<int>() << " passed";
+  for (const char* k : {"xfail", "xpass", "capture_failed", "fail", "error", "crashed", "timeout"})
+    if (s.value(k, 0) > 0) std::cout << ", " << s[k].get<int>() << " " << k;
+  std::cout << " in " << std::fixed << std::setprecision(1) << seconds << " s" << std::endl;
+  for (const auto& c : report["cases"])
+    if (c.value("status", "") == "xpass")
+      std::cout << "  xpass: " << c.value("case", "") << "/" << c.value("mode", "")
+                << " passes: remove it from the known failures" << std::endl;
+  if (report.contains("regressions"))
+    for (const auto& r : report["regressions"])
+      std::cout << "  REGRESSION " << r.value("case", "") << "/" << r.value("mode", "") << ": " << r.value("what", "")
+                << std::endl;
+  std::cout << "report: " << (fs::path(o.out_dir) / "report.md").string()
+            << (plotly.empty() ? " (no report.html: plotly is not installed in the venv)"
+                               : ", " + (fs::path(o.out_dir) / "report.html").string())
             << std::endl;
   return report_passed(report) ? 0 : 1;
 }

@@ -2,7 +2,9 @@
 // scenarios/peers.py in the venv) on refrt and on ONNX Runtime, and ONNX Runtime on our ONNX.
 // Peers only judge; they are never part of Parity's export path.
 #pragma once
+#include <functional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -10,9 +12,26 @@
 
 namespace parity::verify {
 
+// The ours/refrt cell of a verified case entry: "pass" when every refrt output matched eager, "fail"
+// when one did not, "error" when refrt did not run.
+std::string ours_refrt_verdict(const nlohmann::json& entry);
+
+// One case in its own Python process (parity verify --peers).
 // Returns {"ours": {"refrt": ..., "ort": ...}, "official": {"export": ..., "refrt": ..., "ort": ...}, ...};
 // each cell is "pass" | "fail" | "error" | "skipped", with details next to it. Never throws.
 nlohmann::json run_peers(const std::string& case_dir, const std::string& our_onnx, const std::string& ours_refrt,
                          const std::string& out_dir, const VerifyOptions& options);
+
+// The peers entry from one line of scenarios.peers (and refrt on the official model). Never throws.
+nlohmann::json peers_from_line(const nlohmann::json& line, const std::string& case_dir, const std::string& ours_refrt);
+
+struct PeersJob {
+  std::string case_dir, our_onnx, out_dir;
+};
+// Many cases in one Python process (the matrix): torch starts once. `on_result(index, peers entry)` is
+// called as each case finishes; cases the process never reported get an "error" entry.
+void run_peers_batch(const std::vector<PeersJob>& jobs, const std::vector<std::string>& ours_refrt,
+                     const std::string& python, const std::string& source_dir, double timeout_seconds,
+                     const std::function<void(size_t, nlohmann::json)>& on_result);
 
 }  // namespace parity::verify

@@ -73,8 +73,9 @@ void update_summary(json& report) {
       any_peers = true;
       for (const auto& col : kPeerColumns) {
         const std::string key = std::string(col[0]) + "_" + col[1];
-        const std::string v = peer_cell(c, col[0], col[1]);
-        peers[key][v.empty() ? "skipped" : v] = peers[key].value(v.empty() ? "skipped" : v, 0) + 1;
+        const std::string v = peer_cell(c, col[0], col[1]).empty() ? "skipped" : peer_cell(c, col[0], col[1]);
+        if (!peers.contains(key)) peers[key] = {{"pass", 0}, {"fail", 0}, {"error", 0}, {"skipped", 0}};
+        peers[key][v] = peers[key].value(v, 0) + 1;
       }
     }
   }

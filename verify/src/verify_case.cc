@@ -260,7 +260,7 @@ json verify_case_dir(const std::string& case_dir, const std::string& out_dir, co
     }
   }
 
-  if (options.peers) entry["peers"] = run_peers(case_dir, onnx_path, entry["verify"].get<std::string>(), out_dir, options);
+  if (options.peers) entry["peers"] = run_peers(case_dir, onnx_path, ours_refrt_verdict(entry), out_dir, options);
   return finish();
 }
 

@@ -23,6 +23,9 @@ std::string export_program(const pt2::Program& program, const ExportOptions& opt
 // Reads `pt2_path`, exports, writes `onnx_path` atomically (nothing is left behind on failure).
 void export_file(const std::string& pt2_path, const std::string& onnx_path, const ExportOptions& options = {});
 
+// Every registered translation key ("aten::add.Tensor", "_operator::add", ...), sorted.
+std::vector<std::string> registered_translations();
+
 // "torch.ops.aten.linear.default" -> "aten::linear.default"
 std::string registry_key(const std::string& fx_target);
 

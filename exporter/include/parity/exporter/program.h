@@ -114,6 +114,9 @@ struct Program {
   std::vector<std::string> user_output_names() const;
 };
 
+// A graph of the export schema (the root graph or a higher-order op's subgraph, e.g. a cond branch).
+Graph parse_graph(const json& j);
+
 // Reads and validates a PT2 archive written by torch.export.save. Throws parity::Error.
 Program read_pt2(const std::string& path);
 

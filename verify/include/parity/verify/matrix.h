@@ -11,14 +11,21 @@ struct MatrixOptions {
   std::vector<std::string> modes = {"strict", "nonstrict", "decomposed"};
   double timeout_seconds = 600;                         // per (case, mode)
   int opset = 18;
+  int jobs = 1;                                         // parallel `parity verify` children
   bool force_capture = false;
+  bool peers = true;                                    // official exporter / ONNX Runtime columns
+  std::string baseline;        // an older report.json: regressions against it fail the run
+  std::string known_failures;  // scenarios/known_failures.json ("" = none)
   std::string python;      // the venv's python (capture runs there)
   std::string source_dir;  // repository root (where the scenarios package lives)
   std::string self_exe;    // this parity binary (each case is verified by `parity verify` in a child)
 };
 
-// Returns the process exit code: 0 when every case passes, 1 otherwise. Throws parity::Error when
-// the matrix cannot run at all (capture cannot start, bad filter).
+// Returns the process exit code: 0 when no case failed unexpectedly and nothing regressed, 1 otherwise.
+// Throws parity::Error when the matrix cannot run at all (capture cannot start, bad filter, bad baseline).
 int run_matrix(const MatrixOptions& options);
+
+// The scenario names (`python -m scenarios list`) matching the filter, sorted.
+std::vector<std::string> list_cases(const MatrixOptions& options);
 
 }  // namespace parity::verify
