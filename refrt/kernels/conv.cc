@@ -107,16 +107,21 @@ class ConvKernel : public Kernel {
         const T* wk = pw + o * ksize;
         T* y = py + plane * out_size;
         std::fill(y, y + out_size, T(0));
-        nn::for_each_column_row(g, 1, [&](int64_t col_off, int64_t in_off, int64_t k_last) {
+        nn::for_each_column_row(g, 1, [&](int64_t, int64_t in_off, int64_t k_last, int64_t k, int64_t out_off) {
           if (in_off < 0) return;
-          const T weight = wk[col_off / out_size];
-          T* dst = y + col_off % out_size;
+          const T weight = wk[k];
+          T* dst = y + out_off;
           const int64_t shift = k_last * dil - pb;
           // Outputs whose tap lands inside the row: lo <= o < hi.
           const int64_t lo = shift >= 0 ? 0 : (-shift + s - 1) / s;
           const int64_t hi = std::min(out_last, in_last - shift <= 0 ? 0 : (in_last - shift - 1) / s + 1);
           const T* row = x + in_off;
-          for (int64_t j = lo; j < hi; ++j) dst[j] += weight * row[j * s + shift];
+          if (s == 1) {  // unit stride: a contiguous multiply-add the compiler vectorizes
+            const T* src = row + lo + shift;
+            for (int64_t j = 0; j < hi - lo; ++j) dst[lo + j] += weight * src[j];
+          } else {
+            for (int64_t j = lo; j < hi; ++j) dst[j] += weight * row[j * s + shift];
+          }
         });
       }
     });

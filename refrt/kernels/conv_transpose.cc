@@ -50,16 +50,17 @@ class ConvTransposeKernel : public Kernel {
     g.pad_begin.assign(r, 0);
     g.pad_end.assign(r, 0);
     for (size_t d = 0; d < r; ++d) {
-      if (g.stride[d] <= 0 || g.dilation[d] <= 0) node_.fail("strides and dilations must be positive");
+      if (g.stride[d] <= 0 || g.dilation[d] <= 0 || kernel[d] <= 0)
+        node_.fail("strides, dilations and kernel dims must be positive");
       const int64_t full = g.stride[d] * (in[d] - 1) + out_pad[d] + (kernel[d] - 1) * g.dilation[d] + 1;
-      int64_t target = -1;
-      if (!output_shape_.empty()) target = output_shape_[output_shape_.size() - r + d];
-      else if (attrs_.auto_pad == AutoPad::kSameUpper || attrs_.auto_pad == AutoPad::kSameLower) target = in[d] * g.stride[d];
-      if (target >= 0) {
-        const int64_t total = full - target;
-        if (total < 0) node_.fail("output_shape " + shape_str(output_shape_) + " is larger than the full output");
+      const bool same = attrs_.auto_pad == AutoPad::kSameUpper || attrs_.auto_pad == AutoPad::kSameLower;
+      if (!output_shape_.empty() || same) {
+        const int64_t target = !output_shape_.empty() ? output_shape_[output_shape_.size() - r + d] : in[d] * g.stride[d];
+        // A target larger than the full output gives negative pads: extra (bias-only) positions.
+        const int64_t total = full - target, half = total >= 0 ? total / 2 : -((-total + 1) / 2);  // floor
+        if (target < 0) node_.fail("output_shape " + shape_str(output_shape_) + " is negative");
         // ONNX: SAME_UPPER puts the smaller half first, every other mode the larger half first.
-        g.pad_begin[d] = attrs_.auto_pad == AutoPad::kSameUpper ? total / 2 : total - total / 2;
+        g.pad_begin[d] = attrs_.auto_pad == AutoPad::kSameUpper ? half : total - half;
         g.pad_end[d] = total - g.pad_begin[d];
         g.in[d] = target;
       } else {

@@ -4,6 +4,7 @@
 // tensor product of per-dim taps and reused for every channel.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "nn_common.h"
 
@@ -77,6 +78,10 @@ class GridSampleKernel : public Kernel {
 
   void dim_taps(double g, int64_t size, std::vector<Tap>& taps) const {
     taps.clear();
+    if (!std::isfinite(g) || std::abs(g) > 1e12) {  // NaN/inf/absurd coordinates: a NaN output, no read
+      taps.push_back({0, std::numeric_limits<double>::quiet_NaN()});
+      return;
+    }
     double x = align_corners_ ? (g + 1) / 2 * static_cast<double>(size - 1) : ((g + 1) * static_cast<double>(size) - 1) / 2;
     const double lo = align_corners_ ? 0.0 : -0.5, hi = align_corners_ ? static_cast<double>(size - 1) : static_cast<double>(size) - 0.5;
     if (interp_ == Interp::kNearest) x = std::nearbyint(x);  // round half to even
@@ -114,6 +119,8 @@ class GridSampleKernel : public Kernel {
     out_shape.insert(out_shape.end(), grid.shape().begin() + 1, grid.shape().end() - 1);
     Tensor y(x.dtype(), out_shape);
     const std::vector<int64_t> in = nn::spatial_dims(x.shape());
+    for (int64_t d : in)
+      if (d <= 0 && n * c > 0 && grid.numel() > 0) node_.fail("cannot sample an empty input " + shape_str(x.shape()));
     int64_t in_size = 1, out_size = 1;
     for (int64_t d : in) in_size *= d;
     for (size_t d = 2; d < out_shape.size(); ++d) out_size *= out_shape[d];

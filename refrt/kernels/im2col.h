@@ -8,14 +8,15 @@
 
 namespace parity::refrt::nn {
 
-// Visits every (channel, kernel offset, output row) of the column matrix: `fn(col_row, in_offset_or_-1,
-// last_dim_kernel_offset)` where in_offset is the element offset of the input row (all dims but the
-// last) in one channel, or -1 when that row lies in the padding.
+// Visits every (channel, kernel offset, output row) of the column matrix: `fn(col_offset, in_offset_or_-1,
+// last_dim_kernel_offset, kernel_index, out_offset)` where in_offset is the element offset of the input
+// row (all dims but the last; channel included), or -1 when that row lies in the padding, and
+// out_offset the row's offset in one output plane. No division in the per-row path but one per dim.
 template <typename Fn>
 void for_each_column_row(const WindowGeometry& g, int64_t channels, Fn&& fn) {
   const size_t r = g.rank();
-  const int64_t ksize = g.kernel_size(), out_last = g.out[r - 1];
-  const int64_t out_rows = g.out_size() / std::max<int64_t>(out_last, 1);
+  const int64_t ksize = g.kernel_size(), out_last = g.out[r - 1], out_size = g.out_size(), in_size = g.in_size();
+  const int64_t out_rows = out_size / std::max<int64_t>(out_last, 1);
   std::vector<int64_t> kd(r), od(r);
   for (int64_t c = 0; c < channels; ++c)
     for (int64_t k = 0; k < ksize; ++k) {
@@ -35,8 +36,8 @@ void for_each_column_row(const WindowGeometry& g, int64_t channels, Fn&& fn) {
           off += i * scale;
           scale *= g.in[u];
         }
-        fn((c * ksize + k) * g.out_size() + row * out_last, valid ? c * g.in_size() + off * g.in[r - 1] : -1,
-           kd[r - 1]);
+        fn((c * ksize + k) * out_size + row * out_last, valid ? c * in_size + off * g.in[r - 1] : -1, kd[r - 1], k,
+           row * out_last);
       }
     }
 }
@@ -46,7 +47,7 @@ void im2col(const WindowGeometry& g, int64_t channels, const T* x, T* col) {
   const size_t r = g.rank();
   const int64_t out_last = g.out[r - 1], in_last = g.in[r - 1], s = g.stride[r - 1];
   const int64_t pb = g.pad_begin[r - 1], dil = g.dilation[r - 1];
-  for_each_column_row(g, channels, [&](int64_t col_off, int64_t in_off, int64_t k_last) {
+  for_each_column_row(g, channels, [&](int64_t col_off, int64_t in_off, int64_t k_last, int64_t, int64_t) {
     T* dst = col + col_off;
     if (in_off < 0) {
       std::fill(dst, dst + out_last, T(0));
@@ -74,7 +75,7 @@ void col2im(const WindowGeometry& g, int64_t channels, const T* col, T* y) {
   const size_t r = g.rank();
   const int64_t out_last = g.out[r - 1], in_last = g.in[r - 1], s = g.stride[r - 1];
   const int64_t pb = g.pad_begin[r - 1], dil = g.dilation[r - 1];
-  for_each_column_row(g, channels, [&](int64_t col_off, int64_t in_off, int64_t k_last) {
+  for_each_column_row(g, channels, [&](int64_t col_off, int64_t in_off, int64_t k_last, int64_t, int64_t) {
     if (in_off < 0) return;
     const T* src = col + col_off;
     T* dst = y + in_off;

@@ -125,9 +125,11 @@ class ResizeKernel : public Kernel {
       const std::vector<double> s = scales_t ? float_values(node_, *scales_t, "scales") : attr_scales_;
       if (s.size() != axes.size()) node_.fail("scales must have " + std::to_string(axes.size()) + " values");
       for (size_t i = 0; i < axes.size(); ++i) {
-        if (!(s[i] > 0)) node_.fail("scales must be positive");
+        if (!(s[i] > 0) || !std::isfinite(s[i])) node_.fail("scales must be positive and finite");
         scale[axes[i]] = s[i];
-        out[axes[i]] = static_cast<int64_t>(std::floor(static_cast<double>(in[axes[i]]) * s[i]));
+        const double size = std::floor(static_cast<double>(in[axes[i]]) * s[i]);
+        if (size > 9e15) node_.fail("scales give an output dim that is too large");
+        out[axes[i]] = static_cast<int64_t>(size);
       }
     } else if (sizes_t) {
       const std::vector<int64_t> sz = int64_values(*sizes_t, "sizes");
@@ -151,8 +153,14 @@ class ResizeKernel : public Kernel {
     } else {
       node_.fail("one of scales and sizes is required");
     }
-    for (size_t d = 0; d < rank; ++d)
-      if (out[d] < 0 || (out[d] > 0 && in[d] == 0)) node_.fail("cannot resize dim " + std::to_string(d) + " of size " + std::to_string(in[d]));
+    double total = 1;  // intermediate passes hold doubles: bound them like any tensor allocation
+    for (size_t d = 0; d < rank; ++d) {
+      if (out[d] < 0 || (out[d] > 0 && in[d] == 0) || !std::isfinite(scale[d]) || scale[d] <= 0)
+        node_.fail("cannot resize dim " + std::to_string(d) + " of size " + std::to_string(in[d]) + " to " + std::to_string(out[d]));
+      total *= static_cast<double>(std::max(out[d], in[d]));
+    }
+    if (total * sizeof(double) > static_cast<double>(allocation_limit()))
+      node_.fail("output of " + shape_str(out) + " exceeds the allocation limit");
   }
 
   double source_coordinate(int64_t j, int64_t in, int64_t out, double scale, double r0, double r1, bool& outside) const {
