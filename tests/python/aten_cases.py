@@ -293,6 +293,28 @@ def replace_sym_node(match, new_op, new_args):
 
 case("aten::sym_numel.default", lambda x: x.new_ones(x.shape[0] * 3), lambda: (r(4, 3),), dynamic=_batch,
      edit=replace_sym_node(lambda n: "mul" in str(n.target), aten.sym_numel.default, lambda x: (x,)))
+
+
+def add_storage_offset(ep):
+    """sym_size + sym_storage_offset (always 0 for an input) in place of the sym_size feeding new_ones."""
+    import operator
+    graph = ep.graph_module.graph
+    size = next(n for n in graph.nodes if "sym_size" in str(n.target))
+    x = next(n for n in graph.nodes if n.op == "placeholder")
+    users = list(size.users)
+    with graph.inserting_after(size):
+        offset = graph.call_function(aten.sym_storage_offset.default, (x,))
+    offset.meta["val"] = 0
+    with graph.inserting_after(offset):
+        total = graph.call_function(operator.add, (size, offset))
+    total.meta.update(size.meta)
+    for u in users:
+        u.replace_input_with(size, total)
+    ep.graph_module.recompile()
+
+
+case("aten::sym_storage_offset.default", lambda x: x.new_ones(x.shape[0]), lambda: (r(4, 3),), dynamic=_batch,
+     edit=add_storage_offset)
 _cols = {"x": {1: torch.export.Dim("cols", min=2, max=64)}}
 case("aten::sym_stride.int", lambda x: x.new_ones(x.shape[1]), lambda: (r(4, 3),), dynamic=_cols,
      edit=replace_sym_node(lambda n: "sym_size" in str(n.target), aten.sym_stride.int, lambda x: (x, 0)))
