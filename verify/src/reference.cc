@@ -109,11 +109,27 @@ class Interpreter {
     for (const auto& spec : program_.input_specs) {
       using Kind = pt2::InputSpec::Kind;
       if (spec.kind == Kind::kUserInput) {
-        if (spec.arg.kind != "as_tensor") continue;  // constants were baked in by torch.export
+        const std::string& k = spec.arg.kind;
+        const bool symbolic = (k == "as_sym_int" || k == "as_sym_float" || k == "as_sym_bool") &&
+                              spec.arg.value.is_object() && spec.arg.value.contains("as_name");
+        if (k != "as_tensor" && !symbolic) continue;  // constants were baked in by torch.export
         if (next >= user_inputs.size())
           throw Error({"verify", program_.archive_path}, "the program takes more user inputs than the " +
                                                              std::to_string(user_inputs.size()) + " given");
-        tensors_[spec.arg.tensor_name()] = to_aten(user_inputs[next++]);
+        const Tensor& given = user_inputs[next++];
+        if (!symbolic) {
+          tensors_[spec.arg.tensor_name()] = to_aten(given);
+          continue;
+        }
+        // A symbolic scalar input arrives as a 0-d tensor (the case folder holds tensors only).
+        if (given.numel() != 1)
+          throw Error({"verify", program_.archive_path}, "symbolic scalar input '" + spec.arg.value["as_name"].get<std::string>() +
+                                                             "' needs a one-element tensor, got shape " + shape_str(given.shape()));
+        const at::Tensor scalar = to_aten(given).reshape({});
+        const std::string name = spec.arg.value["as_name"].get<std::string>();
+        if (k == "as_sym_int") ints_[name] = scalar.item<int64_t>();
+        else if (k == "as_sym_float") floats_[name] = scalar.item<double>();
+        else bools_[name] = scalar.item<bool>();
       } else if (spec.kind == Kind::kParameter || spec.kind == Kind::kBuffer || spec.kind == Kind::kTensorConstant) {
         const auto& store = spec.kind == Kind::kTensorConstant ? program_.constants : program_.weights;
         auto it = store.find(spec.target);
@@ -176,6 +192,14 @@ class Interpreter {
     }
     if (k == "as_string") return a.value.get<std::string>();
     if (k == "as_sym_int") return sym_int(a.value);
+    if (k == "as_sym_float") {
+      if (a.value.contains("as_float")) return Argument{"as_float", a.value["as_float"]}.as_float();
+      return lookup(floats_, a.value.at("as_name").get<std::string>());
+    }
+    if (k == "as_sym_bool") {
+      if (a.value.contains("as_bool")) return a.value["as_bool"].get<bool>();
+      return lookup(bools_, a.value.at("as_name").get<std::string>());
+    }
     if (k == "as_sym_ints") {
       std::vector<int64_t> v;
       for (const auto& s : a.value) v.push_back(sym_int(s));
@@ -228,6 +252,10 @@ class Interpreter {
       for (size_t i = 0; i < names.size(); ++i) tensors_[names[i]] = list[i];
     } else if (out.kind == "as_sym_int" && out.value.contains("as_name")) {
       ints_[out.value["as_name"].get<std::string>()] = v.toInt();
+    } else if (out.kind == "as_sym_float" && out.value.contains("as_name")) {
+      floats_[out.value["as_name"].get<std::string>()] = v.toDouble();
+    } else if (out.kind == "as_sym_bool" && out.value.contains("as_name")) {
+      bools_[out.value["as_name"].get<std::string>()] = v.toBool();
     } else if (out.kind == "as_int" || out.kind == "as_none") {
       // statically known or absent: nothing to bind
     } else {
@@ -238,6 +266,15 @@ class Interpreter {
   const pt2::Program& program_;
   std::map<std::string, at::Tensor> tensors_;
   std::map<std::string, int64_t> ints_;
+  std::map<std::string, double> floats_;
+  std::map<std::string, bool> bools_;
+
+  template <typename T>
+  static T lookup(const std::map<std::string, T>& values, const std::string& name) {
+    auto it = values.find(name);
+    if (it == values.end()) throw Error({"verify"}, "symbolic scalar '" + name + "' is used before it is defined");
+    return it->second;
+  }
 };
 
 }  // namespace
