@@ -105,19 +105,31 @@ int64_t evaluate_sym_expr(const std::string& expr, const std::map<std::string, i
 
 std::vector<FreshSet> make_fresh_sets(const pt2::Program& program, const std::vector<std::vector<Tensor>>& captured,
                                       int count, uint64_t seed) {
-  const auto names = program.user_input_names();
+  // Program inputs in order: tensors (fresh shapes and data) and symbolic scalars (kept as captured,
+  // they arrive as 0-d tensors).
+  std::vector<std::string> names;
   std::vector<const pt2::TensorMeta*> metas;
-  for (const auto& n : names) metas.push_back(&program.graph.meta(n, "fresh inputs"));
+  for (const auto& spec : program.input_specs) {
+    if (spec.kind != pt2::InputSpec::Kind::kUserInput) continue;
+    if (spec.arg.kind == "as_tensor") {
+      names.push_back(spec.arg.tensor_name());
+      metas.push_back(&program.graph.meta(names.back(), "fresh inputs"));
+    } else if (spec.arg.value.is_object() && spec.arg.value.contains("as_name")) {
+      names.push_back(spec.arg.value["as_name"].get<std::string>());
+      metas.push_back(nullptr);
+    }
+  }
 
   // Symbols, the values seen at capture (plain-symbol axes), and each input's data range.
   std::map<std::string, std::set<int64_t>> seen;
   std::vector<ValueRange> ranges(names.size());
   for (const auto& [sym, range] : program.range_constraints) seen[pt2::simplify_sym_expr(sym)];
   for (size_t i = 0; i < names.size(); ++i)
-    for (const auto& d : metas[i]->sizes)
+    for (const auto& d : metas[i] ? metas[i]->sizes : std::vector<pt2::SymDim>{})
       if (!d.value && is_symbol(pt2::simplify_sym_expr(d.expr))) seen[pt2::simplify_sym_expr(d.expr)];
   for (const auto& set : captured)
     for (size_t i = 0; i < names.size() && i < set.size(); ++i) {
+      if (!metas[i]) continue;
       const auto& sizes = metas[i]->sizes;
       for (size_t a = 0; a < sizes.size() && a < set[i].shape().size(); ++a)
         if (!sizes[a].value && is_symbol(pt2::simplify_sym_expr(sizes[a].expr)))
@@ -161,6 +173,12 @@ std::vector<FreshSet> make_fresh_sets(const pt2::Program& program, const std::ve
       fs.dims[sym] = candidates[std::uniform_int_distribution<size_t>(0, candidates.size() - 1)(rng)];
     }
     for (size_t i = 0; i < names.size(); ++i) {
+      if (!metas[i]) {
+        if (captured.empty() || captured[0].size() <= i)
+          throw Error({"verify", program.archive_path}, "no captured value for symbolic input '" + names[i] + "'");
+        fs.inputs.push_back(captured[0][i]);
+        continue;
+      }
       Shape shape;
       for (const auto& d : metas[i]->sizes) shape.push_back(d.value ? *d.value : evaluate_sym_expr(d.expr, fs.dims));
       Tensor t(metas[i]->dtype, shape);

@@ -167,9 +167,8 @@ std::string case_section(const json& c, Page& page) {
     }
     h << page.plot(json::array({{{"type", "scatter"}, {"mode", "lines+markers"}, {"x", names}, {"y", errors},
                                  {"marker", {{"color", colors}}}, {"name", "refrt vs libtorch"}}}),
-                   {{"title", {{"text", "Divergence path: max abs error per intermediate, " + str(s, "name") +
-                                            " (red: beyond tolerance; 0 drawn at 1e-12)"}}},
-                    {"yaxis", {{"type", "log"}, {"title", {{"text", "max abs error"}}}}}});
+                   {{"title", {{"text", "Divergence path, " + str(s, "name") + " (red: beyond tolerance)"}}},
+                    {"yaxis", {{"type", "log"}, {"title", {{"text", "max abs error (0 at 1e-12)"}}}}}});
     break;
   }
   if (c.contains("fresh_sets") && !c["fresh_sets"].empty()) {

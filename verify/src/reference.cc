@@ -3,9 +3,12 @@
 
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/ScalarOps.h>
 #include <ATen/core/stack.h>
 #include <torch/version.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "parity/error.h"
@@ -109,11 +112,27 @@ class Interpreter {
     for (const auto& spec : program_.input_specs) {
       using Kind = pt2::InputSpec::Kind;
       if (spec.kind == Kind::kUserInput) {
-        if (spec.arg.kind != "as_tensor") continue;  // constants were baked in by torch.export
+        const std::string& k = spec.arg.kind;
+        const bool symbolic = (k == "as_sym_int" || k == "as_sym_float" || k == "as_sym_bool") &&
+                              spec.arg.value.is_object() && spec.arg.value.contains("as_name");
+        if (k != "as_tensor" && !symbolic) continue;  // constants were baked in by torch.export
         if (next >= user_inputs.size())
           throw Error({"verify", program_.archive_path}, "the program takes more user inputs than the " +
                                                              std::to_string(user_inputs.size()) + " given");
-        tensors_[spec.arg.tensor_name()] = to_aten(user_inputs[next++]);
+        const Tensor& given = user_inputs[next++];
+        if (!symbolic) {
+          tensors_[spec.arg.tensor_name()] = to_aten(given);
+          continue;
+        }
+        // A symbolic scalar input arrives as a 0-d tensor (the case folder holds tensors only).
+        if (given.numel() != 1)
+          throw Error({"verify", program_.archive_path}, "symbolic scalar input '" + spec.arg.value["as_name"].get<std::string>() +
+                                                             "' needs a one-element tensor, got shape " + shape_str(given.shape()));
+        const at::Tensor scalar = to_aten(given).reshape({});
+        const std::string name = spec.arg.value["as_name"].get<std::string>();
+        if (k == "as_sym_int") ints_[name] = scalar.item<int64_t>();
+        else if (k == "as_sym_float") floats_[name] = scalar.item<double>();
+        else bools_[name] = scalar.item<bool>();
       } else if (spec.kind == Kind::kParameter || spec.kind == Kind::kBuffer || spec.kind == Kind::kTensorConstant) {
         const auto& store = spec.kind == Kind::kTensorConstant ? program_.constants : program_.weights;
         auto it = store.find(spec.target);
@@ -147,6 +166,9 @@ class Interpreter {
     const std::string& k = a.kind;
     if (k == "as_none") return c10::IValue();
     if (k == "as_tensor") return tensor(a.tensor_name());
+    // A Python number where the schema wants a Tensor (`x * 2` serialised as mul.Tensor): a wrapped
+    // number, which takes part in type promotion like the Python scalar did.
+    if (kind == c10::TypeKind::TensorType && is_scalar_kind(k)) return at::native::wrapped_scalar_tensor(scalar_of(a));
     if (k == "as_tensors") {
       std::vector<at::Tensor> list;
       for (const auto& n : a.tensor_names()) list.push_back(tensor(n));
@@ -176,6 +198,14 @@ class Interpreter {
     }
     if (k == "as_string") return a.value.get<std::string>();
     if (k == "as_sym_int") return sym_int(a.value);
+    if (k == "as_sym_float") {
+      if (a.value.contains("as_float")) return Argument{"as_float", a.value["as_float"]}.as_float();
+      return lookup(floats_, a.value.at("as_name").get<std::string>());
+    }
+    if (k == "as_sym_bool") {
+      if (a.value.contains("as_bool")) return a.value["as_bool"].get<bool>();
+      return lookup(bools_, a.value.at("as_name").get<std::string>());
+    }
     if (k == "as_sym_ints") {
       std::vector<int64_t> v;
       for (const auto& s : a.value) v.push_back(sym_int(s));
@@ -188,7 +218,80 @@ class Interpreter {
     throw Error({"verify"}, "argument '" + formal.name() + "' of kind " + k + " is not supported by the reference executor yet");
   }
 
+  static bool is_scalar_kind(const std::string& k) {
+    return k == "as_int" || k == "as_float" || k == "as_bool" || k == "as_sym_int" || k == "as_sym_float" ||
+           k == "as_sym_bool";
+  }
+
+  // The value of a scalar argument (constant or symbolic) as a c10::Scalar.
+  c10::Scalar scalar_of(const Argument& a) const {
+    const std::string& k = a.kind;
+    if (k == "as_int") return c10::Scalar(a.as_int());
+    if (k == "as_float") return c10::Scalar(a.as_float());
+    if (k == "as_bool") return c10::Scalar(a.as_bool());
+    if (k == "as_sym_int") return c10::Scalar(sym_int(a.value));
+    if (k == "as_sym_float")
+      return c10::Scalar(a.value.contains("as_float") ? Argument{"as_float", a.value["as_float"]}.as_float()
+                                                       : lookup(floats_, a.value.at("as_name").get<std::string>()));
+    if (k == "as_sym_bool")
+      return c10::Scalar(a.value.contains("as_bool") ? a.value["as_bool"].get<bool>()
+                                                      : lookup(bools_, a.value.at("as_name").get<std::string>()));
+    throw Error({"verify"}, "argument of kind " + k + " is not a scalar");
+  }
+
+  // Python's operator module on symbolic scalars (`_operator.sub`, `_operator.ge`, ...), concretely.
+  void run_python_operator(const pt2::Node& node) {
+    const std::string op = node.target.substr(std::string("_operator.").size());
+    std::vector<c10::Scalar> in;
+    for (const auto& i : node.inputs) in.push_back(scalar_of(i.arg));
+    auto need = [&](size_t n) {
+      if (in.size() != n) throw Error({"verify"}, "operator." + op + " takes " + std::to_string(n) + " arguments");
+    };
+    const bool floating = std::any_of(in.begin(), in.end(), [](const c10::Scalar& x) { return x.isFloatingPoint(); });
+    auto i = [&](size_t k) { return in[k].toLong(); };
+    auto d = [&](size_t k) { return in[k].toDouble(); };
+    c10::Scalar r;
+    if (op == "neg") need(1), r = floating ? c10::Scalar(-d(0)) : c10::Scalar(-i(0));
+    else if (op == "not_") need(1), r = c10::Scalar(!in[0].toBool());
+    else {
+      need(2);
+      if (op == "add") r = floating ? c10::Scalar(d(0) + d(1)) : c10::Scalar(i(0) + i(1));
+      else if (op == "sub") r = floating ? c10::Scalar(d(0) - d(1)) : c10::Scalar(i(0) - i(1));
+      else if (op == "mul") r = floating ? c10::Scalar(d(0) * d(1)) : c10::Scalar(i(0) * i(1));
+      else if (op == "truediv") r = c10::Scalar(d(0) / d(1));
+      else if (op == "floordiv" || op == "mod") {
+        if (floating) {
+          const double q = std::floor(d(0) / d(1));
+          r = op == "floordiv" ? c10::Scalar(q) : c10::Scalar(d(0) - q * d(1));
+        } else {
+          if (i(1) == 0) throw Error({"verify"}, "integer division by zero");
+          int64_t q = i(0) / i(1);
+          if ((i(0) % i(1) != 0) && ((i(0) < 0) != (i(1) < 0))) --q;  // Python floors
+          r = op == "floordiv" ? c10::Scalar(q) : c10::Scalar(i(0) - q * i(1));
+        }
+      } else if (op == "pow") r = floating ? c10::Scalar(std::pow(d(0), d(1))) : c10::Scalar(static_cast<int64_t>(std::llround(std::pow(d(0), d(1)))));
+      else if (op == "eq") r = c10::Scalar(floating ? d(0) == d(1) : i(0) == i(1));
+      else if (op == "ne") r = c10::Scalar(floating ? d(0) != d(1) : i(0) != i(1));
+      else if (op == "lt") r = c10::Scalar(floating ? d(0) < d(1) : i(0) < i(1));
+      else if (op == "le") r = c10::Scalar(floating ? d(0) <= d(1) : i(0) <= i(1));
+      else if (op == "gt") r = c10::Scalar(floating ? d(0) > d(1) : i(0) > i(1));
+      else if (op == "ge") r = c10::Scalar(floating ? d(0) >= d(1) : i(0) >= i(1));
+      else if (op == "and_") r = c10::Scalar(in[0].toBool() && in[1].toBool());
+      else if (op == "or_") r = c10::Scalar(in[0].toBool() || in[1].toBool());
+      else throw Error({"verify"}, "operator." + op + " is not supported by the reference executor yet", ErrorKind::kUnsupported);
+    }
+    if (node.outputs.size() != 1) throw Error({"verify"}, "operator." + op + " must have one output");
+    const Argument& out = node.outputs[0];
+    if (!out.value.is_object() || !out.value.contains("as_name")) return;  // a static result: nothing to bind
+    const std::string name = out.value["as_name"].get<std::string>();
+    if (out.kind == "as_sym_int") ints_[name] = r.toLong();
+    else if (out.kind == "as_sym_float") floats_[name] = r.toDouble();
+    else if (out.kind == "as_sym_bool") bools_[name] = r.toBool();
+    else throw Error({"verify"}, "output of kind " + out.kind + " is not supported for operator." + op);
+  }
+
   void run_node(const pt2::Node& node) {
+    if (node.target.rfind("_operator.", 0) == 0) return run_python_operator(node);
     const std::string prefix = "torch.ops.";
     if (node.target.rfind(prefix, 0) != 0)
       throw Error({"verify"}, "non-operator target is not supported by the reference executor yet");
@@ -227,7 +330,11 @@ class Interpreter {
       if (list.size() != names.size()) throw Error({"verify"}, "operator returned a list of the wrong length");
       for (size_t i = 0; i < names.size(); ++i) tensors_[names[i]] = list[i];
     } else if (out.kind == "as_sym_int" && out.value.contains("as_name")) {
-      ints_[out.value["as_name"].get<std::string>()] = v.toInt();
+      ints_[out.value["as_name"].get<std::string>()] = v.isDouble() ? static_cast<int64_t>(v.toDouble()) : v.toInt();
+    } else if (out.kind == "as_sym_float" && out.value.contains("as_name")) {
+      floats_[out.value["as_name"].get<std::string>()] = v.toDouble();
+    } else if (out.kind == "as_sym_bool" && out.value.contains("as_name")) {
+      bools_[out.value["as_name"].get<std::string>()] = v.toBool();
     } else if (out.kind == "as_int" || out.kind == "as_none") {
       // statically known or absent: nothing to bind
     } else {
@@ -238,6 +345,15 @@ class Interpreter {
   const pt2::Program& program_;
   std::map<std::string, at::Tensor> tensors_;
   std::map<std::string, int64_t> ints_;
+  std::map<std::string, double> floats_;
+  std::map<std::string, bool> bools_;
+
+  template <typename T>
+  static T lookup(const std::map<std::string, T>& values, const std::string& name) {
+    auto it = values.find(name);
+    if (it == values.end()) throw Error({"verify"}, "symbolic scalar '" + name + "' is used before it is defined");
+    return it->second;
+  }
 };
 
 }  // namespace
