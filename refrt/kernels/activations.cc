@@ -129,6 +129,22 @@ struct PReluOp {
   template <typename T> T operator()(T x, T slope) const { return x < T(0) ? mul(slope, x) : x; }
 };
 
+// PRelu broadcasts the slope to X only (unidirectional): the output always has X's shape.
+class PReluKernel : public BinaryKernel<PReluOp> {
+ public:
+  explicit PReluKernel(const NodeDef& node) : BinaryKernel<PReluOp>(node), node_(node) {}
+  void compute(KernelIO& io) const override {
+    const Shape& x = io.in(0).shape();
+    const Shape& slope = io.in(1).shape();
+    if (broadcast_shapes(x, slope, &node_) != x)
+      node_.fail("slope of shape " + shape_str(slope) + " does not broadcast to X of shape " + shape_str(x));
+    BinaryKernel<PReluOp>::compute(io);
+  }
+
+ private:
+  NodeDef node_;
+};
+
 }  // namespace
 
 // Relu 6 (14 added signed integers; accepted from 6). Others: the since-version of their current
@@ -148,6 +164,6 @@ PARITY_KERNEL("Mish", 18, UnaryKernel<MishOp>, kFloatTypes16);
 PARITY_KERNEL("Gelu", 20, UnaryKernel<GeluOp>, kFloatTypes16);
 PARITY_KERNEL("Shrink", 9, UnaryKernel<ShrinkOp>, kAllNumericTypes);
 // PRelu 7: slope broadcast to x (numpy rules); 9 added integer types.
-PARITY_KERNEL("PRelu", 7, BinaryKernel<PReluOp>, kAllNumericTypes);
+PARITY_KERNEL("PRelu", 7, PReluKernel, kAllNumericTypes);
 
 }  // namespace parity::refrt

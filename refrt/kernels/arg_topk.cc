@@ -1,7 +1,8 @@
 // ArgMax, ArgMin (select_last_index picks the last of tied extremes, else the first) and TopK
-// (ties: the lower index first). NaN counts as the greatest value for ArgMax and TopK(largest) and
-// as the smallest for ArgMin and TopK(smallest) — it always "wins", as in numpy's argmax/argmin —
-// which keeps the sort comparator a strict weak order.
+// (ties: the lower index first). NaN: ArgMax/ArgMin return the first NaN (it propagates, as numpy's
+// and torch's argmax/argmin); TopK orders NaN above every number (as numpy's sort, torch.topk and
+// ONNX Runtime), so it leads with largest=1 and trails with largest=0. Both keep the comparator a
+// strict weak order.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -16,10 +17,16 @@ bool is_nan(T v) {
   if constexpr (is_float_v<T>) return v != v;
   else return false;
 }
-// Whether `a` ranks strictly before `b` when extremes are wanted `largest` first (NaN first).
+// Whether `a` is a strictly better arg-extreme than `b` (NaN beats everything).
 template <typename T>
 bool ranks_before(T a, T b, bool largest) {
   if (is_nan(a) || is_nan(b)) return is_nan(a) && !is_nan(b);
+  return largest ? b < a : a < b;
+}
+// TopK order: NaN is the greatest value.
+template <typename T>
+bool topk_before(T a, T b, bool largest) {
+  if (is_nan(a) || is_nan(b)) return largest ? is_nan(a) && !is_nan(b) : is_nan(b) && !is_nan(a);
   return largest ? b < a : a < b;
 }
 
@@ -115,8 +122,8 @@ class TopKKernel : public Kernel {
           std::iota(order.begin(), order.end(), 0);
           std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int64_t a, int64_t b) {
             const T va = row[a * s.inner], vb = row[b * s.inner];
-            if (ranks_before(va, vb, largest_)) return true;
-            if (ranks_before(vb, va, largest_)) return false;
+            if (topk_before(va, vb, largest_)) return true;
+            if (topk_before(vb, va, largest_)) return false;
             return a < b;
           });
           for (int64_t j = 0; j < k; ++j) {

@@ -147,6 +147,12 @@ TEST(ElementwiseErrors, ReduceAxisListedTwiceOrOutOfRange) {
   expect_error(c, {make<float>(DType::kFloat32, {2, 2}, {1, 2, 3, 4})}, {"my_max", "axes"});
 }
 
+TEST(ElementwiseErrors, PReluSlopeMustBroadcastToX) {
+  auto b = binary("PRelu", DType::kFloat32, DType::kFloat32, "my_prelu");
+  expect_error(b, {make<float>(DType::kFloat32, {3}, {1, -2, 3}), make<float>(DType::kFloat32, {2, 3}, {1, 1, 1, 1, 1, 1})},
+               {"my_prelu", "does not broadcast to X"});
+}
+
 TEST(ElementwiseErrors, CastToStringIsUnsupported) {
   ModelBuilder b;
   b.input("x", DType::kFloat32);

@@ -194,6 +194,17 @@ def build(api):
         v, i = topk(xs.astype(np.float64), 4, -1, 1)
         case(f"topk_{name}", [node("TopK", ["x", "k"], ["v", "i"])], {"x": xs, "k": np.array([4], np.int64)},
              {"v": v.astype(name), "i": i})
+    xn = np.array([[1.0, np.nan, 3.0, np.nan, 0.5], [2.0, 5.0, 5.0, 1.0, np.nan]], np.float32)
+    for largest in (1, 0):  # NaN is the greatest value (numpy sort order)
+        nan = np.isnan(xn)  # (no infinities in xn, so +-inf can stand for NaN in the sort key)
+        key = np.where(nan, -np.inf, -xn) if largest else np.where(nan, np.inf, xn)
+        idx = np.argsort(key, axis=1, kind="stable")[:, :3]
+        case(f"topk_nan_largest{largest}", [node("TopK", ["x", "k"], ["v", "i"], largest=largest)],
+             {"x": xn, "k": np.array([3], np.int64)},
+             {"v": np.take_along_axis(xn, idx, 1), "i": idx.astype(np.int64)})
+    for op, f in (("ArgMax", np.argmax), ("ArgMin", np.argmin)):
+        case(f"{op.lower()}_nan_wins", [node(op, ["x"], ["y"], axis=1, keepdims=0)], {"x": xn}, {"y": f(xn, axis=1)},
+             ort_differs="its ArgMax/ArgMin skip NaN; numpy and torch return the first NaN")
     xb = api.rand(100, 1001)
     v, i = topk(xb, 10, 1, 1)
     case("topk_large_100k", [node("TopK", ["x", "k"], ["v", "i"])], {"x": xb, "k": np.array([10], np.int64)},
