@@ -216,8 +216,9 @@ void roll(TranslateContext& ctx) {
     }
     const std::string tail = ctx.emit1("Slice", {x, start, ctx.graph.constant_i64({kToEnd}), a}, "tail");
     const std::string head = ctx.emit1("Slice", {x, ctx.graph.constant_i64({0}), start, a}, "head");
-    x = ctx.emit1("Concat", {tail, head}, "rolled");
-    set_attr(ctx.graph.proto()->mutable_node(ctx.graph.proto()->node_size() - 1), "axis", axis);
+    auto* rolled = ctx.emit("Concat", {tail, head}, {ctx.temp("rolled")});
+    set_attr(rolled, "axis", axis);
+    x = rolled->output(0);
   }
   if (flat) x = ctx.emit1("Reshape", {x, shape_of(ctx, ctx.tensor("self"))});
   ctx.alias_output(0, x);
@@ -244,8 +245,9 @@ void diagonal(TranslateContext& ctx) {
     if (i != d1 && i != d2) perm.push_back(i);
   perm.push_back(d1);
   perm.push_back(d2);
-  const std::string t = ctx.emit1("Transpose", {ctx.tensor("self")});
-  set_attr(ctx.graph.proto()->mutable_node(ctx.graph.proto()->node_size() - 1), "perm", perm);
+  auto* transposed = ctx.emit("Transpose", {ctx.tensor("self")}, {ctx.temp("diagonal_last")});
+  set_attr(transposed, "perm", perm);
+  const std::string t = transposed->output(0);
   std::vector<int64_t> flat_shape(static_cast<size_t>(rank - 2), 0);
   flat_shape.push_back(n * m);
   std::vector<int64_t> indices;

@@ -2,6 +2,8 @@
 // is proven end to end by tests/python/test_end_to_end.py (onnx.checker + onnxruntime + eager).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "onnx/onnx-ml.pb.h"
 #include "parity/error.h"
 #include "parity/exporter/export.h"
@@ -96,6 +98,29 @@ TEST(Export, OpsetOutOfRangeIsAnError) {
   exporter::ExportOptions o;
   o.opset = 17;
   EXPECT_THROW(exporter::export_program(pt2::read_pt2(f.write("export_opset.pt2")), o), Error);
+}
+
+}  // namespace
+}  // namespace parity
+
+namespace parity {
+namespace {
+
+// `parity coverage` matches these keys against torch's "aten::op.overload" names: a malformed
+// registration would silently count as untranslated.
+TEST(Export, RegisteredTranslationKeysAreWellFormed) {
+  const auto keys = exporter::registered_translations();
+  ASSERT_GT(keys.size(), 200u);
+  for (const auto& key : keys) {
+    const auto sep = key.find("::");
+    ASSERT_NE(sep, std::string::npos) << key;
+    const std::string ns = key.substr(0, sep), rest = key.substr(sep + 2);
+    EXPECT_TRUE(ns == "aten" || ns == "_operator" || ns == "torch" || ns == "math" || ns == "higher_order") << key;
+    if (ns == "aten") EXPECT_NE(rest.find('.'), std::string::npos) << key << " lacks its overload";
+  }
+  EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
+  EXPECT_EQ(exporter::registry_key("torch.ops.aten.add.Tensor"), "aten::add.Tensor");
+  EXPECT_EQ(exporter::registry_key("_operator.floordiv"), "_operator::floordiv");
 }
 
 }  // namespace
