@@ -305,5 +305,13 @@ PARITY_TRANSLATION("aten::type_as.default", to_copy, 18);
 PARITY_TRANSLATION("aten::copy.default", copy, 18);
 PARITY_TRANSLATION("aten::fill.Scalar", fill, 18);
 PARITY_TRANSLATION("aten::fill.Tensor", fill, 18);
+PARITY_TRANSLATION("aten::add_.Tensor", in_place<add>, 18);
+PARITY_TRANSLATION("aten::sub_.Tensor", in_place<sub>, 18);
+PARITY_TRANSLATION("aten::mul_.Tensor", in_place<mul>, 18);
+PARITY_TRANSLATION("aten::div_.Tensor", in_place<div>, 18);
+PARITY_TRANSLATION("aten::fill_.Scalar", in_place<fill>, 18);
+PARITY_TRANSLATION("aten::fill_.Tensor", in_place<fill>, 18);
+PARITY_TRANSLATION("aten::copy_.default", in_place<copy>, 18);
+PARITY_TRANSLATION("aten::masked_fill_.Scalar", in_place<masked_fill>, 18);
 
 }  // namespace parity::exporter

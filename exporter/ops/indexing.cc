@@ -349,6 +349,16 @@ void constant_pad_nd(TranslateContext& ctx) {
   set_attr(ctx.emit("Pad", {ctx.tensor("self"), ctx.graph.constant_i64(pads), value}, {ctx.output()}), "mode",
            std::string("constant"));
 }
+// pad(self, pad, mode, value): F.pad before decomposition.
+void pad(TranslateContext& ctx) {
+  const std::string mode = ctx.string_arg("mode", "constant");
+  if (mode == "constant") return constant_pad_nd(ctx);
+  const auto pads = onnx_pads(ctx.ints_arg("pad"), ctx.rank("self"));
+  const std::string onnx_mode = mode == "reflect" ? "reflect" : mode == "replicate" ? "edge" : mode == "circular" ? "wrap" : "";
+  if (onnx_mode.empty()) ctx.fail("unknown pad mode '" + mode + "'");
+  set_attr(ctx.emit("Pad", {ctx.tensor("self"), ctx.graph.constant_i64(pads)}, {ctx.output()}), "mode", onnx_mode);
+}
+
 void reflection_pad(TranslateContext& ctx) { pad_with(ctx, "reflect"); }
 void replication_pad(TranslateContext& ctx) { pad_with(ctx, "edge"); }
 
@@ -362,6 +372,7 @@ PARITY_TRANSLATION("aten::scatter_add.default", scatter_add, 18);
 PARITY_TRANSLATION("aten::scatter_reduce.two", scatter_reduce, 18);
 PARITY_TRANSLATION("aten::index.Tensor", index, 18);
 PARITY_TRANSLATION("aten::index_put.default", index_put, 18);
+PARITY_TRANSLATION("aten::index_put_.default", in_place<index_put>, 18);
 PARITY_TRANSLATION("aten::slice_scatter.default", slice_scatter, 18);
 PARITY_TRANSLATION("aten::select_scatter.default", select_scatter, 18);
 PARITY_TRANSLATION("aten::masked_scatter.default", masked_scatter, 18);
@@ -369,6 +380,7 @@ PARITY_TRANSLATION("aten::nonzero.default", nonzero, 18);
 PARITY_TRANSLATION("aten::embedding.default", embedding, 18);
 PARITY_TRANSLATION("aten::_embedding_bag.default", embedding_bag, 18);
 PARITY_TRANSLATION("aten::constant_pad_nd.default", constant_pad_nd, 18);
+PARITY_TRANSLATION("aten::pad.default", pad, 18);
 PARITY_TRANSLATION("aten::reflection_pad1d.default", reflection_pad, 18);
 PARITY_TRANSLATION("aten::reflection_pad2d.default", reflection_pad, 18);
 PARITY_TRANSLATION("aten::reflection_pad3d.default", reflection_pad, 18);

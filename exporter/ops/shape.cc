@@ -44,6 +44,22 @@ void slice(TranslateContext& ctx) {
 }
 
 void view(TranslateContext& ctx) {
+  if (ctx.node.target.find("unflatten") != std::string::npos) {
+    // unflatten(self, dim, sizes): shape = self.shape[:dim] ++ sizes ++ self.shape[dim+1:]. Reshape's 0
+    // copies the dim at the same index, which is wrong after `dim`, so the dims come from Shape slices.
+    const int64_t rank = rank_of(ctx, "self");
+    const int64_t dim = normalized_dim(ctx, ctx.int_arg("dim", 0), rank);
+    const std::string shape = ctx.emit1("Shape", {ctx.tensor("self")});
+    auto shape_slice = [&](int64_t from, int64_t to) {
+      return ctx.emit1("Slice", {shape, ctx.graph.constant_i64({from}), ctx.graph.constant_i64({to})});
+    };
+    const std::string target = ctx.temp("shape");
+    set_attr(ctx.emit("Concat", {shape_slice(0, dim), ctx.graph.constant_i64(ctx.ints_arg("sizes")),
+                                 shape_slice(dim + 1, rank)}, {target}),
+             "axis", int64_t{0});
+    ctx.emit("Reshape", {ctx.tensor("self"), target}, {ctx.output()});
+    return;
+  }
   ctx.emit("Reshape", {ctx.tensor("self"), ctx.int_list_value(ctx.arg("size") ? "size" : "shape")}, {ctx.output()});
 }
 
@@ -333,6 +349,8 @@ PARITY_TRANSLATION("aten::expand.default", expand, 18);
 PARITY_TRANSLATION("aten::repeat.default", repeat, 18);
 PARITY_TRANSLATION("aten::split_with_sizes.default", split_with_sizes, 18);
 PARITY_TRANSLATION("aten::split.Tensor", split_tensor, 18);
+PARITY_TRANSLATION("aten::chunk.default", split_tensor, 18);  // sizes from the outputs, as for split
+PARITY_TRANSLATION("aten::unflatten.int", view, 18);
 PARITY_TRANSLATION("aten::unbind.int", unbind, 18);
 PARITY_TRANSLATION("aten::stack.default", stack, 18);
 PARITY_TRANSLATION("aten::flip.default", flip, 18);

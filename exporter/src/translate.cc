@@ -245,6 +245,10 @@ std::string TranslateContext::output(size_t i) {
   return onnx_name;
 }
 
+void TranslateContext::rebind(const std::string& tensor_arg, const std::string& value) {
+  values_[required(tensor_arg).tensor_name()] = value;
+}
+
 void TranslateContext::alias_output(size_t i, const std::string& value) {
   // Keep the FX name visible: an Identity costs nothing and keeps intermediates alignable.
   emit("Identity", {value}, {output(i)});

@@ -63,6 +63,8 @@ class TranslateContext {
   DType output_dtype(size_t i = 0) const;
   // Binds the node's i-th output to an existing ONNX value (no node emitted, e.g. a no-op view).
   void alias_output(size_t i, const std::string& value);
+  // After an in-place op: later reads of the mutated tensor argument see `value`.
+  void rebind(const std::string& tensor_arg, const std::string& value);
   // A fresh intermediate value name derived from the node.
   std::string temp(const std::string& hint) { return graph.unique_name(node.name + "_" + hint); }
 
@@ -105,6 +107,13 @@ struct Translation {
   TranslateFn fn;
   int min_opset;
 };
+
+// An in-place overload (add_.Tensor) = its functional translation + the mutated `self` rebound to the result.
+template <TranslateFn functional>
+void in_place(TranslateContext& ctx) {
+  functional(ctx);
+  ctx.rebind("self", ctx.output());
+}
 
 // Registry keyed by "aten::<op>.<overload>"; a registrar object per translation.
 std::map<std::string, Translation>& translation_registry();

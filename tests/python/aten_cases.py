@@ -444,6 +444,31 @@ case("aten::sum.default", lambda a: aten.sum.default(a), lambda: (ri(5, 3, 4),))
 case("aten::to.dtype", lambda a: aten.to.dtype(a, torch.float16), lambda: (r(3, 4),), tol=1e-3)
 case("aten::to.dtype_layout", lambda a: aten.to.dtype_layout(a, dtype=torch.int64), lambda: (r(3, 4) * 4,))
 case("aten::type_as.default", lambda a, b: aten.type_as.default(a, b), lambda: (r(3, 4) * 4, ri(3, 2)))
+case("aten::pad.default", lambda a: F.pad(a, [1, 2, 0, 1], value=0.5), lambda: (r(2, 3, 4),))
+case("aten::pad.default", lambda a: F.pad(a, [2, 1], mode="reflect"), lambda: (r(1, 2, 5),), tag="reflect")
+case("aten::pad.default", lambda a: F.pad(a, [1, 0, 2, 1], mode="replicate"), lambda: (r(1, 2, 3, 4),), tag="replicate")
+case("aten::chunk.default", lambda a: torch.chunk(a, 3, 1), lambda: (r(2, 7),))
+case("aten::unflatten.int", lambda a: a.unflatten(1, (2, -1)), lambda: (r(3, 8, 2),))
+
+
+def _in_place(op):
+    """x.op_(...) on a clone, then both the returned value and the clone read afterwards."""
+    def fn(a, *rest):
+        y = a.clone()
+        op(y, *rest)
+        return y * 2, a
+    return fn
+
+
+case("aten::add_.Tensor", _in_place(lambda y, b: y.add_(b)), lambda: (r(3, 4), r(4)))
+case("aten::sub_.Tensor", _in_place(lambda y, b: y.sub_(b)), lambda: (r(3, 4), r(4)))
+case("aten::mul_.Tensor", _in_place(lambda y, b: y.mul_(b)), lambda: (r(3, 4), r(4)))
+case("aten::div_.Tensor", _in_place(lambda y, b: y.div_(b)), lambda: (r(3, 4), r(4, lo=0.5, hi=2)))
+case("aten::fill_.Scalar", _in_place(lambda y: y.fill_(3.0)), lambda: (r(3, 4),))
+case("aten::fill_.Tensor", _in_place(lambda y, v: y.fill_(v)), lambda: (r(3, 4), r(())))
+case("aten::copy_.default", _in_place(lambda y, b: y.copy_(b)), lambda: (r(3, 4), r(4)))
+case("aten::masked_fill_.Scalar", _in_place(lambda y, m: y.masked_fill_(m, -1.0)), lambda: (r(3, 4), rb(3, 4)))
+case("aten::index_put_.default", _in_place(lambda y, i, v: y.index_put_((i,), v)), lambda: (r(5, 3), torch.randperm(5)[:2], r(3)))
 
 # --- symbolic scalar arithmetic and guards ---
 case("_operator::add", lambda x: x.new_ones(-x.shape[0] + 2 * x.shape[0] + 1), lambda: (r(4, 3),), dynamic=_batch)
