@@ -97,7 +97,7 @@ std::unique_ptr<Session> Session::load_bytes(const std::string& bytes, const std
                                              SessionOptions options) {
   const std::string base_dir = std::filesystem::path(origin).parent_path().string();
   auto impl = std::make_unique<Impl>();
-  impl->plan = build_plan(parse_model(bytes, origin, base_dir));
+  impl->plan = build_plan(parse_model(bytes, origin, base_dir), options.fold_constants);
   impl->options = options;
   if (options.threads < 0 || options.threads > 1024)
     throw Error({"refrt", origin}, "threads must be between 0 and 1024, got " + std::to_string(options.threads),
@@ -122,6 +122,8 @@ std::vector<Tensor> execute_plan(const SessionPlan& plan, const std::vector<Tens
   for (const auto& [id, t] : plan.initializers) frame[static_cast<size_t>(id)] = t;
   for (size_t i = 0; i < inputs.size() && i < plan.input_ids.size(); ++i)
     frame[static_cast<size_t>(plan.input_ids[i])] = inputs[i];
+  if (options.keep_intermediates && result)
+    for (int id : plan.folded_values) result->intermediates[plan.value_names[static_cast<size_t>(id)]] = frame[static_cast<size_t>(id)];
 
   KernelIO io;
   io.pool = pool;

@@ -98,7 +98,51 @@ std::unique_ptr<Kernel> create_kernel(const NodeDef& def, const std::string& ori
 }
 
 
-SessionPlan plan_graph(GraphDef graph, const std::string& origin) {
+bool foldable_op(const NodeDef& node) {
+  static const std::set<std::string> stateful = {"RandomNormal", "RandomUniform", "RandomNormalLike",
+                                                 "RandomUniformLike", "Bernoulli", "Multinomial", "Dropout",
+                                                 "If", "Loop", "Scan"};
+  return (node.domain.empty() || node.domain == "ai.onnx") && !stateful.count(node.op_type) && node.implicit_inputs.empty();
+}
+
+// Runs, once, every node whose inputs are all constants (initializers not overridable by a graph
+// input, or outputs of nodes folded before it), and turns its outputs into initializers. A node whose
+// kernel fails stays in the graph: the error then surfaces at run time with its usual context.
+void fold_constants(SessionPlan& plan) {
+  std::map<int, Tensor> constants;
+  for (const auto& [id, t] : plan.initializers) constants[id] = t;
+  for (int id : plan.input_ids) constants.erase(id);  // a graph input may override its initializer
+  std::vector<PlannedNode> kept;
+  for (PlannedNode& node : plan.nodes) {
+    bool constant = foldable_op(node.def);
+    for (int v : node.inputs) constant = constant && (v < 0 || constants.count(v));
+    if (constant) {
+      KernelIO io;
+      for (int v : node.inputs) io.inputs.push_back(v < 0 ? nullptr : &constants.at(v));
+      io.outputs.assign(node.outputs.size(), Tensor());
+      try {
+        node.kernel->compute(io);
+      } catch (const std::exception&) {
+        constant = false;
+      }
+      for (size_t k = 0; constant && k < node.outputs.size(); ++k)
+        constant = node.outputs[k] < 0 || io.outputs[k].defined();
+      if (constant) {
+        for (size_t k = 0; k < node.outputs.size(); ++k) {
+          if (node.outputs[k] < 0) continue;
+          constants[node.outputs[k]] = frozen(io.outputs[k]);
+          plan.initializers.emplace_back(node.outputs[k], constants[node.outputs[k]]);
+          plan.folded_values.push_back(node.outputs[k]);
+        }
+        continue;
+      }
+    }
+    kept.push_back(std::move(node));
+  }
+  plan.nodes = std::move(kept);
+}
+
+SessionPlan plan_graph(GraphDef graph, const std::string& origin, bool fold) {
   SessionPlan plan;
   plan.origin = origin;
   GraphDef& model = graph;
@@ -125,6 +169,7 @@ SessionPlan plan_graph(GraphDef graph, const std::string& origin) {
     for (const auto& out : node.def.outputs) node.outputs.push_back(out.empty() ? -1 : id_of(out));
     plan.nodes.push_back(std::move(node));
   }
+  if (fold) fold_constants(plan);
   std::set<int> kept;  // graph outputs and initializers are never freed
   for (const auto& out : model.outputs) {
     plan.output_ids.push_back(id_of(out.name));
@@ -149,10 +194,12 @@ SessionPlan plan_graph(GraphDef graph, const std::string& origin) {
 
 }  // namespace
 
-SessionPlan build_plan(ModelDef model) { return plan_graph(std::move(model.graph), model.origin); }
+SessionPlan build_plan(ModelDef model, bool fold_constants) {
+  return plan_graph(std::move(model.graph), model.origin, fold_constants);
+}
 
 std::shared_ptr<const SessionPlan> build_subgraph_plan(const GraphDef& graph, const std::string& origin) {
-  return std::make_shared<const SessionPlan>(plan_graph(graph, origin));
+  return std::make_shared<const SessionPlan>(plan_graph(graph, origin, true));
 }
 
 }  // namespace parity::refrt

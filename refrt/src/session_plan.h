@@ -26,11 +26,14 @@ struct SessionPlan {
   std::vector<std::pair<int, Tensor>> initializers;
   std::vector<int> input_ids, output_ids;
   std::vector<PlannedNode> nodes;  // topological order
+  std::vector<int> folded_values;  // outputs of nodes folded into initializers at load (see below)
 };
 
 // Validates `model` (unique value names, every input defined, no cycle, a kernel for every node)
-// and builds the plan. Throws parity::Error naming the file, node and op.
-SessionPlan build_plan(ModelDef model);
+// and builds the plan. Throws parity::Error naming the file, node and op. With `fold_constants`,
+// nodes whose inputs are all initializers run once here and their outputs become initializers (as
+// onnxruntime does at session creation); random ops, Dropout, control flow and custom domains stay.
+SessionPlan build_plan(ModelDef model, bool fold_constants = true);
 
 // The plan of a subgraph (If branch, Loop/Scan body): its inputs are the graph's formal inputs
 // followed by its outer_names, in that order. Built once, in the owning kernel's constructor.

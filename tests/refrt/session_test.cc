@@ -69,6 +69,51 @@ TEST(Session, IntermediatesAndTimingsOnRequest) {
   EXPECT_GE(full.timings[1].ms, 0.0);
 }
 
+// Nodes computing only from initializers run once at load: they leave the profile, their values stay
+// visible as intermediates, and results are those of the unfolded graph (oracle: by hand).
+TEST(Session, ConstantNodesAreFoldedAtLoad) {
+  auto model = [](bool with_bad_gather) {
+    ModelBuilder b;
+    b.input("x", DType::kFloat32, {2, 3});
+    b.initializer("shape", make<int64_t>(DType::kInt64, {2}, {2, 3}));
+    b.initializer("steps", make<float>(DType::kFloat32, {2, 3}, {1, 2, 3, 4, 5, 6}));
+    b.node("ConstantOfShape", {"shape"}, {"zeros"}, "zeros_node");
+    b.node("Add", {"zeros", "steps"}, {"d"}, "add_node");
+    b.node("Mul", {"x", "d"}, {"y"}, "mul_node");
+    b.node("Neg", {"x"}, {"z"}, "neg_node");
+    b.output("y");
+    b.output("z");
+    if (with_bad_gather) {  // constant inputs, but the kernel fails: the node stays in the graph
+      b.initializer("bad_index", make<int64_t>(DType::kInt64, {1}, {5}));
+      b.node("Gather", {"steps", "bad_index"}, {"g"}, "gather_node");
+      b.output("g");
+    }
+    return b.bytes();
+  };
+  const Tensor x = make<float>(DType::kFloat32, {2, 3}, {1, 1, 1, -1, -1, -1});
+  for (bool fold : {true, false}) {
+    auto bad = refrt::Session::load_bytes(model(true), "fold.onnx", {.fold_constants = fold});
+    try {
+      bad->run({x});
+      ADD_FAILURE() << "the bad Gather ran";
+    } catch (const Error& e) {  // the error surfaces at run time, naming the node, as without folding
+      EXPECT_NE(std::string(e.what()).find("gather_node"), std::string::npos) << e.what();
+    }
+    auto s = refrt::Session::load_bytes(model(false), "fold.onnx", {.fold_constants = fold});
+    const auto r = s->run({x}, {.keep_intermediates = true, .profile = true});
+    const float* y = r.outputs[0].data<float>();
+    EXPECT_EQ(std::vector<float>(y, y + 6), (std::vector<float>{1, 2, 3, -4, -5, -6}));
+    EXPECT_EQ(r.outputs[1].data<float>()[3], 1.f);
+    ASSERT_EQ(r.intermediates.count("d"), 1u);
+    EXPECT_EQ(r.intermediates.at("d").data<float>()[5], 6.f);
+    std::set<std::string> timed;
+    for (const auto& t : r.timings) timed.insert(t.node);
+    const std::set<std::string> expected = fold ? std::set<std::string>{"mul_node", "neg_node"}
+                                                : std::set<std::string>{"zeros_node", "add_node", "mul_node", "neg_node"};
+    EXPECT_EQ(timed, expected) << "fold=" << fold;
+  }
+}
+
 TEST(Session, RepeatedShapesAllocateNoNewBuffers) {
   // A chain of nodes whose intermediates are freed as the run goes: after one run has filled the
   // buffer pool, later runs with the same shapes take every buffer from it.
