@@ -470,6 +470,45 @@ case("aten::copy_.default", _in_place(lambda y, b: y.copy_(b)), lambda: (r(3, 4)
 case("aten::masked_fill_.Scalar", _in_place(lambda y, m: y.masked_fill_(m, -1.0)), lambda: (r(3, 4), rb(3, 4)))
 case("aten::index_put_.default", _in_place(lambda y, i, v: y.index_put_((i,), v)), lambda: (r(5, 3), torch.randperm(5)[:2], r(3)))
 
+# --- recurrent layers (weights are inputs, so the rows test the overload on its own) ---
+def _rnn_params(layers, dirs, input_size, hidden, gates, biases=True):
+    params = []
+    for layer in range(layers):
+        for _ in range(dirs):
+            width = input_size if layer == 0 else hidden * dirs
+            params += [r(gates * hidden, width) * 0.5, r(gates * hidden, hidden) * 0.5]
+            params += [r(gates * hidden) * 0.5, r(gates * hidden) * 0.5] if biases else []
+    return params
+
+
+def _lstm_case(tag, layers=1, bidirectional=False, batch_first=False, biases=True, zero_state=False, dynamic=None):
+    seq, batch, input_size, hidden = 5, 3, 4, 3
+    dirs = 2 if bidirectional else 1
+
+    def inputs():
+        x = r(batch, seq, input_size) if batch_first else r(seq, batch, input_size)
+        states = () if zero_state else (r(layers * dirs, batch, hidden), r(layers * dirs, batch, hidden))
+        return (x, *states, *_rnn_params(layers, dirs, input_size, hidden, 4, biases))
+
+    def fn(x, *rest):
+        if zero_state:  # what nn.LSTM does without hx: the batch size comes from x (dynamic)
+            h0 = x.new_zeros(layers * dirs, x.shape[0 if batch_first else 1], hidden)
+            hx, params = [h0, h0.clone()], list(rest)
+        else:
+            hx, params = list(rest[:2]), list(rest[2:])
+        return aten.lstm.input(x, hx, params, biases, layers, 0.0, False, bidirectional, batch_first)
+    case("aten::lstm.input", fn, inputs, tag=tag, dynamic=dynamic)
+
+
+_lstm_case("1layer")
+_lstm_case("2layers", layers=2)
+_lstm_case("bidirectional", bidirectional=True)
+_lstm_case("2layers_bidirectional_no_bias", layers=2, bidirectional=True, biases=False)
+_lstm_case("batch_first", batch_first=True)
+_lstm_case("dynamic_batch", zero_state=True, dynamic={"x": {1: torch.export.Dim("batch", min=2, max=64)}})
+_lstm_case("dynamic_batch_first_2layers", layers=2, batch_first=True, zero_state=True,
+           dynamic={"x": {0: torch.export.Dim("batch", min=2, max=64)}})
+
 # --- symbolic scalar arithmetic and guards ---
 case("_operator::add", lambda x: x.new_ones(-x.shape[0] + 2 * x.shape[0] + 1), lambda: (r(4, 3),), dynamic=_batch)
 case("_operator::sub", lambda x: x.new_ones(x.shape[0] - 1), lambda: (r(4, 3),),
