@@ -1,4 +1,4 @@
-// Recurrent layers: LSTM (7, and 14 which added `layout`).
+// Recurrent layers: LSTM, GRU and RNN (7, and 14 which added `layout`).
 //
 // Per direction, the input projection X·W^T of every time step is one GEMM; each step then adds
 // H_{t-1}·R^T (one GEMM over the batch) and applies the gate equations. Work is time-major inside;
@@ -264,9 +264,152 @@ class LstmKernel : public RecurrentBase {
   bool input_forget_;
 };
 
+// GRU, gates in ONNX order z, r, h. linear_before_reset=0 applies r to H_{t-1} before the R_h
+// product (a second per-step GEMM on r*H); =1 (torch's form) applies it to H_{t-1}·R_h^T + Rb_h.
+class GruKernel : public RecurrentBase {
+ public:
+  explicit GruKernel(const NodeDef& node)
+      : RecurrentBase(node, 3, {"Sigmoid", "Tanh"}), linear_before_reset_(node.attr_int("linear_before_reset", 0) != 0) {}
+  void compute(KernelIO& io) const override {
+    nn::run_float(node_, io, io.in(0).dtype(), [&](auto tag, KernelIO& f) { run<decltype(tag)>(f); });
+  }
+  double flops(const KernelIO& io) const override {
+    const Tensor &x = io.in(0), &r = io.in(2);
+    if (x.rank() != 3 || r.rank() != 3) return 0;
+    return 2.0 * static_cast<double>(dirs_) * static_cast<double>(x.dim(0) * x.dim(1)) * static_cast<double>(r.dim(1)) *
+           static_cast<double>(x.dim(2) + r.dim(2));
+  }
+
+ private:
+  template <typename T>
+  void run(KernelIO& io) const {
+    const RecurrentDims d = check(io);
+    const int64_t H = d.hidden, G = 3 * H;
+    for (const Tensor* t : {io.optional(3), io.optional(5)})
+      if (t && t->dtype() != io.in(0).dtype()) node_.fail("B and initial_h must have the dtype of X");
+    const std::vector<T> x = time_major<T>(io.in(0), d);
+    const std::vector<int64_t> lens = lengths(io, d);
+    Tensor y(io.in(0).dtype(), y_shape(d), /*zero=*/true), y_h(io.in(0).dtype(), state_shape(d));
+    std::vector<T> gx(static_cast<size_t>(d.seq * d.batch * G)), rec(static_cast<size_t>(d.batch * G)),
+        reset_h(static_cast<size_t>(d.batch * H)), rec_h(static_cast<size_t>(d.batch * H)),
+        zs(static_cast<size_t>(d.batch * H)), rs(static_cast<size_t>(d.batch * H));
+    for (int64_t dir = 0; dir < d.dirs; ++dir) {
+      const Activation f = act(dir, 0), g = act(dir, 1);
+      std::vector<T> wb(static_cast<size_t>(G), T(0)), rb(static_cast<size_t>(G), T(0));
+      if (const Tensor* b = io.optional(3)) {
+        std::copy_n(b->data<T>() + dir * 2 * G, G, wb.begin());
+        std::copy_n(b->data<T>() + dir * 2 * G + G, G, rb.begin());
+      }
+      const T* w = io.in(1).data<T>() + dir * G * d.input;
+      const T* r = io.in(2).data<T>() + dir * G * H;
+      std::vector<T> h = initial_state<T>(io.optional(5), d, dir);
+      nn::gemm<T>(node_, false, true, d.seq * d.batch, G, d.input, T(1), x.data(), d.input, w, d.input, T(0), gx.data(), G);
+      for (int64_t s = 0; s < d.seq; ++s) {
+        // z and r (and, before reset, the h part) of H_{t-1}·R^T
+        nn::gemm<T>(node_, false, true, d.batch, linear_before_reset_ ? G : 2 * H, H, T(1), h.data(), H, r, H, T(0),
+                    rec.data(), G);
+        auto step = [&](int64_t b) -> int64_t {  // the time index of entry b at step s, or -1 when done
+          const int64_t len = lens[static_cast<size_t>(b)];
+          return s >= len ? -1 : (reversed(dir) ? len - 1 - s : s);
+        };
+        for (int64_t b = 0; b < d.batch; ++b) {
+          const int64_t t = step(b);
+          if (t < 0) continue;
+          const T* gxr = gx.data() + (t * d.batch + b) * G;
+          const T* rr = rec.data() + b * G;
+          for (int64_t j = 0; j < H; ++j) {
+            const size_t u = static_cast<size_t>(b * H + j);
+            zs[u] = activate(f, clipped(gxr[j] + rr[j] + wb[static_cast<size_t>(j)] + rb[static_cast<size_t>(j)]));
+            rs[u] = activate(f, clipped(gxr[H + j] + rr[H + j] + wb[static_cast<size_t>(H + j)] + rb[static_cast<size_t>(H + j)]));
+            reset_h[u] = rs[u] * h[u];
+          }
+        }
+        if (!linear_before_reset_)
+          nn::gemm<T>(node_, false, true, d.batch, H, H, T(1), reset_h.data(), H, r + 2 * H * H, H, T(0), rec_h.data(), H);
+        for (int64_t b = 0; b < d.batch; ++b) {
+          const int64_t t = step(b);
+          if (t < 0) continue;
+          const T* gxr = gx.data() + (t * d.batch + b) * G;
+          T* yr = y.data<T>() + y_row(d, t, dir, b);
+          for (int64_t j = 0; j < H; ++j) {
+            const size_t u = static_cast<size_t>(b * H + j), k = static_cast<size_t>(2 * H + j);
+            const T recurrent = linear_before_reset_ ? rs[u] * (rec[static_cast<size_t>(b * G) + k] + rb[k]) : rec_h[u] + rb[k];
+            const T cand = activate(g, clipped(gxr[2 * H + j] + wb[k] + recurrent));
+            h[u] = (T(1) - zs[u]) * cand + zs[u] * h[u];
+            yr[j] = h[u];
+          }
+        }
+      }
+      for (int64_t b = 0; b < d.batch; ++b) std::copy_n(h.data() + b * H, H, y_h.data<T>() + state_row(d, dir, b));
+    }
+    if (io.outputs.size() > 0) io.outputs[0] = std::move(y);
+    if (io.outputs.size() > 1) io.outputs[1] = std::move(y_h);
+  }
+
+  bool linear_before_reset_;
+};
+
+// RNN: H_t = f(X_t·W^T + H_{t-1}·R^T + Wb + Rb).
+class RnnKernel : public RecurrentBase {
+ public:
+  explicit RnnKernel(const NodeDef& node) : RecurrentBase(node, 1, {"Tanh"}) {}
+  void compute(KernelIO& io) const override {
+    nn::run_float(node_, io, io.in(0).dtype(), [&](auto tag, KernelIO& f) { run<decltype(tag)>(f); });
+  }
+  double flops(const KernelIO& io) const override {
+    const Tensor &x = io.in(0), &r = io.in(2);
+    if (x.rank() != 3 || r.rank() != 3) return 0;
+    return 2.0 * static_cast<double>(dirs_) * static_cast<double>(x.dim(0) * x.dim(1)) * static_cast<double>(r.dim(1)) *
+           static_cast<double>(x.dim(2) + r.dim(2));
+  }
+
+ private:
+  template <typename T>
+  void run(KernelIO& io) const {
+    const RecurrentDims d = check(io);
+    const int64_t H = d.hidden;
+    for (const Tensor* t : {io.optional(3), io.optional(5)})
+      if (t && t->dtype() != io.in(0).dtype()) node_.fail("B and initial_h must have the dtype of X");
+    const std::vector<T> x = time_major<T>(io.in(0), d);
+    const std::vector<int64_t> lens = lengths(io, d);
+    Tensor y(io.in(0).dtype(), y_shape(d), /*zero=*/true), y_h(io.in(0).dtype(), state_shape(d));
+    std::vector<T> gx(static_cast<size_t>(d.seq * d.batch * H)), rec(static_cast<size_t>(d.batch * H));
+    for (int64_t dir = 0; dir < d.dirs; ++dir) {
+      const Activation f = act(dir, 0);
+      const std::vector<T> bias = summed_bias<T>(io.optional(3), d, dir);
+      const T* w = io.in(1).data<T>() + dir * H * d.input;
+      const T* r = io.in(2).data<T>() + dir * H * H;
+      std::vector<T> h = initial_state<T>(io.optional(5), d, dir);
+      nn::gemm<T>(node_, false, true, d.seq * d.batch, H, d.input, T(1), x.data(), d.input, w, d.input, T(0), gx.data(), H);
+      for (int64_t s = 0; s < d.seq; ++s) {
+        nn::gemm<T>(node_, false, true, d.batch, H, H, T(1), h.data(), H, r, H, T(0), rec.data(), H);
+        for (int64_t b = 0; b < d.batch; ++b) {
+          const int64_t len = lens[static_cast<size_t>(b)];
+          if (s >= len) continue;
+          const int64_t t = reversed(dir) ? len - 1 - s : s;
+          const T* gxr = gx.data() + (t * d.batch + b) * H;
+          T* yr = y.data<T>() + y_row(d, t, dir, b);
+          for (int64_t j = 0; j < H; ++j) {
+            const size_t u = static_cast<size_t>(b * H + j);
+            h[u] = activate(f, clipped(gxr[j] + rec[u] + bias[static_cast<size_t>(j)]));
+            yr[j] = h[u];
+          }
+        }
+      }
+      for (int64_t b = 0; b < d.batch; ++b) std::copy_n(h.data() + b * H, H, y_h.data<T>() + state_row(d, dir, b));
+    }
+    if (io.outputs.size() > 0) io.outputs[0] = std::move(y);
+    if (io.outputs.size() > 1) io.outputs[1] = std::move(y_h);
+  }
+};
+
 }  // namespace
 
 PARITY_KERNEL("LSTM", 7, LstmKernel, kFloatTypes16);
 PARITY_KERNEL("LSTM", 14, LstmKernel, kFloatTypes16);
+PARITY_KERNEL("GRU", 7, GruKernel, kFloatTypes16);
+PARITY_KERNEL("GRU", 14, GruKernel, kFloatTypes16);
+PARITY_KERNEL("RNN", 7, RnnKernel, kFloatTypes16);
+PARITY_KERNEL("RNN", 14, RnnKernel, kFloatTypes16);
 
 }  // namespace parity::refrt

@@ -116,3 +116,113 @@ def build(api):
     case("lstm_f16", [node("LSTM", ["x", "w", "r", "b"], ["y", "y_h", "y_c"], hidden_size=3)],
          {"x": x, "w": w, "r": r, "b": b},
          {"y": y.astype(np.float16), "y_h": y_h.astype(np.float16), "y_c": y_c.astype(np.float16)}, tol=(2e-3, 2e-3))
+
+    _gru_rows(api)
+    _rnn_rows(api)
+
+
+def gru_reference(np, x, w, r, b=None, lens=None, h0=None, direction="forward", layout=0, clip=None,
+                  linear_before_reset=False):
+    """ONNX GRU (gates z, r, h); returns Y, Y_h in the layout of x."""
+    x, w, r = (a.astype(np.float64) for a in (x, w, r))
+    if layout == 1:
+        x = x.transpose(1, 0, 2)
+        h0 = None if h0 is None else h0.transpose(1, 0, 2)
+    seq, batch, _ = x.shape
+    dirs, hidden = r.shape[0], r.shape[2]
+    lens = np.full(batch, seq) if lens is None else lens
+    y, y_h = np.zeros((seq, dirs, batch, hidden)), np.zeros((dirs, batch, hidden))
+    cl = (lambda v: np.clip(v, -clip, clip)) if clip else (lambda v: v)
+    for d in range(dirs):
+        wz, wr, wh = np.split(w[d], 3)
+        rz, rr, rh = np.split(r[d], 3)
+        wbz, wbr, wbh, rbz, rbr, rbh = np.split(np.zeros(6 * hidden) if b is None else b[d].astype(np.float64), 6)
+        backward = direction == "reverse" or d == 1
+        for n in range(batch):
+            h = np.zeros(hidden) if h0 is None else h0[d, n].astype(np.float64)
+            for t in (range(lens[n] - 1, -1, -1) if backward else range(lens[n])):
+                xt = x[t, n]
+                z = _sigmoid(np, cl(xt @ wz.T + h @ rz.T + wbz + rbz))
+                rt = _sigmoid(np, cl(xt @ wr.T + h @ rr.T + wbr + rbr))
+                if linear_before_reset:
+                    cand = np.tanh(cl(xt @ wh.T + rt * (h @ rh.T + rbh) + wbh))
+                else:
+                    cand = np.tanh(cl(xt @ wh.T + (rt * h) @ rh.T + rbh + wbh))
+                h = (1 - z) * cand + z * h
+                y[t, d, n] = h
+            y_h[d, n] = h
+    if layout == 1:
+        return y.transpose(2, 0, 1, 3), y_h.transpose(1, 0, 2)
+    return y, y_h
+
+
+def rnn_reference(np, x, w, r, b=None, h0=None, direction="forward", activation=None):
+    activation = np.tanh if activation is None else activation
+    x, w, r = (a.astype(np.float64) for a in (x, w, r))
+    seq, batch, _ = x.shape
+    dirs, hidden = r.shape[0], r.shape[2]
+    y, y_h = np.zeros((seq, dirs, batch, hidden)), np.zeros((dirs, batch, hidden))
+    for d in range(dirs):
+        wb, rb = np.split(np.zeros(2 * hidden) if b is None else b[d].astype(np.float64), 2)
+        h = np.zeros((batch, hidden)) if h0 is None else h0[d].astype(np.float64)
+        for t in (range(seq - 1, -1, -1) if direction == "reverse" or d == 1 else range(seq)):
+            h = activation(x[t] @ w[d].T + h @ r[d].T + wb + rb)
+            y[t, d] = h
+        y_h[d] = h
+    return y, y_h
+
+
+def _gru_rows(api):
+    np, node, rand, case = api.np, api.node, api.rand, api.case
+    tol = (1e-5, 1e-5)
+    # name, seq, batch, input, hidden, direction, layout, B, initial_h, linear_before_reset, opset, attrs
+    rows = (
+        ("forward_defaults", 3, 2, 4, 5, "forward", 0, False, False, 0, 7, {}),
+        ("forward_bias_state", 4, 3, 3, 2, "forward", 0, True, True, 0, 14, {}),
+        ("linear_before_reset", 4, 3, 3, 4, "forward", 0, True, True, 1, 14, {}),
+        ("reverse", 5, 1, 2, 3, "reverse", 0, True, False, 1, 14, {}),
+        ("bidirectional", 3, 3, 5, 4, "bidirectional", 0, True, True, 0, 14, {}),
+        ("bidirectional_lbr", 3, 2, 2, 3, "bidirectional", 0, True, True, 1, 14, {}),
+        ("layout1", 4, 2, 3, 3, "bidirectional", 1, True, True, 1, 14, {}),
+        ("clip", 3, 2, 3, 4, "forward", 0, True, False, 0, 14, {"clip": 0.4}),
+    )
+    for name, s, bsz, i, h, direction, layout, with_b, with_state, lbr, opset, extra in rows:
+        dirs = 2 if direction == "bidirectional" else 1
+        x = rand(*((s, bsz, i) if layout == 0 else (bsz, s, i)), low=-2, high=2)
+        w, r = rand(dirs, 3 * h, i), rand(dirs, 3 * h, h)
+        b = rand(dirs, 6 * h) if with_b else None
+        h0 = rand(*((dirs, bsz, h) if layout == 0 else (bsz, dirs, h))) if with_state else None
+        y, y_h = gru_reference(np, x, w, r, b, None, h0, direction, layout, extra.get("clip"), bool(lbr))
+        inputs = {"x": x, "w": w, "r": r}
+        names = ["x", "w", "r", "b" if with_b else "", "", "h0" if with_state else ""]
+        for k, v in (("b", b), ("h0", h0)):
+            if v is not None:
+                inputs[k] = v
+        while names[-1] == "":
+            names.pop()
+        attrs = dict(hidden_size=h, direction=direction, linear_before_reset=lbr, **extra)
+        if layout:
+            attrs["layout"] = 1
+        case(f"gru_{name}", [node("GRU", names, ["y", "y_h"], **attrs)], inputs,
+             {"y": y.astype(np.float32), "y_h": y_h.astype(np.float32)}, opset=opset, tol=tol)
+    x, w, r, b = rand(5, 3, 2), rand(2, 9, 2), rand(2, 9, 3), rand(2, 18)
+    lens = np.array([1, 5, 3], np.int32)
+    y, y_h = gru_reference(np, x, w, r, b, lens, direction="bidirectional")
+    case("gru_sequence_lens_bidirectional", [node("GRU", ["x", "w", "r", "b", "lens"], ["y", "y_h"], hidden_size=3,
+                                                   direction="bidirectional")],
+         {"x": x, "w": w, "r": r, "b": b, "lens": lens}, {"y": y.astype(np.float32), "y_h": y_h.astype(np.float32)},
+         tol=tol)
+
+
+def _rnn_rows(api):
+    np, node, rand, case = api.np, api.node, api.rand, api.case
+    for name, direction, act in (("forward_tanh", "forward", "Tanh"), ("bidirectional_relu", "bidirectional", "Relu"),
+                                 ("reverse", "reverse", "Tanh")):
+        dirs = 2 if direction == "bidirectional" else 1
+        x, w, r, b, h0 = rand(4, 3, 2), rand(dirs, 5, 2), rand(dirs, 5, 5), rand(dirs, 10), rand(dirs, 3, 5)
+        fn = np.tanh if act == "Tanh" else (lambda v: np.maximum(v, 0))
+        y, y_h = rnn_reference(np, x, w, r, b, h0, direction, fn)
+        case(f"rnn_{name}", [node("RNN", ["x", "w", "r", "b", "", "h0"], ["y", "y_h"], hidden_size=5,
+                                  direction=direction, activations=[act] * dirs)],
+             {"x": x, "w": w, "r": r, "b": b, "h0": h0}, {"y": y.astype(np.float32), "y_h": y_h.astype(np.float32)},
+             tol=(1e-5, 1e-5))
