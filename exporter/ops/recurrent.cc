@@ -1,7 +1,9 @@
-// Recurrent ATen ops -> ONNX: aten::lstm.input becomes one ONNX LSTM per layer.
+// Recurrent ATen ops -> ONNX: aten::lstm.input / gru.input / rnn_tanh.input / rnn_relu.input become
+// one ONNX LSTM / GRU / RNN per layer.
 //
-// torch stores the gates of w_ih / w_hh / b_* as row blocks i, f, g, o; ONNX wants i, o, f, c, so each
-// weight is reordered with a Gather of its rows. Both directions of a bidirectional layer are stacked
+// torch stores the gates of w_ih / w_hh / b_* as row blocks (LSTM i, f, g, o; GRU r, z, n); ONNX wants
+// LSTM i, o, f, c and GRU z, r, h, so each weight is reordered with a Gather of its rows. torch's GRU
+// applies the reset gate after the hidden projection: ONNX linear_before_reset=1. Both directions of a bidirectional layer are stacked
 // into one node (direction="bidirectional"). The ONNX Y [seq, dirs, batch, H] becomes torch's
 // [seq, batch, dirs*H] (Transpose + Reshape), which is also the next layer's input. batch_first is a
 // Transpose in and out (onnxruntime's LSTM does not implement layout=1).
@@ -144,8 +146,29 @@ void lstm(TranslateContext& ctx) {
   emit_layers(ctx, a, hx, [](onnx::NodeProto*) {});
 }
 
+// gru.input(input, hx, params[], has_biases, num_layers, dropout, train, bidirectional, batch_first) -> (output, h_n)
+void gru(TranslateContext& ctx) {
+  const RecurrentArgs a = parse_recurrent(ctx, "GRU", 3, {1, 0, 2});  // ONNX z, r, h <- torch r, z, n
+  emit_layers(ctx, a, {ctx.tensor("hx")}, [](onnx::NodeProto* node) { set_attr(node, "linear_before_reset", int64_t{1}); });
+}
+
+// rnn_tanh.input / rnn_relu.input (same arguments as gru.input) -> (output, h_n)
+template <bool kRelu>
+void rnn(TranslateContext& ctx) {
+  const RecurrentArgs a = parse_recurrent(ctx, "RNN", 1, {0});
+  emit_layers(ctx, a, {ctx.tensor("hx")}, [&](onnx::NodeProto* node) {
+    auto* activations = node->add_attribute();
+    activations->set_name("activations");
+    activations->set_type(onnx::AttributeProto::STRINGS);
+    for (int64_t d = 0; d < a.dirs; ++d) activations->add_strings(kRelu ? "Relu" : "Tanh");
+  });
+}
+
 }  // namespace
 
 PARITY_TRANSLATION("aten::lstm.input", lstm, 14);
+PARITY_TRANSLATION("aten::gru.input", gru, 14);
+PARITY_TRANSLATION("aten::rnn_tanh.input", rnn<false>, 14);
+PARITY_TRANSLATION("aten::rnn_relu.input", rnn<true>, 14);
 
 }  // namespace parity::exporter
