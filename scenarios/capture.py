@@ -174,8 +174,10 @@ def capture_case(case: Case, mode: str, out_dir, force: bool = False) -> dict:
         user_inputs = list(ep.graph_signature.user_inputs)
         info["input_names"] = input_names = [n for n in user_inputs if isinstance(n, str)]
         info["output_names"] = output_names = [str(o) for o in ep.graph_signature.user_outputs]
-        eager = case.module()  # fresh copy: the oracle is eager PyTorch, not the exported program
         for k, (args, kwargs) in enumerate(examples):
+            # A fresh module per set: the oracle is eager PyTorch from the state the program was exported
+            # in (a module that mutates a buffer would otherwise carry state from one set to the next).
+            eager = case.module()
             set_dir = case_dir / f"test_data_set_{k}"
             set_dir.mkdir()
             leaves = pytree.tree_leaves((args, kwargs))

@@ -219,7 +219,8 @@ void select_scatter(TranslateContext& ctx) {
   const std::string size = element(ctx, shape_of(ctx, ctx.tensor("self")), dim);
   index = ctx.emit1("Where", {ctx.emit1("Less", {index, ctx.graph.constant_i64({0}, true)}), ctx.emit1("Add", {index, size}), index});
   const std::string idx = ctx.emit1("Expand", {index, shape_of(ctx, src)}, "indices");
-  set_attr(ctx.emit("ScatterElements", {ctx.tensor("self"), idx, src}, {ctx.output()}), "axis", dim);
+  const std::string self = ctx.tensor("self");  // read before output(): a write-back rebinds self's FX name
+  set_attr(ctx.emit("ScatterElements", {self, idx, src}, {ctx.output()}), "axis", dim);
 }
 
 // masked_scatter(self, mask, source): the k-th true position takes source's k-th element.

@@ -1,4 +1,6 @@
-// Matrix products: linear, addmm, mm, bmm, matmul, t.
+// Matrix products: linear, addmm, mm, bmm, matmul, t, einsum.
+#include <algorithm>
+
 #include "../src/translate.h"
 
 namespace parity::exporter {
@@ -46,6 +48,17 @@ void t(TranslateContext& ctx) {
   set_attr(ctx.emit("Transpose", {ctx.tensor("self")}, {ctx.output()}), "perm", std::vector<int64_t>{1, 0});
 }
 
+// einsum(equation, tensors, path): ONNX Einsum takes the same equation (the path is only an optimisation hint).
+void einsum(TranslateContext& ctx) {
+  const DType out = ctx.output_meta().dtype;
+  if (out != DType::kFloat32 && out != DType::kFloat64 && out != DType::kFloat16 && out != DType::kBFloat16 &&
+      out != DType::kInt32 && out != DType::kInt64)
+    ctx.fail("einsum of dtype " + dtype_name(out) + " has no ONNX Einsum");
+  std::string eq = ctx.string_arg("equation", "");
+  eq.erase(std::remove(eq.begin(), eq.end(), ' '), eq.end());
+  set_attr(ctx.emit("Einsum", ctx.tensors("tensors"), {ctx.output()}), "equation", eq);
+}
+
 }  // namespace
 
 PARITY_TRANSLATION("aten::linear.default", linear, 18);
@@ -54,5 +67,6 @@ PARITY_TRANSLATION("aten::mm.default", mm, 18);
 PARITY_TRANSLATION("aten::bmm.default", mm, 18);
 PARITY_TRANSLATION("aten::matmul.default", matmul, 18);
 PARITY_TRANSLATION("aten::t.default", t, 18);
+PARITY_TRANSLATION("aten::einsum.default", einsum, 18);
 
 }  // namespace parity::exporter

@@ -144,6 +144,33 @@ void repeat(TranslateContext& ctx) {
   ctx.emit("Tile", {x, ctx.int_list_value("repeats")}, {ctx.output()});
 }
 
+// repeat_interleave(self, repeats: int, dim, output_size): each element repeated along dim. Unsqueeze
+// after dim, Expand the new axis to `repeats`, merge it into dim. No dim: the flattened input.
+void repeat_interleave(TranslateContext& ctx) {
+  std::string x = ctx.tensor("self");
+  int64_t rank = rank_of(ctx, "self");
+  const auto dim_arg = ctx.optional_int("dim");
+  if (!dim_arg) {
+    x = ctx.emit1("Reshape", {x, ctx.graph.constant_i64({-1})}, "flat");
+    rank = 1;
+  }
+  const int64_t dim = dim_arg ? normalized_dim(ctx, *dim_arg, rank) : 0;
+  const std::string repeats = ctx.emit1("Reshape", {ctx.int_value("repeats"), ctx.graph.constant_i64({1})}, "repeats");
+  const std::string shape = ctx.emit1("Shape", {x});
+  auto dims = [&](int64_t from, int64_t to) {
+    return ctx.emit1("Slice", {shape, ctx.graph.constant_i64({from}), ctx.graph.constant_i64({to})});
+  };
+  const std::string before = dims(0, dim + 1), after = dims(dim + 1, rank);
+  const std::string unsqueezed = ctx.emit1("Unsqueeze", {x, ctx.graph.constant_i64({dim + 1})});
+  const std::string expanded_shape = ctx.temp("expanded_shape");
+  set_attr(ctx.emit("Concat", {before, repeats, after}, {expanded_shape}), "axis", int64_t{0});
+  const std::string expanded = ctx.emit1("Expand", {unsqueezed, expanded_shape});
+  const std::string merged = ctx.emit1("Mul", {dims(dim, dim + 1), repeats});
+  const std::string out_shape = ctx.temp("out_shape");
+  set_attr(ctx.emit("Concat", {dims(0, dim), merged, after}, {out_shape}), "axis", int64_t{0});
+  ctx.emit("Reshape", {expanded, out_shape}, {ctx.output()});
+}
+
 // split_with_sizes(self, split_sizes, dim) / split.Tensor(self, split_size, dim)
 void split_with_sizes(TranslateContext& ctx) {
   const int64_t dim = normalized_dim(ctx, ctx.int_arg("dim", 0), rank_of(ctx, "self"));
@@ -347,6 +374,7 @@ PARITY_TRANSLATION("aten::squeeze.dims", squeeze, 18);
 PARITY_TRANSLATION("aten::squeeze.default", squeeze_all, 18);
 PARITY_TRANSLATION("aten::expand.default", expand, 18);
 PARITY_TRANSLATION("aten::repeat.default", repeat, 18);
+PARITY_TRANSLATION("aten::repeat_interleave.self_int", repeat_interleave, 18);
 PARITY_TRANSLATION("aten::split_with_sizes.default", split_with_sizes, 18);
 PARITY_TRANSLATION("aten::split.Tensor", split_tensor, 18);
 PARITY_TRANSLATION("aten::chunk.default", split_tensor, 18);  // sizes from the outputs, as for split

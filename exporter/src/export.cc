@@ -173,6 +173,8 @@ std::string export_program(const pt2::Program& program, const ExportOptions& opt
       if (it == store.end()) throw Error(where, "no stored data for '" + spec.target + "'");
       graph.add_initializer(spec.target, it->second);
       values[spec.arg.tensor_name()] = spec.target;
+    } else if (spec.kind == Kind::kConstantInput) {
+      continue;  // a Python scalar or None specialised by torch.export: its value is already in the graph
     } else {
       throw Error(where, "input spec kind " + std::to_string(static_cast<int>(spec.kind)) + " is not supported yet");
     }

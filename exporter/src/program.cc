@@ -5,6 +5,7 @@
 
 #include "parity/error.h"
 #include "parity/exporter/program.h"
+#include "parity/sym_expr.h"
 
 namespace parity::pt2 {
 
@@ -143,7 +144,7 @@ std::string simplify_sym_expr(const std::string& expr) {
   static const std::regex integer(R"(Integer\((-?[0-9]+)\))");
   std::string s = std::regex_replace(expr, symbol, "$1");
   s = std::regex_replace(s, integer, "$1");
-  return s;
+  return srepr_to_infix(s);
 }
 
 }  // namespace parity::pt2

@@ -238,7 +238,7 @@ std::string TranslateContext::output(size_t i) {
   const std::string& fx = names[i].first;
   if (fx.empty()) return temp("unused");
   auto it = values_.find(fx);
-  if (it != values_.end()) return it->second;
+  if (it != values_.end() && !replace_bound_outputs_) return it->second;
   const std::string onnx_name = graph.is_used(fx) ? graph.unique_name(fx) : fx;
   graph.reserve_name(onnx_name);
   values_[fx] = onnx_name;
@@ -247,6 +247,64 @@ std::string TranslateContext::output(size_t i) {
 
 void TranslateContext::rebind(const std::string& tensor_arg, const std::string& value) {
   values_[required(tensor_arg).tensor_name()] = value;
+}
+
+namespace {
+
+const pt2::Node* producer_of(const pt2::Graph& graph, const std::string& fx) {
+  for (const auto& node : graph.nodes)
+    for (const auto& out : node.outputs)
+      if (out.kind == "as_tensor" && out.tensor_name() == fx) return &node;
+  return nullptr;
+}
+
+bool target_is(const pt2::Node& node, const char* op) {
+  const std::string t = node.target;
+  const std::string suffix = std::string(".") + op;
+  return t.size() >= suffix.size() && t.compare(t.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+void write_back_to_base(TranslateContext& ctx, const std::string& view_fx) {
+  const pt2::Node* view = producer_of(ctx.program.graph, view_fx);
+  if (!view) return;  // a graph input or a value from outside: nothing to write back into
+  const pt2::Argument* base = view->input("self");
+  if (!base || !base->is_tensor()) return;
+  const std::string base_fx = base->tensor_name();
+  auto& values = ctx.values();
+  const std::string updated = values.at(view_fx);
+  const bool reshape_like = target_is(*view, "view.default") || target_is(*view, "_unsafe_view.default") ||
+                            target_is(*view, "unsqueeze.default") || target_is(*view, "squeeze.dim") ||
+                            target_is(*view, "squeeze.dims") || target_is(*view, "squeeze.default") ||
+                            target_is(*view, "alias.default");
+  if (reshape_like) {
+    const std::string shape = ctx.emit1("Shape", {values.at(base_fx)}, "base_shape");
+    const std::string out = ctx.graph.unique_name(base_fx);
+    ctx.graph.reserve_name(out);
+    ctx.emit("Reshape", {updated, shape}, {out});
+    values[base_fx] = out;
+  } else if (target_is(*view, "slice.Tensor") || target_is(*view, "select.int")) {
+    // The functional scatter of the same view (slice_scatter / select_scatter), as a synthetic node whose
+    // output is the base's new value.
+    const bool slice = target_is(*view, "slice.Tensor");
+    pt2::Node scatter;
+    scatter.name = view->name + "_write_back";
+    scatter.target = slice ? "torch.ops.aten.slice_scatter.default" : "torch.ops.aten.select_scatter.default";
+    scatter.metadata = ctx.node.metadata;
+    scatter.inputs.push_back({"self", *base, 1});
+    scatter.inputs.push_back({"src", pt2::Argument{"as_tensor", {{"name", view_fx}}}, 1});
+    for (const char* name : {"dim", "start", "step", "index"})
+      if (const pt2::Argument* a = view->input(name)) scatter.inputs.push_back({name, *a, 1});
+    scatter.outputs.push_back(pt2::Argument{"as_tensor", {{"name", base_fx}}});
+    const std::string key = slice ? "aten::slice_scatter.default" : "aten::select_scatter.default";
+    TranslateContext sub(ctx.program, scatter, ctx.graph, ctx.opset, values);
+    sub.replace_bound_outputs();
+    translation_registry().at(key).fn(sub);
+  } else {
+    return;  // not a view (clone, a computed tensor): the mutation stays local
+  }
+  write_back_to_base(ctx, base_fx);
 }
 
 void TranslateContext::alias_output(size_t i, const std::string& value) {

@@ -65,6 +65,10 @@ class TranslateContext {
   void alias_output(size_t i, const std::string& value);
   // After an in-place op: later reads of the mutated tensor argument see `value`.
   void rebind(const std::string& tensor_arg, const std::string& value);
+  // Outputs get fresh ONNX names even when their FX name is already bound (a write-back node whose
+  // output is the new value of an existing FX tensor).
+  void replace_bound_outputs() { replace_bound_outputs_ = true; }
+  std::map<std::string, std::string>& values() { return values_; }
   // A fresh intermediate value name derived from the node.
   std::string temp(const std::string& hint) { return graph.unique_name(node.name + "_" + hint); }
 
@@ -89,6 +93,7 @@ class TranslateContext {
   std::vector<std::pair<std::string, std::string>> output_names() const;  // (FX name or "", kind)
   std::string sym_value(const nlohmann::json& sym) const;
   std::map<std::string, std::string>& values_;
+  bool replace_bound_outputs_ = false;
 };
 
 // Emission helpers shared by the op families.
@@ -108,11 +113,17 @@ struct Translation {
   int min_opset;
 };
 
-// An in-place overload (add_.Tensor) = its functional translation + the mutated `self` rebound to the result.
+// When `view_fx` was produced by a view op (slice, select, view, unsqueeze, ...), its new value is written
+// back into the view's base, and so on up the chain: `x[:2, :3] = 1` is fill_ on slice(slice(x)).
+void write_back_to_base(TranslateContext& ctx, const std::string& view_fx);
+
+// An in-place overload (add_.Tensor) = its functional translation + the mutated `self` rebound to the
+// result (and written back into the tensor it is a view of).
 template <TranslateFn functional>
 void in_place(TranslateContext& ctx) {
   functional(ctx);
   ctx.rebind("self", ctx.output());
+  write_back_to_base(ctx, ctx.required("self").tensor_name());
 }
 
 // Registry keyed by "aten::<op>.<overload>"; a registrar object per translation.

@@ -15,11 +15,14 @@ using nn::WindowGeometry;
 
 enum class PoolKind { kMax, kAverage, kLp };
 
-// Calls fn(out_index, window) for each output position of one plane, where window lists the
-// in-plane element offsets of the window positions inside the input and `padded_count` counts the
-// window positions inside the padded input (for count_include_pad).
-template <typename Fn>
-void for_each_window(const WindowGeometry& g, Fn&& fn) {
+// The windows of one plane, computed once per call and shared by every (n, c) plane: for output o,
+// offsets[begin[o] .. begin[o+1]) are the in-plane offsets of its window positions inside the input,
+// and padded_count[o] counts its positions inside the padded input (for count_include_pad).
+struct WindowTable {
+  std::vector<int64_t> begin, offsets, padded_count;
+};
+
+WindowTable window_table(const WindowGeometry& g) {
   const size_t r = g.rank();
   const int64_t ksize = g.kernel_size(), out_size = g.out_size();
   std::vector<int64_t> kd(r * static_cast<size_t>(ksize));  // kernel offsets (dilated), per position
@@ -29,15 +32,18 @@ void for_each_window(const WindowGeometry& g, Fn&& fn) {
       kd[static_cast<size_t>(k) * r + u] = (rest % g.kernel[u]) * g.dilation[u];
       rest /= g.kernel[u];
     }
-  std::vector<int64_t> start(r), window;
-  window.reserve(static_cast<size_t>(ksize));
+  WindowTable t;
+  t.begin.reserve(static_cast<size_t>(out_size) + 1);
+  t.offsets.reserve(static_cast<size_t>(out_size * ksize));
+  t.padded_count.reserve(static_cast<size_t>(out_size));
+  std::vector<int64_t> start(r);
   for (int64_t o = 0; o < out_size; ++o) {
     for (int64_t rest = o, d = static_cast<int64_t>(r) - 1; d >= 0; --d) {
       const size_t u = static_cast<size_t>(d);
       start[u] = (rest % g.out[u]) * g.stride[u] - g.pad_begin[u];
       rest /= g.out[u];
     }
-    window.clear();
+    t.begin.push_back(static_cast<int64_t>(t.offsets.size()));
     int64_t padded_count = 0;
     for (int64_t k = 0; k < ksize; ++k) {
       bool inside = true, inside_padded = true;
@@ -49,10 +55,12 @@ void for_each_window(const WindowGeometry& g, Fn&& fn) {
         off = off * g.in[u] + i;
       }
       padded_count += inside_padded;
-      if (inside) window.push_back(off);
+      if (inside) t.offsets.push_back(off);
     }
-    fn(o, window, padded_count);
+    t.padded_count.push_back(padded_count);
   }
+  t.begin.push_back(static_cast<int64_t>(t.offsets.size()));
+  return t;
 }
 
 // Column-major (storage_order=1) offset of a row-major in-plane offset.
@@ -128,36 +136,64 @@ class PoolKernel : public Kernel {
     const T* px = x.data<T>();
     T* py = y.data<T>();
     int64_t* pi = want_indices ? indices.data<int64_t>() : nullptr;
-    if (out_size > 0) parallel_for(io, planes, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t p = begin; p < end; ++p) {
-      const T* plane = px + p * in_size;
-      T* out = py + p * out_size;
-      for_each_window(g, [&](int64_t o, const std::vector<int64_t>& window, int64_t padded_count) {
-        if (kind_ == PoolKind::kMax) {
-          T best = std::numeric_limits<T>::lowest();
-          int64_t arg = -1;
-          for (int64_t off : window)
-            if (arg < 0 || plane[off] > best || (std::isnan(static_cast<double>(plane[off])) && !std::isnan(static_cast<double>(best)))) {
-              best = plane[off];
-              arg = off;
-            }
-          out[o] = best;
-          if (pi) pi[p * out_size + o] = p * in_size + (arg < 0 ? 0 : storage_order_ ? column_major_offset(g, arg) : arg);
-        } else if (kind_ == PoolKind::kAverage) {
-          double sum = 0;
-          for (int64_t off : window) sum += static_cast<double>(plane[off]);
-          const int64_t count = count_include_pad_ ? padded_count : static_cast<int64_t>(window.size());
-          out[o] = static_cast<T>(count > 0 ? sum / static_cast<double>(count) : 0.0);
-        } else {
-          double sum = 0;
-          for (int64_t off : window) sum += std::pow(std::abs(static_cast<double>(plane[off])), p_);
-          out[o] = static_cast<T>(std::pow(sum, 1.0 / p_));
-        }
+    if (out_size > 0) {
+      const WindowTable table = window_table(g);
+      parallel_for(io, planes, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t p = begin; p < end; ++p) pool_plane<T>(table, px + p * in_size, py + p * out_size,
+                                                            pi ? pi + p * out_size : nullptr, p * in_size, g);
       });
     }
-    });
     io.outputs[0] = std::move(y);
     if (want_indices) io.outputs[1] = std::move(indices);
+  }
+
+  template <typename T>
+  void pool_plane(const WindowTable& t, const T* plane, T* out, int64_t* indices, int64_t plane_base,
+                  const WindowGeometry& g) const {
+    const int64_t out_size = static_cast<int64_t>(t.padded_count.size());
+    for (int64_t o = 0; o < out_size; ++o) {
+      const int64_t* first = t.offsets.data() + t.begin[static_cast<size_t>(o)];
+      const int64_t* last = t.offsets.data() + t.begin[static_cast<size_t>(o) + 1];
+      if (kind_ == PoolKind::kMax) {
+        if (!indices) {  // branch-free: random data makes a data-dependent branch mispredict half the time
+          T best = first != last ? plane[*first] : std::numeric_limits<T>::lowest();
+          bool nan = false;
+          for (const int64_t* it = first; it < last; ++it) {
+            const T v = plane[*it];
+            nan |= v != v;
+            best = v > best ? v : best;
+          }
+          if constexpr (std::numeric_limits<T>::has_quiet_NaN) out[o] = nan ? std::numeric_limits<T>::quiet_NaN() : best;
+          else out[o] = best;
+          continue;
+        }
+        T best = std::numeric_limits<T>::lowest();
+        int64_t arg = -1;
+        if (first != last) {
+          best = plane[*first];
+          arg = *first;
+        }
+        for (const int64_t* it = first + (first != last); it < last; ++it) {
+          const T v = plane[*it];
+          // A NaN in the window is the result, as in torch.max_pool (v != v only for NaN).
+          if (v > best || (v != v && best == best)) {
+            best = v;
+            arg = *it;
+          }
+        }
+        out[o] = best;
+        if (indices) indices[o] = plane_base + (arg < 0 ? 0 : storage_order_ ? column_major_offset(g, arg) : arg);
+      } else if (kind_ == PoolKind::kAverage) {
+        double sum = 0;
+        for (const int64_t* it = first; it != last; ++it) sum += static_cast<double>(plane[*it]);
+        const int64_t count = count_include_pad_ ? t.padded_count[static_cast<size_t>(o)] : last - first;
+        out[o] = static_cast<T>(count > 0 ? sum / static_cast<double>(count) : 0.0);
+      } else {
+        double sum = 0;
+        for (const int64_t* it = first; it != last; ++it) sum += std::pow(std::abs(static_cast<double>(plane[*it])), p_);
+        out[o] = static_cast<T>(std::pow(sum, 1.0 / p_));
+      }
+    }
   }
 
   NodeDef node_;

@@ -5,6 +5,7 @@
 
 #include "dispatch.h"
 #include "parity/error.h"
+#include "parity/sym_expr.h"
 
 namespace parity::refrt {
 
@@ -34,6 +35,17 @@ std::vector<Tensor> random_inputs(const std::vector<ValueInfo>& inputs, const st
   std::uniform_real_distribution<float> real(-1.0f, 1.0f);
   std::uniform_int_distribution<int> small(0, 3);
   std::set<std::string> used;
+  // Every symbol takes its --dim value or the default; a derived dim ("2*batch", "past + seq") is
+  // evaluated from them, so inputs sharing symbols stay consistent.
+  std::map<std::string, int64_t> symbols;
+  for (const auto& info : inputs)
+    for (const auto& d : info.dims)
+      if (d.value < 0 && !d.param.empty())
+        for (const auto& name : expr_symbols(d.param)) {
+          auto it = dims.find(name);
+          symbols.emplace(name, it == dims.end() ? default_dim : it->second);
+          if (it != dims.end()) used.insert(name);
+        }
   std::vector<Tensor> out;
   for (const auto& info : inputs) {
     if (info.dtype == DType::kUndefined || dtype_size(info.dtype) == 0)
@@ -45,6 +57,12 @@ std::vector<Tensor> random_inputs(const std::vector<ValueInfo>& inputs, const st
       } else if (auto it = dims.find(d.param); !d.param.empty() && it != dims.end()) {
         shape.push_back(it->second);
         used.insert(d.param);
+      } else if (!d.param.empty() && !is_plain_symbol(d.param)) {
+        const int64_t v = evaluate_int_expr(d.param, symbols, "refrt");
+        if (v < 0)
+          throw Error({"refrt"}, "input '" + info.name + "': dim '" + d.param + "' evaluates to " + std::to_string(v),
+                      ErrorKind::kUsage);
+        shape.push_back(v);
       } else {
         shape.push_back(default_dim);
       }

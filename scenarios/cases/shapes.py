@@ -45,7 +45,8 @@ class PastPlusSeq(nn.Module):
 
 register(Case(name="shape_crop_by_shape", make_module=CropByShape,
               input_sets=lambda: [(torch.randn(3, 10), torch.randn(3, s)) for s in (4, 7)],
-              dynamic_shapes=(None, {1: Dim("width", min=2, max=10)}), description="crop x to another input's width"))
+              # max=9: at width 10 the slice is the whole of x, and non-strict export guards width != 10.
+              dynamic_shapes=(None, {1: Dim("width", min=2, max=9)}), description="crop x to another input's width"))
 register(Case(name="shape_crop_by_value", make_module=CropByValue,
               input_sets=lambda: [(torch.randn(8, 3), torch.tensor(k)) for k in (3, 5)],
               description="crop by a tensor's value (unbacked symint)"))

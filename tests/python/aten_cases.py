@@ -470,6 +470,24 @@ case("aten::copy_.default", _in_place(lambda y, b: y.copy_(b)), lambda: (r(3, 4)
 case("aten::masked_fill_.Scalar", _in_place(lambda y, m: y.masked_fill_(m, -1.0)), lambda: (r(3, 4), rb(3, 4)))
 case("aten::index_put_.default", _in_place(lambda y, i, v: y.index_put_((i,), v)), lambda: (r(5, 3), torch.randperm(5)[:2], r(3)))
 
+
+def _assign_through_view(a, b):
+    """Writes through views of a clone: fill_ on slice(slice(.)), copy_ on select(.), add_ on view(.)."""
+    y = a.clone()
+    y[1:3, :2] = 1.0
+    y[0].copy_(b)
+    y.view(-1)[:4].add_(10.0)
+    return y
+
+
+case("aten::fill_.Tensor", _assign_through_view, lambda: (r(4, 3), r(3)), tag="through_views")
+case("aten::einsum.default", lambda a, b: torch.einsum("bij,bjk->bik", a, b), lambda: (r(2, 3, 4), r(2, 4, 5)))
+case("aten::einsum.default", lambda a, b: torch.einsum("i, j -> ij", a, b), lambda: (r(3), r(4)), tag="outer")
+case("aten::repeat_interleave.self_int", lambda a: a.repeat_interleave(3, dim=1), lambda: (r(2, 3, 4),))
+case("aten::repeat_interleave.self_int", lambda a: a.repeat_interleave(2), lambda: (r(2, 3),), tag="flat")
+case("aten::repeat_interleave.self_int", lambda x: x.repeat_interleave(2, dim=0), lambda: (r(4, 3),),
+     dynamic=_batch, tag="dynamic")
+
 # --- recurrent layers (weights are inputs, so the rows test the overload on its own) ---
 def _rnn_params(layers, dirs, input_size, hidden, gates, biases=True):
     params = []

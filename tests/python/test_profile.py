@@ -66,3 +66,37 @@ def test_trace_and_summary(tmp_path):
     assert by_op["Conv"]["gflops_per_s"] is not None and by_op["Relu"]["gflops_per_s"] is None
     assert summary["ort_mean_run_ms"] > 0 and by_op["Conv"]["ort_ms_per_run"] is not None
     assert (out / "summary.md").read_text().startswith("# refrt profile")
+
+
+def test_random_inputs_evaluate_derived_dims(tmp_path):
+    """Inputs whose dims are expressions of other inputs' dims ("2*batch", "past + seq", as the exporter
+    writes them) get consistent sizes; --dim sets the symbols. Oracle: the sizes the expressions give by hand."""
+    from conftest import load_pb
+    nodes = [helper.make_node("Concat", ["x", "x"], ["xx"], axis=0),
+             helper.make_node("Add", ["xx", "y"], ["s"]),
+             helper.make_node("Concat", ["past", "new"], ["kv"], axis=1),
+             helper.make_node("Mul", ["kv", "kv2"], ["p"])]
+    f = TensorProto.FLOAT
+    inputs = [helper.make_tensor_value_info("x", f, ["batch", 3]),
+              helper.make_tensor_value_info("y", f, ["2*batch", 3]),
+              helper.make_tensor_value_info("past", f, [2, "past"]),
+              helper.make_tensor_value_info("new", f, [2, "seq"]),
+              helper.make_tensor_value_info("kv2", f, [2, "past + seq"])]
+    outputs = [helper.make_tensor_value_info("s", f, ["2*batch", 3]),
+               helper.make_tensor_value_info("p", f, [2, "past + seq"])]
+    model = helper.make_model(helper.make_graph(nodes, "derived", inputs, outputs),
+                              opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 8
+    path = tmp_path / "derived.onnx"
+    onnx.save(model, str(path))
+    out = tmp_path / "out"
+    proc = subprocess.run([str(PARITY), "run", path, "--random", "--dim", "batch=3,past=4", "--outputs", out],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    s, p = load_pb(out / "output_0.pb"), load_pb(out / "output_1.pb")
+    assert s.shape == (6, 3) and p.shape == (2, 4 + 2)  # seq takes the default size 2
+    proc = subprocess.run([str(PARITY), "profile", path, "--random", "--runs", "1", "--warmup", "0",
+                           "--out", tmp_path / "prof"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    bad = subprocess.run([str(PARITY), "run", path, "--random", "--dim", "width=3"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "width" in bad.stderr

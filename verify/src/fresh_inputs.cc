@@ -7,90 +7,12 @@
 #include <set>
 
 #include "parity/error.h"
+#include "parity/sym_expr.h"
 #include "parity/verify/compare.h"
 
 namespace parity::verify {
 
 namespace {
-
-// Recursive descent over + - * // % and parentheses; enough for torch's size expressions.
-class ExprParser {
- public:
-  ExprParser(const std::string& text, const std::map<std::string, int64_t>& symbols) : s_(text), symbols_(symbols) {}
-  int64_t parse() {
-    const int64_t v = sum();
-    skip();
-    if (pos_ != s_.size()) fail("unexpected '" + s_.substr(pos_) + "'");
-    return v;
-  }
-
- private:
-  [[noreturn]] void fail(const std::string& why) const { throw Error({"verify"}, "size expression '" + s_ + "': " + why); }
-  void skip() {
-    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
-  }
-  bool eat(const std::string& tok) {
-    skip();
-    if (s_.compare(pos_, tok.size(), tok) != 0) return false;
-    pos_ += tok.size();
-    return true;
-  }
-  int64_t sum() {
-    int64_t v = product();
-    for (;;) {
-      if (eat("+")) v += product();
-      else if (eat("-")) v -= product();
-      else return v;
-    }
-  }
-  int64_t product() {
-    int64_t v = unary();
-    for (;;) {
-      if (eat("//")) {
-        const int64_t d = unary();
-        if (d == 0) fail("division by zero");
-        v = static_cast<int64_t>(std::floor(static_cast<double>(v) / static_cast<double>(d)));
-      } else if (eat("*")) {
-        v *= unary();
-      } else if (eat("%")) {
-        const int64_t d = unary();
-        if (d == 0) fail("modulo by zero");
-        v = ((v % d) + d) % d;
-      } else {
-        return v;
-      }
-    }
-  }
-  int64_t unary() {
-    if (eat("-")) return -unary();
-    if (eat("(")) {
-      const int64_t v = sum();
-      if (!eat(")")) fail("missing ')'");
-      return v;
-    }
-    skip();
-    const size_t start = pos_;
-    if (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
-      while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
-      return std::stoll(s_.substr(start, pos_ - start));
-    }
-    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) ++pos_;
-    if (start == pos_) fail("expected a number or a symbol at offset " + std::to_string(pos_));
-    const std::string name = s_.substr(start, pos_ - start);
-    auto it = symbols_.find(name);
-    if (it == symbols_.end()) fail("unknown symbol '" + name + "'");
-    return it->second;
-  }
-
-  const std::string& s_;
-  const std::map<std::string, int64_t>& symbols_;
-  size_t pos_ = 0;
-};
-
-bool is_symbol(const std::string& expr) {
-  return !expr.empty() && std::all_of(expr.begin(), expr.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }) &&
-         !std::isdigit(static_cast<unsigned char>(expr[0]));
-}
 
 struct ValueRange {
   double mean = 0, stddev = 1, lo = 0, hi = 1;
@@ -100,7 +22,7 @@ struct ValueRange {
 }  // namespace
 
 int64_t evaluate_sym_expr(const std::string& expr, const std::map<std::string, int64_t>& symbols) {
-  return ExprParser(pt2::simplify_sym_expr(expr), symbols).parse();
+  return evaluate_int_expr(pt2::simplify_sym_expr(expr), symbols, "verify");
 }
 
 std::vector<FreshSet> make_fresh_sets(const pt2::Program& program, const std::vector<std::vector<Tensor>>& captured,
@@ -126,13 +48,13 @@ std::vector<FreshSet> make_fresh_sets(const pt2::Program& program, const std::ve
   for (const auto& [sym, range] : program.range_constraints) seen[pt2::simplify_sym_expr(sym)];
   for (size_t i = 0; i < names.size(); ++i)
     for (const auto& d : metas[i] ? metas[i]->sizes : std::vector<pt2::SymDim>{})
-      if (!d.value && is_symbol(pt2::simplify_sym_expr(d.expr))) seen[pt2::simplify_sym_expr(d.expr)];
+      if (!d.value && is_plain_symbol(pt2::simplify_sym_expr(d.expr))) seen[pt2::simplify_sym_expr(d.expr)];
   for (const auto& set : captured)
     for (size_t i = 0; i < names.size() && i < set.size(); ++i) {
       if (!metas[i]) continue;
       const auto& sizes = metas[i]->sizes;
       for (size_t a = 0; a < sizes.size() && a < set[i].shape().size(); ++a)
-        if (!sizes[a].value && is_symbol(pt2::simplify_sym_expr(sizes[a].expr)))
+        if (!sizes[a].value && is_plain_symbol(pt2::simplify_sym_expr(sizes[a].expr)))
           seen[pt2::simplify_sym_expr(sizes[a].expr)].insert(set[i].shape()[a]);
       const Tensor& t = set[i];
       if (t.numel() == 0) continue;

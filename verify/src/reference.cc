@@ -138,6 +138,8 @@ class Interpreter {
         auto it = store.find(spec.target);
         if (it == store.end()) throw Error({"verify", program_.archive_path}, "no stored data for '" + spec.target + "'");
         tensors_[spec.arg.tensor_name()] = to_aten(it->second);
+      } else if (spec.kind == Kind::kConstantInput) {
+        continue;  // a Python scalar or None specialised at capture: the graph already holds its value
       } else {
         throw Error({"verify", program_.archive_path}, "input spec kind not supported by the reference executor yet");
       }

@@ -133,3 +133,14 @@ def build(api):
             case(f"globallppool_{name}", [node("GlobalLpPool", ["x"], ["y"], p=3)], {"x": x},
                  {"y": ((np.abs(x.astype(np.float64)) ** 3).sum(axis=axes, keepdims=True) ** (1 / 3)).astype(dt)},
                  tol=(1e-5, 1e-6))
+    # NaN propagates through max pooling (numpy's max/argmax: the first NaN), with and without Indices:
+    # the two are separate code paths in refrt (branch-free without Indices).
+    xn = rand(1, 2, 5, 6, low=-3, high=3)
+    xn[0, 0, 1, 2] = np.nan
+    xn[0, 1, 4, 5] = np.nan
+    y, idx = pool_ref(np, xn, "max", [2, 2], strides=[1, 2])
+    ort_nan = "onnxruntime's MaxPool does not propagate NaN; refrt follows torch.max_pool2d, which does"
+    case("maxpool_nan_propagates", [node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[1, 2])], {"x": xn},
+         {"y": y}, ort_differs=ort_nan)
+    case("maxpool_nan_propagates_indices", [node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2], strides=[1, 2])],
+         {"x": xn}, {"y": y, "i": idx}, ort_differs=ort_nan)
