@@ -488,6 +488,76 @@ case("aten::repeat_interleave.self_int", lambda a: a.repeat_interleave(2), lambd
 case("aten::repeat_interleave.self_int", lambda x: x.repeat_interleave(2, dim=0), lambda: (r(4, 3),),
      dynamic=_batch, tag="dynamic")
 
+# --- recurrent layers (weights are inputs, so the rows test the overload on its own) ---
+def _rnn_params(layers, dirs, input_size, hidden, gates, biases=True):
+    params = []
+    for layer in range(layers):
+        for _ in range(dirs):
+            width = input_size if layer == 0 else hidden * dirs
+            params += [r(gates * hidden, width) * 0.5, r(gates * hidden, hidden) * 0.5]
+            params += [r(gates * hidden) * 0.5, r(gates * hidden) * 0.5] if biases else []
+    return params
+
+
+def _lstm_case(tag, layers=1, bidirectional=False, batch_first=False, biases=True, zero_state=False, dynamic=None):
+    seq, batch, input_size, hidden = 5, 3, 4, 3
+    dirs = 2 if bidirectional else 1
+
+    def inputs():
+        x = r(batch, seq, input_size) if batch_first else r(seq, batch, input_size)
+        states = () if zero_state else (r(layers * dirs, batch, hidden), r(layers * dirs, batch, hidden))
+        return (x, *states, *_rnn_params(layers, dirs, input_size, hidden, 4, biases))
+
+    def fn(x, *rest):
+        if zero_state:  # what nn.LSTM does without hx: the batch size comes from x (dynamic)
+            h0 = x.new_zeros(layers * dirs, x.shape[0 if batch_first else 1], hidden)
+            hx, params = [h0, h0.clone()], list(rest)
+        else:
+            hx, params = list(rest[:2]), list(rest[2:])
+        return aten.lstm.input(x, hx, params, biases, layers, 0.0, False, bidirectional, batch_first)
+    case("aten::lstm.input", fn, inputs, tag=tag, dynamic=dynamic)
+
+
+_lstm_case("1layer")
+_lstm_case("2layers", layers=2)
+_lstm_case("bidirectional", bidirectional=True)
+_lstm_case("2layers_bidirectional_no_bias", layers=2, bidirectional=True, biases=False)
+_lstm_case("batch_first", batch_first=True)
+_lstm_case("dynamic_batch", zero_state=True, dynamic={"x": {1: torch.export.Dim("batch", min=2, max=64)}})
+_lstm_case("dynamic_batch_first_2layers", layers=2, batch_first=True, zero_state=True,
+           dynamic={"x": {0: torch.export.Dim("batch", min=2, max=64)}})
+
+
+def _gru_rnn_case(key, op, tag, layers=1, bidirectional=False, batch_first=False, biases=True, zero_state=False,
+                  dynamic=None):
+    seq, batch, input_size, hidden = 4, 3, 5, 4
+    dirs = 2 if bidirectional else 1
+    gates = 3 if "gru" in key else 1
+
+    def inputs():
+        x = r(batch, seq, input_size) if batch_first else r(seq, batch, input_size)
+        state = () if zero_state else (r(layers * dirs, batch, hidden),)
+        return (x, *state, *_rnn_params(layers, dirs, input_size, hidden, gates, biases))
+
+    def fn(x, *rest):
+        if zero_state:
+            hx, params = x.new_zeros(layers * dirs, x.shape[0 if batch_first else 1], hidden), list(rest)
+        else:
+            hx, params = rest[0], list(rest[1:])
+        return op(x, hx, params, biases, layers, 0.0, False, bidirectional, batch_first)
+    case(key, fn, inputs, tag=tag, dynamic=dynamic)
+
+
+_gru_rnn_case("aten::gru.input", aten.gru.input, "1layer")
+_gru_rnn_case("aten::gru.input", aten.gru.input, "2layers_bidirectional", layers=2, bidirectional=True)
+_gru_rnn_case("aten::gru.input", aten.gru.input, "batch_first_no_bias", batch_first=True, biases=False)
+_gru_rnn_case("aten::gru.input", aten.gru.input, "dynamic_batch", zero_state=True,
+              dynamic={"x": {1: torch.export.Dim("batch", min=2, max=64)}})
+_gru_rnn_case("aten::rnn_tanh.input", aten.rnn_tanh.input, "2layers", layers=2)
+_gru_rnn_case("aten::rnn_tanh.input", aten.rnn_tanh.input, "bidirectional_batch_first", bidirectional=True,
+              batch_first=True)
+_gru_rnn_case("aten::rnn_relu.input", aten.rnn_relu.input, "bidirectional", bidirectional=True)
+
 # --- symbolic scalar arithmetic and guards ---
 case("_operator::add", lambda x: x.new_ones(-x.shape[0] + 2 * x.shape[0] + 1), lambda: (r(4, 3),), dynamic=_batch)
 case("_operator::sub", lambda x: x.new_ones(x.shape[0] - 1), lambda: (r(4, 3),),
