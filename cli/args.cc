@@ -24,6 +24,7 @@ Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& va
         value = argv[++i];
       }
       values_[name] = value;
+      all_values_[name].push_back(value);
     } else if (flag_options.count(name) && !has_inline) {
       values_[name] = "1";
     } else {
@@ -57,6 +58,24 @@ double Args::get_double(const std::string& name, double fallback) const {
   } catch (const std::exception&) {
   }
   throw Error({"cli"}, "option " + name + " needs a number, got '" + get(name) + "'", ErrorKind::kUsage);
+}
+
+std::vector<std::string> Args::get_all(const std::string& name) const {
+  std::vector<std::string> out;
+  auto it = all_values_.find(name);
+  if (it == all_values_.end()) return out;
+  for (const auto& value : it->second) {
+    std::string cur;
+    for (char c : value + ",") {
+      if (c != ',') {
+        cur += c;
+      } else if (!cur.empty()) {
+        out.push_back(cur);
+        cur.clear();
+      }
+    }
+  }
+  return out;
 }
 
 std::vector<std::string> Args::get_list(const std::string& name) const {

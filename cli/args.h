@@ -18,10 +18,13 @@ class Args {
   int get_int(const std::string& name, int fallback) const;
   double get_double(const std::string& name, double fallback) const;
   std::vector<std::string> get_list(const std::string& name) const;  // comma-separated
+  // Every value of a repeatable option (`--plugin a.so --plugin b,c.so`), comma lists split, in order.
+  std::vector<std::string> get_all(const std::string& name) const;
 
  private:
   std::vector<std::string> positional_;
-  std::map<std::string, std::string> values_;
+  std::map<std::string, std::string> values_;                   // the last value of each option
+  std::map<std::string, std::vector<std::string>> all_values_;  // every value, for get_all
 };
 
 }  // namespace parity::cli

@@ -164,6 +164,8 @@ def capture_case(case: Case, mode: str, out_dir, force: bool = False) -> dict:
             "error": None, "torch_version": torch.__version__, "description": case.description,
             "input_names": [], "output_names": [], "input_sets": 0, "dynamic_dims": [], "source_hash": digest}
     try:
+        info["torch_libraries"] = case.torch_libraries() if case.torch_libraries else []
+        info["export_plugins"] = case.export_plugins() if case.export_plugins else []
         examples = case.examples()
         info["input_sets"] = len(examples)
         args0, kwargs0 = examples[0]

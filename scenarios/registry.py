@@ -23,6 +23,10 @@ class Case:
     description: str = ""
     # Optional keyword args, one dict per input set.
     kwargs_sets: Optional[Callable[[], list[dict]]] = None
+    # Shared libraries a case with custom ops needs, as absolute paths (recorded in case.json): TORCH_LIBRARY
+    # libraries the libtorch reference must load, and exporter translation plugins (`parity export --plugin`).
+    torch_libraries: Optional[Callable[[], list[str]]] = None
+    export_plugins: Optional[Callable[[], list[str]]] = None
 
     @property
     def seed(self) -> int:

@@ -1,4 +1,4 @@
-// Higher-order ops: torch.cond -> If, while_loop -> Loop, scan -> Scan. Each subgraph of the PT2 is
+// Higher-order ops: torch.cond -> If, while_loop -> Loop, scan and map -> Scan. Each subgraph of the PT2 is
 // translated with the same registry into an ONNX subgraph; its inputs are bound to outer values (If,
 // and the additional inputs of Loop/Scan) or to the body's formal inputs. Names stay unique across
 // scopes (the builders share one name table), FX names are kept where free.
@@ -179,15 +179,15 @@ void translate_while_loop(TranslateContext& ctx) {
   *b->mutable_g() = body;
 }
 
-// scan(combine_graph, init, xs, additional) -> Scan(init..., xs...) over axis 0; the combine graph
-// takes (carry..., x_t..., additional...) and returns (next_carry..., y_t...).
-void translate_scan(TranslateContext& ctx) {
+// A Scan over axis 0 of the tensors at argument `xs_at`, carrying those at `init_at` (none when negative);
+// the combine graph (argument 0) takes (carry..., x_t..., additional...) and returns (next_carry..., y_t...).
+void emit_scan(TranslateContext& ctx, int init_at, size_t xs_at, size_t additional_at) {
   pt2::Graph storage;
   const pt2::Graph& combine = subgraph_of(ctx, 0, storage);
-  const std::vector<std::string> init = outer_tensors(ctx, 1);
-  const std::vector<std::string> xs = outer_tensors(ctx, 2);
-  const std::vector<std::string> additional = outer_tensors(ctx, 3);
-  if (xs.empty()) ctx.fail("scan without scanned inputs is not supported");
+  const std::vector<std::string> init = init_at < 0 ? std::vector<std::string>{} : outer_tensors(ctx, init_at);
+  const std::vector<std::string> xs = outer_tensors(ctx, xs_at);
+  const std::vector<std::string> additional = outer_tensors(ctx, additional_at);
+  if (xs.empty()) ctx.fail("a scan without scanned inputs is not supported");
   const size_t outputs = ctx.output_count();
   if (outputs < init.size()) ctx.fail("scan returns fewer values than it carries");
   const std::vector<DType> dtypes = output_dtypes(ctx, outputs);
@@ -196,7 +196,7 @@ void translate_scan(TranslateContext& ctx) {
   body.set_name(ctx.node.name + "_body");
   GraphBuilder builder(&body, ctx.graph);
   std::vector<std::string> formal;
-  const auto& xs_arg = ctx.positional(2).tensor_names();
+  const auto& xs_arg = ctx.positional(xs_at).tensor_names();
   for (size_t i = 0; i < init.size() + xs.size(); ++i) {
     formal.push_back(builder.unique_name(ctx.node.name + (i < init.size() ? "_carry" : "_x") + std::to_string(i)));
     const DType dt = i < init.size() ? dtypes[i] : ctx.program.graph.meta(xs_arg[i - init.size()], ctx.node.name).dtype;
@@ -223,10 +223,17 @@ void translate_scan(TranslateContext& ctx) {
   *b->mutable_g() = body;
 }
 
+// scan(combine_graph, init, xs, additional) -> Scan(init..., xs...).
+void translate_scan(TranslateContext& ctx) { emit_scan(ctx, 1, 2, 3); }
+
+// map_impl(body, xs, args) -> a Scan without carries: body(x_t..., args...) stacked along axis 0.
+void translate_map(TranslateContext& ctx) { emit_scan(ctx, -1, 1, 2); }
+
 }  // namespace
 
 PARITY_TRANSLATION("higher_order::cond", translate_cond, 18);
 PARITY_TRANSLATION("higher_order::while_loop", translate_while_loop, 18);
 PARITY_TRANSLATION("higher_order::scan", translate_scan, 18);
+PARITY_TRANSLATION("higher_order::map_impl", translate_map, 18);
 
 }  // namespace parity::exporter

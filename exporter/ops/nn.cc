@@ -186,6 +186,20 @@ BatchStats batch_norm_train(TranslateContext& ctx, const std::string& x, double 
   return {y, ctx.emit1("Reshape", {mean, flat}), ctx.emit1("Reshape", {invstd, flat}), ctx.emit1("Reshape", {var, flat})};
 }
 
+// Training updates the running statistics: running = (1 - momentum) * running + momentum * batch, the
+// variance unbiased. Returns the new (mean, var).
+std::pair<std::string, std::string> updated_running_stats(TranslateContext& ctx, const BatchStats& s, DType t) {
+  const double m = ctx.float_arg("momentum", 0.1);
+  const std::string n = ctx.emit1("Div", {ctx.emit1("Size", {ctx.tensor("input")}), ctx.emit1("Size", {s.mean})});
+  const std::string nf = ctx.cast_if_needed(n, DType::kInt64, t);
+  const std::string unbiased = ctx.emit1("Div", {ctx.emit1("Mul", {s.var, nf}), ctx.emit1("Sub", {nf, ctx.constant(1, t)})});
+  auto blend = [&](const std::string& running, const std::string& batch) {
+    return ctx.emit1("Add", {ctx.emit1("Mul", {ctx.tensor(running), ctx.constant(1 - m, t)}), ctx.emit1("Mul", {batch, ctx.constant(m, t)})},
+                     running + "_updated");
+  };
+  return {blend("running_mean", s.mean), blend("running_var", unbiased)};
+}
+
 std::string batch_norm_eval(TranslateContext& ctx, double eps, DType t) {
   const std::string c_shape = shape_of(ctx, ctx.tensor("running_mean"));
   auto* node = ctx.emit("BatchNormalization", {ctx.tensor("input"), affine_or(ctx, "weight", 1, c_shape, t),
@@ -222,18 +236,14 @@ void batch_norm_legit(TranslateContext& ctx) {
   ctx.alias_output(0, s.y);
   ctx.alias_output(1, s.mean);
   ctx.alias_output(2, s.invstd);
-  if (ctx.output_count() == 5) {
-    // running = (1 - momentum) * running + momentum * batch (the variance unbiased).
-    const double m = ctx.float_arg("momentum", 0.1);
-    const std::string n = ctx.emit1("Div", {ctx.emit1("Size", {ctx.tensor("input")}), ctx.emit1("Size", {s.mean})});
-    const std::string nf = ctx.cast_if_needed(n, DType::kInt64, t);
-    const std::string unbiased = ctx.emit1("Div", {ctx.emit1("Mul", {s.var, nf}), ctx.emit1("Sub", {nf, ctx.constant(1, t)})});
-    auto blend = [&](const std::string& running, const std::string& batch, size_t out) {
-      ctx.emit("Add", {ctx.emit1("Mul", {ctx.tensor(running), ctx.constant(1 - m, t)}), ctx.emit1("Mul", {batch, ctx.constant(m, t)})},
-               {ctx.output(out)});
-    };
-    blend("running_mean", s.mean, 3);
-    blend("running_var", unbiased, 4);
+  if (!has_running) return;
+  const auto [mean, var] = updated_running_stats(ctx, s, t);
+  if (ctx.output_count() == 5) {  // _functional returns the new running stats
+    ctx.alias_output(3, mean);
+    ctx.alias_output(4, var);
+  } else {  // the in-place form writes them into its arguments
+    ctx.rebind("running_mean", mean);
+    ctx.rebind("running_var", var);
   }
 }
 
@@ -241,8 +251,14 @@ void batch_norm_legit(TranslateContext& ctx) {
 void batch_norm(TranslateContext& ctx) {
   const DType t = ctx.output_meta().dtype;
   const double eps = ctx.float_arg("eps", 1e-5);
-  if (ctx.bool_arg("training", false) || !ctx.has("running_mean")) return ctx.alias_output(0, batch_norm_train(ctx, ctx.tensor("input"), eps, t).y);
-  ctx.alias_output(0, batch_norm_eval(ctx, eps, t));
+  if (!ctx.bool_arg("training", false) && ctx.has("running_mean")) return ctx.alias_output(0, batch_norm_eval(ctx, eps, t));
+  const BatchStats s = batch_norm_train(ctx, ctx.tensor("input"), eps, t);
+  ctx.alias_output(0, s.y);
+  if (ctx.has("running_mean")) {  // batch_norm writes the running statistics in place
+    const auto [mean, var] = updated_running_stats(ctx, s, t);
+    ctx.rebind("running_mean", mean);
+    ctx.rebind("running_var", var);
+  }
 }
 
 // native_layer_norm(input, normalized_shape, weight, bias, eps) -> (y, mean, rstd); layer_norm -> y.
@@ -384,11 +400,53 @@ void pdist(TranslateContext& ctx) {
   ctx.alias_output(0, p_norm_last(ctx, ctx.emit1("Sub", {take(first), take(second)}), ctx.float_arg("p", 2.0), t));
 }
 
+// rms_norm(input, normalized_shape, weight?, eps?): opset 23's RMSNormalization, below it the formula
+// x * rsqrt(mean(x^2) + eps) * weight computed in float32 for 16-bit inputs (as torch's CPU kernel). torch's
+// default eps is the machine epsilon of the compute type.
+void rms_norm(TranslateContext& ctx) {
+  const DType t = ctx.output_meta().dtype;
+  const auto normalized = ctx.ints_arg("normalized_shape");
+  const DType compute = t == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
+  const double eps = ctx.float_arg("eps", compute == DType::kFloat64 ? std::numeric_limits<double>::epsilon()
+                                                                      : std::numeric_limits<float>::epsilon());
+  const int64_t axis = -static_cast<int64_t>(normalized.size());
+  if (ctx.opset >= 23) {
+    const std::string scale = affine_or(ctx, "weight", 1, ctx.graph.constant_i64(normalized), t);
+    auto* node = ctx.emit("RMSNormalization", {ctx.tensor("input"), scale}, {ctx.output()});
+    set_attr(node, "axis", axis);
+    set_attr(node, "epsilon", static_cast<float>(eps));
+    return;
+  }
+  std::vector<int64_t> axes;
+  for (int64_t a = axis; a < 0; ++a) axes.push_back(a);
+  const std::string x = ctx.cast_if_needed(ctx.tensor("input"), t, compute);
+  const std::string mean_square = ctx.temp("mean_square");
+  emit_reduce(ctx, "ReduceMean", ctx.emit1("Mul", {x, x}), axes, true, mean_square);
+  const std::string rms = ctx.emit1("Sqrt", {ctx.emit1("Add", {mean_square, ctx.constant(eps, compute)})}, "rms");
+  std::string y = ctx.cast_if_needed(ctx.emit1("Div", {x, rms}), compute, t);
+  if (ctx.has("weight")) y = ctx.emit1("Mul", {y, ctx.value("weight", t)});
+  ctx.alias_output(0, y);
+}
+
+// Opset 23's Attention for 4-D [batch, heads, seq, head_dim] inputs: causal masking, boolean or additive
+// masks, scale and grouped-query heads map onto its attributes one to one.
+void sdpa_as_attention(TranslateContext& ctx, DType t) {
+  std::vector<std::string> inputs = {ctx.tensor("query"), ctx.tensor("key"), ctx.tensor("value")};
+  if (ctx.has("attn_mask"))
+    inputs.push_back(ctx.input_meta("attn_mask").dtype == DType::kBool ? ctx.tensor("attn_mask") : ctx.value("attn_mask", t));
+  auto* node = ctx.emit("Attention", inputs, {ctx.output()});
+  if (ctx.bool_arg("is_causal", false)) set_attr(node, "is_causal", int64_t{1});
+  if (ctx.has("scale")) set_attr(node, "scale", static_cast<float>(ctx.float_arg("scale", 1.0)));
+}
+
 // scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
 void sdpa(TranslateContext& ctx) {
   const DType t = ctx.output_meta().dtype;
   if (ctx.float_arg("dropout_p", 0.0) != 0.0) ctx.fail("scaled_dot_product_attention with dropout_p > 0 is not supported");
-  if (ctx.bool_arg("enable_gqa", false)) ctx.fail("scaled_dot_product_attention with enable_gqa is not supported yet");
+  if (ctx.opset >= 23 && ctx.rank("query") == 4 && ctx.rank("key") == 4 && ctx.rank("value") == 4)
+    return sdpa_as_attention(ctx, t);
+  if (ctx.bool_arg("enable_gqa", false))
+    ctx.fail("scaled_dot_product_attention with enable_gqa needs opset 23 (Attention) and 4-D inputs");
   const std::string q = ctx.tensor("query"), k = ctx.tensor("key"), v = ctx.tensor("value");
   const int64_t rank = ctx.rank("key");
   std::vector<int64_t> perm;
@@ -463,5 +521,6 @@ PARITY_TRANSLATION("aten::col2im.default", col2im, 18);
 PARITY_TRANSLATION("aten::_cdist_forward.default", cdist, 18);
 PARITY_TRANSLATION("aten::_pdist_forward.default", pdist, 18);
 PARITY_TRANSLATION("aten::scaled_dot_product_attention.default", sdpa, 18);
+PARITY_TRANSLATION("aten::rms_norm.default", rms_norm, 18);
 
 }  // namespace parity::exporter

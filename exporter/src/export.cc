@@ -2,11 +2,13 @@
 #include "parity/exporter/export.h"
 
 #include <algorithm>
+#include <iostream>
 #include <sstream>
 
 #include "builder.h"
 #include "parity/error.h"
 #include "parity/fs.h"
+#include "plugins.h"
 #include "translate.h"
 
 namespace parity::exporter {
@@ -181,11 +183,36 @@ std::string export_program(const pt2::Program& program, const ExportOptions& opt
   }
 
   // Nodes: every unsupported op is collected so that one run lists them all.
+  load_translation_plugins(options.plugins);  // their translations join the registry
   std::map<std::string, Unsupported> unsupported;
+  std::set<std::string> custom_domains, warned;
   const auto& registry = translation_registry();
   for (const auto& node : program.graph.nodes) {
     const std::string key = registry_key(node.target);
     auto it = registry.find(key);
+    // A custom op (a TORCH_LIBRARY namespace) nobody translates: one node of the op's own domain.
+    const auto custom = it == registry.end() ? custom_op_of(node.target) : std::nullopt;
+    if (custom) {
+      if (!unsupported.empty()) continue;
+      const auto& [domain, op] = *custom;
+      if (custom_domains.insert(domain).second) {
+        auto* custom_opset = model.add_opset_import();
+        custom_opset->set_domain(domain);
+        custom_opset->set_version(1);
+      }
+      if (warned.insert(node.target).second)
+        std::cerr << "parity: warning: export: node '" << node.name << "' (" << node.target
+                  << "): no translation, emitted as custom-domain node " << domain << "::" << op
+                  << "; refrt and onnxruntime cannot run it without a kernel\n";
+      graph.set_current_node(node.name, node_metadata(node));
+      TranslateContext ctx(program, node, graph, options.opset, values);
+      try {
+        emit_custom_domain_node(ctx, domain, op);
+      } catch (const Error& e) {
+        throw e.with_context({"export", program.archive_path, node.name, node.target});
+      }
+      continue;
+    }
     if (it == registry.end() || it->second.min_opset > options.opset) {
       auto& u = unsupported[key + (it == registry.end() ? "" : " (needs opset " + std::to_string(it->second.min_opset) + ")")];
       if (u.count++ == 0) {
@@ -220,13 +247,10 @@ std::string export_program(const pt2::Program& program, const ExportOptions& opt
   std::set<std::string> input_like;
   for (const auto& in : g->input()) input_like.insert(in.name());
   for (const auto& init : g->initializer()) input_like.insert(init.name());
-  size_t out_index = 0;
-  for (const auto& fx : program.user_output_names()) {
+  auto add_output = [&](const std::string& fx, const std::string& wanted) {
     auto it = values.find(fx);
     if (it == values.end()) throw Error(where, "output '" + fx + "' is not produced by the graph");
     std::string name = it->second;
-    std::string wanted = out_index < options.output_names.size() ? options.output_names[out_index] : name;
-    ++out_index;
     if (wanted != name || input_like.count(name) || output_names.count(name)) {
       if (graph.is_used(wanted) && wanted != name) {
         if (std::any_of(g->input().begin(), g->input().end(), [&](const auto& i) { return i.name() == wanted; }))
@@ -239,7 +263,16 @@ std::string export_program(const pt2::Program& program, const ExportOptions& opt
     }
     output_names.insert(name);
     set_value_info(g->add_output(), name, program.graph.meta(fx, "output"), program.dim_names);
+  };
+  size_t out_index = 0;
+  for (const auto& fx : program.user_output_names()) {
+    const bool named = out_index < options.output_names.size();
+    add_output(fx, named ? options.output_names[out_index] : values.count(fx) ? values.at(fx) : fx);
+    ++out_index;
   }
+  // Mutated buffers and inputs follow the user's outputs, so a caller can carry the state forward.
+  if (options.keep_mutations)
+    for (const auto& m : program.mutations()) add_output(m.fx_value, m.output_name);
   // Typed intermediates help readers and shape inference; FX metadata gives them for free.
   std::set<std::string> declared(output_names);
   declared.insert(input_like.begin(), input_like.end());

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 #include <regex>
+#include <set>
 
 #include "parity/error.h"
 #include "parity/exporter/program.h"
@@ -117,6 +118,77 @@ std::vector<std::string> Program::user_output_names() const {
   std::vector<std::string> out;
   for (const auto& s : output_specs)
     if (s.kind == OutputSpec::Kind::kUserOutput && s.arg.kind == "as_tensor") out.push_back(s.arg.tensor_name());
+  return out;
+}
+
+namespace {
+
+// "torch.ops.aten.add_.Tensor" -> "add_"
+std::string op_name(const std::string& target) {
+  const auto last = target.rfind('.');
+  if (last == std::string::npos || last == 0) return "";
+  const auto prev = target.rfind('.', last - 1);
+  return target.substr(prev == std::string::npos ? 0 : prev + 1, last - (prev == std::string::npos ? 0 : prev + 1));
+}
+
+bool is_in_place(const std::string& target) {
+  const std::string op = op_name(target);
+  return target.rfind("torch.ops.aten.", 0) == 0 && op.size() > 1 && op.back() == '_' && op[op.size() - 2] != '_';
+}
+
+bool is_view(const std::string& target) {
+  static const std::set<std::string> views = {"slice", "select", "view", "_unsafe_view", "unsqueeze", "squeeze", "alias",
+                                              "as_strided", "t", "transpose", "permute", "expand", "diagonal", "narrow",
+                                              "unfold", "detach"};
+  return target.rfind("torch.ops.aten.", 0) == 0 && views.count(op_name(target)) != 0;
+}
+
+}  // namespace
+
+std::vector<Program::Mutation> Program::mutations() const {
+  std::vector<Mutation> out;
+  std::set<std::string> seen;  // output names
+  for (const auto& s : output_specs) {
+    if (s.arg.kind != "as_tensor") continue;
+    const char* prefix = s.kind == OutputSpec::Kind::kBufferMutation      ? "mutated_buffer."
+                         : s.kind == OutputSpec::Kind::kParameterMutation ? "mutated_parameter."
+                         : s.kind == OutputSpec::Kind::kUserInputMutation ? "mutated_input."
+                                                                          : nullptr;
+    if (prefix && seen.insert(prefix + s.target).second) out.push_back({s.arg.tensor_name(), prefix + s.target});
+  }
+  // Training IR (not functionalised) keeps in-place ops and lists no mutation outputs: the placeholder an
+  // in-place op writes (directly or through a chain of views) holds the new state after the graph.
+  std::map<std::string, const Node*> producer;
+  for (const auto& n : graph.nodes)
+    for (const auto& o : n.outputs)
+      if (o.kind == "as_tensor") producer[o.tensor_name()] = &n;
+  std::set<std::string> written;
+  auto mark = [&](std::string t) {
+    for (auto it = producer.find(t); it != producer.end() && is_view(it->second->target); it = producer.find(t)) {
+      const Argument* base = it->second->input("self");
+      if (!base || !base->is_tensor()) break;
+      t = base->tensor_name();
+    }
+    written.insert(t);
+  };
+  for (const auto& n : graph.nodes) {
+    if (is_in_place(n.target) && !n.inputs.empty() && n.inputs[0].arg.is_tensor()) mark(n.inputs[0].arg.tensor_name());
+    // Batch norm in training mode writes its running statistics (a mutable argument, not `self`).
+    const std::string op = op_name(n.target);
+    const Argument* training = n.input("training");
+    if ((op == "batch_norm" || op == "_native_batch_norm_legit" || op == "native_batch_norm") && training &&
+        training->kind == "as_bool" && training->as_bool())
+      for (const char* arg : {"running_mean", "running_var"})
+        if (const Argument* a = n.input(arg); a && a->is_tensor()) mark(a->tensor_name());
+  }
+  for (const auto& s : input_specs) {
+    if (s.arg.kind != "as_tensor" || !written.count(s.arg.tensor_name())) continue;
+    const std::string name = s.kind == InputSpec::Kind::kBuffer      ? "mutated_buffer." + s.target
+                             : s.kind == InputSpec::Kind::kParameter ? "mutated_parameter." + s.target
+                             : s.kind == InputSpec::Kind::kUserInput ? "mutated_input." + s.arg.tensor_name()
+                                                                     : "";
+    if (!name.empty() && seen.insert(name).second) out.push_back({s.arg.tensor_name(), name});
+  }
   return out;
 }
 

@@ -2,6 +2,7 @@
 import torch
 from torch import nn
 from torch._higher_order_ops import scan, while_loop
+from torch._higher_order_ops.map import map as map_rows
 from torch.export import Dim
 
 from ..registry import Case, register
@@ -75,6 +76,19 @@ class ScanTwoCarriesReverse(nn.Module):
         return scan(combine, (torch.zeros(x.shape[1:]), torch.ones(x.shape[1:])), x, reverse=True)
 
 
+class MapRows(nn.Module):
+    """map over the rows of x with an extra operand and a weight: two outputs per row."""
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x, bias):
+        def body(row, b):
+            h = torch.tanh(self.fc(row) + b)
+            return h, h.sum().reshape(1)
+        return map_rows(body, x, bias)
+
+
 register(Case(name="cond_simple", make_module=CondSimple,
               input_sets=lambda: [(torch.randn(b, 3).abs(),) for b in (2, 4)] + [(-torch.randn(3, 3).abs(),)],
               dynamic_shapes=({0: B},), description="torch.cond on the sign of a sum (both branches run)"))
@@ -100,3 +114,7 @@ register(Case(name="scan_cumsum", make_module=ScanCumsum,
 register(Case(name="scan_two_carries_reverse", make_module=ScanTwoCarriesReverse,
               input_sets=lambda: [(torch.randn(5, 3), torch.randn(3)) for _ in range(2)],
               description="scan with two carries, an additional input, reverse"))
+register(Case(name="map_rows", make_module=MapRows,
+              input_sets=lambda: [(torch.randn(r, 4), torch.randn(4)) for r in (3, 6)],
+              dynamic_shapes=({0: Dim("rows", min=2, max=64)}, None),
+              description="torch map over rows with an extra operand and submodule weights (Scan without carries)"))

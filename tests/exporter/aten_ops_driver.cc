@@ -3,7 +3,7 @@
 // start-up cost per call (about a second), which would make the ~200-case table take many minutes.
 //
 //   parity_aten_driver MANIFEST.json RESULTS.json
-// MANIFEST: [{"pt2": ..., "onnx": ..., "inputs": DIR, "outputs": DIR}, ...]
+// MANIFEST: [{"pt2": ..., "onnx": ..., "inputs": DIR, "outputs": DIR, "opset": N?}, ...]
 // RESULTS:  [{"export_error": "..."?, "run_error": "..."?}, ...] in the same order.
 #include <exception>
 #include <filesystem>
@@ -25,7 +25,9 @@ namespace {
 json run_case(const json& c) {
   json result = json::object();
   try {
-    parity::exporter::export_file(c.at("pt2").get<std::string>(), c.at("onnx").get<std::string>());
+    parity::exporter::ExportOptions options;
+    options.opset = c.value("opset", options.opset);
+    parity::exporter::export_file(c.at("pt2").get<std::string>(), c.at("onnx").get<std::string>(), options);
   } catch (const std::exception& e) {
     result["export_error"] = e.what();
     return result;

@@ -31,6 +31,8 @@ class OpCase:
     tol: float = 1e-4
     refrt_lacks: str = ""    # a refrt gap beyond missing op types (an attribute value, a mode)
     edit: Callable | None = None  # rewrites the exported graph (ops torch.export never emits by itself)
+    opset: int = 18          # `parity export --opset`
+    onnx_ops: tuple = ()     # ONNX op types the export must contain (a fused op at a newer opset)
 
     @property
     def id(self) -> str:
@@ -399,6 +401,25 @@ case("aten::scaled_dot_product_attention.default", lambda q, k, v: F.scaled_dot_
      lambda: (r(1, 2, 3, 4), r(1, 2, 3, 4), r(1, 2, 3, 4)))
 case("aten::scaled_dot_product_attention.default", lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, m, scale=0.3),
      lambda: (r(1, 2, 3, 4), r(1, 2, 5, 4), r(1, 2, 5, 4), rb(3, 5) | torch.eye(3, 5, dtype=torch.bool)), tag="mask")
+# Opset 23: SDPA -> Attention (causal, boolean and additive masks, grouped-query heads), rms_norm ->
+# RMSNormalization; at 18 both are decomposed.
+case("aten::scaled_dot_product_attention.default", lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+     lambda: (r(1, 2, 3, 4), r(1, 2, 3, 4), r(1, 2, 3, 4)), opset=23, onnx_ops=("Attention",), tag="opset23-causal")
+case("aten::scaled_dot_product_attention.default", lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, m, scale=0.3),
+     lambda: (r(2, 2, 3, 4), r(2, 2, 5, 4), r(2, 2, 5, 4), rb(3, 5) | torch.eye(3, 5, dtype=torch.bool)), opset=23,
+     onnx_ops=("Attention",), tag="opset23-bool-mask")
+case("aten::scaled_dot_product_attention.default", lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, m),
+     lambda: (r(1, 2, 3, 4), r(1, 2, 6, 4), r(1, 2, 6, 4), r(1, 1, 3, 6)), opset=23, onnx_ops=("Attention",),
+     tag="opset23-float-mask")
+case("aten::scaled_dot_product_attention.default",
+     lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True),
+     lambda: (r(1, 4, 5, 8), r(1, 2, 5, 8), r(1, 2, 5, 8)), opset=23, onnx_ops=("Attention",), tag="opset23-gqa")
+case("aten::rms_norm.default", lambda x, w: F.rms_norm(x, [4], w, 1e-5), lambda: (r(2, 3, 4), r(4)))
+case("aten::rms_norm.default", lambda x: F.rms_norm(x, [3, 4]), lambda: (r(2, 3, 4),), tag="no-weight-default-eps")
+case("aten::rms_norm.default", lambda x, w: F.rms_norm(x, [4], w, 1e-5), lambda: (r(2, 3, 4), r(4)), opset=23,
+     onnx_ops=("RMSNormalization",), tag="opset23")
+case("aten::rms_norm.default", lambda x: F.rms_norm(x, [3, 4]), lambda: (r(2, 3, 4),), opset=23,
+     onnx_ops=("RMSNormalization",), tag="opset23-no-weight")
 case("aten::softmax.int", lambda x: F.softmax(x, 0), lambda: (r(3, 4),))
 case("aten::log_softmax.int", lambda x: F.log_softmax(x, 1), lambda: (r(3, 4),))
 case("aten::dropout.default", lambda x: F.dropout(x, 0.3, False), lambda: (r(3, 4),))

@@ -77,7 +77,7 @@ def _capture(c: OpCase, index: int, root: Path) -> dict:
         _save(d / "test_data_set_0" / f"input_{i}.pb", a.numpy())
     for i, e in enumerate(expected):
         _save(d / "test_data_set_0" / f"output_{i}.pb", e.detach().numpy())
-    return {"dir": d, "targets": targets, "n_outputs": len(expected)}
+    return {"dir": d, "targets": targets, "n_outputs": len(expected), "opset": c.opset}
 
 
 def _target_key(target) -> str:
@@ -101,7 +101,8 @@ def captured(tmp_path_factory):
         info["onnx"] = d / "model.onnx"
         info["refrt_out"] = d / "refrt_out"
         manifest.append((info, {"pt2": str(d / "model.pt2"), "onnx": str(info["onnx"]),
-                                "inputs": str(d / "test_data_set_0"), "outputs": str(info["refrt_out"])}))
+                                "inputs": str(d / "test_data_set_0"), "outputs": str(info["refrt_out"]),
+                                "opset": info["opset"]}))
     (root / "manifest.json").write_text(json.dumps([m for _, m in manifest]))
     proc = subprocess.run([str(DRIVER), root / "manifest.json", root / "results.json"], capture_output=True, text=True,
                           timeout=600)
@@ -125,11 +126,17 @@ def _exported(captured, c, index):
     assert "export_error" not in info, info["export_error"]
     proto = onnx.load(str(info["onnx"]))
     onnx.checker.check_model(proto, full_check=True)
+    assert proto.opset_import[0].version == c.opset
+    missing = set(c.onnx_ops) - {n.op_type for n in proto.graph.node}
+    assert not missing, f"the export at opset {c.opset} lacks {sorted(missing)}"
     return info, proto
 
 
-def _compare(c, got, expected_dir, n):
-    assert len(got) == n, f"{len(got)} outputs, eager has {n}"
+def _compare(c, got, expected_dir, n, proto):
+    # Mutated user inputs follow the user's outputs ("mutated_input.<name>"); eager records the user's only.
+    mutated = sum(o.name.startswith("mutated_") for o in proto.graph.output)
+    assert len(got) == n + mutated, f"{len(got)} outputs, eager has {n} (+ {mutated} mutated inputs)"
+    got = got[:n]
     for i, value in enumerate(got):
         want = load_pb(expected_dir / f"output_{i}.pb")
         assert value.shape == want.shape, f"output {i}: shape {value.shape} vs eager {want.shape}"
@@ -144,11 +151,11 @@ def _params():
 
 @pytest.mark.parametrize("c,index", _params())
 def test_onnxruntime_matches_eager(captured, c, index):
-    info, _ = _exported(captured, c, index)
+    info, proto = _exported(captured, c, index)
     session = ort.InferenceSession(str(info["onnx"]), providers=["CPUExecutionProvider"])
     sets = info["dir"] / "test_data_set_0"
     feeds = {inp.name: load_pb(sets / f"input_{i}.pb") for i, inp in enumerate(session.get_inputs())}
-    _compare(c, session.run(None, feeds), sets, info["n_outputs"])
+    _compare(c, session.run(None, feeds), sets, info["n_outputs"], proto)
 
 
 @pytest.mark.parametrize("c,index", _params())
@@ -160,7 +167,7 @@ def test_refrt_matches_eager(captured, c, index, request):
     assert "run_error" not in info, info["run_error"]
     out = info["refrt_out"]
     got = [load_pb(out / f"output_{i}.pb") for i in range(len(list(out.glob("output_*.pb"))))]
-    _compare(c, got, info["dir"] / "test_data_set_0", info["n_outputs"])
+    _compare(c, got, info["dir"] / "test_data_set_0", info["n_outputs"], proto)
 
 
 def test_cli_export_and_run_match_the_driver(captured, tmp_path):

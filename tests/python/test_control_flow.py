@@ -1,6 +1,8 @@
-"""Control flow end to end: torch.cond / while_loop / scan scenarios captured, exported (If, Loop,
+"""Control flow end to end: torch.cond / while_loop / scan / map scenarios captured, exported (If, Loop,
 Scan), checked by onnx.checker (full_check) and run in onnxruntime and on refrt against the eager
-outputs stored at capture."""
+outputs stored at capture; `parity verify` runs the libtorch reference, which interprets the
+higher-order ops itself, against the same eager outputs."""
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -15,9 +17,9 @@ from conftest import load_pb, run_capture
 ROOT = Path(__file__).resolve().parents[2]
 PARITY = ROOT / os.environ.get("PARITY_BUILD_DIR", "build") / "parity"
 CASES = ("cond_simple", "cond_multiple_outputs", "cond_nested", "cond_submodules", "while_count_up",
-         "while_count_down", "scan_cumsum", "scan_two_carries_reverse")
+         "while_count_down", "scan_cumsum", "scan_two_carries_reverse", "map_rows")
 MODES = ("strict", "nonstrict")
-ONNX_OP = {"cond": "If", "while": "Loop", "scan": "Scan"}
+ONNX_OP = {"cond": "If", "while": "Loop", "scan": "Scan", "map": "Scan"}
 
 
 @pytest.fixture(scope="module")
@@ -66,3 +68,14 @@ def test_control_flow_matches_eager(cases, tmp_path, name, mode):
             for g, e in zip(got, expected):
                 assert g.shape == e.shape and g.dtype == e.dtype, (runtime, g.shape, e.shape, g.dtype, e.dtype)
                 np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6, err_msg=f"{runtime}, set {k}")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", CASES)
+def test_libtorch_reference_interprets_higher_order_ops(cases, tmp_path, name, mode):
+    parity("verify", cases / name / mode, "--out", tmp_path, "--quiet")
+    entry = json.loads((tmp_path / "report.json").read_text())["cases"][0]
+    assert entry["status"] == "pass", entry.get("error")
+    for s in entry["input_sets"]:
+        for o in s["outputs"]:
+            assert o["libtorch_vs_eager"]["passed"] and o["refrt_vs_libtorch"]["passed"], (s["name"], o)

@@ -7,9 +7,12 @@
 #include <ATen/core/stack.h>
 #include <torch/version.h>
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 
 #include "parity/error.h"
 
@@ -101,6 +104,7 @@ class Interpreter {
     }
     ReferenceResult result;
     for (const auto& name : program_.user_output_names()) result.outputs.push_back(from_aten(tensor(name)));
+    for (const auto& m : program_.mutations()) result.mutations.push_back(from_aten(tensor(m.fx_value)));
     if (keep)
       for (const auto& [name, t] : tensors_) result.intermediates[name] = from_aten(t);
     return result;
@@ -294,6 +298,7 @@ class Interpreter {
 
   void run_node(const pt2::Node& node) {
     if (node.target.rfind("_operator.", 0) == 0) return run_python_operator(node);
+    if (node.target.rfind("torch.ops.higher_order.", 0) == 0) return run_higher_order(node);
     const std::string prefix = "torch.ops.";
     if (node.target.rfind(prefix, 0) != 0)
       throw Error({"verify"}, "non-operator target is not supported by the reference executor yet");
@@ -321,6 +326,117 @@ class Interpreter {
       throw Error({"verify"}, "operator returned " + std::to_string(stack.size()) + " values, the graph expects " +
                                   std::to_string(node.outputs.size()));
     for (size_t i = 0; i < node.outputs.size() && i < stack.size(); ++i) bind_output(node.outputs[i], stack[i]);
+  }
+
+  // --- higher-order ops, interpreted: each subgraph runs in a child interpreter that sees the outer
+  // symbolic scalars; its inputs are bound positionally, as torch passes them. ---
+  std::vector<at::Tensor> run_subgraph(const json& graph_arg, const std::vector<at::Tensor>& inputs) const {
+    if (!graph_arg.contains("graph")) throw Error({"verify"}, "a higher-order op argument is not a subgraph");
+    const pt2::Graph graph = pt2::parse_graph(graph_arg.at("graph"));
+    if (graph.inputs.size() != inputs.size())
+      throw Error({"verify"}, "a subgraph takes " + std::to_string(graph.inputs.size()) + " inputs, " +
+                                  std::to_string(inputs.size()) + " were given");
+    Interpreter child(program_);
+    child.ints_ = ints_;
+    child.floats_ = floats_;
+    child.bools_ = bools_;
+    for (size_t i = 0; i < inputs.size(); ++i) child.tensors_[graph.inputs[i].tensor_name()] = inputs[i];
+    for (const auto& node : graph.nodes) {
+      try {
+        child.run_node(node);
+      } catch (const Error& e) {
+        throw e.with_context({"verify", program_.archive_path, node.name, node.target});
+      }
+    }
+    std::vector<at::Tensor> out;
+    for (const auto& o : graph.outputs) out.push_back(child.tensor(o.tensor_name()));
+    return out;
+  }
+
+  std::vector<at::Tensor> tensor_list(const pt2::Node& node, size_t i) const {
+    if (i >= node.inputs.size()) throw Error({"verify"}, "missing argument #" + std::to_string(i));
+    const Argument& a = node.inputs[i].arg;
+    std::vector<at::Tensor> out;
+    if (a.kind == "as_tensors")
+      for (const auto& n : a.tensor_names()) out.push_back(tensor(n));
+    else if (!a.is_none()) throw Error({"verify"}, "argument #" + std::to_string(i) + " is not a tensor list: " + a.describe());
+    return out;
+  }
+
+  static std::vector<at::Tensor> concat(std::vector<at::Tensor> a, const std::vector<at::Tensor>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  }
+
+  static bool truth(const at::Tensor& t) {
+    if (t.numel() != 1) throw Error({"verify"}, "a predicate has " + std::to_string(t.numel()) + " elements, not 1");
+    return t.item<bool>();
+  }
+
+  // Scan over axis 0 of `xs`: combine(carry..., x_t..., additional...) -> (carry..., y_t...); the ys are
+  // stacked. map_impl is the carry-free case.
+  std::vector<at::Tensor> scan(const json& combine, std::vector<at::Tensor> carry, const std::vector<at::Tensor>& xs,
+                               const std::vector<at::Tensor>& additional, size_t n_outputs) const {
+    if (xs.empty()) throw Error({"verify"}, "a scan without scanned inputs");
+    const int64_t steps = xs[0].size(0);
+    std::vector<std::vector<at::Tensor>> ys(n_outputs - carry.size());
+    for (int64_t t = 0; t < steps; ++t) {
+      std::vector<at::Tensor> in = carry;
+      for (const auto& x : xs) in.push_back(x.select(0, t));
+      const auto out = run_subgraph(combine, concat(in, additional));
+      if (out.size() != n_outputs) throw Error({"verify"}, "the combine graph returns " + std::to_string(out.size()) + " values");
+      for (size_t k = 0; k < carry.size(); ++k) carry[k] = out[k];
+      for (size_t k = 0; k < ys.size(); ++k) ys[k].push_back(out[carry.size() + k]);
+    }
+    if (steps == 0) throw Error({"verify"}, "a scan over a dimension of size 0 is not supported by the reference");
+    for (auto& y : ys) carry.push_back(at::stack(y, 0));
+    return carry;
+  }
+
+  void run_higher_order(const pt2::Node& node) {
+    const std::string op = node.target.substr(std::string("torch.ops.higher_order.").size());
+    auto graph_at = [&](size_t i) -> const json& {
+      if (i >= node.inputs.size() || node.inputs[i].arg.kind != "as_graph")
+        throw Error({"verify"}, "argument #" + std::to_string(i) + " is not a subgraph");
+      return node.inputs[i].arg.value;
+    };
+    size_t n_outputs = 0;
+    for (const auto& o : node.outputs) n_outputs += o.kind == "as_tensors" ? o.tensor_names().size() : 1;
+    std::vector<at::Tensor> results;
+    if (op == "cond") {
+      const Argument& pred = node.inputs.at(0).arg;
+      const bool taken = pred.is_tensor() ? truth(tensor(pred.tensor_name())) : to_ivalue_bool(pred);
+      results = run_subgraph(graph_at(taken ? 1 : 2), tensor_list(node, 3));
+    } else if (op == "while_loop") {
+      const auto additional = tensor_list(node, 3);
+      results = tensor_list(node, 2);
+      while (truth(run_subgraph(graph_at(0), concat(results, additional)).at(0)))
+        results = run_subgraph(graph_at(1), concat(results, additional));
+    } else if (op == "scan") {
+      results = scan(graph_at(0), tensor_list(node, 1), tensor_list(node, 2), tensor_list(node, 3), n_outputs);
+    } else if (op == "map_impl") {
+      results = scan(graph_at(0), {}, tensor_list(node, 1), tensor_list(node, 2), n_outputs);
+    } else {
+      throw Error({"verify"}, "the reference executor does not interpret higher-order op " + op + " yet");
+    }
+    std::vector<std::string> names;
+    for (const auto& o : node.outputs) {
+      if (o.kind == "as_tensor") names.push_back(o.tensor_name());
+      else if (o.kind == "as_tensors") for (const auto& n : o.tensor_names()) names.push_back(n);
+      else names.push_back("");  // an output nobody reads
+    }
+    if (names.size() != results.size())
+      throw Error({"verify"}, op + " returned " + std::to_string(results.size()) + " values, the graph expects " +
+                                  std::to_string(names.size()));
+    for (size_t i = 0; i < names.size(); ++i)
+      if (!names[i].empty()) tensors_[names[i]] = results[i];
+  }
+
+  bool to_ivalue_bool(const Argument& a) const {
+    if (a.kind == "as_bool") return a.as_bool();
+    if (a.kind == "as_sym_bool") return a.value.contains("as_bool") ? a.value["as_bool"].get<bool>()
+                                                                     : lookup(bools_, a.value.at("as_name").get<std::string>());
+    throw Error({"verify"}, "a cond predicate of kind " + a.kind + " is not supported");
   }
 
   void bind_output(const Argument& out, const c10::IValue& v) {
@@ -368,5 +484,16 @@ ReferenceResult run_reference(const pt2::Program& program, const std::vector<Ten
 }
 
 std::string libtorch_version() { return TORCH_VERSION; }
+
+void load_torch_library(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw Error({"reference", path}, "cannot load torch library (TORCH_LIBRARY custom ops): no such file");
+  if (!dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL)) {
+    const char* why = dlerror();
+    throw Error({"reference", path}, std::string("cannot load torch library (TORCH_LIBRARY custom ops): ") +
+                                         (why ? why : "dlopen failed"));
+  }
+}
 
 }  // namespace parity::verify

@@ -104,6 +104,22 @@ json verify_case_dir(const std::string& case_dir, const std::string& out_dir, co
   }
   const std::string label = entry["case"].get<std::string>() + "/" + entry["mode"].get<std::string>();
 
+  // A case with custom ops lists its TORCH_LIBRARY libraries (the libtorch reference dispatches their
+  // ops) and the exporter plugins that translate them: case.json "torch_libraries", "export_plugins".
+  auto string_list = [&](const char* key) {
+    std::vector<std::string> list;
+    if (info.contains(key) && info[key].is_array())
+      for (const auto& item : info[key])
+        if (item.is_string()) list.push_back(item.get<std::string>());
+    return list;
+  };
+  try {
+    for (const auto& library : string_list("torch_libraries")) load_torch_library(library);
+  } catch (const Error& e) {
+    fail_entry(entry, "error", "reference", e.what());
+    return finish();
+  }
+
   // Export, or take the model we were given.
   pt2::Program program;
   std::string onnx_path = options.onnx_path;
@@ -113,6 +129,7 @@ json verify_case_dir(const std::string& case_dir, const std::string& out_dir, co
       onnx_path = (fs::path(out_dir) / "model.onnx").string();
       exporter::ExportOptions eo;
       eo.opset = options.opset;
+      eo.plugins = string_list("export_plugins");
       fs::create_directories(out_dir);
       write_file_atomic(onnx_path, exporter::export_program(program, eo), "export");
       entry["export"] = "ok";
@@ -176,7 +193,10 @@ json verify_case_dir(const std::string& case_dir, const std::string& out_dir, co
       fail_entry(entry, "error", "reference", e.what());
       return finish();
     }
-    if (ours.outputs.size() != expected.size() || reference.outputs.size() != expected.size()) {
+    // Our ONNX may carry the mutated state after the user's outputs; a given model (--onnx) may not.
+    const size_t n_user = expected.size(), n_mutated = reference.mutations.size();
+    const bool with_mutations = n_mutated > 0 && ours.outputs.size() == n_user + n_mutated;
+    if ((ours.outputs.size() != n_user && !with_mutations) || reference.outputs.size() != n_user) {
       fail_entry(entry, "fail", "verify", "output count differs: eager " + std::to_string(expected.size()) +
                                               ", refrt " + std::to_string(ours.outputs.size()) + ", libtorch " +
                                               std::to_string(reference.outputs.size()));
@@ -201,6 +221,21 @@ json verify_case_dir(const std::string& case_dir, const std::string& out_dir, co
         std::cout << "  " << label << " " << set["name"].get<std::string>() << " output " << i << ": refrt max_abs "
                   << refrt_cmp.max_abs_error << (refrt_cmp.passed ? " ok" : " MISMATCH") << ", libtorch max_abs "
                   << torch_cmp.max_abs_error << (torch_cmp.passed ? " ok" : " MISMATCH") << "\n";
+    }
+    // Mutated state has no eager record: libtorch's run of the same program is its oracle.
+    for (size_t i = 0; with_mutations && i < n_mutated; ++i) {
+      const Comparison cross = compare_tensors(reference.mutations[i], ours.outputs[n_user + i]);
+      all_passed = all_passed && cross.passed;
+      set["outputs"].push_back({{"index", n_user + i},
+                                {"name", session->outputs()[n_user + i].name},
+                                {"kind", "mutation"},
+                                {"dtype", dtype_name(reference.mutations[i].dtype())},
+                                {"shape", reference.mutations[i].shape()},
+                                {"refrt_vs_libtorch", cross.to_json()}});
+      if (!options.quiet)
+        std::cout << "  " << label << " " << set["name"].get<std::string>() << " "
+                  << session->outputs()[n_user + i].name << ": refrt vs libtorch max_abs " << cross.max_abs_error
+                  << (cross.passed ? " ok" : " MISMATCH") << "\n";
     }
     if (options.intermediates) {
       const IntermediateScan scan = compare_intermediates(program, producers, reference.intermediates, ours.intermediates);
@@ -236,7 +271,10 @@ json verify_case_dir(const std::string& case_dir, const std::string& out_dir, co
           dims[program.dim_names.count(sym) ? program.dim_names.at(sym) : sym] = v;
         json set = {{"name", fresh.name}, {"dims", dims}, {"outputs", json::array()}};
         const auto ours = session->run(fresh.inputs).outputs;
-        const auto reference = run_reference(program, fresh.inputs).outputs;
+        const ReferenceResult result = run_reference(program, fresh.inputs);
+        std::vector<Tensor> reference = result.outputs;
+        if (ours.size() == reference.size() + result.mutations.size())
+          reference.insert(reference.end(), result.mutations.begin(), result.mutations.end());
         if (ours.size() != reference.size())
           throw Error({"fresh"}, "refrt returned " + std::to_string(ours.size()) + " outputs, libtorch " +
                                      std::to_string(reference.size()));

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "parity/error.h"
 #include "parity/exporter/program.h"
 
 namespace parity::exporter {
@@ -15,6 +16,12 @@ struct ExportOptions {
   int opset = kDefaultOpset;
   std::vector<std::string> input_names;   // overrides of the user inputs' ONNX names, in order
   std::vector<std::string> output_names;  // overrides of the user outputs' ONNX names, in order
+  // Translation plugins (shared libraries, see parity/exporter/plugin.h) dlopen()ed before the export;
+  // a file that is missing or cannot load is a parity::Error (stage "export") naming it.
+  std::vector<std::string> plugins;
+  // Buffer, parameter and user-input mutations become extra outputs after the user's
+  // ("mutated_buffer.<fqn>", "mutated_input.<name>"); false drops them.
+  bool keep_mutations = true;
 };
 
 // Serialized ONNX ModelProto. Throws parity::Error (stage "export") naming node, ATen target and reason;
@@ -28,5 +35,17 @@ std::vector<std::string> registered_translations();
 
 // "torch.ops.aten.linear.default" -> "aten::linear.default"
 std::string registry_key(const std::string& fx_target);
+
+}  // namespace parity::exporter
+
+namespace parity::exporter {
+
+// `parity export --report`: a Markdown report next to the ONNX file (MODEL.onnx -> MODEL.report.md).
+std::string report_path_for(const std::string& onnx_path);
+// Writes the report (atomically): the stage that failed and why (`failure` null after a successful export),
+// every ATen overload without a translation with its count and each node's stack trace, the failing node's
+// stack trace, the op histogram, and the program's graph listing.
+void write_export_report(const std::string& pt2_path, const ExportOptions& options, const Error* failure,
+                         const std::string& report_path);
 
 }  // namespace parity::exporter

@@ -112,6 +112,15 @@ struct Program {
   // User inputs (placeholder names) in flattened pytree order.
   std::vector<std::string> user_input_names() const;
   std::vector<std::string> user_output_names() const;
+  // State the program mutates (buffers, parameters, user inputs): the FX value that holds the new state and
+  // the ONNX output name it gets ("mutated_buffer.bn.running_mean", "mutated_input.x"). Functionalised
+  // programs list them as output specs; training-IR programs write placeholders in place (then the FX
+  // value is the placeholder itself, whose value after the graph is the new state).
+  struct Mutation {
+    std::string fx_value;
+    std::string output_name;
+  };
+  std::vector<Mutation> mutations() const;
 };
 
 // A graph of the export schema (the root graph or a higher-order op's subgraph, e.g. a cond branch).
