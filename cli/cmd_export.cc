@@ -10,7 +10,7 @@ namespace {
 
 int cmd_export(const std::vector<std::string>& argv) {
   Args args(argv, {"-o", "--output", "--opset", "--input-names", "--output-names", "--plugin"},
-            {"--drop-mutations", "--report"});
+            {"--drop-mutations", "--report", "--no-optimize"});
   need_positional(args, 1, "one MODEL.pt2 argument");
   const std::string out = args.get("-o", args.get("--output"));
   if (out.empty()) throw Error({"cli"}, "missing -o MODEL.onnx", ErrorKind::kUsage);
@@ -20,6 +20,7 @@ int cmd_export(const std::vector<std::string>& argv) {
   options.output_names = args.get_list("--output-names");
   options.plugins = args.get_all("--plugin");  // repeatable, or a comma list
   options.keep_mutations = !args.has("--drop-mutations");
+  options.optimize = !args.has("--no-optimize");
   if (args.has("--report")) {
     // The report is written whether the export succeeds or not; a failure still exits with its code.
     const std::string report = exporter::report_path_for(out);
@@ -42,7 +43,7 @@ int cmd_export(const std::vector<std::string>& argv) {
 }  // namespace
 
 PARITY_COMMAND("export", 10, "export MODEL.pt2 -o MODEL.onnx [--opset N] [--input-names a,b] [--output-names y] [--drop-mutations] [--report]\n"
-               "       [--plugin LIB.so]...",
+               "       [--plugin LIB.so]... [--no-optimize]",
                "convert a torch.export program (.pt2) to ONNX", cmd_export);
 
 }  // namespace parity::cli

@@ -8,6 +8,7 @@
 #include "builder.h"
 #include "parity/error.h"
 #include "parity/fs.h"
+#include "passes.h"
 #include "plugins.h"
 #include "translate.h"
 
@@ -281,6 +282,15 @@ std::string export_program(const pt2::Program& program, const ExportOptions& opt
     auto meta = program.graph.tensor_values.find(fx);
     if (meta == program.graph.tensor_values.end()) continue;
     set_value_info(g->add_value_info(), onnx_name, meta->second, program.dim_names);
+  }
+  if (options.optimize) {
+    // Parameter, buffer and constant names are the module's state: never merged into another name.
+    OptimizeOptions passes;
+    for (const auto& spec : program.input_specs)
+      if (spec.kind == pt2::InputSpec::Kind::kParameter || spec.kind == pt2::InputSpec::Kind::kBuffer ||
+          spec.kind == pt2::InputSpec::Kind::kTensorConstant)
+        passes.protected_names.insert(spec.target);
+    optimize(model, passes);
   }
   std::string bytes;
   if (!model.SerializeToString(&bytes)) throw Error(where, "cannot serialize the ONNX model (is it over 2 GiB?)");

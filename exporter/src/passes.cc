@@ -225,8 +225,11 @@ bool small_enough(const onnx::TensorProto& t, int64_t limit) {
 
 class Scope {
  public:
-  Scope(const onnx::GraphProto& g, const Scope* parent, int64_t max_elements)
+  // Initializers named in `options.protected_names` (the module's parameters and buffers) are not
+  // treated as constants: folding them would make the model's state vanish into anonymous values.
+  Scope(const onnx::GraphProto& g, const Scope* parent, const OptimizeOptions& options)
       : parent_(parent), defined_(defined_names(g)) {
+    const int64_t max_elements = options.max_folded_elements;
     for (const auto& v : g.input()) declare(v);
     for (const auto& v : g.output()) declare(v);
     for (const auto& v : g.value_info()) declare(v);
@@ -237,7 +240,9 @@ class Scope {
       ValueType type{static_cast<DType>(t.data_type()), true, {t.dims().begin(), t.dims().end()}, {}};
       type.params.assign(type.dims.size(), "");
       add_type(t.name(), type);
-      if (t.data_location() != onnx::TensorProto::EXTERNAL && small_enough(t, max_elements)) try_add(t.name(), [&] {
+      if (t.data_location() != onnx::TensorProto::EXTERNAL && small_enough(t, max_elements) &&
+          !options.protected_names.count(t.name()))
+        try_add(t.name(), [&] {
           return std::optional<Tensor>(tensor_from_proto(t, "initializer"));
         });
     }
@@ -360,7 +365,7 @@ std::optional<Tensor> fold_node(const onnx::NodeProto& n, const Scope& scope, in
 }
 
 int fold_in(onnx::GraphProto& g, const Scope* parent, const OptimizeOptions& options) {
-  Scope scope(g, parent, options.max_folded_elements);
+  Scope scope(g, parent, options);
   const Names outputs = output_names(g);
   std::vector<bool> drop(static_cast<size_t>(g.node_size()), false);
   int changes = 0;
@@ -429,10 +434,13 @@ std::optional<std::string> initializer_key(const onnx::TensorProto& t, int64_t l
 }
 
 // Later copies of a small initializer read the first one. A protected initializer is never dropped,
-// but may be the one the others merge into.
+// but may be the one the others merge into; one a graph input can override takes no part.
 int merge_initializers(onnx::GraphProto& g, const Names& keep, int64_t limit, Renames& renames) {
+  Names inputs;
+  for (const auto& v : g.input()) inputs.insert(v.name());
   std::map<std::string, std::string> first;
   return erase_if(g.mutable_initializer(), [&](const onnx::TensorProto& t, int) {
+    if (inputs.count(t.name())) return false;
     const auto key = initializer_key(t, limit);
     if (!key) return false;
     auto [it, inserted] = first.emplace(*key, t.name());
@@ -542,11 +550,17 @@ std::optional<Tensor> static_dims_gathered(const onnx::GraphProto& g, const onnx
   return int64_tensor(dims).reshaped(indices->shape());
 }
 
-bool reshape_is_noop(const onnx::NodeProto& n, const Scope& scope) {
-  if (n.input_size() != 2) return false;
+// The declared types of a node's first input and its output agree, dim for dim (static or named).
+bool same_declared_shape(const onnx::NodeProto& n, const Scope& scope) {
   const ValueType* in = scope.type(n.input(0));
   const ValueType* out = scope.type(n.output(0));
-  if (in && out && in->fully_named() && *in == *out) return true;  // declared types agree, dim for dim
+  return in && out && in->fully_named() && *in == *out;
+}
+
+bool reshape_is_noop(const onnx::NodeProto& n, const Scope& scope) {
+  if (n.input_size() != 2) return false;
+  if (same_declared_shape(n, scope)) return true;
+  const ValueType* in = scope.type(n.input(0));
   const Tensor* target = scope.constant(n.input(1));
   if (!in || !in->fully_static() || !target || target->rank() != 1) return false;
   const auto values = int_values(*target);
@@ -593,6 +607,7 @@ std::optional<std::string> passthrough_input(const onnx::GraphProto& g, const on
                     (op == "Cast" && scope.dtype(n.input(0)) != DType::kUndefined &&
                      static_cast<int64_t>(scope.dtype(n.input(0))) == int_attribute(n, "to", -1)) ||
                     (op == "Reshape" && reshape_is_noop(n, scope)) ||
+                    (op == "Expand" && n.input_size() == 2 && same_declared_shape(n, scope)) ||
                     (op == "Squeeze" && undoes_unsqueeze(g, n, producer, scope));
   if (!noop) return std::nullopt;
   if (op == "Squeeze") return g.node(producer.at(n.input(0))).input(0);
@@ -600,7 +615,7 @@ std::optional<std::string> passthrough_input(const onnx::GraphProto& g, const on
 }
 
 int shape_chains_in(onnx::GraphProto& g, const Scope* parent, const OptimizeOptions& options) {
-  Scope scope(g, parent, options.max_folded_elements);
+  Scope scope(g, parent, options);
   const Names outputs = output_names(g);
   const auto producer = producers(g);
   std::vector<bool> drop(static_cast<size_t>(g.node_size()), false);

@@ -26,7 +26,8 @@ struct OptimizeOptions {
   int64_t max_folded_elements = 1024;
   // Rounds of the whole pipeline; it stops earlier at a fixpoint.
   int max_rounds = 8;
-  // Extra names never renamed or merged away (e.g. parameter and buffer initializers).
+  // Extra names never renamed or merged away, and initializers among them never folded into other
+  // values (the module's parameters and buffers stay visible under their names).
   std::set<std::string> protected_names;
 };
 
@@ -34,7 +35,7 @@ struct OptimizeOptions {
 // initializers nothing reads (graph inputs are kept: they are the model's signature).
 int remove_dead_nodes(onnx::GraphProto& graph, const OptimizeOptions& options = {});
 
-// Nodes whose inputs are all small constants (initializers, Constant nodes, folded values) and whose op
+// Nodes whose inputs are all small constants (unprotected initializers, Constant nodes, folded values) and whose op
 // the exporter evaluates itself (fold_eval.h), and Shape/Size of values with a fully static declared
 // shape, become initializers named like their output. Graph outputs are never folded (an output needs a
 // producer of its own).
@@ -49,8 +50,9 @@ int eliminate_common_subexpressions(onnx::GraphProto& graph, const OptimizeOptio
 // value produced in the same graph for this Identity alone is produced directly under the name y.
 int remove_identities(onnx::GraphProto& graph, const OptimizeOptions& options = {});
 
-// Shape -> Gather of static dims becomes a constant; no-op Reshape, Cast to the same dtype, Squeeze
-// undoing an Unsqueeze, and single-input Concat become Identity (removed by remove_identities).
+// Shape -> Gather of static dims becomes a constant; no-op Reshape and Expand (same static or declared
+// shape), Cast to the same dtype, Squeeze undoing an Unsqueeze, and single-input Concat become Identity
+// (removed by remove_identities where names allow).
 int simplify_shape_chains(onnx::GraphProto& graph, const OptimizeOptions& options = {});
 
 struct OptimizeStats {

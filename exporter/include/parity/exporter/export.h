@@ -22,6 +22,9 @@ struct ExportOptions {
   // Buffer, parameter and user-input mutations become extra outputs after the user's
   // ("mutated_buffer.<fqn>", "mutated_input.<name>"); false drops them.
   bool keep_mutations = true;
+  // Graph passes before serialisation: dead code, constant folding, CSE, identity removal, shape-chain
+  // simplification (FX value names, inputs and outputs are kept; see exporter/src/passes.h).
+  bool optimize = true;
 };
 
 // Serialized ONNX ModelProto. Throws parity::Error (stage "export") naming node, ATen target and reason;
