@@ -25,6 +25,9 @@ import scenarios.cases  # noqa: E402,F401  (registers the cases)
 PARITY = ROOT / os.environ.get("PARITY_BUILD_DIR", "build") / "parity"
 KNOWN = {(k["case"], k["mode"]): k["reason"]
          for k in json.loads((ROOT / "scenarios" / "known_failures.json").read_text())}
+# Cases whose ONNX onnxruntime cannot run (its gap, not ours): the ORT leg must still raise this, so the
+# entry goes when onnxruntime gains the kernel.
+ORT_LACKS = {"op_bfloat16_round_trip": "onnxruntime 1.32's CPU provider has no bfloat16 Mul kernel"}
 
 
 @pytest.fixture(scope="module")
@@ -53,19 +56,28 @@ def test_scenario_checker_onnxruntime_and_refrt(all_captured, name, mode, tmp_pa
     if (name, mode) in KNOWN:
         request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN[(name, mode)]))
     model = tmp_path / "model.onnx"
-    _run("export", case_dir / "model.pt2", "-o", model)
+    plugins = [a for p in info.get("export_plugins", []) for a in ("--plugin", p)]
+    _run("export", case_dir / "model.pt2", "-o", model, *plugins)
     onnx.checker.check_model(onnx.load(str(model)), full_check=True)
-    session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
-    names = [i.name for i in session.get_inputs()]
+    ort_lacks = ORT_LACKS.get(name)
+    session = None
+    if ort_lacks:
+        with pytest.raises(Exception, match="NOT_IMPLEMENTED"):  # the gap is still there
+            ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    else:
+        session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    names = [i.name for i in onnx.load(str(model)).graph.input]
     sets = sorted(p for p in case_dir.iterdir() if p.name.startswith("test_data_set_"))
     assert len(sets) >= 2
     for s in sets:
         expected = [load_pb(p) for p in sorted(s.glob("output_*.pb"), key=lambda p: int(p.stem.split("_")[1]))]
-        got = session.run(None, {n: load_pb(s / f"input_{i}.pb") for i, n in enumerate(names)})
+        feeds = {n: load_pb(s / f"input_{i}.pb") for i, n in enumerate(names)}
         refrt_out = tmp_path / f"refrt_{s.name}"
         _run("run", model, "--inputs", s, "--outputs", refrt_out)
-        for runtime, values in (("onnxruntime", got),
-                                ("refrt", [load_pb(refrt_out / f"output_{i}.pb") for i in range(len(expected))])):
+        runs = [("refrt", [load_pb(refrt_out / f"output_{i}.pb") for i in range(len(expected))])]
+        if session is not None:
+            runs.append(("onnxruntime", session.run(None, feeds)))
+        for runtime, values in runs:
             # Our ONNX may add outputs after the user's (mutated buffers and inputs): compare the user's.
             assert len(values) >= len(expected), runtime
             for i, e in enumerate(expected):
