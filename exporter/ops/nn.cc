@@ -23,8 +23,6 @@ std::vector<int64_t> twice(const std::vector<int64_t>& v) {
   return out;
 }
 
-const char* input_arg(TranslateContext& ctx) { return ctx.arg("input") ? "input" : "self"; }
-
 // A per-channel vector shaped [C, 1, ..., 1] to broadcast over NC... tensors.
 std::string channel_vector(TranslateContext& ctx, const std::string& v, int64_t rank) {
   std::vector<int64_t> shape = {-1};

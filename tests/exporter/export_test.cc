@@ -116,7 +116,9 @@ TEST(Export, RegisteredTranslationKeysAreWellFormed) {
     ASSERT_NE(sep, std::string::npos) << key;
     const std::string ns = key.substr(0, sep), rest = key.substr(sep + 2);
     EXPECT_TRUE(ns == "aten" || ns == "_operator" || ns == "torch" || ns == "math" || ns == "higher_order") << key;
-    if (ns == "aten") EXPECT_NE(rest.find('.'), std::string::npos) << key << " lacks its overload";
+    if (ns == "aten") {
+      EXPECT_NE(rest.find('.'), std::string::npos) << key << " lacks its overload";
+    }
   }
   EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
   EXPECT_EQ(exporter::registry_key("torch.ops.aten.add.Tensor"), "aten::add.Tensor");
