@@ -1,5 +1,5 @@
 """Every scenario x capture mode: our ONNX passes onnx.checker(full_check=True) and computes eager
-PyTorch's outputs in onnxruntime and on refrt, on every input set.
+PyTorch's outputs in onnxruntime and on refrt, on every input set; `parity profile` writes a valid trace.
 
 Oracles: the eager outputs stored at capture, onnx's checker and onnxruntime. A (case, mode) listed in
 scenarios/known_failures.json is a strict xfail with the list's reason (it must still fail); a case
@@ -17,6 +17,7 @@ import onnxruntime as ort
 import pytest
 
 from conftest import MODES, ROOT, load_pb, run_capture
+from test_profile import check_trace
 
 sys.path.insert(0, str(ROOT))
 from scenarios.registry import all_cases  # noqa: E402
@@ -77,6 +78,9 @@ def test_scenario_checker_onnxruntime_and_refrt(all_captured, name, mode, tmp_pa
         runs = [("refrt", [load_pb(refrt_out / f"output_{i}.pb") for i in range(len(expected))])]
         if session is not None:
             runs.append(("onnxruntime", session.run(None, feeds)))
+        if s == sets[0]:  # `parity profile` works on every scenario model: a valid trace of its nodes
+            _run("profile", model, "--inputs", s, "--runs", "1", "--warmup", "0", "--out", tmp_path / "profile")
+            check_trace(tmp_path / "profile" / "trace.json", model, 1)
         for runtime, values in runs:
             # Our ONNX may add outputs after the user's (mutated buffers and inputs): compare the user's.
             assert len(values) >= len(expected), runtime

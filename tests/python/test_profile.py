@@ -100,3 +100,34 @@ def test_random_inputs_evaluate_derived_dims(tmp_path):
     assert proc.returncode == 0, proc.stderr
     bad = subprocess.run([str(PARITY), "run", path, "--random", "--dim", "width=3"], capture_output=True, text=True)
     assert bad.returncode != 0 and "width" in bad.stderr
+
+
+def check_trace(trace_path, model_path, runs):
+    """The trace is valid JSON of complete events, one model_run per run and one event per executed node
+    per run (nodes folded away at load excluded), each named after an ONNX node of the model."""
+    events = json.loads(Path(trace_path).read_text())
+    assert isinstance(events, list) and events
+    for e in events:
+        assert e["ph"] == "X" and isinstance(e["ts"], int) and isinstance(e["dur"], int) and e["dur"] >= 0
+        assert {"pid", "tid", "name", "cat", "args"} <= set(e)
+    assert sum(e["cat"] == "Session" and e["name"] == "model_run" for e in events) == runs
+    node_names = {n.name for n in onnx.load(str(model_path)).graph.node}
+    nodes = [e for e in events if e["cat"] == "Node"]
+    assert nodes and len(nodes) % runs == 0
+    assert {e["name"][: -len("_kernel_time")] for e in nodes} <= node_names
+    return nodes
+
+
+def test_profile_a_light_model_zoo_cnn(tmp_path):
+    """squeezenet from onnx's own `light` model set (shipped in the wheel), random inputs, two threads."""
+    model = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light" / "light_squeezenet.onnx"
+    out = tmp_path / "prof"
+    proc = subprocess.run([str(PARITY), "profile", model, "--random", "--runs", "2", "--warmup", "1", "--threads", "2",
+                           "--out", out], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    nodes = check_trace(out / "trace.json", model, 2)
+    assert {"Conv", "Relu", "MaxPool", "Concat"} <= {e["args"]["op_name"] for e in nodes}
+    summary = json.loads((out / "summary.json").read_text())
+    conv = next(r for r in summary["by_op_type"] if r["op_type"] == "Conv")
+    assert conv["calls"] == 2 * sum(n.op_type == "Conv" for n in onnx.load(str(model)).graph.node)
+    assert conv["gflops_per_s"] > 0
