@@ -197,6 +197,9 @@ TEST(HostileIndexing, SplitAndEinsumAndDepthToSpaceMistakes) {
   OneNode d2s("DepthToSpace", "depth_to_space_bad", 1);
   ModelBuilder::attr(d2s.n, "blocksize", int64_t{1} << 40);  // blocksize^2 overflows int64
   expect_error(d2s, {f32({1, 4, 1, 1}, {1, 2, 3, 4})}, {"blocksize"});
+  OneNode s2d("SpaceToDepth", "space_to_depth_bad", 1);
+  ModelBuilder::attr(s2d.n, "blocksize", int64_t{1} << 40);  // empty H, W: C * blocksize^2 overflows
+  expect_error(s2d, {f32({1, 3, 0, 0}, {})}, {"overflow"});
 }
 
 TEST(HostileIndexing, ExtremeValuesThatAreValidDoNotCrash) {
