@@ -330,9 +330,7 @@ class Interpreter {
 
   // --- higher-order ops, interpreted: each subgraph runs in a child interpreter that sees the outer
   // symbolic scalars; its inputs are bound positionally, as torch passes them. ---
-  std::vector<at::Tensor> run_subgraph(const json& graph_arg, const std::vector<at::Tensor>& inputs) const {
-    if (!graph_arg.contains("graph")) throw Error({"verify"}, "a higher-order op argument is not a subgraph");
-    const pt2::Graph graph = pt2::parse_graph(graph_arg.at("graph"));
+  std::vector<at::Tensor> run_subgraph(const pt2::Graph& graph, const std::vector<at::Tensor>& inputs) const {
     if (graph.inputs.size() != inputs.size())
       throw Error({"verify"}, "a subgraph takes " + std::to_string(graph.inputs.size()) + " inputs, " +
                                   std::to_string(inputs.size()) + " were given");
@@ -375,7 +373,7 @@ class Interpreter {
 
   // Scan over axis 0 of `xs`: combine(carry..., x_t..., additional...) -> (carry..., y_t...); the ys are
   // stacked. map_impl is the carry-free case.
-  std::vector<at::Tensor> scan(const json& combine, std::vector<at::Tensor> carry, const std::vector<at::Tensor>& xs,
+  std::vector<at::Tensor> scan(const pt2::Graph& combine, std::vector<at::Tensor> carry, const std::vector<at::Tensor>& xs,
                                const std::vector<at::Tensor>& additional, size_t n_outputs) const {
     if (xs.empty()) throw Error({"verify"}, "a scan without scanned inputs");
     const int64_t steps = xs[0].size(0);
@@ -395,10 +393,11 @@ class Interpreter {
 
   void run_higher_order(const pt2::Node& node) {
     const std::string op = node.target.substr(std::string("torch.ops.higher_order.").size());
-    auto graph_at = [&](size_t i) -> const json& {
-      if (i >= node.inputs.size() || node.inputs[i].arg.kind != "as_graph")
+    // Parsed once per node, not per iteration of a loop or scan.
+    auto graph_at = [&](size_t i) {
+      if (i >= node.inputs.size() || node.inputs[i].arg.kind != "as_graph" || !node.inputs[i].arg.value.contains("graph"))
         throw Error({"verify"}, "argument #" + std::to_string(i) + " is not a subgraph");
-      return node.inputs[i].arg.value;
+      return pt2::parse_graph(node.inputs[i].arg.value.at("graph"));
     };
     size_t n_outputs = 0;
     for (const auto& o : node.outputs) n_outputs += o.kind == "as_tensors" ? o.tensor_names().size() : 1;
@@ -409,9 +408,10 @@ class Interpreter {
       results = run_subgraph(graph_at(taken ? 1 : 2), tensor_list(node, 3));
     } else if (op == "while_loop") {
       const auto additional = tensor_list(node, 3);
+      const pt2::Graph cond = graph_at(0), body = graph_at(1);
       results = tensor_list(node, 2);
-      while (truth(run_subgraph(graph_at(0), concat(results, additional)).at(0)))
-        results = run_subgraph(graph_at(1), concat(results, additional));
+      while (truth(run_subgraph(cond, concat(results, additional)).at(0)))
+        results = run_subgraph(body, concat(results, additional));
     } else if (op == "scan") {
       results = scan(graph_at(0), tensor_list(node, 1), tensor_list(node, 2), tensor_list(node, 3), n_outputs);
     } else if (op == "map_impl") {
