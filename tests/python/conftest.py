@@ -50,3 +50,36 @@ def captured(capture_run):
     """The case root (<case>/<mode>/), every capture succeeded."""
     assert capture_run.lines and all(line["status"] == "captured" for line in capture_run.lines), capture_run.lines
     return capture_run.root
+
+
+def data_sets(case_dir):
+    return sorted(p for p in Path(case_dir).iterdir() if p.name.startswith("test_data_set_"))
+
+
+def files(folder, prefix):
+    return sorted(Path(folder).glob(f"{prefix}_*.pb"), key=lambda p: int(p.stem.split("_")[1]))
+
+
+def assert_runtimes_match_eager(model, case_dir, tmp_path, rtol=1e-5, atol=1e-6):
+    """onnxruntime and refrt (`parity run`) on every input set of the case, against its stored eager outputs."""
+    import numpy as np
+    import onnxruntime as ort
+    parity = ROOT / os.environ.get("PARITY_BUILD_DIR", "build") / "parity"
+    session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    sets = data_sets(case_dir)
+    assert len(sets) >= 2
+    for k, data in enumerate(sets):
+        inputs = [load_pb(p) for p in files(data, "input")]
+        expected = [load_pb(p) for p in files(data, "output")]
+        got_ort = session.run(None, {i.name: v for i, v in zip(session.get_inputs(), inputs)})
+        out = Path(tmp_path) / f"refrt_{k}"
+        out.mkdir()
+        proc = subprocess.run([str(parity), "run", str(model), "--inputs", str(data), "--outputs", str(out)],
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        got_refrt = [load_pb(p) for p in files(out, "output")]
+        for runtime, got in (("onnxruntime", got_ort), ("refrt", got_refrt)):
+            assert len(got) == len(expected), runtime
+            for g, e in zip(got, expected):
+                assert g.shape == e.shape and g.dtype == e.dtype, (runtime, g.shape, e.shape, g.dtype, e.dtype)
+                np.testing.assert_allclose(g, e, rtol=rtol, atol=atol, err_msg=f"{runtime}, set {k}")

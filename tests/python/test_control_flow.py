@@ -7,12 +7,10 @@ import os
 import subprocess
 from pathlib import Path
 
-import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 
-from conftest import load_pb, run_capture
+from conftest import assert_runtimes_match_eager, run_capture
 
 ROOT = Path(__file__).resolve().parents[2]
 PARITY = ROOT / os.environ.get("PARITY_BUILD_DIR", "build") / "parity"
@@ -35,14 +33,6 @@ def parity(*args):
     assert proc.returncode == 0, f"parity {' '.join(map(str, args))}: {proc.stdout}\n{proc.stderr}"
 
 
-def data_sets(case_dir):
-    return sorted(p for p in case_dir.iterdir() if p.name.startswith("test_data_set_"))
-
-
-def files(folder, prefix):
-    return sorted(folder.glob(f"{prefix}_*.pb"), key=lambda p: int(p.stem.split("_")[1]))
-
-
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name", CASES)
 def test_control_flow_matches_eager(cases, tmp_path, name, mode):
@@ -52,22 +42,7 @@ def test_control_flow_matches_eager(cases, tmp_path, name, mode):
     proto = onnx.load(str(model))
     onnx.checker.check_model(proto, full_check=True)
     assert ONNX_OP[name.split("_")[0]] in {n.op_type for n in proto.graph.node}
-    session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
-    sets = data_sets(case_dir)
-    assert len(sets) >= 2
-    for k, data in enumerate(sets):
-        inputs = [load_pb(p) for p in files(data, "input")]
-        expected = [load_pb(p) for p in files(data, "output")]
-        got_ort = session.run(None, {i.name: v for i, v in zip(session.get_inputs(), inputs)})
-        out = tmp_path / f"refrt_{k}"
-        out.mkdir()
-        parity("run", model, "--inputs", data, "--outputs", out)
-        got_refrt = [load_pb(p) for p in files(out, "output")]
-        for runtime, got in (("onnxruntime", got_ort), ("refrt", got_refrt)):
-            assert len(got) == len(expected), runtime
-            for g, e in zip(got, expected):
-                assert g.shape == e.shape and g.dtype == e.dtype, (runtime, g.shape, e.shape, g.dtype, e.dtype)
-                np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6, err_msg=f"{runtime}, set {k}")
+    assert_runtimes_match_eager(model, case_dir, tmp_path)
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -8,12 +8,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 
-from conftest import load_pb, run_capture
+from conftest import assert_runtimes_match_eager, data_sets, run_capture
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / os.environ.get("PARITY_BUILD_DIR", "build")
@@ -43,14 +41,6 @@ def parity(*args, expect=0):
     return proc
 
 
-def data_sets(case_dir):
-    return sorted(p for p in case_dir.iterdir() if p.name.startswith("test_data_set_"))
-
-
-def files(folder, prefix):
-    return sorted(folder.glob(f"{prefix}_*.pb"), key=lambda p: int(p.stem.split("_")[1]))
-
-
 def test_case_json_names_the_libraries(case_root):
     info = json.loads((case_root / "strict" / "case.json").read_text())
     assert info["torch_libraries"] == [str(OPS_LIBRARY.resolve())]
@@ -68,22 +58,7 @@ def test_plugin_translation_matches_eager(case_root, tmp_path, mode):
     assert {o.domain for o in proto.opset_import} == {""}
     assert all(n.domain == "" for n in proto.graph.node)
     assert "Tanh" in {n.op_type for n in proto.graph.node}
-    session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
-    sets = data_sets(case_dir)
-    assert len(sets) >= 2
-    for k, data in enumerate(sets):
-        inputs = [load_pb(p) for p in files(data, "input")]
-        expected = [load_pb(p) for p in files(data, "output")]
-        got_ort = session.run(None, {i.name: v for i, v in zip(session.get_inputs(), inputs)})
-        out = tmp_path / f"refrt_{k}"
-        out.mkdir()
-        parity("run", model, "--inputs", data, "--outputs", out)
-        got_refrt = [load_pb(p) for p in files(out, "output")]
-        for runtime, got in (("onnxruntime", got_ort), ("refrt", got_refrt)):
-            assert len(got) == len(expected), runtime
-            for g, e in zip(got, expected):
-                assert g.shape == e.shape and g.dtype == e.dtype, (runtime, g.shape, e.shape)
-                np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6, err_msg=f"{runtime}, set {k}")
+    assert_runtimes_match_eager(model, case_dir, tmp_path)
 
 
 def test_plugin_option_takes_a_comma_list_and_repeats(case_root, tmp_path):
