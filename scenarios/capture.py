@@ -1,6 +1,6 @@
 """Capture scenarios with torch.export into case folders (the ONNX backend-test layout).
 
-    python -m scenarios.capture --out DIR [--filter REGEX] [--modes strict,nonstrict] [--force]
+    python -m scenarios.capture --out DIR [--filter REGEX] [--modes strict,nonstrict] [--force] [--jobs N]
 
 Per case and mode, DIR/<case>/<mode>/ receives model.pt2 (torch.export.save, with the user's Dim names
 in extra/parity_dims.json), test_data_set_<k>/input_<i>.pb and output_<i>.pb (eager outputs, bare
@@ -15,6 +15,7 @@ import hashlib
 import importlib.util
 import inspect
 import json
+import multiprocessing
 import os
 import re
 import shutil
@@ -36,9 +37,13 @@ DEFAULT_MODES = MODES
 SCHEMA_VERSION = 1
 
 
-def export(case: Case, mode: str, args: tuple, kwargs: dict) -> torch.export.ExportedProgram:
+def export(case: Case, mode: str, args: tuple, kwargs: dict, nonstrict=None) -> torch.export.ExportedProgram:
+    """The program of one mode; `nonstrict`, the same case's non-strict program when already exported, is
+    what the decomposed mode decomposes (the same program either way, one export less)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}")
+    if mode == "decomposed" and nonstrict is not None:
+        return nonstrict.run_decompositions()
     ep = torch.export.export(case.module(), args, kwargs=kwargs, dynamic_shapes=case.shapes(),
                              strict=(mode == "strict"))
     return ep.run_decompositions() if mode == "decomposed" else ep
@@ -146,8 +151,9 @@ def _clear(case_dir: Path):
         shutil.rmtree(p) if p.is_dir() else p.unlink(missing_ok=True)
 
 
-def capture_case(case: Case, mode: str, out_dir, force: bool = False) -> dict:
-    """Captures one (case, mode); returns the stdout line's dict. Never raises for a failed export."""
+def capture_case(case: Case, mode: str, out_dir, force: bool = False, programs: dict | None = None) -> dict:
+    """Captures one (case, mode); returns the stdout line's dict. Never raises for a failed export.
+    `programs` (mode -> ExportedProgram) carries the non-strict program over to the decomposed mode."""
     start = time.perf_counter()
     case_dir = Path(out_dir) / case.name / mode
     digest = source_hash(case)
@@ -169,7 +175,9 @@ def capture_case(case: Case, mode: str, out_dir, force: bool = False) -> dict:
         examples = case.examples()
         info["input_sets"] = len(examples)
         args0, kwargs0 = examples[0]
-        ep = export(case, mode, args0, kwargs0)
+        ep = export(case, mode, args0, kwargs0, (programs or {}).get("nonstrict"))
+        if programs is not None:
+            programs[mode] = ep
         mapping, info["dynamic_dims"] = dim_names(ep, case.module(), args0, kwargs0, case.shapes())
         torch.export.save(ep, str(case_dir / "model.pt2"), extra_files={"parity_dims.json": json.dumps(mapping)})
         # Constant user inputs (Python scalars and None specialised at capture) are not program inputs.
@@ -216,6 +224,7 @@ def main(argv=None) -> int:
     parser.add_argument("--filter", default="", help="regular expression searched in case names")
     parser.add_argument("--modes", default=",".join(DEFAULT_MODES), help=f"comma-separated: {', '.join(MODES)}")
     parser.add_argument("--force", action="store_true", help="capture again even when cached")
+    parser.add_argument("--jobs", "-j", type=int, default=1, help="cases captured in parallel processes")
     args = parser.parse_args(argv)
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     bad = [m for m in modes if m not in MODES]
@@ -230,13 +239,36 @@ def main(argv=None) -> int:
     if not cases:
         print(f"error: no scenario matches --filter {args.filter!r}", file=sys.stderr)
         return 2
-    stdout = sys.stdout
-    for case in cases:
-        for mode in modes:
-            with contextlib.redirect_stdout(sys.stderr):  # stray prints must not break the JSON lines
-                result = capture_case(case, mode, args.out, args.force)
-            print(json.dumps(result), file=stdout, flush=True)
+    # Non-strict before decomposed, so the decomposed mode reuses its program.
+    modes.sort(key=lambda m: 1 if m == "decomposed" else 0)
+    tasks = [(c.name, modes, str(args.out), args.force) for c in cases]
+    if args.jobs > 1 and len(tasks) > 1:
+        # Spawned workers (torch does not fork safely); each re-imports the cases, extra scenarios included.
+        ctx = multiprocessing.get_context("spawn")
+        with ctx.Pool(min(args.jobs, len(tasks)), initializer=load_extra_scenarios) as pool:
+            for results in pool.imap(_capture_modes, tasks):
+                _print_lines(results)
+    else:
+        for task in tasks:
+            _print_lines(_capture_modes(task))
     return 0
+
+
+def _capture_modes(task) -> list[dict]:
+    """Every requested mode of one case, in one process (a worker's unit of work)."""
+    name, modes, out, force = task
+    case = next(c for c in all_cases() if c.name == name)
+    programs: dict = {}
+    results = []
+    with contextlib.redirect_stdout(sys.stderr):  # stray prints must not break the JSON lines
+        for mode in modes:
+            results.append(capture_case(case, mode, out, force, programs))
+    return results
+
+
+def _print_lines(results: list[dict]):
+    for result in results:
+        print(json.dumps(result), flush=True)
 
 
 if __name__ == "__main__":

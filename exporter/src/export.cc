@@ -110,10 +110,12 @@ std::string export_program(const pt2::Program& program, const ExportOptions& opt
       values[fx] = spec.target;
     } else if (spec.kind == Kind::kCustomObj) {
       throw Error(where, "custom object '" + spec.target + "' (graph input '" + spec.arg.describe() +
-                             "'): torchbind script objects have no ONNX form; export the module without them");
+                             "'): torchbind script objects have no ONNX form; export the module without them",
+                  ErrorKind::kUnsupported);
     } else if (spec.kind == Kind::kTokenInput) {
       throw Error(where, "effect token input '" + spec.arg.describe() +
-                             "': programs with side-effecting ops (tokens) are not supported yet");
+                             "': programs with side-effecting ops (tokens) are not supported yet",
+                  ErrorKind::kUnsupported);
     } else if (spec.kind == Kind::kConstantInput) {
       continue;  // a Python scalar or None specialised by torch.export: its value is already in the graph
     } else {

@@ -80,6 +80,7 @@ std::vector<json> capture_all(const MatrixOptions& o, const std::string& cases_d
   std::vector<std::string> argv = {o.python, "-m", "scenarios.capture", "--out", cases_dir, "--modes", join(o.modes, ",")};
   if (!o.filter.empty()) argv.insert(argv.end(), {"--filter", o.filter});
   if (o.force_capture) argv.push_back("--force");
+  argv.insert(argv.end(), {"--jobs", std::to_string(std::max(o.jobs, 1))});
   std::cout << "capturing scenarios with torch.export into " << cases_dir << " ..." << std::endl;
   std::vector<json> captured;
   const ProcessResult capture = run_process(
