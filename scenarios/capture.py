@@ -1,6 +1,7 @@
 """Capture scenarios with torch.export into case folders (the ONNX backend-test layout).
 
     python -m scenarios.capture --out DIR [--filter REGEX] [--modes strict,nonstrict] [--force] [--jobs N]
+                                [--decompose-unsupported [--parity BUILD/parity]]
 
 Per case and mode, DIR/<case>/<mode>/ receives model.pt2 (torch.export.save, with the user's Dim names
 in extra/parity_dims.json), test_data_set_<k>/input_<i>.pb and output_<i>.pb (eager outputs, bare
@@ -151,9 +152,12 @@ def _clear(case_dir: Path):
         shutil.rmtree(p) if p.is_dir() else p.unlink(missing_ok=True)
 
 
-def capture_case(case: Case, mode: str, out_dir, force: bool = False, programs: dict | None = None) -> dict:
+def capture_case(case: Case, mode: str, out_dir, force: bool = False, programs: dict | None = None,
+                 decompose_with: str | None = None) -> dict:
     """Captures one (case, mode); returns the stdout line's dict. Never raises for a failed export.
-    `programs` (mode -> ExportedProgram) carries the non-strict program over to the decomposed mode."""
+    `programs` (mode -> ExportedProgram) carries the non-strict program over to the decomposed mode.
+    `decompose_with` (a parity binary): the ops it cannot translate are re-decomposed with torch's own
+    decompositions before the archive is final (case.json lists them as `decomposed_ops`)."""
     start = time.perf_counter()
     case_dir = Path(out_dir) / case.name / mode
     digest = source_hash(case)
@@ -180,6 +184,11 @@ def capture_case(case: Case, mode: str, out_dir, force: bool = False, programs: 
             programs[mode] = ep
         mapping, info["dynamic_dims"] = dim_names(ep, case.module(), args0, kwargs0, case.shapes())
         torch.export.save(ep, str(case_dir / "model.pt2"), extra_files={"parity_dims.json": json.dumps(mapping)})
+        if decompose_with:
+            from .decompose import decompose, missing_ops
+            info["decomposed_ops"] = missing_ops(case_dir / "model.pt2", decompose_with)
+            if info["decomposed_ops"]:
+                decompose(case_dir / "model.pt2", case_dir / "model.pt2", info["decomposed_ops"])
         # Constant user inputs (Python scalars and None specialised at capture) are not program inputs.
         user_inputs = list(ep.graph_signature.user_inputs)
         info["input_names"] = input_names = [n for n in user_inputs if isinstance(n, str)]
@@ -225,6 +234,11 @@ def main(argv=None) -> int:
     parser.add_argument("--modes", default=",".join(DEFAULT_MODES), help=f"comma-separated: {', '.join(MODES)}")
     parser.add_argument("--force", action="store_true", help="capture again even when cached")
     parser.add_argument("--jobs", "-j", type=int, default=1, help="cases captured in parallel processes")
+    parser.add_argument("--decompose-unsupported", action="store_true",
+                        help="re-decompose the ops `parity` cannot translate (python -m scenarios.decompose)")
+    parser.add_argument("--parity", default=os.environ.get("PARITY_BIN", str(Path(__file__).resolve().parent.parent /
+                                                                             "build" / "parity")),
+                        help="the parity binary --decompose-unsupported asks (default: build/parity)")
     args = parser.parse_args(argv)
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     bad = [m for m in modes if m not in MODES]
@@ -241,7 +255,8 @@ def main(argv=None) -> int:
         return 2
     # Non-strict before decomposed, so the decomposed mode reuses its program.
     modes.sort(key=lambda m: 1 if m == "decomposed" else 0)
-    tasks = [(c.name, modes, str(args.out), args.force) for c in cases]
+    decompose_with = args.parity if args.decompose_unsupported else None
+    tasks = [(c.name, modes, str(args.out), args.force, decompose_with) for c in cases]
     if args.jobs > 1 and len(tasks) > 1:
         # Spawned workers (torch does not fork safely); each re-imports the cases, extra scenarios included.
         ctx = multiprocessing.get_context("spawn")
@@ -256,13 +271,13 @@ def main(argv=None) -> int:
 
 def _capture_modes(task) -> list[dict]:
     """Every requested mode of one case, in one process (a worker's unit of work)."""
-    name, modes, out, force = task
+    name, modes, out, force, decompose_with = task
     case = next(c for c in all_cases() if c.name == name)
     programs: dict = {}
     results = []
     with contextlib.redirect_stdout(sys.stderr):  # stray prints must not break the JSON lines
         for mode in modes:
-            results.append(capture_case(case, mode, out, force, programs))
+            results.append(capture_case(case, mode, out, force, programs, decompose_with))
     return results
 
 
