@@ -4,7 +4,9 @@
 // column matrix).
 #include <algorithm>
 #include <memory>
+#include <vector>
 
+#include "../src/activation.h"
 #include "im2col.h"
 
 namespace parity::refrt {
@@ -15,7 +17,8 @@ using nn::WindowGeometry;
 class ConvKernel : public Kernel {
  public:
   explicit ConvKernel(const NodeDef& node)
-      : node_(node), attrs_(nn::parse_window_attrs(node)), group_(node.attr_int("group", 1)) {
+      : node_(node), attrs_(nn::parse_window_attrs(node)), group_(node.attr_int("group", 1)),
+        acts_(parse_activations(node)) {
     if (group_ <= 0) node.fail("group must be positive, got " + std::to_string(group_));
   }
 
@@ -58,6 +61,12 @@ class ConvKernel : public Kernel {
     const T* px = x.data<T>();
     const T* pw = w.data<T>();
     T* py = y.data<T>();
+    const T* pb = b ? b->data<T>() : nullptr;
+    if (cg == 1 && !pointwise && g.rank() == 2) {
+      depthwise_2d(io, g, n, c, mg, px, pw, pb, py);  // bias and activations included
+      io.outputs[0] = std::move(y);
+      return;
+    }
     if (cg == 1 && !pointwise) {
       depthwise(io, g, n, c, mg, px, pw, py);
     } else if (y.numel() > 0) {
@@ -78,13 +87,15 @@ class ConvKernel : public Kernel {
                       out_size, T(0), yg, out_size);
         }
     }
-    if (b) {
-      const T* pb = b->data<T>();
+    if (pb || !acts_.empty()) {  // epilogue: bias then the fused activations, one pass per output plane
       parallel_for(io, n * m, 16, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) {
           T* row = py + i * out_size;
-          const T bias = pb[i % m];
-          for (int64_t j = 0; j < out_size; ++j) row[j] += bias;
+          if (pb) {
+            const T bias = pb[i % m];
+            for (int64_t j = 0; j < out_size; ++j) row[j] += bias;
+          }
+          apply_activations(acts_, row, out_size);
         }
       });
     }
@@ -127,9 +138,103 @@ class ConvKernel : public Kernel {
     });
   }
 
+  // Depthwise 2-D (one input channel per group): per output row, every kernel tap is one
+  // multiply-add over the row's valid output range, which the compiler vectorises at unit stride.
+  // Output planes are independent: parallel over (image, channel).
+  template <typename T>
+  void depthwise_2d(const KernelIO& io, const WindowGeometry& g, int64_t n, int64_t c, int64_t mg, const T* px,
+                    const T* pw, const T* pb, T* py) const {
+    const int64_t ih = g.in[0], iw = g.in[1], oh = g.out[0], ow = g.out[1], kh = g.kernel[0], kw = g.kernel[1];
+    const int64_t sh = g.stride[0], sw = g.stride[1], ph = g.pad_begin[0], pwd = g.pad_begin[1];
+    const int64_t dh = g.dilation[0], dw = g.dilation[1], m = c * mg;
+    if (n * m * oh * ow == 0) return;
+    // Per kernel column: the output columns whose input column lies inside the row.
+    std::vector<int64_t> lo(static_cast<size_t>(kw)), hi(static_cast<size_t>(kw));
+    for (int64_t k = 0; k < kw; ++k) {
+      const int64_t shift = k * dw - pwd;
+      lo[static_cast<size_t>(k)] = shift >= 0 ? 0 : std::min(ow, (-shift + sw - 1) / sw);
+      hi[static_cast<size_t>(k)] = std::max(lo[static_cast<size_t>(k)], std::min(ow, iw - shift <= 0 ? 0 : (iw - shift - 1) / sw + 1));
+    }
+    if (sh == 1 && sw == 1) {
+      // Unit stride: copy the plane into a zero-padded buffer of width wp; then output (r, j) sits at
+      // r * wp + j and each kernel tap is ONE multiply-add over the whole plane at a fixed offset
+      // (the wp - ow columns past each row's end are computed and dropped).
+      const int64_t wp = ow + (kw - 1) * dw, hp = oh + (kh - 1) * dh, span = (oh - 1) * wp + ow;
+      parallel_for(io, n * m, 1, [&](int64_t begin, int64_t end) {
+        std::vector<T> pad(static_cast<size_t>(hp * wp)), acc(static_cast<size_t>(span));
+        for (int64_t plane = begin; plane < end; ++plane) {
+          const int64_t i = plane / m, o = plane % m;
+          const T* x = px + (i * c + o / mg) * ih * iw;
+          for (int64_t r = 0; r < hp; ++r) {
+            T* dst = pad.data() + r * wp;
+            const int64_t row = r - ph;
+            if (row < 0 || row >= ih) {
+              std::fill(dst, dst + wp, T(0));
+              continue;
+            }
+            for (int64_t j = 0; j < wp; ++j) {
+              const int64_t col = j - pwd;
+              dst[j] = col >= 0 && col < iw ? x[row * iw + col] : T(0);
+            }
+          }
+          const T* wk = pw + o * kh * kw;
+          std::fill(acc.begin(), acc.end(), T(0));
+          T* pa = acc.data();
+          for (int64_t a = 0; a < kh; ++a)
+            for (int64_t b = 0; b < kw; ++b) {
+              const T wv = wk[a * kw + b];
+              const T* src = pad.data() + a * dh * wp + b * dw;
+              for (int64_t j = 0; j < span; ++j) pa[j] += wv * src[j];
+            }
+          T* y = py + plane * oh * ow;
+          const T bias = pb ? pb[o] : T(0);
+          for (int64_t r = 0; r < oh; ++r) {
+            T* dst = y + r * ow;
+            const T* src = pa + r * wp;
+            if (pb) for (int64_t j = 0; j < ow; ++j) dst[j] = src[j] + bias;
+            else std::copy(src, src + ow, dst);
+          }
+          apply_activations(acts_, y, oh * ow);
+        }
+      });
+      return;
+    }
+    parallel_for(io, n * m, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t plane = begin; plane < end; ++plane) {
+        const int64_t i = plane / m, o = plane % m;
+        const T* x = px + (i * c + o / mg) * ih * iw;
+        const T* wk = pw + o * kh * kw;
+        const T bias = pb ? pb[o] : T(0);
+        T* y = py + plane * oh * ow;
+        for (int64_t r = 0; r < oh; ++r) {
+          T* dst = y + r * ow;
+          std::fill(dst, dst + ow, T(0));
+          for (int64_t a = 0; a < kh; ++a) {
+            const int64_t row = r * sh - ph + a * dh;
+            if (row < 0 || row >= ih) continue;
+            const T* src = x + row * iw;
+            for (int64_t b = 0; b < kw; ++b) {
+              const T wv = wk[a * kw + b];
+              const int64_t shift = b * dw - pwd, l = lo[static_cast<size_t>(b)], h = hi[static_cast<size_t>(b)];
+              if (sw == 1) {
+                for (int64_t j = l; j < h; ++j) dst[j] += wv * src[j + shift];
+              } else {
+                for (int64_t j = l; j < h; ++j) dst[j] += wv * src[j * sw + shift];
+              }
+            }
+          }
+          if (pb)
+            for (int64_t j = 0; j < ow; ++j) dst[j] += bias;
+          apply_activations(acts_, dst, ow);
+        }
+      }
+    });
+  }
+
   NodeDef node_;
   nn::WindowAttrs attrs_;
   int64_t group_;
+  std::vector<ActStep> acts_;  // fused epilogue (FusedConv); empty for a plain Conv
 };
 
 }  // namespace
@@ -137,5 +242,7 @@ class ConvKernel : public Kernel {
 // Conv 1; 11 reworded the auto_pad output-size rules (implemented as 11 reads them); 22 only widened types.
 PARITY_KERNEL("Conv", 1, ConvKernel, kFloatTypes16);
 PARITY_KERNEL("Conv", 11, ConvKernel, kFloatTypes16);
+// Conv + BatchNormalization folded, + bias + activations (graph_optimize.h).
+PARITY_FUSED_KERNEL("FusedConv", ConvKernel, kFloatTypes16);
 
 }  // namespace parity::refrt
