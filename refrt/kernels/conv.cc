@@ -7,12 +7,36 @@
 #include <vector>
 
 #include "../src/activation.h"
+#include "../src/broadcast.h"
 #include "im2col.h"
 
 namespace parity::refrt {
 namespace {
 
 using nn::WindowGeometry;
+
+// acc[j] += w[a, b] * pad[j + a * row_step + b * col_step] for every tap: the depthwise inner loop.
+// The float version is compiled twice (AVX2+FMA and the portable default), picked at load by the CPU.
+__attribute__((target_clones("arch=haswell", "default")))
+void depthwise_taps(float* __restrict acc, const float* __restrict pad, const float* w, int64_t kh, int64_t kw,
+                    int64_t row_step, int64_t col_step, int64_t span) {
+  for (int64_t a = 0; a < kh; ++a)
+    for (int64_t b = 0; b < kw; ++b) {
+      const float wv = w[a * kw + b];
+      const float* src = pad + a * row_step + b * col_step;
+      for (int64_t j = 0; j < span; ++j) acc[j] += wv * src[j];
+    }
+}
+
+void depthwise_taps(double* __restrict acc, const double* __restrict pad, const double* w, int64_t kh, int64_t kw,
+                    int64_t row_step, int64_t col_step, int64_t span) {
+  for (int64_t a = 0; a < kh; ++a)
+    for (int64_t b = 0; b < kw; ++b) {
+      const double wv = w[a * kw + b];
+      const double* src = pad + a * row_step + b * col_step;
+      for (int64_t j = 0; j < span; ++j) acc[j] += wv * src[j];
+    }
+}
 
 class ConvKernel : public Kernel {
  public:
@@ -62,7 +86,12 @@ class ConvKernel : public Kernel {
     const T* pw = w.data<T>();
     T* py = y.data<T>();
     const T* pb = b ? b->data<T>() : nullptr;
-    if (cg == 1 && !pointwise && g.rank() == 2) {
+    // FusedConv's optional input 3: a tensor added after the bias (a residual connection).
+    const Tensor* z = io.optional(3);
+    if (z && z->dtype() != x.dtype()) node_.fail("the added input's dtype differs from X's");
+    const bool z_same = z && z->shape() == out_shape;
+    const T* pz = z_same ? z->data<T>() : nullptr;
+    if (cg == 1 && !pointwise && g.rank() == 2 && !z) {
       depthwise_2d(io, g, n, c, mg, px, pw, pb, py);  // bias and activations included
       io.outputs[0] = std::move(y);
       return;
@@ -87,7 +116,8 @@ class ConvKernel : public Kernel {
                       out_size, T(0), yg, out_size);
         }
     }
-    if (pb || !acts_.empty()) {  // epilogue: bias then the fused activations, one pass per output plane
+    if (pb || pz || !acts_.empty()) {  // epilogue: bias, the added input, the activations; one pass per plane
+      const bool act_now = !z || z_same;
       parallel_for(io, n * m, 16, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) {
           T* row = py + i * out_size;
@@ -95,9 +125,22 @@ class ConvKernel : public Kernel {
             const T bias = pb[i % m];
             for (int64_t j = 0; j < out_size; ++j) row[j] += bias;
           }
-          apply_activations(acts_, row, out_size);
+          if (pz) {
+            const T* zr = pz + i * out_size;
+            for (int64_t j = 0; j < out_size; ++j) row[j] += zr[j];
+          }
+          if (act_now) apply_activations(acts_, row, out_size);
         }
       });
+    }
+    if (z && !z_same) {  // an added input of another shape: numpy broadcasting, then the activations
+      const auto plan = plan_broadcast<2>({&y.shape(), &z->shape()}, node_);
+      Tensor sum(x.dtype(), plan.out);
+      const T* pz2 = z->data<T>();
+      T* ps = sum.data<T>();
+      for_each_broadcast(plan, [&](int64_t o, const std::array<int64_t, 2>& k) { ps[o] = py[k[0]] + pz2[k[1]]; });
+      apply_activations(acts_, ps, sum.numel());
+      y = std::move(sum);
     }
     io.outputs[0] = std::move(y);
   }
@@ -180,12 +223,7 @@ class ConvKernel : public Kernel {
           const T* wk = pw + o * kh * kw;
           std::fill(acc.begin(), acc.end(), T(0));
           T* pa = acc.data();
-          for (int64_t a = 0; a < kh; ++a)
-            for (int64_t b = 0; b < kw; ++b) {
-              const T wv = wk[a * kw + b];
-              const T* src = pad.data() + a * dh * wp + b * dw;
-              for (int64_t j = 0; j < span; ++j) pa[j] += wv * src[j];
-            }
+          depthwise_taps(pa, pad.data(), wk, kh, kw, dh * wp, dw, span);
           T* y = py + plane * oh * ow;
           const T bias = pb ? pb[o] : T(0);
           for (int64_t r = 0; r < oh; ++r) {

@@ -13,6 +13,7 @@ namespace parity::refrt {
 
 // Pass names, in the order they run (SessionOptions::disabled_passes takes these names):
 //   fold_batch_norm      Conv -> BatchNormalization (inference) with constant weights: scaled weights and bias
+//   fuse_conv_add        Conv + Add of another computed tensor (residual) as the conv's epilogue
 //   fuse_activation      Conv / Gemm / MatMul + Relu, Clip, HardSigmoid, HardSwish, Sigmoid, SiLU, GELU
 //                        (ONNX ops or their decomposed forms) as the kernel's epilogue
 //   fuse_matmul_add      MatMul with a constant 2-D B + Add of a constant bias broadcast along rows

@@ -166,19 +166,20 @@ std::vector<Tensor> execute_plan(const SessionPlan& plan, const std::vector<Tens
       io.inputs.push_back(t && t->defined() ? t : nullptr);
     }
     io.outputs.assign(node.outputs.size(), Tensor());
-    const ErrorContext where{"refrt", plan.origin, node.def.name, node.def.op_type};
+    // Built only on failure: four strings per node per run are measurable on small models.
+    auto where = [&] { return ErrorContext{"refrt", plan.origin, node.def.name, node.def.op_type}; };
     const Clock::time_point start = options.profile ? Clock::now() : Clock::time_point();
     try {
       node.kernel->compute(io);
     } catch (const Error& e) {
-      throw as_refrt_error(e, where);
+      throw as_refrt_error(e, where());
     } catch (const std::exception& e) {  // bad_alloc and the like: still an error, never an abort
-      throw Error(where, e.what());
+      throw Error(where(), e.what());
     }
     if (options.profile && result) record_timing(result->timings, node, io, run_start, start, Clock::now());
     for (size_t k = 0; k < node.outputs.size(); ++k) {
       if (node.outputs[k] < 0) continue;
-      if (!io.outputs[k].defined()) throw Error(where, "output #" + std::to_string(k) + " was not produced");
+      if (!io.outputs[k].defined()) throw Error(where(), "output #" + std::to_string(k) + " was not produced");
       Tensor& slot = frame[static_cast<size_t>(node.outputs[k])];
       slot = std::move(io.outputs[k]);
       if (options.keep_intermediates && result) result->intermediates[node.def.outputs[k]] = slot;

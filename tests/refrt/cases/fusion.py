@@ -179,3 +179,17 @@ def build(api):
     case("fusion_safe_softmax", nodes, {"x": x}, {"y": sm.astype(f32)},
          initializers={"neg_inf": scalar(-np.inf), "axes": np.array([2], np.int64), "zeros": np.zeros((2, 3, 5), f32)},
          tol=(1e-5, 1e-6))
+
+    # Residual: Conv + BN + Add(another computed tensor) + Relu (ResNet's block end), same shape and broadcast
+    x, w = rand(1, 4, 6, 6), rand(4, 4, 3, 3)
+    s, b, m, v = bn_params(4)
+    nodes = [node("Relu", ["x"], ["idt"]), node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+             node("BatchNormalization", ["c", "s", "b", "m", "v"], ["n"]), node("Add", ["n", "idt"], ["a"]),
+             node("Relu", ["a"], ["y"])]
+    y = relu(bn_ref(conv_ref(np, x, w, pads=[1, 1, 1, 1]), s, b, m, v) + relu(x))
+    case("fusion_conv_bn_add_relu", nodes, {"x": x}, {"y": y.astype(f32)},
+         initializers={"w": w, "s": s, "b": b, "m": m, "v": v}, tol=tol)
+    x, w, zc = rand(2, 3, 5, 5), rand(4, 3, 1, 1), rand(1, 4, 1, 1)
+    case("fusion_conv_add_broadcast_input", [node("Conv", ["x", "w"], ["c"]), node("Add", ["z", "c"], ["a"]),
+                                             node("Relu", ["a"], ["y"])],
+         {"x": x, "z": zc}, {"y": relu(conv_ref(np, x, w) + zc).astype(f32)}, initializers={"w": w}, tol=tol)
