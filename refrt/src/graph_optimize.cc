@@ -284,6 +284,23 @@ std::string fresh_name(const GraphDef& g, const std::vector<std::pair<std::strin
 
 // ---- passes: each returns whether it changed the graph
 
+// Optional trailing outputs nobody reads (MaxPool's indices, LayerNormalization's mean and inverse
+// std, Dropout's mask, as exporters write them): dropped, so the kernel does not compute them.
+bool drop_unused_outputs(GraphDef& g) {
+  static const std::set<std::string> ops = {"MaxPool", "LayerNormalization", "Dropout"};
+  GraphIndex ix(g);
+  bool changed = false;
+  for (NodeDef& n : g.nodes) {
+    if (!n.domain.empty() || !ops.count(n.op_type)) continue;
+    size_t keep = n.outputs.size();
+    while (keep > 1 && (n.outputs[keep - 1].empty() || ix.internal(n.outputs[keep - 1], 0))) --keep;
+    if (keep == n.outputs.size()) continue;
+    n.outputs.resize(keep);
+    changed = true;
+  }
+  return changed;
+}
+
 bool fold_batch_norm(GraphDef& g) {
   GraphIndex ix(g);
   std::vector<bool> dead(g.nodes.size(), false);
@@ -634,7 +651,7 @@ bool fuse_safe_softmax(GraphDef& g) {
 using Pass = bool (*)(GraphDef&);
 const std::vector<std::pair<std::string, Pass>>& passes() {
   static const std::vector<std::pair<std::string, Pass>> all = {
-      {"fold_batch_norm", fold_batch_norm}, {"fuse_matmul_add", fuse_matmul_add}, {"fuse_conv_add", fuse_conv_add},
+      {"drop_unused_outputs", drop_unused_outputs}, {"fold_batch_norm", fold_batch_norm}, {"fuse_matmul_add", fuse_matmul_add}, {"fuse_conv_add", fuse_conv_add},
       {"fuse_activation", fuse_activation},
       {"fuse_elementwise", fuse_elementwise}, {"fuse_rms_norm", fuse_rms_norm},
       {"fuse_safe_softmax", fuse_safe_softmax}};

@@ -12,6 +12,8 @@
 namespace parity::refrt {
 
 // Pass names, in the order they run (SessionOptions::disabled_passes takes these names):
+//   drop_unused_outputs  optional outputs nobody reads (MaxPool indices, LayerNormalization statistics,
+//                        Dropout mask) are not computed
 //   fold_batch_norm      Conv -> BatchNormalization (inference) with constant weights: scaled weights and bias
 //   fuse_conv_add        Conv + Add of another computed tensor (residual) as the conv's epilogue
 //   fuse_activation      Conv / Gemm / MatMul + Relu, Clip, HardSigmoid, HardSwish, Sigmoid, SiLU, GELU

@@ -193,3 +193,17 @@ def build(api):
     case("fusion_conv_add_broadcast_input", [node("Conv", ["x", "w"], ["c"]), node("Add", ["z", "c"], ["a"]),
                                              node("Relu", ["a"], ["y"])],
          {"x": x, "z": zc}, {"y": relu(conv_ref(np, x, w) + zc).astype(f32)}, initializers={"w": w}, tol=tol)
+
+    # Unused optional outputs (as torch.export's graphs have them): MaxPool indices, LayerNorm statistics
+    x = rand(1, 2, 7, 7)
+    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0), (1, 1), (1, 1)], constant_values=-np.inf)
+    mp = np.stack([np.stack([xp[:, :, 2 * i:2 * i + 3, 2 * j:2 * j + 3].max(axis=(2, 3)) for j in range(4)], -1)
+                   for i in range(4)], -2)
+    case("fusion_unused_maxpool_indices", [node("MaxPool", ["x"], ["p", "unused_i"], kernel_shape=[3, 3], strides=[2, 2],
+                                                pads=[1, 1, 1, 1]), node("Relu", ["p"], ["y"])],
+         {"x": x}, {"y": relu(mp).astype(f32)}, tol=tol)
+    x, sc, bi = rand(3, 8), rand(8), rand(8)
+    x64 = x.astype(np.float64)
+    ln = (x64 - x64.mean(-1, keepdims=True)) / np.sqrt(x64.var(-1, keepdims=True) + 1e-5) * sc + bi
+    case("fusion_unused_layer_norm_stats", [node("LayerNormalization", ["x", "sc", "bi"], ["y", "mean_unused", "inv_unused"])],
+         {"x": x}, {"y": ln.astype(f32)}, initializers={"sc": sc, "bi": bi}, tol=tol)
