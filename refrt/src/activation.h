@@ -1,13 +1,16 @@
 // Internal: the elementwise epilogue of fused nodes (Conv / Gemm / MatMul + bias + activation, and
 // standalone activation chains recognised at load). A chain is a list of steps applied in order to
-// a block of outputs while it is still in cache. Each step computes exactly what the ONNX nodes it
-// replaces compute, in the same operation order, so a fused graph gives the unfused graph's bits.
+// a block of outputs while it is still in cache. Each step computes what the ONNX nodes it replaces
+// compute, in the same operation order (the same bits), except float32 sigmoid, SiLU and GELU, which
+// use vmath.h's vectorised exp/erf (within 2 ulp / 2e-7 absolute).
 #pragma once
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernel.h"
+#include "vmath.h"
 
 namespace parity::refrt {
 
@@ -85,12 +88,24 @@ void apply_activations(const std::vector<ActStep>& steps, T* p, int64_t n) {
         for (int64_t i = 0; i < n; ++i) p[i] = p[i] * (clip_of(p[i] + a, b, c) / d);
         break;
       case ActKind::kSigmoid:
+        if constexpr (std::is_same_v<T, float>) {
+          vmath::sigmoid(p, n);
+          break;
+        }
         for (int64_t i = 0; i < n; ++i) p[i] = sigmoid_of(p[i]);
         break;
       case ActKind::kSilu:
+        if constexpr (std::is_same_v<T, float>) {
+          vmath::silu(p, n);
+          break;
+        }
         for (int64_t i = 0; i < n; ++i) p[i] = p[i] * sigmoid_of(p[i]);
         break;
       case ActKind::kGeluErf:
+        if constexpr (std::is_same_v<T, float>) {
+          vmath::gelu_erf(p, n, s.p[0], s.p[1], s.p[2]);
+          break;
+        }
         for (int64_t i = 0; i < n; ++i) p[i] = (p[i] * b) * (std::erf(p[i] * a) + c);
         break;
     }
