@@ -237,6 +237,45 @@ class ConvKernel : public Kernel {
       });
       return;
     }
+    if (sh == sw && sh > 1) {
+      // Stride s: the zero-padded plane is split into s column phases (phase q holds columns
+      // q, q + s, ...), so that every tap reads a contiguous run of its phase's row.
+      const int64_t s = sh, qw = (ow - 1) + ((kw - 1) * dw) / s + 1, hp = (oh - 1) * s + (kh - 1) * dh + 1;
+      parallel_for(io, n * m, 1, [&](int64_t begin, int64_t end) {
+        std::vector<T> phases(static_cast<size_t>(s * hp * qw));
+        for (int64_t plane = begin; plane < end; ++plane) {
+          const int64_t i = plane / m, o = plane % m;
+          const T* x = px + (i * c + o / mg) * ih * iw;
+          for (int64_t q = 0; q < s; ++q)
+            for (int64_t r = 0; r < hp; ++r) {
+              T* dst = phases.data() + (q * hp + r) * qw;
+              const int64_t row = r - ph;
+              for (int64_t j = 0; j < qw; ++j) {
+                const int64_t col = j * s + q - pwd;
+                dst[j] = row >= 0 && row < ih && col >= 0 && col < iw ? x[row * iw + col] : T(0);
+              }
+            }
+          const T* wk = pw + o * kh * kw;
+          const T bias = pb ? pb[o] : T(0);
+          T* y = py + plane * oh * ow;
+          for (int64_t r = 0; r < oh; ++r) {
+            T* dst = y + r * ow;
+            std::fill(dst, dst + ow, T(0));
+            for (int64_t a = 0; a < kh; ++a)
+              for (int64_t b = 0; b < kw; ++b) {
+                const int64_t col = b * dw;
+                const T* src = phases.data() + ((col % s) * hp + r * s + a * dh) * qw + col / s;
+                const T wv = wk[a * kw + b];
+                for (int64_t j = 0; j < ow; ++j) dst[j] += wv * src[j];
+              }
+            if (pb)
+              for (int64_t j = 0; j < ow; ++j) dst[j] += bias;
+          }
+          apply_activations(acts_, y, oh * ow);
+        }
+      });
+      return;
+    }
     parallel_for(io, n * m, 1, [&](int64_t begin, int64_t end) {
       for (int64_t plane = begin; plane < end; ++plane) {
         const int64_t i = plane / m, o = plane % m;

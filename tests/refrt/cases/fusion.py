@@ -207,3 +207,16 @@ def build(api):
     ln = (x64 - x64.mean(-1, keepdims=True)) / np.sqrt(x64.var(-1, keepdims=True) + 1e-5) * sc + bi
     case("fusion_unused_layer_norm_stats", [node("LayerNormalization", ["x", "sc", "bi"], ["y", "mean_unused", "inv_unused"])],
          {"x": x}, {"y": ln.astype(f32)}, initializers={"sc": sc, "bi": bi}, tol=tol)
+
+    # Depthwise with stride 2 (refrt splits the padded plane into column phases) and dilation 2
+    for name, xs, k, kw in (("s2_k5", (1, 3, 13, 12), 5, dict(strides=[2, 2], pads=[2, 2, 2, 2])),
+                            ("s2_k3_asym", (2, 2, 9, 10), 3, dict(strides=[2, 2], pads=[1, 0, 0, 1])),
+                            ("s3_dil2", (1, 2, 14, 15), 3, dict(strides=[3, 3], dilations=[2, 2], pads=[1, 2, 2, 1]))):
+        x, w, bb = rand(*xs), rand(xs[1], 1, k, k), rand(xs[1])
+        y = conv_ref(np, x, w, bb, strides=kw.get("strides"), dil=kw.get("dilations"), pads=kw.get("pads"), group=xs[1])
+        case(f"depthwise_{name}_relu", [node("Conv", ["x", "w", "b"], ["c"], group=xs[1], **kw), node("Relu", ["c"], ["y"])],
+             {"x": x}, {"y": relu(y).astype(f32)}, initializers={"w": w, "b": bb}, tol=tol)
+    # im2col with stride 2 and padding (the first conv of MobileNet / ResNet)
+    x, w = rand(1, 3, 11, 10), rand(4, 3, 3, 3)
+    case("conv_s2_pad_im2col", [node("Conv", ["x", "w"], ["y"], strides=[2, 2], pads=[1, 1, 1, 1])], {"x": x},
+         {"y": conv_ref(np, x, w, strides=[2, 2], pads=[1, 1, 1, 1]).astype(f32)}, initializers={"w": w}, tol=tol)
