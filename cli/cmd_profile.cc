@@ -38,7 +38,7 @@ nlohmann::json profile_with_ort(const std::string& model, const std::string& inp
 
 int cmd_profile(const std::vector<std::string>& argv) {
   Args args(argv, {"--inputs", "--dim", "--runs", "--warmup", "--threads", "--trace", "--out", "--seed"},
-            {"--random", "--compare-ort"});
+            {"--random", "--compare-ort", "--no-optimize"});
   need_positional(args, 1, "one MODEL.onnx argument");
   const std::string model = args.positional()[0];
   if (args.has("--inputs") == args.has("--random"))
@@ -52,6 +52,7 @@ int cmd_profile(const std::vector<std::string>& argv) {
   using Clock = std::chrono::steady_clock;
   refrt::SessionOptions session_options;
   session_options.threads = threads;
+  session_options.optimize = !args.has("--no-optimize");
   const Clock::time_point load_start = Clock::now();
   auto session = refrt::Session::load_file(model, session_options);
   const double load_ms = std::chrono::duration<double, std::milli>(Clock::now() - load_start).count();
@@ -92,7 +93,7 @@ int cmd_profile(const std::vector<std::string>& argv) {
 
 PARITY_COMMAND("profile", 25,
                "profile MODEL.onnx (--inputs DIR | --random [--dim name=value,...] [--seed S]) [--runs N] [--warmup N]\n"
-               "        [--threads T] [--trace out.json] [--out DIR] [--compare-ort]",
+               "        [--threads T] [--trace out.json] [--out DIR] [--compare-ort] [--no-optimize]",
                "per-op CPU profile of refrt (ORT-schema trace, summary by op type and node)", cmd_profile);
 
 }  // namespace parity::cli

@@ -26,12 +26,13 @@ void print_tensor_summary(const std::string& name, const Tensor& t) {
 }
 
 int cmd_run(const std::vector<std::string>& argv) {
-  Args args(argv, {"--inputs", "--outputs", "--dim", "--seed", "--threads"}, {"--random"});
+  Args args(argv, {"--inputs", "--outputs", "--dim", "--seed", "--threads"}, {"--random", "--no-optimize"});
   need_positional(args, 1, "one MODEL.onnx argument");
   if (args.has("--inputs") == args.has("--random"))
     throw Error({"cli"}, "give exactly one of --inputs DIR (a folder of input_<i>.pb files) or --random", ErrorKind::kUsage);
   refrt::SessionOptions options;
   options.threads = args.get_int("--threads", 0);
+  options.optimize = !args.has("--no-optimize");
   auto session = refrt::Session::load_file(args.positional()[0], options);
   std::vector<Tensor> inputs;
   if (args.has("--random")) {
@@ -56,6 +57,7 @@ int cmd_run(const std::vector<std::string>& argv) {
 }  // namespace
 
 PARITY_COMMAND("run", 20,
-               "run MODEL.onnx (--inputs DIR | --random [--dim name=value,...] [--seed S]) [--outputs DIR] [--threads T]", "execute an ONNX model on refrt", cmd_run);
+               "run MODEL.onnx (--inputs DIR | --random [--dim name=value,...] [--seed S]) [--outputs DIR] [--threads T]\n"
+               "    [--no-optimize]", "execute an ONNX model on refrt", cmd_run);
 
 }  // namespace parity::cli

@@ -4,7 +4,10 @@
 // column matrix).
 #include <algorithm>
 #include <memory>
+#include <vector>
 
+#include "../src/activation.h"
+#include "../src/broadcast.h"
 #include "im2col.h"
 
 namespace parity::refrt {
@@ -12,10 +15,34 @@ namespace {
 
 using nn::WindowGeometry;
 
+// acc[j] += w[a, b] * pad[j + a * row_step + b * col_step] for every tap: the depthwise inner loop.
+// The float version is compiled twice (AVX2+FMA and the portable default), picked at load by the CPU.
+__attribute__((target_clones("arch=haswell", "default")))
+void depthwise_taps(float* __restrict acc, const float* __restrict pad, const float* w, int64_t kh, int64_t kw,
+                    int64_t row_step, int64_t col_step, int64_t span) {
+  for (int64_t a = 0; a < kh; ++a)
+    for (int64_t b = 0; b < kw; ++b) {
+      const float wv = w[a * kw + b];
+      const float* src = pad + a * row_step + b * col_step;
+      for (int64_t j = 0; j < span; ++j) acc[j] += wv * src[j];
+    }
+}
+
+void depthwise_taps(double* __restrict acc, const double* __restrict pad, const double* w, int64_t kh, int64_t kw,
+                    int64_t row_step, int64_t col_step, int64_t span) {
+  for (int64_t a = 0; a < kh; ++a)
+    for (int64_t b = 0; b < kw; ++b) {
+      const double wv = w[a * kw + b];
+      const double* src = pad + a * row_step + b * col_step;
+      for (int64_t j = 0; j < span; ++j) acc[j] += wv * src[j];
+    }
+}
+
 class ConvKernel : public Kernel {
  public:
   explicit ConvKernel(const NodeDef& node)
-      : node_(node), attrs_(nn::parse_window_attrs(node)), group_(node.attr_int("group", 1)) {
+      : node_(node), attrs_(nn::parse_window_attrs(node)), group_(node.attr_int("group", 1)),
+        acts_(parse_activations(node)) {
     if (group_ <= 0) node.fail("group must be positive, got " + std::to_string(group_));
   }
 
@@ -58,6 +85,17 @@ class ConvKernel : public Kernel {
     const T* px = x.data<T>();
     const T* pw = w.data<T>();
     T* py = y.data<T>();
+    const T* pb = b ? b->data<T>() : nullptr;
+    // FusedConv's optional input 3: a tensor added after the bias (a residual connection).
+    const Tensor* z = io.optional(3);
+    if (z && z->dtype() != x.dtype()) node_.fail("the added input's dtype differs from X's");
+    const bool z_same = z && z->shape() == out_shape;
+    const T* pz = z_same ? z->data<T>() : nullptr;
+    if (cg == 1 && !pointwise && g.rank() == 2 && !z) {
+      depthwise_2d(io, g, n, c, mg, px, pw, pb, py);  // bias and activations included
+      io.outputs[0] = std::move(y);
+      return;
+    }
     if (cg == 1 && !pointwise) {
       depthwise(io, g, n, c, mg, px, pw, py);
     } else if (y.numel() > 0) {
@@ -78,15 +116,31 @@ class ConvKernel : public Kernel {
                       out_size, T(0), yg, out_size);
         }
     }
-    if (b) {
-      const T* pb = b->data<T>();
+    if (pb || pz || !acts_.empty()) {  // epilogue: bias, the added input, the activations; one pass per plane
+      const bool act_now = !z || z_same;
       parallel_for(io, n * m, 16, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) {
           T* row = py + i * out_size;
-          const T bias = pb[i % m];
-          for (int64_t j = 0; j < out_size; ++j) row[j] += bias;
+          if (pb) {
+            const T bias = pb[i % m];
+            for (int64_t j = 0; j < out_size; ++j) row[j] += bias;
+          }
+          if (pz) {
+            const T* zr = pz + i * out_size;
+            for (int64_t j = 0; j < out_size; ++j) row[j] += zr[j];
+          }
+          if (act_now) apply_activations(acts_, row, out_size);
         }
       });
+    }
+    if (z && !z_same) {  // an added input of another shape: numpy broadcasting, then the activations
+      const auto plan = plan_broadcast<2>({&y.shape(), &z->shape()}, node_);
+      Tensor sum(x.dtype(), plan.out);
+      const T* pz2 = z->data<T>();
+      T* ps = sum.data<T>();
+      for_each_broadcast(plan, [&](int64_t o, const std::array<int64_t, 2>& k) { ps[o] = py[k[0]] + pz2[k[1]]; });
+      apply_activations(acts_, ps, sum.numel());
+      y = std::move(sum);
     }
     io.outputs[0] = std::move(y);
   }
@@ -127,9 +181,137 @@ class ConvKernel : public Kernel {
     });
   }
 
+  // Depthwise 2-D (one input channel per group): per output row, every kernel tap is one
+  // multiply-add over the row's valid output range, which the compiler vectorises at unit stride.
+  // Output planes are independent: parallel over (image, channel).
+  template <typename T>
+  void depthwise_2d(const KernelIO& io, const WindowGeometry& g, int64_t n, int64_t c, int64_t mg, const T* px,
+                    const T* pw, const T* pb, T* py) const {
+    const int64_t ih = g.in[0], iw = g.in[1], oh = g.out[0], ow = g.out[1], kh = g.kernel[0], kw = g.kernel[1];
+    const int64_t sh = g.stride[0], sw = g.stride[1], ph = g.pad_begin[0], pwd = g.pad_begin[1];
+    const int64_t dh = g.dilation[0], dw = g.dilation[1], m = c * mg;
+    if (n * m * oh * ow == 0) return;
+    // Per kernel column: the output columns whose input column lies inside the row.
+    std::vector<int64_t> lo(static_cast<size_t>(kw)), hi(static_cast<size_t>(kw));
+    for (int64_t k = 0; k < kw; ++k) {
+      const int64_t shift = k * dw - pwd;
+      lo[static_cast<size_t>(k)] = shift >= 0 ? 0 : std::min(ow, (-shift + sw - 1) / sw);
+      hi[static_cast<size_t>(k)] = std::max(lo[static_cast<size_t>(k)], std::min(ow, iw - shift <= 0 ? 0 : (iw - shift - 1) / sw + 1));
+    }
+    if (sh == 1 && sw == 1) {
+      // Unit stride: copy the plane into a zero-padded buffer of width wp; then output (r, j) sits at
+      // r * wp + j and each kernel tap is ONE multiply-add over the whole plane at a fixed offset
+      // (the wp - ow columns past each row's end are computed and dropped).
+      const int64_t wp = ow + (kw - 1) * dw, hp = oh + (kh - 1) * dh, span = (oh - 1) * wp + ow;
+      parallel_for(io, n * m, 1, [&](int64_t begin, int64_t end) {
+        std::vector<T> pad(static_cast<size_t>(hp * wp)), acc(static_cast<size_t>(span));
+        for (int64_t plane = begin; plane < end; ++plane) {
+          const int64_t i = plane / m, o = plane % m;
+          const T* x = px + (i * c + o / mg) * ih * iw;
+          for (int64_t r = 0; r < hp; ++r) {
+            T* dst = pad.data() + r * wp;
+            const int64_t row = r - ph;
+            if (row < 0 || row >= ih) {
+              std::fill(dst, dst + wp, T(0));
+              continue;
+            }
+            for (int64_t j = 0; j < wp; ++j) {
+              const int64_t col = j - pwd;
+              dst[j] = col >= 0 && col < iw ? x[row * iw + col] : T(0);
+            }
+          }
+          const T* wk = pw + o * kh * kw;
+          std::fill(acc.begin(), acc.end(), T(0));
+          T* pa = acc.data();
+          depthwise_taps(pa, pad.data(), wk, kh, kw, dh * wp, dw, span);
+          T* y = py + plane * oh * ow;
+          const T bias = pb ? pb[o] : T(0);
+          for (int64_t r = 0; r < oh; ++r) {
+            T* dst = y + r * ow;
+            const T* src = pa + r * wp;
+            if (pb) for (int64_t j = 0; j < ow; ++j) dst[j] = src[j] + bias;
+            else std::copy(src, src + ow, dst);
+          }
+          apply_activations(acts_, y, oh * ow);
+        }
+      });
+      return;
+    }
+    if (sh == sw && sh > 1) {
+      // Stride s: the zero-padded plane is split into s column phases (phase q holds columns
+      // q, q + s, ...), so that every tap reads a contiguous run of its phase's row.
+      const int64_t s = sh, qw = (ow - 1) + ((kw - 1) * dw) / s + 1, hp = (oh - 1) * s + (kh - 1) * dh + 1;
+      parallel_for(io, n * m, 1, [&](int64_t begin, int64_t end) {
+        std::vector<T> phases(static_cast<size_t>(s * hp * qw));
+        for (int64_t plane = begin; plane < end; ++plane) {
+          const int64_t i = plane / m, o = plane % m;
+          const T* x = px + (i * c + o / mg) * ih * iw;
+          for (int64_t q = 0; q < s; ++q)
+            for (int64_t r = 0; r < hp; ++r) {
+              T* dst = phases.data() + (q * hp + r) * qw;
+              const int64_t row = r - ph;
+              for (int64_t j = 0; j < qw; ++j) {
+                const int64_t col = j * s + q - pwd;
+                dst[j] = row >= 0 && row < ih && col >= 0 && col < iw ? x[row * iw + col] : T(0);
+              }
+            }
+          const T* wk = pw + o * kh * kw;
+          const T bias = pb ? pb[o] : T(0);
+          T* y = py + plane * oh * ow;
+          for (int64_t r = 0; r < oh; ++r) {
+            T* dst = y + r * ow;
+            std::fill(dst, dst + ow, T(0));
+            for (int64_t a = 0; a < kh; ++a)
+              for (int64_t b = 0; b < kw; ++b) {
+                const int64_t col = b * dw;
+                const T* src = phases.data() + ((col % s) * hp + r * s + a * dh) * qw + col / s;
+                const T wv = wk[a * kw + b];
+                for (int64_t j = 0; j < ow; ++j) dst[j] += wv * src[j];
+              }
+            if (pb)
+              for (int64_t j = 0; j < ow; ++j) dst[j] += bias;
+          }
+          apply_activations(acts_, y, oh * ow);
+        }
+      });
+      return;
+    }
+    parallel_for(io, n * m, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t plane = begin; plane < end; ++plane) {
+        const int64_t i = plane / m, o = plane % m;
+        const T* x = px + (i * c + o / mg) * ih * iw;
+        const T* wk = pw + o * kh * kw;
+        const T bias = pb ? pb[o] : T(0);
+        T* y = py + plane * oh * ow;
+        for (int64_t r = 0; r < oh; ++r) {
+          T* dst = y + r * ow;
+          std::fill(dst, dst + ow, T(0));
+          for (int64_t a = 0; a < kh; ++a) {
+            const int64_t row = r * sh - ph + a * dh;
+            if (row < 0 || row >= ih) continue;
+            const T* src = x + row * iw;
+            for (int64_t b = 0; b < kw; ++b) {
+              const T wv = wk[a * kw + b];
+              const int64_t shift = b * dw - pwd, l = lo[static_cast<size_t>(b)], h = hi[static_cast<size_t>(b)];
+              if (sw == 1) {
+                for (int64_t j = l; j < h; ++j) dst[j] += wv * src[j + shift];
+              } else {
+                for (int64_t j = l; j < h; ++j) dst[j] += wv * src[j * sw + shift];
+              }
+            }
+          }
+          if (pb)
+            for (int64_t j = 0; j < ow; ++j) dst[j] += bias;
+          apply_activations(acts_, dst, ow);
+        }
+      }
+    });
+  }
+
   NodeDef node_;
   nn::WindowAttrs attrs_;
   int64_t group_;
+  std::vector<ActStep> acts_;  // fused epilogue (FusedConv); empty for a plain Conv
 };
 
 }  // namespace
@@ -137,5 +319,7 @@ class ConvKernel : public Kernel {
 // Conv 1; 11 reworded the auto_pad output-size rules (implemented as 11 reads them); 22 only widened types.
 PARITY_KERNEL("Conv", 1, ConvKernel, kFloatTypes16);
 PARITY_KERNEL("Conv", 11, ConvKernel, kFloatTypes16);
+// Conv + BatchNormalization folded, + bias + activations (graph_optimize.h).
+PARITY_FUSED_KERNEL("FusedConv", ConvKernel, kFloatTypes16);
 
 }  // namespace parity::refrt

@@ -159,9 +159,25 @@ class BinaryKernel : public Kernel {
         const void* pa = a.raw();
         const void* pb = b.raw();
         void* po = out.mutable_raw();
-        for_each_broadcast(plan, [&](int64_t o, const std::array<int64_t, 2>& i) {
-          store<R>(po, o, op_(load<T>(pa, i[0]), load<T>(pb, i[1])));
-        });
+        if constexpr (is_float_v<T> && std::is_same_v<R, T>) {  // runs with fixed strides: vectorisable loops
+          const T* ta = static_cast<const T*>(pa);
+          const T* tb = static_cast<const T*>(pb);
+          T* to = static_cast<T*>(po);
+          for_each_broadcast_run(plan, [&](int64_t o, const std::array<int64_t, 2>& i, int64_t len,
+                                           const std::array<int64_t, 2>& s) {
+            const T* x = ta + i[0];
+            const T* y = tb + i[1];
+            T* z = to + o;
+            if (s[0] == 1 && s[1] == 1) for (int64_t j = 0; j < len; ++j) z[j] = op_(x[j], y[j]);
+            else if (s[0] == 1 && s[1] == 0) for (int64_t j = 0; j < len; ++j) z[j] = op_(x[j], y[0]);
+            else if (s[0] == 0 && s[1] == 1) for (int64_t j = 0; j < len; ++j) z[j] = op_(x[0], y[j]);
+            else for (int64_t j = 0; j < len; ++j) z[j] = op_(x[j * s[0]], y[j * s[1]]);
+          });
+        } else {
+          for_each_broadcast(plan, [&](int64_t o, const std::array<int64_t, 2>& i) {
+            store<R>(po, o, op_(load<T>(pa, i[0]), load<T>(pb, i[1])));
+          });
+        }
         io.outputs[0] = std::move(out);
         done = true;
       }

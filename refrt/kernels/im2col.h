@@ -62,10 +62,12 @@ void im2col(const WindowGeometry& g, int64_t channels, const T* x, T* col) {
       std::fill(dst + hi, dst + out_last, T(0));
       return;
     }
-    for (int64_t o = 0; o < out_last; ++o) {
-      const int64_t i = o * s + shift;
-      dst[o] = (i >= 0 && i < in_last) ? src[i] : T(0);
-    }
+    // Strided: outputs [lo, hi) read inside the row, the rest is padding.
+    const int64_t lo = shift >= 0 ? 0 : std::min(out_last, (-shift + s - 1) / s);
+    const int64_t hi = std::max(lo, std::min(out_last, in_last - shift <= 0 ? 0 : (in_last - shift - 1) / s + 1));
+    std::fill(dst, dst + lo, T(0));
+    for (int64_t o = lo; o < hi; ++o) dst[o] = src[o * s + shift];
+    std::fill(dst + hi, dst + out_last, T(0));
   });
 }
 

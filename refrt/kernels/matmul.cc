@@ -2,15 +2,33 @@
 #include <climits>
 #include <cstring>
 
+#include "../src/activation.h"
 #include "../src/dispatch.h"
 #include "../src/gemm.h"
 
 namespace parity::refrt {
 namespace {
 
+// Fused epilogue over the rows of `out` (row length n): + bias (if any), then the activations.
+template <typename T>
+void rows_epilogue(const KernelIO& io, Tensor& out, const Tensor* bias, int64_t n, const std::vector<ActStep>& acts) {
+  if ((!bias && acts.empty()) || out.numel() == 0 || n == 0) return;
+  T* po = out.data<T>();
+  const T* pb = bias ? bias->data<T>() : nullptr;
+  const int64_t rows = out.numel() / n;
+  parallel_for(io, rows, std::max<int64_t>(1, 4096 / n), [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      T* row = po + r * n;
+      if (pb)
+        for (int64_t j = 0; j < n; ++j) row[j] += pb[j];
+      apply_activations(acts, row, n);
+    }
+  });
+}
+
 class MatMulKernel : public Kernel {
  public:
-  explicit MatMulKernel(const NodeDef& node) : node_(node) {}
+  explicit MatMulKernel(const NodeDef& node) : node_(node), acts_(parse_activations(node)) {}
   void compute(KernelIO& io) const override {
     const Tensor& a = io.in(0);
     const Tensor& b = io.in(1);
@@ -32,9 +50,19 @@ class MatMulKernel : public Kernel {
     if (a.rank() > 1) out_shape.push_back(m);
     if (b.rank() > 1) out_shape.push_back(n);
     Tensor out(a.dtype(), out_shape);
-    if (a.dtype() == DType::kFloat32) run<float>(io, a, b, out, batch, batch_a, batch_b, m, k, n);
-    else if (a.dtype() == DType::kFloat64) run<double>(io, a, b, out, batch, batch_a, batch_b, m, k, n);
-    else node_.fail("dtype " + dtype_name(a.dtype()) + " is not implemented", ErrorKind::kUnsupported);
+    // FusedMatMul: an optional bias [N] (or [1, N]) added to every row, then the activations.
+    const Tensor* bias = io.optional(2);
+    if (bias && (bias->dtype() != a.dtype() || bias->numel() != n || b.rank() < 2))
+      node_.fail("bias " + shape_str(bias->shape()) + " must have the " + std::to_string(n) + " columns of the product");
+    if (a.dtype() == DType::kFloat32) {
+      run<float>(io, a, b, out, batch, batch_a, batch_b, m, k, n);
+      epilogue<float>(io, out, bias, n);
+    } else if (a.dtype() == DType::kFloat64) {
+      run<double>(io, a, b, out, batch, batch_a, batch_b, m, k, n);
+      epilogue<double>(io, out, bias, n);
+    } else {
+      node_.fail("dtype " + dtype_name(a.dtype()) + " is not implemented", ErrorKind::kUnsupported);
+    }
     io.outputs[0] = std::move(out);
   }
   double flops(const KernelIO& io) const override {  // 2 m n k per output matrix
@@ -42,6 +70,10 @@ class MatMulKernel : public Kernel {
   }
 
  private:
+  template <typename T>
+  void epilogue(const KernelIO& io, Tensor& out, const Tensor* bias, int64_t n) const {
+    rows_epilogue<T>(io, out, bias, n, acts_);
+  }
   template <typename T>
   void run(const KernelIO& io, const Tensor& a, const Tensor& b, Tensor& out, const Shape& batch, const Shape& batch_a,
            const Shape& batch_b, int64_t m, int64_t k, int64_t n) const {
@@ -84,6 +116,7 @@ class MatMulKernel : public Kernel {
     }
   }
   NodeDef node_;
+  std::vector<ActStep> acts_;
 };
 
 // Y = alpha * A' B' + beta * C, C broadcast to (M, N).
@@ -94,7 +127,8 @@ class GemmKernel : public Kernel {
         alpha_(node.attr_float("alpha", 1.0f)),
         beta_(node.attr_float("beta", 1.0f)),
         trans_a_(node.attr_int("transA", 0) != 0),
-        trans_b_(node.attr_int("transB", 0) != 0) {}
+        trans_b_(node.attr_int("transB", 0) != 0),
+        acts_(parse_activations(node)) {}
 
   void compute(KernelIO& io) const override {
     const Tensor& a = io.in(0);
@@ -107,9 +141,13 @@ class GemmKernel : public Kernel {
     if (k != kb) node_.fail("inner dimensions differ: " + shape_str(a.shape()) + " and " + shape_str(b.shape()));
     check_blas_dims(node_, m, n, k);
     Tensor out(a.dtype(), {m, n});
-    if (a.dtype() == DType::kFloat32) run<float>(a, b, c, out, m, k, n);
-    else if (a.dtype() == DType::kFloat64) run<double>(a, b, c, out, m, k, n);
-    else node_.fail("dtype " + dtype_name(a.dtype()) + " is not implemented", ErrorKind::kUnsupported);
+    if (a.dtype() == DType::kFloat32) {
+      run<float>(a, b, c, out, m, k, n);
+      rows_epilogue<float>(io, out, nullptr, n, acts_);
+    } else if (a.dtype() == DType::kFloat64) {
+      run<double>(a, b, c, out, m, k, n);
+      rows_epilogue<double>(io, out, nullptr, n, acts_);
+    } else node_.fail("dtype " + dtype_name(a.dtype()) + " is not implemented", ErrorKind::kUnsupported);
     io.outputs[0] = std::move(out);
   }
   double flops(const KernelIO& io) const override {
@@ -146,6 +184,7 @@ class GemmKernel : public Kernel {
   NodeDef node_;
   float alpha_, beta_;
   bool trans_a_, trans_b_;
+  std::vector<ActStep> acts_;
 };
 
 }  // namespace
@@ -155,5 +194,8 @@ PARITY_KERNEL("MatMul", 1, MatMulKernel, kFloatTypes16);
 // Gemm 7: unidirectional broadcast of C; 11: C optional; 13 widened types.
 PARITY_KERNEL("Gemm", 7, GemmKernel, kFloatTypes);
 PARITY_KERNEL("Gemm", 11, GemmKernel, kFloatTypes);
+// + bias + activations fused at load (graph_optimize.h).
+PARITY_FUSED_KERNEL("FusedMatMul", MatMulKernel, kFloatTypes16);
+PARITY_FUSED_KERNEL("FusedGemm", GemmKernel, kFloatTypes);
 
 }  // namespace parity::refrt

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
+#include <vector>
 
 #include "nn_common.h"
 
@@ -136,7 +138,11 @@ class PoolKernel : public Kernel {
     const T* px = x.data<T>();
     T* py = y.data<T>();
     int64_t* pi = want_indices ? indices.data<int64_t>() : nullptr;
-    if (out_size > 0) {
+    if (out_size > 0 && kind_ == PoolKind::kMax && !want_indices && g.rank() == 2 && std::is_floating_point_v<T>) {
+      parallel_for(io, planes, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t p = begin; p < end; ++p) max_pool_plane_2d<T>(g, px + p * in_size, py + p * out_size);
+      });
+    } else if (out_size > 0) {
       const WindowTable table = window_table(g);
       parallel_for(io, planes, 1, [&](int64_t begin, int64_t end) {
         for (int64_t p = begin; p < end; ++p) pool_plane<T>(table, px + p * in_size, py + p * out_size,
@@ -145,6 +151,50 @@ class PoolKernel : public Kernel {
     }
     io.outputs[0] = std::move(y);
     if (want_indices) io.outputs[1] = std::move(indices);
+  }
+
+  // 2-D MaxPool without indices: per output row, each kernel tap is a strided pass over the row's
+  // valid output range (no window table, no per-element bounds test). Same results as pool_plane:
+  // NaN in a window gives NaN, a window entirely in the padding gives the lowest value.
+  template <typename T>
+  static void max_pool_plane_2d(const WindowGeometry& g, const T* plane, T* out) {
+    const int64_t ih = g.in[0], iw = g.in[1], oh = g.out[0], ow = g.out[1], kh = g.kernel[0], kw = g.kernel[1];
+    const int64_t sh = g.stride[0], sw = g.stride[1], ph = g.pad_begin[0], pw = g.pad_begin[1];
+    const int64_t dh = g.dilation[0], dw = g.dilation[1];
+    std::vector<int64_t> lo(static_cast<size_t>(kw)), hi(static_cast<size_t>(kw));
+    std::vector<uint8_t> col_valid(static_cast<size_t>(ow), 0), nan(static_cast<size_t>(ow));
+    for (int64_t b = 0; b < kw; ++b) {
+      const int64_t shift = b * dw - pw;
+      const int64_t l = shift >= 0 ? 0 : std::min(ow, (-shift + sw - 1) / sw);
+      const int64_t h = std::max(l, std::min(ow, iw - shift <= 0 ? 0 : (iw - shift - 1) / sw + 1));
+      lo[static_cast<size_t>(b)] = l;
+      hi[static_cast<size_t>(b)] = h;
+      for (int64_t j = l; j < h; ++j) col_valid[static_cast<size_t>(j)] = 1;
+    }
+    for (int64_t r = 0; r < oh; ++r) {
+      T* dst = out + r * ow;
+      std::fill(dst, dst + ow, -std::numeric_limits<T>::infinity());
+      std::fill(nan.begin(), nan.end(), uint8_t{0});
+      bool any_row = false;
+      for (int64_t a = 0; a < kh; ++a) {
+        const int64_t i = r * sh - ph + a * dh;
+        if (i < 0 || i >= ih) continue;
+        any_row = true;
+        const T* src = plane + i * iw;
+        for (int64_t b = 0; b < kw; ++b) {
+          const int64_t shift = b * dw - pw;
+          for (int64_t j = lo[static_cast<size_t>(b)]; j < hi[static_cast<size_t>(b)]; ++j) {
+            const T v = src[j * sw + shift];
+            nan[static_cast<size_t>(j)] |= v != v;
+            dst[j] = v > dst[j] ? v : dst[j];
+          }
+        }
+      }
+      for (int64_t j = 0; j < ow; ++j) {
+        if (!any_row || !col_valid[static_cast<size_t>(j)]) dst[j] = std::numeric_limits<T>::lowest();
+        else if (nan[static_cast<size_t>(j)]) dst[j] = std::numeric_limits<T>::quiet_NaN();
+      }
+    }
   }
 
   template <typename T>

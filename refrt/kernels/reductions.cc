@@ -140,7 +140,32 @@ class ReduceKernel : public Kernel {
       }
       return out;
     } else {
-      for_each_element<T>(x, out_stride, [&](int64_t o, T v) { acc[size_t(o)] = step<R, A>(acc[size_t(o)], A(v)); });
+      // Reduced dims all trailing (global pooling, last-axis statistics): each output reads one
+      // contiguous run (float sums in four double partial sums, the rest in visiting order).
+      bool trailing = n > 0 && count > 0 && n * count == x.numel();
+      for (size_t d = 1; trailing && d < x.rank(); ++d) trailing = !(out_stride[d - 1] == 0 && out_stride[d] != 0);
+      if (trailing && !std::is_same_v<T, bool>) {
+        const void* px = x.raw();
+        for (int64_t o = 0; o < n; ++o) {
+          if constexpr ((R == Reduce::kSum || R == Reduce::kMean) && is_float_v<T>) {
+            // Four double partial sums: independent adds instead of one dependency chain.
+            const T* row = static_cast<const T*>(px) + o * count;
+            double part[4] = {0, 0, 0, 0};
+            int64_t j = 0;
+            for (; j + 4 <= count; j += 4)
+              for (int k = 0; k < 4; ++k) part[k] += static_cast<double>(row[j + k]);
+            double a = (part[0] + part[1]) + (part[2] + part[3]);
+            for (; j < count; ++j) a += static_cast<double>(row[j]);
+            acc[size_t(o)] = a;
+          } else {
+            A a = identity<R, T>();
+            for (int64_t j = o * count, e = j + count; j < e; ++j) a = step<R, A>(a, A(load<T>(px, j)));
+            acc[size_t(o)] = a;
+          }
+        }
+      } else {
+        for_each_element<T>(x, out_stride, [&](int64_t o, T v) { acc[size_t(o)] = step<R, A>(acc[size_t(o)], A(v)); });
+      }
       if (R == Reduce::kMean && count == 0 && !is_float_v<A> && n > 0)
         node_.fail("ReduceMean of an empty set is undefined for integer inputs");
       for (int64_t o = 0; o < n; ++o) {

@@ -3,7 +3,9 @@
 // normalised as a whole.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
+#include "../src/vmath.h"
 #include "elementwise.h"
 
 namespace parity::refrt {
@@ -25,14 +27,24 @@ void normalise_row(Mode mode, const T* x, T* y, int64_t n, int64_t stride) {
   T max = x[0];
   for (int64_t k = 1; k < n; ++k) max = std::max(max, x[k * stride]);
   double sum = 0;
+  if constexpr (std::is_same_v<T, float>) {
+    if (mode == Mode::kSoftmax && stride == 1) return vmath::softmax_row(x, y, n);
+  }
+  if (mode == Mode::kSoftmax) {  // exp once, in T (the sum still in double), then one scale
+    for (int64_t k = 0; k < n; ++k) {
+      const T e = std::exp(x[k * stride] - max);
+      y[k * stride] = e;
+      sum += static_cast<double>(e);
+    }
+    const T inv = static_cast<T>(1.0 / sum);
+    for (int64_t k = 0; k < n; ++k) y[k * stride] *= inv;
+    return;
+  }
   for (int64_t k = 0; k < n; ++k) sum += std::exp(static_cast<double>(x[k * stride]) - static_cast<double>(max));
   if (mode == Mode::kLogSoftmax) {
     const double log_sum = std::log(sum);
     for (int64_t k = 0; k < n; ++k)
       y[k * stride] = static_cast<T>(static_cast<double>(x[k * stride]) - static_cast<double>(max) - log_sum);
-  } else {
-    for (int64_t k = 0; k < n; ++k)
-      y[k * stride] = static_cast<T>(std::exp(static_cast<double>(x[k * stride]) - static_cast<double>(max)) / sum);
   }
 }
 
@@ -61,9 +73,12 @@ class SoftmaxKernel : public Kernel {
       if (out.numel() > 0) {
         const T* px = x.data<T>();
         T* po = out.data<T>();
-        for (int64_t o = 0; o < outer; ++o)
-          for (int64_t i = 0; i < inner; ++i)
+        parallel_for(io, outer * inner, std::max<int64_t>(1, 8192 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+          for (int64_t r = b; r < e; ++r) {
+            const int64_t o = r / inner, i = r % inner;
             normalise_row(kMode, px + o * n * inner + i, po + o * n * inner + i, n, inner);
+          }
+        });
       }
       io.outputs[0] = std::move(out);
     });
@@ -76,8 +91,52 @@ class SoftmaxKernel : public Kernel {
   int64_t axis_;
 };
 
+// Softmax along `axis` whose rows of all -inf give 0 instead of NaN: torch's _safe_softmax as its
+// decomposition writes it (Softmax, Equal(x, -inf), Not, Cast, ReduceMax, Cast, Not, Where with
+// zeros), fused at load (graph_optimize.h). Input 1 is the zeros the Where selects (its shape is X's).
+class SafeSoftmaxKernel : public Kernel {
+ public:
+  explicit SafeSoftmaxKernel(const NodeDef& node) : node_(node), axis_(node.attr_int("axis", -1)) {}
+  void compute(KernelIO& io) const override {
+    const Tensor& x = io.in(0);
+    if (io.in(1).shape() != x.shape()) node_.fail("the zeros " + shape_str(io.in(1).shape()) + " must have X's shape " + shape_str(x.shape()));
+    if (x.rank() == 0) node_.fail("input must have rank >= 1");
+    const size_t axis = static_cast<size_t>(normalize_axis(axis_, static_cast<int64_t>(x.rank()), "axis"));
+    int64_t outer = 1, n = x.dim(axis), inner = 1;
+    for (size_t d = 0; d < x.rank(); ++d) {
+      if (d < axis) outer *= x.dim(d);
+      else if (d > axis) inner *= x.dim(d);
+    }
+    const bool ok = dispatch_float(x.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      Tensor out(x.dtype(), x.shape());
+      const T* px = x.data<T>();
+      T* po = out.data<T>();
+      parallel_for(io, outer * inner, std::max<int64_t>(1, 8192 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) {
+          const int64_t base = (r / inner) * n * inner + r % inner;
+          bool all_masked = true;
+          for (int64_t k = 0; k < n && all_masked; ++k) all_masked = px[base + k * inner] == -std::numeric_limits<T>::infinity();
+          if (all_masked) {
+            for (int64_t k = 0; k < n; ++k) po[base + k * inner] = T(0);
+          } else {
+            normalise_row(Mode::kSoftmax, px + base, po + base, n, inner);
+          }
+        }
+      });
+      io.outputs[0] = std::move(out);
+    });
+    if (!ok) fail_dtype(node_, x.dtype());
+  }
+
+ private:
+  NodeDef node_;
+  int64_t axis_;
+};
+
 }  // namespace
 
+PARITY_FUSED_KERNEL("FusedSafeSoftmax", SafeSoftmaxKernel, kFloatTypes);
 // 1 (11 allowed negative axes: accepted from 1): coerced 2-D; 13: single axis.
 PARITY_KERNEL("Softmax", 1, SoftmaxKernel<Mode::kSoftmax>, kFloatTypes16);
 PARITY_KERNEL("Softmax", 13, SoftmaxKernel<Mode::kSoftmax>, kFloatTypes16);

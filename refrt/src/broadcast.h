@@ -72,4 +72,49 @@ void for_each_broadcast(const BroadcastPlan<N>& plan, F&& f) {
   }
 }
 
+// Calls f(out_offset, offsets, length, inner_strides) once per run of `length` output elements in
+// which every operand moves by a fixed stride (0 or 1 after merging dims that are contiguous for all
+// operands): the loop a kernel writes inside `f` is then a plain strided loop the compiler vectorises.
+template <size_t N, typename F>
+void for_each_broadcast_run(const BroadcastPlan<N>& plan, F&& f) {
+  if (plan.numel == 0) return;
+  std::array<int64_t, N> offs{}, inner{};
+  if (plan.all_same || plan.out.empty()) {
+    inner.fill(plan.all_same ? 1 : 0);
+    return f(int64_t{0}, offs, plan.numel, inner);
+  }
+  // Merge dim d into d+1 when, for every operand, stride[d] == stride[d+1] * out[d+1].
+  std::vector<int64_t> dims;
+  std::array<std::vector<int64_t>, N> strides;
+  for (size_t d = 0; d < plan.out.size(); ++d) {
+    if (plan.out[d] == 1) continue;  // size-1 dims move nothing
+    bool merge = !dims.empty();
+    for (size_t k = 0; k < N && merge; ++k) merge = strides[k].back() == plan.strides[k][d] * plan.out[d];
+    if (merge) {
+      dims.back() *= plan.out[d];
+      for (size_t k = 0; k < N; ++k) strides[k].back() = plan.strides[k][d];
+    } else {
+      dims.push_back(plan.out[d]);
+      for (size_t k = 0; k < N; ++k) strides[k].push_back(plan.strides[k][d]);
+    }
+  }
+  if (dims.empty()) {
+    inner.fill(0);
+    return f(int64_t{0}, offs, int64_t{1}, inner);
+  }
+  const size_t rank = dims.size();
+  const int64_t len = dims[rank - 1];
+  for (size_t k = 0; k < N; ++k) inner[k] = strides[k][rank - 1];
+  std::vector<int64_t> index(rank - 1, 0);
+  for (int64_t o = 0; o < plan.numel; o += len) {
+    f(o, offs, len, inner);
+    for (size_t d = rank - 1; d-- > 0;) {
+      for (size_t k = 0; k < N; ++k) offs[k] += strides[k][d];
+      if (++index[d] < dims[d]) break;
+      for (size_t k = 0; k < N; ++k) offs[k] -= strides[k][d] * index[d];
+      index[d] = 0;
+    }
+  }
+}
+
 }  // namespace parity::refrt

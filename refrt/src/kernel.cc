@@ -82,7 +82,9 @@ const KernelRegistration* find_kernel(const std::string& op_type, const std::str
 
 std::vector<KernelInfo> registered_kernels() {
   std::vector<KernelInfo> out;
-  for (const auto& r : kernel_registry()) out.push_back({r.op_type, r.domain, r.since_version, r.dtypes});
+  for (const auto& r : kernel_registry())
+    if (r.domain != "com.parity.refrt")  // fused nodes of the load-time passes are no ONNX operators
+      out.push_back({r.op_type, r.domain, r.since_version, r.dtypes});
   std::sort(out.begin(), out.end(), [](const KernelInfo& a, const KernelInfo& b) {
     return std::tie(a.op_type, a.domain, a.since_version) < std::tie(b.op_type, b.domain, b.since_version);
   });

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <vector>
+#include <utility>
 
 #include "parity/error.h"
 #include "parity/tensor.h"
@@ -43,6 +44,9 @@ struct NodeDef {
   std::vector<std::string> implicit_inputs;
   std::string origin;                        // the model file, for errors raised while planning subgraphs
   std::map<std::string, Attribute> attributes;
+  // Nodes made by the load-time passes (graph_optimize.h): the (name, op_type) of every model node
+  // this one replaces, the anchor first (the profiler reports the time under the anchor's name).
+  std::vector<std::pair<std::string, std::string>> fused_from;
 
   const Attribute* attr(const std::string& n) const;
   const Attribute* attr(const std::string& n, Attribute::Type type) const;  // nullptr if absent
@@ -102,6 +106,11 @@ KernelFactory make_factory() {
 #define PARITY_KERNEL(op, since, cls, ...)                                                   \
   static const ::parity::refrt::KernelRegistrar PARITY_KERNEL_CONCAT(parity_kernel_, __LINE__)( \
       op, "", since, __VA_ARGS__, ::parity::refrt::make_factory<cls>())
+
+// A kernel of the private domain of fused nodes (activation.h's kFusedDomain), version 1.
+#define PARITY_FUSED_KERNEL(op, cls, ...)                                                      \
+  static const ::parity::refrt::KernelRegistrar PARITY_KERNEL_CONCAT(parity_kernel_, __LINE__)( \
+      op, "com.parity.refrt", 1, __VA_ARGS__, ::parity::refrt::make_factory<cls>())
 
 // Dtype lists shared by registrations. Inline, so that they are initialised before the
 // registrars that follow this header in every kernel file (no static-initialisation-order trap).

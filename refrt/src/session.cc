@@ -4,6 +4,8 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <mutex>
+#include <optional>
 
 #include "parity/fs.h"
 #include "session_plan.h"
@@ -15,6 +17,16 @@ struct Session::Impl {
   SessionPlan plan;
   SessionOptions options;
   std::unique_ptr<ThreadPool> pool;
+  // With optimisation on: the parsed model, planned without the passes on the first run that keeps
+  // intermediates (fused nodes do not produce the values they fused away).
+  std::optional<ModelDef> model;
+  mutable std::once_flag full_once;
+  mutable std::unique_ptr<SessionPlan> full_plan;
+  const SessionPlan& plan_for(const RunOptions& run) const {
+    if (!run.keep_intermediates || !model) return plan;
+    std::call_once(full_once, [&] { full_plan = std::make_unique<SessionPlan>(build_plan(*model, options.fold_constants)); });
+    return *full_plan;
+  }
 };
 
 namespace {
@@ -69,8 +81,11 @@ void record_timing(std::vector<NodeTiming>& timings, const PlannedNode& node, co
                    std::chrono::steady_clock::time_point end) {
   using ms = std::chrono::duration<double, std::milli>;
   NodeTiming t;
-  t.node = node.def.name;
-  t.op_type = node.def.op_type;
+  // A fused node reports under the model node it was built on; the others it replaced follow with
+  // zero time, so a profile still names every node of the model.
+  const auto& fused = node.def.fused_from;
+  t.node = fused.empty() ? node.def.name : fused[0].first;
+  t.op_type = fused.empty() ? node.def.op_type : fused[0].second;
   t.node_index = timings.size();
   t.start_ms = ms(start - run_start).count();
   t.ms = ms(end - start).count();
@@ -85,7 +100,16 @@ void record_timing(std::vector<NodeTiming>& timings, const PlannedNode& node, co
     t.outputs.push_back({out.dtype(), out.shape()});
     t.bytes += static_cast<double>(out.nbytes());
   }
+  const double end_ms = t.start_ms + t.ms;
   timings.push_back(std::move(t));
+  for (size_t k = 1; k < fused.size(); ++k) {
+    NodeTiming part;
+    part.node = fused[k].first;
+    part.op_type = fused[k].second;
+    part.node_index = timings.size();
+    part.start_ms = end_ms;
+    timings.push_back(std::move(part));
+  }
 }
 
 }  // namespace
@@ -97,7 +121,13 @@ std::unique_ptr<Session> Session::load_bytes(const std::string& bytes, const std
                                              SessionOptions options) {
   const std::string base_dir = std::filesystem::path(origin).parent_path().string();
   auto impl = std::make_unique<Impl>();
-  impl->plan = build_plan(parse_model(bytes, origin, base_dir), options.fold_constants);
+  ModelDef model = parse_model(bytes, origin, base_dir);
+  if (options.optimize) {
+    impl->model = model;  // shares the initializers' buffers
+    impl->plan = build_optimized_plan(std::move(model), options.fold_constants, options.disabled_passes);
+  } else {
+    impl->plan = build_plan(std::move(model), options.fold_constants);
+  }
   impl->options = options;
   if (options.threads < 0 || options.threads > 1024)
     throw Error({"refrt", origin}, "threads must be between 0 and 1024, got " + std::to_string(options.threads),
@@ -136,19 +166,20 @@ std::vector<Tensor> execute_plan(const SessionPlan& plan, const std::vector<Tens
       io.inputs.push_back(t && t->defined() ? t : nullptr);
     }
     io.outputs.assign(node.outputs.size(), Tensor());
-    const ErrorContext where{"refrt", plan.origin, node.def.name, node.def.op_type};
+    // Built only on failure: four strings per node per run are measurable on small models.
+    auto where = [&] { return ErrorContext{"refrt", plan.origin, node.def.name, node.def.op_type}; };
     const Clock::time_point start = options.profile ? Clock::now() : Clock::time_point();
     try {
       node.kernel->compute(io);
     } catch (const Error& e) {
-      throw as_refrt_error(e, where);
+      throw as_refrt_error(e, where());
     } catch (const std::exception& e) {  // bad_alloc and the like: still an error, never an abort
-      throw Error(where, e.what());
+      throw Error(where(), e.what());
     }
     if (options.profile && result) record_timing(result->timings, node, io, run_start, start, Clock::now());
     for (size_t k = 0; k < node.outputs.size(); ++k) {
       if (node.outputs[k] < 0) continue;
-      if (!io.outputs[k].defined()) throw Error(where, "output #" + std::to_string(k) + " was not produced");
+      if (!io.outputs[k].defined()) throw Error(where(), "output #" + std::to_string(k) + " was not produced");
       Tensor& slot = frame[static_cast<size_t>(node.outputs[k])];
       slot = std::move(io.outputs[k]);
       if (options.keep_intermediates && result) result->intermediates[node.def.outputs[k]] = slot;
@@ -161,7 +192,7 @@ std::vector<Tensor> execute_plan(const SessionPlan& plan, const std::vector<Tens
 }
 
 RunResult Session::run(const std::vector<Tensor>& inputs, const RunOptions& options) const {
-  const SessionPlan& plan = impl_->plan;
+  const SessionPlan& plan = impl_->plan_for(options);
   check_inputs(plan, inputs);
   RunResult result;
   result.outputs = execute_plan(plan, inputs, options, &result, impl_->pool.get());

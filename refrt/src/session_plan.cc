@@ -1,5 +1,7 @@
 #include "session_plan.h"
 
+#include "graph_optimize.h"
+
 #include <map>
 #include <set>
 
@@ -196,6 +198,19 @@ SessionPlan plan_graph(GraphDef graph, const std::string& origin, bool fold) {
 
 SessionPlan build_plan(ModelDef model, bool fold_constants) {
   return plan_graph(std::move(model.graph), model.origin, fold_constants);
+}
+
+SessionPlan build_optimized_plan(ModelDef model, bool fold_constants, const std::set<std::string>& disabled) {
+  const std::string origin = model.origin;
+  SessionPlan folded = plan_graph(std::move(model.graph), origin, fold_constants);
+  // Back to a graph: the passes see folded constants (transposed weights, shape arithmetic) as initializers.
+  GraphDef g;
+  g.inputs = folded.inputs;
+  g.outputs = folded.outputs;
+  for (auto& [id, t] : folded.initializers) g.initializers.emplace_back(folded.value_names[static_cast<size_t>(id)], t);
+  for (auto& node : folded.nodes) g.nodes.push_back(std::move(node.def));
+  optimize_graph(g, disabled, origin);
+  return plan_graph(std::move(g), origin, false);
 }
 
 std::shared_ptr<const SessionPlan> build_subgraph_plan(const GraphDef& graph, const std::string& origin) {

@@ -2,6 +2,7 @@
 // per node, value names mapped to integer ids, and when each intermediate can be freed.
 #pragma once
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,8 @@ struct SessionPlan {
 // nodes whose inputs are all initializers run once here and their outputs become initializers (as
 // onnxruntime does at session creation); random ops, Dropout, control flow and custom domains stay.
 SessionPlan build_plan(ModelDef model, bool fold_constants = true);
+// The same, then the load-time passes (graph_optimize.h) except `disabled`, and the plan rebuilt.
+SessionPlan build_optimized_plan(ModelDef model, bool fold_constants, const std::set<std::string>& disabled);
 
 // The plan of a subgraph (If branch, Loop/Scan body): its inputs are the graph's formal inputs
 // followed by its outer_names, in that order. Built once, in the owning kernel's constructor.

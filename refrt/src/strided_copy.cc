@@ -40,12 +40,31 @@ void strided_copy(const void* src, int64_t offset, const std::vector<int64_t>& s
     std::memcpy(dst, static_cast<const char*>(src) + static_cast<size_t>(offset) * elem_size, elem_size);
     return;
   }
+  // Size-1 dims move nothing, and a dim whose stride is the next dim's stride times its extent
+  // merges into it: [1, 8, 1, 64] with a "transpose" of its size-1 dims is then one memcpy.
+  Shape shape;
+  std::vector<int64_t> strides;
+  for (size_t d = 0; d < out_shape.size(); ++d) {
+    if (out_shape[d] == 1) continue;
+    if (!shape.empty() && strides.back() == src_strides[d] * out_shape[d]) {
+      shape.back() *= out_shape[d];
+      strides.back() = src_strides[d];
+    } else {
+      shape.push_back(out_shape[d]);
+      strides.push_back(src_strides[d]);
+    }
+  }
+  if (shape.empty() || (shape.size() == 1 && strides[0] == 1)) {
+    std::memcpy(dst, static_cast<const char*>(src) + static_cast<size_t>(offset) * elem_size,
+                static_cast<size_t>(checked_numel(out_shape)) * elem_size);
+    return;
+  }
   switch (elem_size) {
-    case 1: return copy_rows(static_cast<const uint8_t*>(src), offset, src_strides, static_cast<uint8_t*>(dst), out_shape);
-    case 2: return copy_rows(static_cast<const uint16_t*>(src), offset, src_strides, static_cast<uint16_t*>(dst), out_shape);
-    case 4: return copy_rows(static_cast<const uint32_t*>(src), offset, src_strides, static_cast<uint32_t*>(dst), out_shape);
-    case 8: return copy_rows(static_cast<const uint64_t*>(src), offset, src_strides, static_cast<uint64_t*>(dst), out_shape);
-    case 16: return copy_rows(static_cast<const Bytes16*>(src), offset, src_strides, static_cast<Bytes16*>(dst), out_shape);
+    case 1: return copy_rows(static_cast<const uint8_t*>(src), offset, strides, static_cast<uint8_t*>(dst), shape);
+    case 2: return copy_rows(static_cast<const uint16_t*>(src), offset, strides, static_cast<uint16_t*>(dst), shape);
+    case 4: return copy_rows(static_cast<const uint32_t*>(src), offset, strides, static_cast<uint32_t*>(dst), shape);
+    case 8: return copy_rows(static_cast<const uint64_t*>(src), offset, strides, static_cast<uint64_t*>(dst), shape);
+    case 16: return copy_rows(static_cast<const Bytes16*>(src), offset, strides, static_cast<Bytes16*>(dst), shape);
     default: throw Error({"refrt"}, "element size " + std::to_string(elem_size) + " cannot be copied");
   }
 }

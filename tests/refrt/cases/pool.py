@@ -82,6 +82,8 @@ def build(api):
         y, idx = pool_ref(np, x, "max", k, **args)
         case(f"maxpool_{name}", [node("MaxPool", ["x"], ["y", "i"], kernel_shape=k, **attrs)], {"x": x},
              {"y": y, "i": idx})
+        # Without the Indices output (refrt's 2-D path that needs no window table)
+        case(f"maxpool_{name}_values_only", [node("MaxPool", ["x"], ["y"], kernel_shape=k, **attrs)], {"x": x}, {"y": y})
         avg_opset = 19 if "dilations" in attrs else 18
         for cip in (0, 1):
             if cip and attrs.get("auto_pad", "NOTSET") != "NOTSET":

@@ -3,6 +3,7 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,15 @@ struct SessionOptions {
   int threads = 0;
   // Nodes computing only from initializers run once at load and become initializers (not profiled).
   bool fold_constants = true;
+  // Load-time graph optimisation (fusions that keep every output's value; `optimization_passes()`
+  // names them): on by default; `disabled_passes` switches single passes off. A run that keeps
+  // intermediates uses an unoptimised plan (built on first use), so every model value is there.
+  bool optimize = true;
+  std::set<std::string> disabled_passes;
 };
+
+// The load-time passes, in the order they run.
+const std::vector<std::string>& optimization_passes();
 
 struct TypedShape {
   DType dtype = DType::kUndefined;

@@ -1,0 +1,30 @@
+// Internal: load-time graph optimisation. Each pass rewrites a GraphDef whose constant subgraphs are
+// already folded into initializers, replacing groups of nodes by one node that computes the same
+// values (fused nodes live in kFusedDomain and remember the nodes they replaced, for the profiler).
+// A value that is a graph output, or that another node still reads, is never fused away.
+#pragma once
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model_def.h"
+
+namespace parity::refrt {
+
+// Pass names, in the order they run (SessionOptions::disabled_passes takes these names):
+//   drop_unused_outputs  optional outputs nobody reads (MaxPool indices, LayerNormalization statistics,
+//                        Dropout mask) are not computed
+//   fold_batch_norm      Conv -> BatchNormalization (inference) with constant weights: scaled weights and bias
+//   fuse_conv_add        Conv + Add of another computed tensor (residual) as the conv's epilogue
+//   fuse_activation      Conv / Gemm / MatMul + Relu, Clip, HardSigmoid, HardSwish, Sigmoid, SiLU, GELU
+//                        (ONNX ops or their decomposed forms) as the kernel's epilogue
+//   fuse_matmul_add      MatMul with a constant 2-D B + Add of a constant bias broadcast along rows
+//   fuse_elementwise     decomposed GELU / SiLU / hardswish / hardsigmoid elsewhere: one activation node
+//   fuse_rms_norm        x * (1 / sqrt(mean(x^2) + eps)) [* w]: one RMS normalisation node
+//   fuse_safe_softmax    Softmax whose all -inf rows become 0 (torch's _safe_softmax decomposed, 8 nodes)
+const std::vector<std::string>& optimization_passes();
+
+// Runs the passes not in `disabled` (unknown names are an error, kUsage).
+void optimize_graph(GraphDef& graph, const std::set<std::string>& disabled, const std::string& origin);
+
+}  // namespace parity::refrt

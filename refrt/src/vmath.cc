@@ -1,0 +1,31 @@
+#include "vmath.h"
+
+namespace parity::refrt::vmath {
+namespace {
+
+namespace base {
+#include "vmath_impl.inc"
+}  // namespace base
+
+#pragma GCC push_options
+#pragma GCC target("arch=haswell")
+namespace avx2 {
+#include "vmath_impl.inc"
+}  // namespace avx2
+#pragma GCC pop_options
+
+const bool kAvx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+
+}  // namespace
+
+void exp(const float* x, float* y, int64_t n) { kAvx2 ? avx2::exp_impl(x, y, n) : base::exp_impl(x, y, n); }
+void sigmoid(float* p, int64_t n) { kAvx2 ? avx2::sigmoid_impl(p, n) : base::sigmoid_impl(p, n); }
+void silu(float* p, int64_t n) { kAvx2 ? avx2::silu_impl(p, n) : base::silu_impl(p, n); }
+void gelu_erf(float* p, int64_t n, float c0, float c1, float c2) {
+  kAvx2 ? avx2::gelu_erf_impl(p, n, c0, c1, c2) : base::gelu_erf_impl(p, n, c0, c1, c2);
+}
+void softmax_row(const float* x, float* y, int64_t n) {
+  kAvx2 ? avx2::softmax_row_impl(x, y, n) : base::softmax_row_impl(x, y, n);
+}
+
+}  // namespace parity::refrt::vmath

@@ -1,0 +1,222 @@
+"""Graphs shaped like the patterns refrt's load-time passes fuse (refrt/src/graph_optimize.h): Conv +
+BatchNormalization, Conv / Gemm / MatMul + bias + activation (ONNX ops and the decomposed forms
+torch.export writes: hardswish, hardsigmoid, GELU, SiLU), MatMul + Add, RMS normalisation, and the
+kernels the fused models lean on (direct depthwise conv, trailing-axis ReduceMean, broadcast Mul).
+Weights are initializers so that the passes can fire; the oracle is numpy on the unfused formulas,
+in float64. Rows named fusion_* must be fused by refrt, fusion_keep_* must not (a value that is a
+graph output or read twice stays); tests/refrt/graph_optimize_test.cc checks both with the profile."""
+import importlib.util
+import os
+
+# The conv oracle of the Conv table (loaded by path: the tables are loaded as single files).
+_spec = importlib.util.spec_from_file_location("refrt_cases_conv_oracle", os.path.join(os.path.dirname(__file__), "conv.py"))
+_conv = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_conv)
+conv_ref = _conv.conv_ref
+
+
+def build(api):
+    np, node, rand, case = api.np, api.node, api.rand, api.case
+    tol = (1e-4, 1e-5)
+    f32 = np.float32
+
+    def scalar(v):
+        return np.array(v, dtype=f32)
+
+    def bn_params(c):
+        return rand(c), rand(c), rand(c), rand(c, low=0.5, high=1.5)
+
+    def bn_ref(y, s, b, m, v, eps=1e-5):
+        sh = (1, -1) + (1,) * (y.ndim - 2)
+        return (y - m.reshape(sh)) / np.sqrt(v.reshape(sh) + eps) * s.reshape(sh) + b.reshape(sh)
+
+    relu = lambda y: np.maximum(y, 0)
+    hsig = lambda y: np.clip(y + 3, 0, 6) / 6
+    hswish = lambda y: y * np.clip(y + 3, 0, 6) / 6
+    gelu = lambda y: 0.5 * y * (1 + np.vectorize(__import__("math").erf)(y / np.sqrt(2)))
+    silu = lambda y: y / (1 + np.exp(-y))
+
+    def hswish_nodes(x, out, tag, div_first=False):
+        a, c1, c2, m = f"{tag}_a", f"{tag}_c1", f"{tag}_c2", f"{tag}_m"
+        nodes = [node("Add", [x, "three"], [a]), node("Clip", [a, "zero"], [c1]), node("Clip", [c1, "", "six"], [c2])]
+        if div_first:
+            return nodes + [node("Div", [c2, "six"], [m]), node("Mul", [x, m], [out])]
+        return nodes + [node("Mul", [x, c2], [m]), node("Div", [m, "six"], [out])]
+
+    consts = {"three": scalar(3), "zero": scalar(0), "six": scalar(6)}
+
+    # Conv + BatchNormalization (+ Relu / Clip / hardswish / hardsigmoid), regular and depthwise convs
+    for name, xs, ws, group, kw, act in (
+            ("conv_bn", (1, 3, 9, 9), (4, 3, 3, 3), 1, dict(pads=[1, 1, 1, 1]), None),
+            ("conv_bn_relu", (2, 3, 8, 8), (5, 3, 3, 3), 1, dict(strides=[2, 2]), "relu"),
+            ("conv_bias_bn_relu6", (1, 4, 7, 7), (6, 4, 1, 1), 1, {}, "clip"),
+            ("dw_bn_hswish", (1, 6, 11, 11), (6, 1, 5, 5), 6, dict(pads=[2, 2, 2, 2]), "hswish"),
+            ("dw_s2_bn_hswish_divfirst", (2, 4, 10, 9), (4, 1, 3, 3), 4, dict(pads=[1, 1, 1, 1], strides=[2, 2]),
+             "hswish2"),
+            ("dw_dil_bn_hsig", (1, 3, 12, 12), (6, 1, 3, 3), 3, dict(pads=[2, 1, 2, 1], dilations=[2, 2]), "hsig"),
+    ):
+        x, w = rand(*xs), rand(*ws)
+        s, b, m, v = bn_params(ws[0])
+        inits = {"w": w, "s": s, "b": b, "m": m, "v": v, **consts}
+        conv_in = ["x", "w"]
+        bias = None
+        if "bias" in name:
+            bias = rand(ws[0])
+            inits["cb"] = bias
+            conv_in.append("cb")
+        nodes = [node("Conv", conv_in, ["c"], group=group, **kw), node("BatchNormalization", ["c", "s", "b", "m", "v"], ["n"])]
+        y = bn_ref(conv_ref(np, x, w, bias, strides=kw.get("strides"), dil=kw.get("dilations"), pads=kw.get("pads"),
+                            group=group), s, b, m, v)
+        if act is None:
+            nodes[-1].output[0] = "y"
+        elif act == "relu":
+            nodes.append(node("Relu", ["n"], ["y"]))
+            y = relu(y)
+        elif act == "clip":
+            nodes.append(node("Clip", ["n", "zero", "six"], ["y"]))
+            y = np.clip(y, 0, 6)
+        elif act in ("hswish", "hswish2"):
+            nodes += hswish_nodes("n", "y", "hs", div_first=act == "hswish2")
+            y = hswish(y)
+        else:
+            nodes += [node("Add", ["n", "three"], ["a"]), node("Clip", ["a", "zero"], ["c1"]),
+                      node("Clip", ["c1", "", "six"], ["c2"]), node("Div", ["c2", "six"], ["y"])]
+            y = hsig(y)
+        case(f"fusion_{name}", nodes, {"x": x}, {"y": y.astype(f32)}, initializers=inits, tol=tol)
+
+    # Gemm / MatMul (+ bias) + activation; ONNX activation ops too
+    x, w, bias = rand(5, 8), rand(8, 6), rand(6)
+    for act, nodes_after, ref in (
+            ("relu", [node("Relu", ["g"], ["y"])], relu),
+            ("hardswish_op", [node("HardSwish", ["g"], ["y"])], lambda y: y * np.clip(y / 6 + 0.5, 0, 1)),
+            ("hardsigmoid_op", [node("HardSigmoid", ["g"], ["y"], alpha=0.3, beta=0.4)],
+             lambda y: np.clip(0.3 * y + 0.4, 0, 1)),
+            ("sigmoid", [node("Sigmoid", ["g"], ["y"])], lambda y: 1 / (1 + np.exp(-y))),
+            ("silu", [node("Sigmoid", ["g"], ["sg"]), node("Mul", ["g", "sg"], ["y"])], silu),
+            ("clip_twice", [node("Clip", ["g", "lo"], ["k"]), node("Clip", ["k", "", "hi"], ["y"])],
+             lambda y: np.clip(y, -0.5, 0.7)),
+    ):
+        inits = {"w": w, "bias": bias, "lo": scalar(-0.5), "hi": scalar(0.7)}
+        y = ref(x.astype(np.float64) @ w + bias)
+        case(f"fusion_gemm_{act}", [node("Gemm", ["x", "w", "bias"], ["g"])] + nodes_after, {"x": x},
+             {"y": y.astype(f32)}, initializers=inits, tol=tol)
+
+    # MatMul (batched A, constant B) + Add(bias) + decomposed exact GELU (torch.export's graph)
+    xa, wb, bb = rand(2, 3, 8, low=-3, high=3), rand(8, 16), rand(16)
+    gelu_nodes = [node("Mul", ["h", "inv_sqrt2"], ["gm"]), node("Erf", ["gm"], ["ge"]),
+                  node("Mul", ["h", "half"], ["gh"]), node("Add", ["ge", "one"], ["ga"]), node("Mul", ["gh", "ga"], ["y"])]
+    g_inits = {"inv_sqrt2": scalar(0.7071067811865476), "half": scalar(0.5), "one": scalar(1.0)}
+    ref = gelu(xa.astype(np.float64) @ wb + bb)
+    case("fusion_matmul_add_gelu", [node("MatMul", ["x", "w"], ["mm"]), node("Add", ["mm", "b"], ["h"])] + gelu_nodes,
+         {"x": xa}, {"y": ref.astype(f32)}, initializers={"w": wb, "b": bb, **g_inits}, tol=tol)
+    case("fusion_matmul_bias_first_add", [node("MatMul", ["x", "w"], ["mm"]), node("Add", ["b", "mm"], ["y"])],
+         {"x": xa}, {"y": (xa.astype(np.float64) @ wb + bb).astype(f32)}, initializers={"w": wb, "b": bb}, tol=tol)
+    # GELU after a Reshape (no anchor): one FusedActivation node
+    xr = rand(4, 6, low=-4, high=4)
+    case("fusion_standalone_gelu", [node("Reshape", ["x", "shape"], ["h"])] + gelu_nodes, {"x": xr},
+         {"y": gelu(xr.astype(np.float64)).reshape(2, 12).astype(f32)},
+         initializers={"shape": np.array([2, 12], np.int64), **g_inits}, tol=tol)
+    xh = rand(2, 5, 3, 3, low=-5, high=5)
+    case("fusion_standalone_hardswish", [node("Relu", ["x"], ["r"]), node("Neg", ["r"], ["n"])] + hswish_nodes("n", "y", "hs"),
+         {"x": xh}, {"y": hswish(-np.maximum(xh.astype(np.float64), 0)).astype(f32)}, initializers=consts, tol=tol)
+
+    # RMS normalisation as torch writes it: x * 1/sqrt(mean(x^2) + eps) * w
+    for name, shape, with_w in (("rms_norm", (2, 3, 16), True), ("rms_norm_no_weight", (5, 8), False)):
+        x = rand(*shape, low=-2, high=2)
+        w = rand(shape[-1])
+        nodes = [node("Pow", ["x", "two"], ["p"]), node("ReduceMean", ["p", "axes"], ["rm"], keepdims=1),
+                 node("Add", ["rm", "eps"], ["ad"]), node("Sqrt", ["ad"], ["sq"]), node("Reciprocal", ["sq"], ["rc"]),
+                 node("Mul", ["x", "rc"], ["nm" if with_w else "y"])]
+        x64 = x.astype(np.float64)
+        y = x64 / np.sqrt((x64 ** 2).mean(-1, keepdims=True) + 1e-6)
+        if with_w:
+            nodes.append(node("Mul", ["nm", "w"], ["y"]))
+            y = y * w
+        case(f"fusion_{name}", nodes, {"x": x}, {"y": y.astype(f32)},
+             initializers={"two": scalar(2), "axes": np.array([-1], np.int64), "eps": scalar(1e-6), "w": w}, tol=tol)
+
+    # Not fused: the Conv output is also a graph output / the Gemm output has a second reader
+    x, w = rand(1, 2, 5, 5), rand(3, 2, 3, 3)
+    s, b, m, v = bn_params(3)
+    c = conv_ref(np, x, w)
+    case("fusion_keep_conv_output_is_graph_output",
+         [node("Conv", ["x", "w"], ["c"]), node("BatchNormalization", ["c", "s", "b", "m", "v"], ["y"])],
+         {"x": x}, {"c": c.astype(f32), "y": bn_ref(c, s, b, m, v).astype(f32)},
+         initializers={"w": w, "s": s, "b": b, "m": m, "v": v}, tol=tol)
+    x, w = rand(3, 4), rand(4, 5)
+    g = x.astype(np.float64) @ w
+    case("fusion_keep_second_reader", [node("Gemm", ["x", "w"], ["g"]), node("Relu", ["g"], ["r"]), node("Add", ["g", "r"], ["y"])],
+         {"x": x}, {"y": (g + relu(g)).astype(f32)}, initializers={"w": w}, tol=tol)
+    # Weights as graph inputs (not constants): BatchNormalization stays
+    x, w = rand(1, 2, 5, 5), rand(3, 2, 1, 1)
+    s, b, m, v = bn_params(3)
+    case("fusion_keep_bn_params_are_inputs",
+         [node("Conv", ["x", "w"], ["c"]), node("BatchNormalization", ["c", "s", "b", "m", "v"], ["y"])],
+         {"x": x, "w": w, "s": s, "b": b, "m": m, "v": v}, {"y": bn_ref(conv_ref(np, x, w), s, b, m, v).astype(f32)}, tol=tol)
+
+    # Kernels the fused models use: trailing-axis ReduceMean (global pooling), per-channel broadcast Mul
+    x = rand(2, 7, 5, 5)
+    case("reduce_mean_trailing_axes_pool", [node("ReduceMean", ["x", "axes"], ["y"], keepdims=1)], {"x": x},
+         {"y": x.astype(np.float64).mean(axis=(2, 3), keepdims=True).astype(f32)},
+         initializers={"axes": np.array([2, 3], np.int64)}, tol=(1e-6, 1e-6))
+    x, sc = rand(2, 6, 4, 3), rand(2, 6, 1, 1)
+    case("mul_broadcast_per_channel", [node("Mul", ["x", "s"], ["y"])], {"x": x, "s": sc}, {"y": x * sc})
+    x, r = rand(3, 1, 4), rand(5, 1)
+    case("sub_broadcast_both_sides", [node("Sub", ["x", "r"], ["y"])], {"x": x, "r": r}, {"y": x - r})
+
+    # torch's _safe_softmax as its decomposition writes it: fully masked rows give 0, not NaN
+    x = rand(2, 3, 5, low=-3, high=3)
+    x[0, 1, :] = -np.inf
+    x[1, 2, 1:3] = -np.inf
+    e = np.exp(x.astype(np.float64) - x.max(axis=2, keepdims=True))
+    with np.errstate(invalid="ignore"):
+        sm = e / e.sum(axis=2, keepdims=True)
+    sm[np.isinf(x).all(axis=2)] = 0
+    nodes = [node("Softmax", ["x"], ["s"], axis=2), node("Equal", ["x", "neg_inf"], ["eq"]), node("Not", ["eq"], ["ne"]),
+             node("Cast", ["ne"], ["ci"], to=api.TensorProto.INT32),
+             node("ReduceMax", ["ci", "axes"], ["rm"], keepdims=1), node("Cast", ["rm"], ["any"], to=api.TensorProto.BOOL),
+             node("Not", ["any"], ["none"]), node("Where", ["none", "zeros", "s"], ["y"])]
+    case("fusion_safe_softmax", nodes, {"x": x}, {"y": sm.astype(f32)},
+         initializers={"neg_inf": scalar(-np.inf), "axes": np.array([2], np.int64), "zeros": np.zeros((2, 3, 5), f32)},
+         tol=(1e-5, 1e-6))
+
+    # Residual: Conv + BN + Add(another computed tensor) + Relu (ResNet's block end), same shape and broadcast
+    x, w = rand(1, 4, 6, 6), rand(4, 4, 3, 3)
+    s, b, m, v = bn_params(4)
+    nodes = [node("Relu", ["x"], ["idt"]), node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+             node("BatchNormalization", ["c", "s", "b", "m", "v"], ["n"]), node("Add", ["n", "idt"], ["a"]),
+             node("Relu", ["a"], ["y"])]
+    y = relu(bn_ref(conv_ref(np, x, w, pads=[1, 1, 1, 1]), s, b, m, v) + relu(x))
+    case("fusion_conv_bn_add_relu", nodes, {"x": x}, {"y": y.astype(f32)},
+         initializers={"w": w, "s": s, "b": b, "m": m, "v": v}, tol=tol)
+    x, w, zc = rand(2, 3, 5, 5), rand(4, 3, 1, 1), rand(1, 4, 1, 1)
+    case("fusion_conv_add_broadcast_input", [node("Conv", ["x", "w"], ["c"]), node("Add", ["z", "c"], ["a"]),
+                                             node("Relu", ["a"], ["y"])],
+         {"x": x, "z": zc}, {"y": relu(conv_ref(np, x, w) + zc).astype(f32)}, initializers={"w": w}, tol=tol)
+
+    # Unused optional outputs (as torch.export's graphs have them): MaxPool indices, LayerNorm statistics
+    x = rand(1, 2, 7, 7)
+    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0), (1, 1), (1, 1)], constant_values=-np.inf)
+    mp = np.stack([np.stack([xp[:, :, 2 * i:2 * i + 3, 2 * j:2 * j + 3].max(axis=(2, 3)) for j in range(4)], -1)
+                   for i in range(4)], -2)
+    case("fusion_unused_maxpool_indices", [node("MaxPool", ["x"], ["p", "unused_i"], kernel_shape=[3, 3], strides=[2, 2],
+                                                pads=[1, 1, 1, 1]), node("Relu", ["p"], ["y"])],
+         {"x": x}, {"y": relu(mp).astype(f32)}, tol=tol)
+    x, sc, bi = rand(3, 8), rand(8), rand(8)
+    x64 = x.astype(np.float64)
+    ln = (x64 - x64.mean(-1, keepdims=True)) / np.sqrt(x64.var(-1, keepdims=True) + 1e-5) * sc + bi
+    case("fusion_unused_layer_norm_stats", [node("LayerNormalization", ["x", "sc", "bi"], ["y", "mean_unused", "inv_unused"])],
+         {"x": x}, {"y": ln.astype(f32)}, initializers={"sc": sc, "bi": bi}, tol=tol)
+
+    # Depthwise with stride 2 (refrt splits the padded plane into column phases) and dilation 2
+    for name, xs, k, kw in (("s2_k5", (1, 3, 13, 12), 5, dict(strides=[2, 2], pads=[2, 2, 2, 2])),
+                            ("s2_k3_asym", (2, 2, 9, 10), 3, dict(strides=[2, 2], pads=[1, 0, 0, 1])),
+                            ("s3_dil2", (1, 2, 14, 15), 3, dict(strides=[3, 3], dilations=[2, 2], pads=[1, 2, 2, 1]))):
+        x, w, bb = rand(*xs), rand(xs[1], 1, k, k), rand(xs[1])
+        y = conv_ref(np, x, w, bb, strides=kw.get("strides"), dil=kw.get("dilations"), pads=kw.get("pads"), group=xs[1])
+        case(f"depthwise_{name}_relu", [node("Conv", ["x", "w", "b"], ["c"], group=xs[1], **kw), node("Relu", ["c"], ["y"])],
+             {"x": x}, {"y": relu(y).astype(f32)}, initializers={"w": w, "b": bb}, tol=tol)
+    # im2col with stride 2 and padding (the first conv of MobileNet / ResNet)
+    x, w = rand(1, 3, 11, 10), rand(4, 3, 3, 3)
+    case("conv_s2_pad_im2col", [node("Conv", ["x", "w"], ["y"], strides=[2, 2], pads=[1, 1, 1, 1])], {"x": x},
+         {"y": conv_ref(np, x, w, strides=[2, 2], pads=[1, 1, 1, 1]).astype(f32)}, initializers={"w": w}, tol=tol)

@@ -1,0 +1,115 @@
+// Load-time graph optimisation (refrt/src/graph_optimize.h) on the fusion_* rows of the case tables
+// (tests/refrt/cases/fusion.py, numpy oracle; backend_cases_test runs them with every pass on):
+// the passes fire (a profiled run reports the replaced nodes with no outputs), each one on its own
+// can be switched off, the results agree with the unoptimised plan, and intermediates stay available.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "parity/error.h"
+#include "parity/refrt/session.h"
+#include "parity/tensor_io.h"
+#include "tensor_expect.h"
+
+namespace parity {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> fusion_cases() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(REFRT_CASES_DIR, ec))
+    if (entry.is_directory() && entry.path().filename().string().rfind("fusion_", 0) == 0)
+      names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<Tensor> case_inputs(const std::string& name) {
+  std::vector<Tensor> inputs;
+  const auto sets = list_test_data_sets((fs::path(REFRT_CASES_DIR) / name).string());
+  for (auto& named : read_tensor_dir(sets.at(0), "input")) inputs.push_back(named.tensor);
+  return inputs;
+}
+
+std::string model_of(const std::string& name) { return (fs::path(REFRT_CASES_DIR) / name / "model.onnx").string(); }
+
+// Tensors the run produced: nodes a fused node replaced are reported with no outputs, and outputs
+// nobody reads are not computed, so every pass that fires lowers this count.
+size_t produced(const refrt::RunResult& r) {
+  size_t n = 0;
+  for (const auto& t : r.timings) n += t.outputs.size();
+  return n;
+}
+
+refrt::RunResult run(const std::string& name, refrt::SessionOptions options, bool keep = false) {
+  auto s = refrt::Session::load_file(model_of(name), options);
+  return s->run(case_inputs(name), {.keep_intermediates = keep, .profile = true});
+}
+
+TEST(GraphOptimize, FusionRowsFuseAndMatchTheUnoptimisedPlan) {
+  const auto names = fusion_cases();
+  ASSERT_GE(names.size(), 20u) << "the fusion_* rows of tests/refrt/cases/fusion.py were not generated";
+  for (const auto& name : names) {
+    SCOPED_TRACE(name);
+    const bool keep = name.rfind("fusion_keep_", 0) == 0;
+    refrt::SessionOptions off;
+    off.optimize = false;
+    const auto fused = run(name, {}), plain = run(name, off);
+    if (keep) EXPECT_EQ(produced(fused), produced(plain));
+    else EXPECT_LT(produced(fused), produced(plain));
+    // Every model node appears once in both profiles.
+    EXPECT_EQ(fused.timings.size(), plain.timings.size());
+    ASSERT_EQ(fused.outputs.size(), plain.outputs.size());
+    for (size_t i = 0; i < fused.outputs.size(); ++i)
+      EXPECT_TRUE(testing::tensors_close(fused.outputs[i], plain.outputs[i], 1e-5, 1e-6)) << "output " << i;
+  }
+}
+
+// Each pass is switchable on its own, and each one is what fuses some row: with it disabled, fewer
+// nodes are fused away there than with every pass on.
+TEST(GraphOptimize, EachPassCanBeDisabledAndMatters) {
+  const auto names = fusion_cases();
+  ASSERT_FALSE(names.empty());
+  for (const auto& pass : refrt::optimization_passes()) {
+    SCOPED_TRACE(pass);
+    bool mattered = false;
+    for (const auto& name : names) {
+      refrt::SessionOptions without;
+      without.disabled_passes = {pass};
+      const auto all = run(name, {}), less = run(name, without);
+      mattered = mattered || produced(less) > produced(all);
+      for (size_t i = 0; i < all.outputs.size(); ++i)
+        EXPECT_TRUE(testing::tensors_close(less.outputs[i], all.outputs[i], 1e-5, 1e-6)) << name << " output " << i;
+    }
+    EXPECT_TRUE(mattered) << "no fusion_* row is fused by " << pass;
+  }
+}
+
+TEST(GraphOptimize, IntermediatesComeFromTheUnfusedPlan) {
+  refrt::SessionOptions off;
+  off.optimize = false;
+  const auto r = run("fusion_conv_bn_relu", {}, true), plain = run("fusion_conv_bn_relu", off);
+  EXPECT_EQ(produced(r), produced(plain));  // the run that keeps values uses every model node
+  EXPECT_TRUE(r.intermediates.count("c") && r.intermediates.count("n"));
+  const auto again = run("fusion_conv_bn_relu", {});
+  EXPECT_LT(produced(again), produced(plain));
+  EXPECT_TRUE(testing::tensors_close(r.outputs.at(0), again.outputs.at(0), 1e-5, 1e-6));
+}
+
+TEST(GraphOptimize, UnknownPassIsAUsageError) {
+  refrt::SessionOptions options;
+  options.disabled_passes = {"no_such_pass"};
+  try {
+    refrt::Session::load_file(model_of("fusion_conv_bn"), options);
+    FAIL() << "loaded with an unknown pass name";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUsage);
+    EXPECT_NE(std::string(e.what()).find("no_such_pass"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace parity
