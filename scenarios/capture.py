@@ -27,6 +27,7 @@ import onnx.numpy_helper
 import torch
 import torch.utils._pytree as pytree
 
+from . import suite
 from .registry import Case, all_cases
 
 MODES = ("strict", "nonstrict", "decomposed")
@@ -216,6 +217,10 @@ def main(argv=None) -> int:
     parser.add_argument("--filter", default="", help="regular expression searched in case names")
     parser.add_argument("--modes", default=",".join(DEFAULT_MODES), help=f"comma-separated: {', '.join(MODES)}")
     parser.add_argument("--force", action="store_true", help="capture again even when cached")
+    # A user's own suites (scenarios/suite.py): instead of the built-in cases, or next to them.
+    parser.add_argument("--scenarios", action="append", default=[], metavar="FILE_OR_DIR[:NAME]")
+    parser.add_argument("--with-builtin", action="store_true", help="with --scenarios: the built-in cases too")
+    parser.add_argument("--shard", default="", metavar="K/N", help="only the K-th of N round-robin (case, mode) shares")
     args = parser.parse_args(argv)
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     bad = [m for m in modes if m not in MODES]
@@ -226,16 +231,22 @@ def main(argv=None) -> int:
     except re.error as e:
         parser.error(f"--filter {args.filter!r} is not a regular expression: {e}")
     load_extra_scenarios()
-    cases = [c for c in all_cases() if pattern.search(c.name)]
+    try:
+        shard = suite.parse_shard(args.shard)
+        with contextlib.redirect_stdout(sys.stderr):
+            chosen = suite.select_cases(args.scenarios, args.with_builtin or not args.scenarios)
+    except suite.SuiteError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 3
+    cases = [c for c in chosen if pattern.search(c.name)]
     if not cases:
         print(f"error: no scenario matches --filter {args.filter!r}", file=sys.stderr)
         return 2
     stdout = sys.stdout
-    for case in cases:
-        for mode in modes:
-            with contextlib.redirect_stdout(sys.stderr):  # stray prints must not break the JSON lines
-                result = capture_case(case, mode, args.out, args.force)
-            print(json.dumps(result), file=stdout, flush=True)
+    for case, mode in suite.pairs(cases, modes, shard):
+        with contextlib.redirect_stdout(sys.stderr):  # stray prints must not break the JSON lines
+            result = capture_case(case, mode, args.out, args.force)
+        print(json.dumps(result), file=stdout, flush=True)
     return 0
 
 
