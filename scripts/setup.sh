@@ -43,7 +43,8 @@ fi
 PARITY_PKG="$(.venv/bin/python -c 'import importlib.util as u; s = u.find_spec("parity"); print(s.origin if s else "")' 2>/dev/null || true)"
 if [ "$PARITY_PKG" != "$ROOT/python/parity/__init__.py" ]; then
   step "installing the parity Python package (editable, python/)"
-  ISOLATION=(); .venv/bin/python -c 'import setuptools' 2>/dev/null && ISOLATION=(--no-build-isolation)
+  # The venv's own setuptools builds it when it can (>= 70.1 has bdist_wheel), else pip fetches one.
+  ISOLATION=(); .venv/bin/python -c 'import setuptools.command.bdist_wheel' 2>/dev/null && ISOLATION=(--no-build-isolation)
   .venv/bin/python -m pip install -q --no-deps "${ISOLATION[@]}" -e "$ROOT/python"
 fi
 

@@ -1,7 +1,8 @@
 """Where the repository and the built `parity` binary are, seen from this package.
 
-The package lives at <repo>/python/parity and is installed editable, so its own path leads back to the
-repository: the `scenarios` package (capture) at <repo>/scenarios, the binary at <repo>/build/parity."""
+The package lives at <repo>/python/parity and is installed editable (scripts/setup.sh), so its own path
+leads back to the repository: the `scenarios` package (capture) at <repo>/scenarios, the binary at
+<repo>/build/parity."""
 from __future__ import annotations
 
 import importlib
@@ -9,7 +10,8 @@ import os
 import sys
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+# PARITY_SOURCE_DIR (the binary reads it too) overrides, e.g. for a copy installed outside the tree.
+REPO_ROOT = Path(os.environ.get("PARITY_SOURCE_DIR") or Path(__file__).resolve().parents[2]).resolve()
 
 
 class ParityError(RuntimeError):

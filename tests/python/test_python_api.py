@@ -157,3 +157,21 @@ def test_a_user_script_imports_parity_and_runs_the_example(tmp_path):
     assert "MyModel/nonstrict: PASS" in proc.stdout
     report = json.loads((tmp_path / "out" / "my_model" / "verify" / "report.json").read_text())
     assert report["cases"][0]["status"] == "pass" and len(report["cases"][0]["input_sets"]) == 2
+
+
+def test_the_package_installs_editable_into_a_fresh_venv(tmp_path):
+    """scripts/setup.sh's `pip install -e python/`, into an empty venv: `parity` then resolves to this tree.
+    The build backend is the project venv's setuptools (on PYTHONPATH while pip builds), as setup.sh uses it."""
+    import setuptools
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
+    python = venv / "bin" / "python"
+    env = dict(os.environ, PYTHONPATH=str(Path(setuptools.__file__).parent.parent))
+    proc = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps",
+                           "--no-build-isolation", "-e", str(ROOT / "python")],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr
+    env.pop("PYTHONPATH")
+    origin = subprocess.run([str(python), "-c", "import importlib.util as u; print(u.find_spec('parity').origin)"],
+                            capture_output=True, text=True, cwd=tmp_path, check=True, env=env).stdout.strip()
+    assert origin == str(ROOT / "python" / "parity" / "__init__.py")
