@@ -45,8 +45,7 @@ int cmd_capture(const std::vector<std::string>& argv) {
 
 PARITY_COMMAND("capture", 25,
                "capture FILE.py[:NAME] [--out DIR] [--modes strict,nonstrict,decomposed] [--filter REGEX] [--force]",
-               "capture the cases a Python file defines (Case objects, or a function NAME returning model, input sets "
-               "and dynamic shapes) into case folders",
+               "capture the cases a Python suite file defines (Case API, or a function NAME) into case folders",
                cmd_capture);
 
 }  // namespace parity::cli
