@@ -126,17 +126,21 @@ def verify(model, args, kwargs=None, dynamic_shapes=None, *, input_sets=None, mo
                           out=out / "cases", name=name)
     report_dir = out / "verify"
     argv = ["verify", captured.dir, "--out", report_dir, "--opset", opset, "--quiet"]
-    _run_parity([*argv, *(["--intermediates"] if intermediates else [])], ok=(0, 1))
-    entry = _read_entry(report_dir)
-    if entry["status"] == "fail" and not intermediates and captured.status == "captured":
-        _run_parity([*argv, "--intermediates"], ok=(0, 1))  # locate the first divergence
-        entry = _read_entry(report_dir)
+    entry = _verify_entry([*argv, *(["--intermediates"] if intermediates else [])], report_dir, captured)
+    if entry["status"] == "fail" and not intermediates:
+        entry = _verify_entry([*argv, "--intermediates"], report_dir, captured)  # locate the first divergence
     return VerifyResult.from_entry(entry, report_dir, captured.dir)
 
 
-def _read_entry(report_dir: Path) -> dict:
-    report = json.loads((report_dir / "report.json").read_text())
-    return report["cases"][0]
+def _verify_entry(argv, report_dir: Path, captured: CapturedCase) -> dict:
+    """The report entry of one `parity verify` run; a crash of the binary on this model is a result too."""
+    (report_dir / "report.json").unlink(missing_ok=True)
+    proc = _run_parity(argv, ok=(0, 1, *range(-64, 0)))
+    if proc.returncode < 0:
+        tail = "\n".join(proc.stderr.strip().splitlines()[-5:])
+        return {"case": captured.case, "mode": captured.mode, "status": "crashed", "stage": "verify",
+                "error": f"parity verify was killed by signal {-proc.returncode} (no report written): {tail}"}
+    return json.loads((report_dir / "report.json").read_text())["cases"][0]
 
 
 def profile(model, args, kwargs=None, dynamic_shapes=None, *, mode="nonstrict", opset=18, runs=10, warmup=2,

@@ -53,7 +53,7 @@ def _outputs(entry: dict) -> list[OutputCheck]:
 class VerifyResult:
     case: str
     mode: str
-    status: str  # pass | fail | error | capture_failed (report.json's statuses)
+    status: str  # pass | fail | error | capture_failed (report.json's statuses), or crashed (no report)
     stage: Optional[str]
     error: Optional[str]
     max_abs_error: Optional[float]

@@ -104,6 +104,13 @@ def test_a_model_torch_export_refuses_is_a_result_not_an_exception(tmp_path):
     assert "x.sum()" in result.error or "data-dependent" in result.error.lower() or "Guard" in result.error, result.error
 
 
+def test_a_crash_of_the_binary_is_a_crashed_result(tmp_path, monkeypatch):
+    monkeypatch.setenv("PARITY_TEST_ABORT", "crashing/nonstrict")  # cmd_verify's test hook: abort() on this case
+    result = parity.verify(ResidualGelu(), (torch.randn(2, 6),), out=tmp_path, name="crashing")
+    assert result.status == "crashed" and not result.passed
+    assert "killed by signal 6" in result.error and not result.report_json.exists()
+
+
 @pytest.mark.parametrize("call, exception, words", [
     (lambda: parity.verify(ResidualGelu(), torch.randn(2, 6)), TypeError, "write (x,)"),
     (lambda: parity.verify(lambda x: x, (torch.randn(2, 6),)), TypeError, "torch.nn.Module"),
