@@ -111,21 +111,24 @@ def _check_opset(opset):
 
 
 def verify(model, args, kwargs=None, dynamic_shapes=None, *, input_sets=None, mode="nonstrict", opset=18,
-           intermediates=False, out=None, name: Optional[str] = None) -> VerifyResult:
+           intermediates=False, out=None, name: Optional[str] = None, fresh: int = 0) -> VerifyResult:
     """Captures the model, runs `parity verify` (our ONNX on refrt and the libtorch reference, both
     against eager PyTorch) and returns the verdict. Nothing is raised for a model that fails: the result
     says so, and when outputs differ the run is repeated with every intermediate compared, so that
     `first_divergence` names the FX node and source line where refrt and libtorch part. Reports go to
-    `out` (default ./parity_out/<name>): report.json, report.md, report.html."""
+    `out` (default ./parity_out/<name>): report.json, report.md, report.html. `fresh=K` adds K input sets
+    with new sizes for the dynamic dims (refrt against libtorch, `parity verify --fresh`)."""
     _check_args(model, args, kwargs, input_sets)
     (mode,) = _check_modes(mode)
     _check_opset(opset)
+    if not isinstance(fresh, int) or isinstance(fresh, bool) or not 0 <= fresh <= 1000:
+        raise ValueError(f"fresh must be an int between 0 and 1000, got {fresh!r}")
     name = _case_name(model, name)
     out = Path(out) if out is not None else Path("parity_out") / name
     (captured,) = capture(model, args, kwargs, dynamic_shapes, input_sets=input_sets, modes=(mode,),
                           out=out / "cases", name=name)
     report_dir = out / "verify"
-    argv = ["verify", captured.dir, "--out", report_dir, "--opset", opset, "--quiet"]
+    argv = ["verify", captured.dir, "--out", report_dir, "--opset", opset, "--quiet", "--fresh", fresh]
     entry = _verify_entry([*argv, *(["--intermediates"] if intermediates else [])], report_dir, captured)
     if entry["status"] == "fail" and not intermediates:
         entry = _verify_entry([*argv, "--intermediates"], report_dir, captured)  # locate the first divergence

@@ -56,9 +56,13 @@ def test_verify_passes_a_users_model_and_writes_the_reports(tmp_path):
     torch.manual_seed(1)
     model = ResidualGelu()
     sets = [(torch.randn(3, 6),), (torch.randn(5, 6),)]
-    result = parity.verify(model, sets[0], dynamic_shapes=({0: Dim("batch")},), input_sets=sets[1:], out=tmp_path)
+    result = parity.verify(model, sets[0], dynamic_shapes=({0: Dim("batch")},), input_sets=sets[1:], out=tmp_path,
+                           fresh=2)
     assert result.status == "pass" and result.passed, result
     assert result.mode == "nonstrict" and result.case == "ResidualGelu"
+    fresh = result.entry["fresh_sets"]  # new batch sizes, refrt against libtorch
+    assert len(fresh) == 2 and {f["dims"]["batch"] for f in fresh}.isdisjoint({3, 5}), fresh
+    assert all(o["refrt_vs_libtorch"]["passed"] for f in fresh for o in f["outputs"])
     assert result.report_json.is_file() and result.report_md.is_file()
     assert result.report_html is not None and result.report_html.read_text().startswith("<!DOCTYPE html>")
     report = json.loads(result.report_json.read_text())
@@ -116,6 +120,7 @@ def test_a_crash_of_the_binary_is_a_crashed_result(tmp_path, monkeypatch):
     (lambda: parity.verify(lambda x: x, (torch.randn(2, 6),)), TypeError, "torch.nn.Module"),
     (lambda: parity.verify(ResidualGelu(), (torch.randn(2, 6),), mode="eager"), ValueError, "strict"),
     (lambda: parity.verify(ResidualGelu(), (torch.randn(2, 6),), opset=9), ValueError, "opset"),
+    (lambda: parity.verify(ResidualGelu(), (torch.randn(2, 6),), fresh=-1), ValueError, "fresh"),
     (lambda: parity.verify(ResidualGelu(), (torch.randn(2, 6),), input_sets=[torch.randn(3, 6)]), TypeError,
      "input_sets[0]"),
     (lambda: parity.capture(ResidualGelu(), (torch.randn(2, 6),), out=None), TypeError, "out"),
