@@ -1,10 +1,12 @@
-// parity coverage: which core ATen overloads of the installed torch the exporter translates and tests.
+// parity coverage: which ATen overloads the exporter translates and tests: the core ATen set of the installed
+// torch, the official exporter's torch_lib registry (--torchlib), or the ops of one program (--program).
 // The core list (torch.Tag.core) and the tested list (the rows of tests/python/aten_cases.py) come from
 // the venv's Python at run time, so both always match the installed torch and the real test table.
 #include <algorithm>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -13,6 +15,7 @@
 #include "command.h"
 #include "parity/error.h"
 #include "parity/exporter/export.h"
+#include "parity/exporter/program.h"
 
 namespace parity::cli {
 namespace {
@@ -23,42 +26,113 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-nlohmann::json case_table_listing(const std::string& python, const std::string& script) {
-  const std::string command = shell_quote(python) + " " + shell_quote(script) + " --list";
+// Runs `python script args` and parses its stdout as JSON (the case table, the torch_lib registry).
+nlohmann::json python_listing(const std::string& python, const std::string& script_args, const std::string& what) {
+  const std::string command = shell_quote(python) + " " + script_args;
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
   if (!pipe) throw Error({"coverage"}, "cannot start " + command);
   std::string text;
   char buffer[4096];
   while (size_t n = fread(buffer, 1, sizeof buffer, pipe.get())) text.append(buffer, n);
   const int status = pclose(pipe.release());
-  if (status != 0) throw Error({"coverage", script}, "listing the ATen case table failed (exit status " + std::to_string(status) + ")");
+  if (status != 0) throw Error({"coverage", command}, "listing " + what + " failed (exit status " + std::to_string(status) + ")");
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    throw Error({"coverage", script}, std::string("the case table listing is not JSON: ") + e.what());
+    throw Error({"coverage", command}, "the " + what + " listing is not JSON: " + std::string(e.what()));
   }
 }
 
-int cmd_coverage(const std::vector<std::string>& argv) {
-  Args args(argv, {}, {"--missing", "--all"});
-  if (!args.positional().empty()) throw Error({"cli"}, "coverage takes no positional arguments", ErrorKind::kUsage);
-  const std::string python = env_or("PARITY_PYTHON", PARITY_PYTHON);
-  const std::string script = std::string(PARITY_SOURCE_DIR) + "/tests/python/aten_cases.py";
-  const nlohmann::json listing = case_table_listing(python, script);
-  const auto core = listing.at("core").get<std::vector<std::string>>();
-  const auto tested_list = listing.at("tested").get<std::vector<std::string>>();
-  const std::set<std::string> tested(tested_list.begin(), tested_list.end());
+std::set<std::string> tested_keys(const nlohmann::json& listing) {
+  const auto tested = listing.at("tested").get<std::vector<std::string>>();
+  return {tested.begin(), tested.end()};
+}
+
+void row(const std::string& op, bool translated, bool tested) {
+  std::cout << std::left << std::setw(56) << op << std::setw(12) << (translated ? "yes" : "no") << (tested ? "yes" : "no") << "\n";
+}
+
+// torch_lib keys are "aten::op.overload", or "aten::op" for a function that serves the op's default overload
+// and every overload without a registration of its own: Parity covers "aten::op" when it translates the
+// default overload or, for an op without one, any overload of it.
+bool covers_torchlib_key(const std::string& key, const std::set<std::string>& translated) {
+  const auto colons = key.find("::");
+  if (key.find('.', colons) != std::string::npos) return exporter::has_translation(key);
+  if (exporter::has_translation(key + ".default")) return true;
+  auto it = translated.lower_bound(key + ".");
+  return it != translated.end() && it->rfind(key + ".", 0) == 0;
+}
+
+int torchlib_coverage(const Args& args, const std::string& python) {
+  const nlohmann::json registry = python_listing(python, shell_quote(std::string(PARITY_SOURCE_DIR) + "/scenarios/torchlib_keys.py"), "the torch_lib registry");
+  const auto tested = tested_keys(python_listing(python, shell_quote(std::string(PARITY_SOURCE_DIR) + "/tests/python/aten_cases.py") + " --list", "the ATen case table"));
   const auto keys = exporter::registered_translations();
   const std::set<std::string> translated(keys.begin(), keys.end());
+  const auto torchlib = registry.at("keys").get<std::vector<std::string>>();
+  auto is_tested = [&](const std::string& key) {
+    if (tested.count(key)) return true;
+    auto it = tested.lower_bound(key + ".");  // "aten::op" is tested through any of its overloads
+    return key.find('.', key.find("::")) == std::string::npos && it != tested.end() && it->rfind(key + ".", 0) == 0;
+  };
+  size_t covered = 0, covered_tested = 0;
+  std::cout << std::left << std::setw(56) << "torch_lib ATen key" << std::setw(12) << "translated" << "tested\n";
+  for (const auto& key : torchlib) {
+    const bool t = covers_torchlib_key(key, translated), s = is_tested(key);
+    covered += t;
+    covered_tested += t && s;
+    if (!args.has("--missing") || !t || !s) row(key, t, s);
+  }
+  std::cout << "\nonnxscript " << registry.value("onnxscript", "?") << ", torch " << registry.value("torch", "?") << ": "
+            << covered_tested << " of the covered keys have an oracle row in tests/python/aten_cases.py\n";
+  std::cout << covered << "/" << torchlib.size() << " torchlib ATen overloads translated ("
+            << std::fixed << std::setprecision(1) << (torchlib.empty() ? 0.0 : 100.0 * covered / torchlib.size()) << " %)\n";
+  return kExitOk;
+}
+
+// The ATen ops of one program (subgraphs included) and whether each has a translation; with --missing only
+// the keys without one, one per line (what `python -m scenarios.decompose` reads).
+int program_coverage(const Args& args, const std::string& path) {
+  const pt2::Program program = pt2::read_pt2(path);
+  std::map<std::string, int> counts;
+  std::vector<pt2::Graph> pending{program.graph};
+  while (!pending.empty()) {
+    const pt2::Graph graph = std::move(pending.back());
+    pending.pop_back();
+    for (const auto& node : graph.nodes) {
+      ++counts[exporter::registry_key(node.target)];
+      for (const auto& in : node.inputs)
+        if (in.arg.kind == "as_graph" && in.arg.value.contains("graph")) pending.push_back(pt2::parse_graph(in.arg.value["graph"]));
+    }
+  }
+  for (const auto& [key, count] : counts) {
+    const bool aten = key.rfind("aten::", 0) == 0 || key.rfind("prims::", 0) == 0;
+    const bool translated = exporter::has_translation(key) || !aten;  // other namespaces: custom-op fallback
+    if (args.has("--missing")) {
+      if (!translated) std::cout << key << "\n";
+    } else {
+      std::cout << std::left << std::setw(56) << key << std::setw(8) << count << (translated ? "yes" : "no") << "\n";
+    }
+  }
+  return kExitOk;
+}
+
+int cmd_coverage(const std::vector<std::string>& argv) {
+  Args args(argv, {"--program"}, {"--missing", "--all", "--torchlib"});
+  if (!args.positional().empty()) throw Error({"cli"}, "coverage takes no positional arguments", ErrorKind::kUsage);
+  const std::string python = env_or("PARITY_PYTHON", PARITY_PYTHON);
+  if (args.has("--program")) return program_coverage(args, args.get("--program"));
+  if (args.has("--torchlib")) return torchlib_coverage(args, python);
+  const nlohmann::json listing =
+      python_listing(python, shell_quote(std::string(PARITY_SOURCE_DIR) + "/tests/python/aten_cases.py") + " --list", "the ATen case table");
+  const auto core = listing.at("core").get<std::vector<std::string>>();
+  const std::set<std::string> tested = tested_keys(listing);
+  const auto keys = exporter::registered_translations();
   const std::set<std::string> core_set(core.begin(), core.end());
 
-  auto row = [](const std::string& op, bool t, bool s) {
-    std::cout << std::left << std::setw(56) << op << std::setw(12) << (t ? "yes" : "no") << (s ? "yes" : "no") << "\n";
-  };
   std::cout << std::left << std::setw(56) << "ATen overload" << std::setw(12) << "translated" << "tested\n";
   size_t n_translated = 0, n_tested = 0;
   for (const auto& op : core) {
-    const bool t = translated.count(op) != 0, s = tested.count(op) != 0;
+    const bool t = exporter::has_translation(op), s = tested.count(op) != 0;
     n_translated += t;
     n_tested += t && s;
     if (!args.has("--missing") || !t || !s) row(op, t, s);
@@ -76,8 +150,9 @@ int cmd_coverage(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-PARITY_COMMAND("coverage", 60, "coverage [--missing] [--all]",
-               "core ATen overloads of the installed torch: translated by the exporter? tested (tests/python/aten_cases.py)?",
+PARITY_COMMAND("coverage", 60, "coverage [--missing] [--all] [--torchlib] [--program MODEL.pt2]",
+               "ATen overloads translated and tested: core ATen of the installed torch, the official exporter's "
+               "torch_lib registry (--torchlib), or the ops of one program (--program)",
                cmd_coverage);
 
 }  // namespace parity::cli

@@ -1,6 +1,7 @@
 """Capture scenarios with torch.export into case folders (the ONNX backend-test layout).
 
-    python -m scenarios.capture --out DIR [--filter REGEX] [--modes strict,nonstrict] [--force]
+    python -m scenarios.capture --out DIR [--filter REGEX] [--modes strict,nonstrict] [--force] [--jobs N]
+                                [--decompose-unsupported [--parity BUILD/parity]]
 
 Per case and mode, DIR/<case>/<mode>/ receives model.pt2 (torch.export.save, with the user's Dim names
 in extra/parity_dims.json), test_data_set_<k>/input_<i>.pb and output_<i>.pb (eager outputs, bare
@@ -15,6 +16,7 @@ import hashlib
 import importlib.util
 import inspect
 import json
+import multiprocessing
 import os
 import re
 import shutil
@@ -28,7 +30,7 @@ import torch
 import torch.utils._pytree as pytree
 
 from . import suite
-from .registry import Case, all_cases
+from .registry import Case
 
 MODES = ("strict", "nonstrict", "decomposed")
 # The project's matrix checks all three modes (commit "Matrix and capture default to strict, non-strict
@@ -37,9 +39,13 @@ DEFAULT_MODES = MODES
 SCHEMA_VERSION = 1
 
 
-def export(case: Case, mode: str, args: tuple, kwargs: dict) -> torch.export.ExportedProgram:
+def export(case: Case, mode: str, args: tuple, kwargs: dict, nonstrict=None) -> torch.export.ExportedProgram:
+    """The program of one mode; `nonstrict`, the same case's non-strict program when already exported, is
+    what the decomposed mode decomposes (the same program either way, one export less)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}")
+    if mode == "decomposed" and nonstrict is not None:
+        return nonstrict.run_decompositions()
     ep = torch.export.export(case.module(), args, kwargs=kwargs, dynamic_shapes=case.shapes(),
                              strict=(mode == "strict"))
     return ep.run_decompositions() if mode == "decomposed" else ep
@@ -147,8 +153,12 @@ def _clear(case_dir: Path):
         shutil.rmtree(p) if p.is_dir() else p.unlink(missing_ok=True)
 
 
-def capture_case(case: Case, mode: str, out_dir, force: bool = False) -> dict:
-    """Captures one (case, mode); returns the stdout line's dict. Never raises for a failed export."""
+def capture_case(case: Case, mode: str, out_dir, force: bool = False, programs: dict | None = None,
+                 decompose_with: str | None = None) -> dict:
+    """Captures one (case, mode); returns the stdout line's dict. Never raises for a failed export.
+    `programs` (mode -> ExportedProgram) carries the non-strict program over to the decomposed mode.
+    `decompose_with` (a parity binary): the ops it cannot translate are re-decomposed with torch's own
+    decompositions before the archive is final (case.json lists them as `decomposed_ops`)."""
     start = time.perf_counter()
     case_dir = Path(out_dir) / case.name / mode
     digest = source_hash(case)
@@ -170,9 +180,16 @@ def capture_case(case: Case, mode: str, out_dir, force: bool = False) -> dict:
         examples = case.examples()
         info["input_sets"] = len(examples)
         args0, kwargs0 = examples[0]
-        ep = export(case, mode, args0, kwargs0)
+        ep = export(case, mode, args0, kwargs0, (programs or {}).get("nonstrict"))
+        if programs is not None:
+            programs[mode] = ep
         mapping, info["dynamic_dims"] = dim_names(ep, case.module(), args0, kwargs0, case.shapes())
         torch.export.save(ep, str(case_dir / "model.pt2"), extra_files={"parity_dims.json": json.dumps(mapping)})
+        if decompose_with:
+            from .decompose import decompose, missing_ops
+            info["decomposed_ops"] = missing_ops(case_dir / "model.pt2", decompose_with)
+            if info["decomposed_ops"]:
+                decompose(case_dir / "model.pt2", case_dir / "model.pt2", info["decomposed_ops"])
         # Constant user inputs (Python scalars and None specialised at capture) are not program inputs.
         user_inputs = list(ep.graph_signature.user_inputs)
         info["input_names"] = input_names = [n for n in user_inputs if isinstance(n, str)]
@@ -217,6 +234,12 @@ def main(argv=None) -> int:
     parser.add_argument("--filter", default="", help="regular expression searched in case names")
     parser.add_argument("--modes", default=",".join(DEFAULT_MODES), help=f"comma-separated: {', '.join(MODES)}")
     parser.add_argument("--force", action="store_true", help="capture again even when cached")
+    parser.add_argument("--jobs", "-j", type=int, default=1, help="cases captured in parallel processes")
+    parser.add_argument("--decompose-unsupported", action="store_true",
+                        help="re-decompose the ops `parity` cannot translate (python -m scenarios.decompose)")
+    parser.add_argument("--parity", default=os.environ.get("PARITY_BIN", str(Path(__file__).resolve().parent.parent /
+                                                                             "build" / "parity")),
+                        help="the parity binary --decompose-unsupported asks (default: build/parity)")
     # A user's own suites (scenarios/suite.py): instead of the built-in cases, or next to them.
     parser.add_argument("--scenarios", action="append", default=[], metavar="FILE_OR_DIR[:NAME]")
     parser.add_argument("--with-builtin", action="store_true", help="with --scenarios: the built-in cases too")
@@ -242,12 +265,42 @@ def main(argv=None) -> int:
     if not cases:
         print(f"error: no scenario matches --filter {args.filter!r}", file=sys.stderr)
         return 2
-    stdout = sys.stdout
-    for case, mode in suite.pairs(cases, modes, shard):
-        with contextlib.redirect_stdout(sys.stderr):  # stray prints must not break the JSON lines
-            result = capture_case(case, mode, args.out, args.force)
-        print(json.dumps(result), file=stdout, flush=True)
+    # Non-strict before decomposed, so the decomposed mode reuses its program.
+    modes.sort(key=lambda m: 1 if m == "decomposed" else 0)
+    decompose_with = args.parity if args.decompose_unsupported else None
+    # A shard keeps its share of the (case, mode) pairs in run order; a case's modes stay one task.
+    share = suite.pairs(cases, modes, shard)
+    builtin = args.with_builtin or not args.scenarios
+    tasks = [(c.name, [m for owner, m in share if owner is c], str(args.out), args.force, decompose_with,
+              args.scenarios, builtin) for c in cases]
+    tasks = [t for t in tasks if t[1]]
+    if args.jobs > 1 and len(tasks) > 1:
+        # Spawned workers (torch does not fork safely); each re-imports the cases, extra scenarios included.
+        ctx = multiprocessing.get_context("spawn")
+        with ctx.Pool(min(args.jobs, len(tasks)), initializer=load_extra_scenarios) as pool:
+            for results in pool.imap(_capture_modes, tasks):
+                _print_lines(results)
+    else:
+        for task in tasks:
+            _print_lines(_capture_modes(task))
     return 0
+
+
+def _capture_modes(task) -> list[dict]:
+    """Every requested mode of one case, in one process (a worker's unit of work)."""
+    name, modes, out, force, decompose_with, scenarios, builtin = task
+    case = next(c for c in suite.select_cases(scenarios, builtin) if c.name == name)  # suite files load once
+    programs: dict = {}
+    results = []
+    with contextlib.redirect_stdout(sys.stderr):  # stray prints must not break the JSON lines
+        for mode in modes:
+            results.append(capture_case(case, mode, out, force, programs, decompose_with))
+    return results
+
+
+def _print_lines(results: list[dict]):
+    for result in results:
+        print(json.dumps(result), flush=True)
 
 
 if __name__ == "__main__":

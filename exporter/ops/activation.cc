@@ -56,6 +56,11 @@ void hardtanh(TranslateContext& ctx) {
            {ctx.output()});
 }
 
+void relu6(TranslateContext& ctx) {
+  const DType t = ctx.output_meta().dtype;
+  ctx.emit("Clip", {ctx.tensor("self"), ctx.constant(0.0, t), ctx.constant(6.0, t)}, {ctx.output()});
+}
+
 void silu(TranslateContext& ctx) {
   const std::string x = ctx.tensor("self");
   ctx.emit("Mul", {x, ctx.emit1("Sigmoid", {x})}, {ctx.output()});
@@ -97,6 +102,7 @@ PARITY_TRANSLATION("aten::gelu.default", gelu, 18);
 PARITY_TRANSLATION("aten::elu.default", elu, 18);
 PARITY_TRANSLATION("aten::leaky_relu.default", leaky_relu, 18);
 PARITY_TRANSLATION("aten::hardtanh.default", hardtanh, 18);
+PARITY_TRANSLATION("aten::relu6.default", relu6, 18);
 PARITY_TRANSLATION("aten::silu.default", silu, 18);
 PARITY_TRANSLATION("aten::hardswish.default", hardswish, 18);
 PARITY_TRANSLATION("aten::hardsigmoid.default", hardsigmoid, 18);

@@ -3,6 +3,7 @@
 // and the additional inputs of Loop/Scan) or to the body's formal inputs. Names stay unique across
 // scopes (the builders share one name table), FX names are kept where free.
 #include "../src/builder.h"
+#include "../src/driver.h"
 #include "../src/translate.h"
 #include "parity/exporter/export.h"
 
@@ -29,25 +30,13 @@ std::vector<std::string> outer_tensors(TranslateContext& ctx, size_t i) {
   return out;
 }
 
-// Translates `graph`'s nodes into `builder` with `values` binding its inputs; returns the ONNX names
-// of its outputs. Unsupported ops inside a subgraph stop the export with their name.
+// Translates `graph`'s nodes into `builder` with `values` binding its inputs (the same driver as the root
+// graph); returns the ONNX names of its outputs.
 std::vector<std::string> translate_graph(TranslateContext& outer, const pt2::Graph& graph, GraphBuilder& builder,
                                          Values& values) {
-  pt2::Program scope = outer.program;  // the same weights and dims; the subgraph's own value metadata
-  scope.graph = graph;
-  const auto& registry = translation_registry();
-  for (const auto& node : scope.graph.nodes) {
-    const std::string key = registry_key(node.target);
-    auto it = registry.find(key);
-    if (it == registry.end() || it->second.min_opset > outer.opset)
-      outer.fail("subgraph node '" + node.name + "' uses " + key + ", which has no translation" +
-                 (it == registry.end() ? "" : " at opset " + std::to_string(outer.opset)));
-    builder.set_current_node(node.name, {});
-    TranslateContext ctx(scope, node, builder, outer.opset, values);
-    it->second.fn(ctx);
-  }
+  translate_nodes(outer.program, graph, builder, outer.opset, values);
   std::vector<std::string> outs;
-  for (const auto& o : scope.graph.outputs) {
+  for (const auto& o : graph.outputs) {
     if (!o.is_tensor()) outer.fail("a subgraph output of kind " + o.kind + " is not supported");
     auto found = values.find(o.tensor_name());
     if (found == values.end()) outer.fail("subgraph output '" + o.tensor_name() + "' is never produced");
@@ -199,7 +188,7 @@ void emit_scan(TranslateContext& ctx, int init_at, size_t xs_at, size_t addition
   const auto& xs_arg = ctx.positional(xs_at).tensor_names();
   for (size_t i = 0; i < init.size() + xs.size(); ++i) {
     formal.push_back(builder.unique_name(ctx.node.name + (i < init.size() ? "_carry" : "_x") + std::to_string(i)));
-    const DType dt = i < init.size() ? dtypes[i] : ctx.program.graph.meta(xs_arg[i - init.size()], ctx.node.name).dtype;
+    const DType dt = i < init.size() ? dtypes[i] : ctx.fx_graph.meta(xs_arg[i - init.size()], ctx.node.name).dtype;
     declare_input(&body, formal.back(), dt, false);
   }
   std::vector<std::string> bound = formal;
@@ -229,8 +218,30 @@ void translate_scan(TranslateContext& ctx) { emit_scan(ctx, 1, 2, 3); }
 // map_impl(body, xs, args) -> a Scan without carries: body(x_t..., args...) stacked along axis 0.
 void translate_map(TranslateContext& ctx) { emit_scan(ctx, -1, 1, 2); }
 
+// wrap_with_set_grad_enabled(enabled, subgraph, args...): a torch.no_grad() / enable_grad() region kept by
+// the training IR (rotary embeddings compute under no_grad). ONNX has no gradients: the region is inlined.
+void translate_grad_mode_region(TranslateContext& ctx) {
+  pt2::Graph storage;
+  const pt2::Graph& body = subgraph_of(ctx, 1, storage);
+  std::vector<std::string> args;
+  for (size_t i = 2; i < ctx.node.inputs.size(); ++i) {
+    const pt2::Argument& a = ctx.positional(i);
+    if (!a.is_tensor()) ctx.fail("region argument #" + std::to_string(i) + " is not a tensor: " + a.describe());
+    args.push_back(ctx.value(a, ctx.dtype_of(a)));
+  }
+  Values values;
+  bind_inputs(ctx, body, args, values);
+  const auto outs = translate_graph(ctx, body, ctx.graph, values);
+  if (outs.size() != ctx.output_count())
+    ctx.fail("the region returns " + std::to_string(outs.size()) + " values, the node has " +
+             std::to_string(ctx.output_count()) + " outputs");
+  ctx.graph.set_current_node(ctx.node.name, {});
+  for (size_t i = 0; i < outs.size(); ++i) ctx.alias_output(i, outs[i]);
+}
+
 }  // namespace
 
+PARITY_TRANSLATION("higher_order::wrap_with_set_grad_enabled", translate_grad_mode_region, 18);
 PARITY_TRANSLATION("higher_order::cond", translate_cond, 18);
 PARITY_TRANSLATION("higher_order::while_loop", translate_while_loop, 18);
 PARITY_TRANSLATION("higher_order::scan", translate_scan, 18);

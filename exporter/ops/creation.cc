@@ -1,6 +1,7 @@
 // Tensor factories -> ONNX: full/zeros/ones/empty (+ _like, new_*), arange, scalar_tensor, random tensors.
 // Values are Expand-ed scalars, so symbolic sizes work; empty* is zero-filled (any value is valid).
 #include "../src/translate.h"
+#include "parity/exporter/export.h"
 
 namespace parity::exporter {
 namespace {
@@ -70,12 +71,18 @@ void native_dropout(TranslateContext& ctx) {
   ctx.emit("Dropout", {x, ctx.constant(p, t), ctx.constant(1, DType::kBool)}, {ctx.output(0), ctx.output(1)});
 }
 
-// dropout(input, p, train) -> output
+// dropout(input, p, train) -> output; also feature_dropout and the alpha variants in eval, and the in-place
+// forms (dropout_ names its tensor `self`).
 void dropout(TranslateContext& ctx) {
-  const std::string x = ctx.tensor("input");
+  const std::string arg = ctx.has("input") ? "input" : "self";
+  const std::string x = ctx.tensor(arg);
   const double p = ctx.float_arg("p", 0.5);
   if (!ctx.bool_arg("train", true) || p == 0.0) return ctx.alias_output(0, x);
-  const DType t = ctx.input_meta("input").dtype;
+  const std::string key = registry_key(ctx.node.target);
+  if (key != "aten::dropout.default" && key != "aten::dropout_.default")
+    ctx.fail("training-mode " + ctx.node.target + " has no ONNX equivalent (it drops whole channels or keeps "
+             "self-normalising statistics); export the module in eval() mode");
+  const DType t = ctx.input_meta(arg).dtype;
   ctx.emit("Dropout", {x, ctx.constant(p, t), ctx.constant(1, DType::kBool)}, {ctx.output(0)});
 }
 
@@ -105,5 +112,8 @@ PARITY_TRANSLATION("aten::randn_like.default", randn_like, 18);
 PARITY_TRANSLATION("aten::randperm.default", randperm, 18);
 PARITY_TRANSLATION("aten::native_dropout.default", native_dropout, 18);
 PARITY_TRANSLATION("aten::dropout.default", dropout, 18);
+PARITY_TRANSLATION("aten::feature_dropout.default", dropout, 18);
+PARITY_TRANSLATION("aten::alpha_dropout.default", dropout, 18);
+PARITY_TRANSLATION("aten::feature_alpha_dropout.default", dropout, 18);
 
 }  // namespace parity::exporter

@@ -90,7 +90,7 @@ AdvancedIndex advanced_index(TranslateContext& ctx) {
       ++axis;
       continue;
     }
-    const auto& meta = ctx.program.graph.meta(*e, ctx.node.name);
+    const auto& meta = ctx.fx_graph.meta(*e, ctx.node.name);
     const pt2::Argument ref{"as_tensor", {{"name", *e}}};
     if (meta.dtype == DType::kBool || meta.dtype == DType::kUInt8) {
       // A k-dim mask covers k axes: its nonzero coordinates, one int64 row per axis.

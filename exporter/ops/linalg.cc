@@ -1,4 +1,4 @@
-// Matrix products: linear, addmm, mm, bmm, matmul, t, einsum.
+// Matrix products: linear, addmm, baddbmm, addbmm, addmv, addr, mm, bmm, mv, dot, matmul, t, einsum.
 #include <algorithm>
 
 #include "../src/translate.h"
@@ -36,6 +36,59 @@ void addmm(TranslateContext& ctx) {
   if (beta != 1.0) set_attr(gemm, "beta", static_cast<float>(beta));
 }
 
+// beta * self + alpha * product, the shared tail of baddbmm / addbmm / addmv / addr (torch skips self
+// entirely when beta == 0, so NaN in self does not propagate).
+void scaled_sum(TranslateContext& ctx, const std::string& product) {
+  const DType t = ctx.output_meta().dtype;
+  const double alpha = ctx.float_arg("alpha", 1.0), beta = ctx.float_arg("beta", 1.0);
+  const std::string scaled = alpha == 1.0 ? product : ctx.emit1("Mul", {product, ctx.constant(alpha, t)});
+  if (beta == 0.0) {
+    ctx.emit("Expand", {scaled, shape_of(ctx, ctx.emit1("Add", {scaled, ctx.tensor("self")}))}, {ctx.output()});
+    return;
+  }
+  const std::string self = beta == 1.0 ? ctx.value("self", t) : ctx.emit1("Mul", {ctx.value("self", t), ctx.constant(beta, t)});
+  ctx.emit("Add", {self, scaled}, {ctx.output()});
+}
+
+// baddbmm(self, batch1, batch2, beta, alpha): beta * self + alpha * (batch1 @ batch2), batched.
+void baddbmm(TranslateContext& ctx) { scaled_sum(ctx, ctx.emit1("MatMul", {ctx.tensor("batch1"), ctx.tensor("batch2")})); }
+
+// addbmm: the batched products summed over the batch.
+void addbmm(TranslateContext& ctx) {
+  const std::string products = ctx.emit1("MatMul", {ctx.tensor("batch1"), ctx.tensor("batch2")});
+  const std::string sum = ctx.temp("sum");
+  emit_reduce(ctx, "ReduceSum", products, {0}, false, sum);
+  scaled_sum(ctx, sum);
+}
+
+// addmv(self, mat, vec): beta * self + alpha * (mat @ vec).
+void addmv(TranslateContext& ctx) { scaled_sum(ctx, ctx.emit1("MatMul", {ctx.tensor("mat"), ctx.tensor("vec")})); }
+
+// addr(self, vec1, vec2): beta * self + alpha * outer(vec1, vec2).
+void addr(TranslateContext& ctx) {
+  const std::string col = ctx.emit1("Unsqueeze", {ctx.tensor("vec1"), ctx.graph.constant_i64({1})});
+  const std::string row = ctx.emit1("Unsqueeze", {ctx.tensor("vec2"), ctx.graph.constant_i64({0})});
+  scaled_sum(ctx, ctx.emit1("Mul", {col, row}));
+}
+
+// dot(self, tensor), vdot(self, other): the same product for real tensors.
+void dot(TranslateContext& ctx) {
+  ctx.emit("MatMul", {ctx.tensor("self"), ctx.tensor(ctx.has("tensor") ? "tensor" : "other")}, {ctx.output()});
+}
+void mv(TranslateContext& ctx) { ctx.emit("MatMul", {ctx.tensor("self"), ctx.tensor("vec")}, {ctx.output()}); }
+
+// _weight_norm(v, g, dim): v * g / ||v||, the norm over every dim but `dim` (torch.nn.utils.weight_norm).
+void weight_norm(TranslateContext& ctx) {
+  const int64_t rank = static_cast<int64_t>(ctx.input_meta("v").sizes.size());
+  const int64_t dim = ctx.int_arg("dim", 0);
+  std::vector<int64_t> axes;
+  for (int64_t i = 0; i < rank; ++i)
+    if (dim == -1 || i != ctx.normalized_dim(dim, rank)) axes.push_back(i);  // dim -1: one norm of the whole tensor
+  const std::string norm = ctx.temp("norm");
+  emit_reduce(ctx, "ReduceL2", ctx.tensor("v"), axes, true, norm);
+  ctx.emit("Mul", {ctx.tensor("v"), ctx.emit1("Div", {ctx.tensor("g"), norm})}, {ctx.output()});
+}
+
 void mm(TranslateContext& ctx) { ctx.emit("MatMul", {ctx.tensor("self"), ctx.tensor("mat2")}, {ctx.output()}); }
 void matmul(TranslateContext& ctx) { ctx.emit("MatMul", {ctx.tensor("self"), ctx.tensor("other")}, {ctx.output()}); }
 
@@ -67,6 +120,14 @@ PARITY_TRANSLATION("aten::mm.default", mm, 18);
 PARITY_TRANSLATION("aten::bmm.default", mm, 18);
 PARITY_TRANSLATION("aten::matmul.default", matmul, 18);
 PARITY_TRANSLATION("aten::t.default", t, 18);
+PARITY_TRANSLATION("aten::baddbmm.default", baddbmm, 18);
+PARITY_TRANSLATION("aten::addbmm.default", addbmm, 18);
+PARITY_TRANSLATION("aten::addmv.default", addmv, 18);
+PARITY_TRANSLATION("aten::addr.default", addr, 18);
+PARITY_TRANSLATION("aten::dot.default", dot, 18);
+PARITY_TRANSLATION("aten::vdot.default", dot, 18);
+PARITY_TRANSLATION("aten::mv.default", mv, 18);
+PARITY_TRANSLATION("aten::_weight_norm.default", weight_norm, 18);
 PARITY_TRANSLATION("aten::einsum.default", einsum, 18);
 
 }  // namespace parity::exporter

@@ -14,7 +14,7 @@ namespace {
 
 // A static size of a parameter tensor (weights are never symbolic).
 int64_t static_dim(TranslateContext& ctx, const std::string& tensor, size_t d) {
-  const auto& sizes = ctx.program.graph.meta(tensor, ctx.node.name).sizes;
+  const auto& sizes = ctx.fx_graph.meta(tensor, ctx.node.name).sizes;
   if (d >= sizes.size() || !sizes[d].value) ctx.fail("parameter '" + tensor + "' needs a static shape");
   return *sizes[d].value;
 }

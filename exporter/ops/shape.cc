@@ -16,7 +16,7 @@ void cat(TranslateContext& ctx) {
   const auto names = ctx.required("tensors").tensor_names();
   const auto values = ctx.tensors("tensors");
   for (size_t i = 0; i < values.size(); ++i) {
-    const auto& meta = ctx.program.graph.meta(names[i], ctx.node.name);
+    const auto& meta = ctx.fx_graph.meta(names[i], ctx.node.name);
     // torch.cat skips legacy empty 1-D tensors; ONNX Concat would reject their rank.
     if (meta.sizes.size() == 1 && meta.sizes[0].value == 0 && ctx.output_meta().sizes.size() != 1) continue;
     inputs.push_back(ctx.cast_if_needed(values[i], meta.dtype, out));
@@ -67,6 +67,23 @@ void permute(TranslateContext& ctx) {
   const int64_t rank = rank_of(ctx, "self");
   std::vector<int64_t> perm = ctx.ints_arg("dims");
   for (auto& d : perm) d = normalized_dim(ctx, d, rank);
+  set_attr(ctx.emit("Transpose", {ctx.tensor("self")}, {ctx.output()}), "perm", perm);
+}
+
+// numpy_T: every dim reversed; mT / mH (real tensors): the last two dims swapped.
+void reverse_dims(TranslateContext& ctx) {
+  const int64_t rank = rank_of(ctx, "self");
+  std::vector<int64_t> perm;
+  for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
+  set_attr(ctx.emit("Transpose", {ctx.tensor("self")}, {ctx.output()}), "perm", perm);
+}
+
+void matrix_transpose(TranslateContext& ctx) {
+  const int64_t rank = rank_of(ctx, "self");
+  if (rank < 2) ctx.fail("needs a tensor of rank >= 2, got rank " + std::to_string(rank));
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < rank; ++i) perm.push_back(i);
+  std::swap(perm[rank - 1], perm[rank - 2]);
   set_attr(ctx.emit("Transpose", {ctx.tensor("self")}, {ctx.output()}), "perm", perm);
 }
 
@@ -212,7 +229,7 @@ void stack(TranslateContext& ctx) {
   const auto values = ctx.tensors("tensors");
   std::vector<std::string> parts;
   for (size_t i = 0; i < values.size(); ++i) {
-    const auto& meta = ctx.program.graph.meta(names[i], ctx.node.name);
+    const auto& meta = ctx.fx_graph.meta(names[i], ctx.node.name);
     parts.push_back(ctx.emit1("Unsqueeze", {ctx.cast_if_needed(values[i], meta.dtype, out), ctx.graph.constant_i64({dim})}));
   }
   set_attr(ctx.emit("Concat", parts, {ctx.output()}), "axis", dim);
@@ -327,12 +344,26 @@ void flatten(TranslateContext& ctx) {
     return;
   }
   const int64_t s = normalized_dim(ctx, ctx.int_arg("start_dim", 0), rank), e = normalized_dim(ctx, ctx.int_arg("end_dim", -1), rank);
-  std::vector<int64_t> shape;
-  for (int64_t i = 0; i < rank; ++i) {
-    if (i < s || i > e) shape.push_back(0);  // 0 copies the input dim
-    else if (i == s) shape.push_back(-1);
+  // Leading dims keep their index, so Reshape's 0 copies them; a trailing dim moves to a lower index, so it
+  // is its static size or, when symbolic, read from Shape.
+  std::vector<int64_t> shape(static_cast<size_t>(s), 0);
+  shape.push_back(-1);
+  bool static_tail = true;
+  for (int64_t i = e + 1; i < rank; ++i) {
+    const auto& d = ctx.input_meta("self").sizes[static_cast<size_t>(i)];
+    static_tail = static_tail && d.value.has_value();
+    shape.push_back(d.value.value_or(0));
   }
-  ctx.emit("Reshape", {ctx.tensor("self"), ctx.graph.constant_i64(shape)}, {ctx.output()});
+  std::string target = ctx.graph.constant_i64(shape);
+  if (!static_tail) {
+    shape.resize(static_cast<size_t>(s) + 1);
+    const std::string tail = ctx.emit1("Slice", {shape_of(ctx, ctx.tensor("self")), ctx.graph.constant_i64({e + 1}),
+                                                 ctx.graph.constant_i64({kToEnd})});
+    auto* concat = ctx.emit("Concat", {ctx.graph.constant_i64(shape), tail}, {ctx.temp("shape")});
+    set_attr(concat, "axis", int64_t{0});
+    target = concat->output(0);
+  }
+  ctx.emit("Reshape", {ctx.tensor("self"), target}, {ctx.output()});
 }
 
 void identity(TranslateContext& ctx) { ctx.alias_output(0, ctx.tensor("self")); }
@@ -373,6 +404,9 @@ PARITY_TRANSLATION("aten::squeeze.dim", squeeze, 18);
 PARITY_TRANSLATION("aten::squeeze.dims", squeeze, 18);
 PARITY_TRANSLATION("aten::squeeze.default", squeeze_all, 18);
 PARITY_TRANSLATION("aten::expand.default", expand, 18);
+PARITY_TRANSLATION("aten::numpy_T.default", reverse_dims, 18);
+PARITY_TRANSLATION("aten::mT.default", matrix_transpose, 18);
+PARITY_TRANSLATION("aten::mH.default", matrix_transpose, 18);
 PARITY_TRANSLATION("aten::repeat.default", repeat, 18);
 PARITY_TRANSLATION("aten::repeat_interleave.self_int", repeat_interleave, 18);
 PARITY_TRANSLATION("aten::split_with_sizes.default", split_with_sizes, 18);

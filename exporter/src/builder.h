@@ -36,11 +36,15 @@ class GraphBuilder {
   void set_current_node(const std::string& fx_name, std::vector<std::pair<std::string, std::string>> metadata);
 
   onnx::GraphProto* proto() { return graph_; }
+  // Custom-op domains used anywhere in the model (root graph or subgraphs): each needs an opset_import.
+  void use_domain(const std::string& domain) { names_->domains.insert(domain); }
+  const std::set<std::string>& used_domains() const { return names_->domains; }
 
  private:
   struct Names {
     std::set<std::string> used;
     std::map<std::string, int> node_counts;
+    std::set<std::string> domains;
   };
   onnx::GraphProto* graph_;
   std::shared_ptr<Names> names_;

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "builder.h"
+#include "driver.h"
 #include "parity/error.h"
 #include "parity/fs.h"
 #include "passes.h"
@@ -55,84 +56,7 @@ void set_value_info(onnx::ValueInfoProto* vi, const std::string& name, const pt2
   }
 }
 
-// "site-packages/torch/nn/..." and the user's file name, never absolute paths: byte-identical exports.
-std::string relative_stack_trace(const std::string& trace) {
-  std::string out;
-  std::istringstream in(trace);
-  std::string line;
-  while (std::getline(in, line)) {
-    const std::string key = "File \"";
-    auto start = line.find(key);
-    if (start != std::string::npos) {
-      start += key.size();
-      auto end = line.find('"', start);
-      if (end != std::string::npos) {
-        std::string path = line.substr(start, end - start);
-        auto sp = path.find("site-packages/");
-        if (sp != std::string::npos) path = path.substr(sp + 14);
-        else if (auto slash = path.rfind('/'); slash != std::string::npos) path = path.substr(slash + 1);
-        line = line.substr(0, start) + path + line.substr(end);
-      }
-    }
-    out += (out.empty() ? "" : "\n") + line;
-  }
-  return out;
-}
-
-// nn_module_stack "key,path,class;key,path,class" -> (scopes, classes).
-std::pair<std::vector<std::string>, std::vector<std::string>> module_stack(const std::string& stack) {
-  std::vector<std::string> scopes, classes;
-  std::istringstream in(stack);
-  std::string entry;
-  while (std::getline(in, entry, ';')) {
-    auto first = entry.find(',');
-    auto last = entry.rfind(',');
-    if (first == std::string::npos || last == first) continue;
-    scopes.push_back(entry.substr(first + 1, last - first - 1));
-    classes.push_back(entry.substr(last + 1));
-  }
-  return {scopes, classes};
-}
-
-std::string py_list(const std::vector<std::string>& items) {
-  std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", '" : "'") + items[i] + "'";
-  return out + "]";
-}
-
-std::string short_target(const std::string& target) {
-  const std::string prefix = "torch.ops.";
-  return target.rfind(prefix, 0) == 0 ? target.substr(prefix.size()) : target;
-}
-
-std::vector<std::pair<std::string, std::string>> node_metadata(const pt2::Node& node) {
-  auto [scopes, classes] = module_stack(node.metadata.count("nn_module_stack") ? node.metadata.at("nn_module_stack") : "");
-  std::string ns;
-  for (size_t i = 0; i < scopes.size(); ++i) ns += (scopes[i].empty() ? "" : scopes[i]) + ": " + classes[i] + "/";
-  ns += short_target(node.target);
-  std::vector<std::pair<std::string, std::string>> md = {
-      {"namespace", ns},
-      {"pkg.torch.onnx.fx_node", "%" + node.name + " : call_function[target=" + short_target(node.target) + "]"},
-      {"pkg.torch.onnx.name_scopes", py_list(scopes)},
-      {"pkg.torch.onnx.class_hierarchy", py_list(classes)},
-  };
-  if (!node.stack_trace().empty()) md.emplace_back("pkg.torch.onnx.stack_trace", relative_stack_trace(node.stack_trace()));
-  return md;
-}
-
-struct Unsupported {
-  int count = 0;
-  std::string first_node, first_trace;
-};
-
 }  // namespace
-
-std::string registry_key(const std::string& fx_target) {
-  const std::string t = short_target(fx_target);
-  const auto dot = t.find('.');
-  if (dot == std::string::npos) return t;
-  return t.substr(0, dot) + "::" + t.substr(dot + 1);
-}
 
 std::string export_program(const pt2::Program& program, const ExportOptions& options) {
   const ErrorContext where{"export", program.archive_path};
@@ -153,6 +77,7 @@ std::string export_program(const pt2::Program& program, const ExportOptions& opt
 
   // Inputs: user tensors become graph inputs; parameters, buffers and constants become initializers.
   size_t user_index = 0;
+  std::map<const void*, std::pair<std::string, Tensor>> initializer_of;  // stored bytes -> initializer
   for (const auto& spec : program.input_specs) {
     using Kind = pt2::InputSpec::Kind;
     if (spec.kind == Kind::kUserInput) {
@@ -171,11 +96,26 @@ std::string export_program(const pt2::Program& program, const ExportOptions& opt
         throw Error(where, "user input of kind " + spec.arg.kind + " is not supported yet");
       }
     } else if (spec.kind == Kind::kParameter || spec.kind == Kind::kBuffer || spec.kind == Kind::kTensorConstant) {
-      const auto& store = spec.kind == Kind::kTensorConstant ? program.constants : program.weights;
-      auto it = store.find(spec.target);
-      if (it == store.end()) throw Error(where, "no stored data for '" + spec.target + "'");
-      graph.add_initializer(spec.target, it->second);
-      values[spec.arg.tensor_name()] = spec.target;
+      const std::string& fx = spec.arg.tensor_name();
+      const Tensor& stored = program.stored_tensor(spec);
+      // One tensor under several names (tied weights, a constant lifted twice): one initializer.
+      const auto same_bytes = initializer_of.find(stored.raw());
+      if (stored.numel() > 0 && same_bytes != initializer_of.end() && same_bytes->second.second.dtype() == stored.dtype() &&
+          same_bytes->second.second.shape() == stored.shape()) {
+        values[fx] = same_bytes->second.first;
+        continue;
+      }
+      graph.add_initializer(spec.target, stored);
+      if (stored.numel() > 0) initializer_of.emplace(stored.raw(), std::make_pair(spec.target, stored));
+      values[fx] = spec.target;
+    } else if (spec.kind == Kind::kCustomObj) {
+      throw Error(where, "custom object '" + spec.target + "' (graph input '" + spec.arg.describe() +
+                             "'): torchbind script objects have no ONNX form; export the module without them",
+                  ErrorKind::kUnsupported);
+    } else if (spec.kind == Kind::kTokenInput) {
+      throw Error(where, "effect token input '" + spec.arg.describe() +
+                             "': programs with side-effecting ops (tokens) are not supported yet",
+                  ErrorKind::kUnsupported);
     } else if (spec.kind == Kind::kConstantInput) {
       continue;  // a Python scalar or None specialised by torch.export: its value is already in the graph
     } else {
@@ -185,60 +125,11 @@ std::string export_program(const pt2::Program& program, const ExportOptions& opt
 
   // Nodes: every unsupported op is collected so that one run lists them all.
   load_translation_plugins(options.plugins);  // their translations join the registry
-  std::map<std::string, Unsupported> unsupported;
-  std::set<std::string> custom_domains, warned;
-  const auto& registry = translation_registry();
-  for (const auto& node : program.graph.nodes) {
-    const std::string key = registry_key(node.target);
-    auto it = registry.find(key);
-    // A custom op (a TORCH_LIBRARY namespace) nobody translates: one node of the op's own domain.
-    const auto custom = it == registry.end() ? custom_op_of(node.target) : std::nullopt;
-    if (custom) {
-      if (!unsupported.empty()) continue;
-      const auto& [domain, op] = *custom;
-      if (custom_domains.insert(domain).second) {
-        auto* custom_opset = model.add_opset_import();
-        custom_opset->set_domain(domain);
-        custom_opset->set_version(1);
-      }
-      if (warned.insert(node.target).second)
-        std::cerr << "parity: warning: export: node '" << node.name << "' (" << node.target
-                  << "): no translation, emitted as custom-domain node " << domain << "::" << op
-                  << "; refrt and onnxruntime cannot run it without a kernel\n";
-      graph.set_current_node(node.name, node_metadata(node));
-      TranslateContext ctx(program, node, graph, options.opset, values);
-      try {
-        emit_custom_domain_node(ctx, domain, op);
-      } catch (const Error& e) {
-        throw e.with_context({"export", program.archive_path, node.name, node.target});
-      }
-      continue;
-    }
-    if (it == registry.end() || it->second.min_opset > options.opset) {
-      auto& u = unsupported[key + (it == registry.end() ? "" : " (needs opset " + std::to_string(it->second.min_opset) + ")")];
-      if (u.count++ == 0) {
-        u.first_node = node.name;
-        u.first_trace = relative_stack_trace(node.stack_trace());
-      }
-      continue;
-    }
-    if (!unsupported.empty()) continue;  // keep scanning for more unsupported ops only
-    graph.set_current_node(node.name, node_metadata(node));
-    TranslateContext ctx(program, node, graph, options.opset, values);
-    try {
-      it->second.fn(ctx);
-    } catch (const Error& e) {
-      throw e.with_context({"export", program.archive_path, node.name, node.target});
-    }
-  }
-  if (!unsupported.empty()) {
-    std::string msg = "unsupported ATen operator(s):";
-    for (const auto& [key, u] : unsupported) {
-      msg += "\n  " + key + " x" + std::to_string(u.count) + " (first at node '" + u.first_node + "')";
-      if (!u.first_trace.empty()) msg += "\n    " + u.first_trace.substr(0, u.first_trace.find('\n'));
-    }
-    throw Error({"export", program.archive_path, unsupported.begin()->second.first_node, unsupported.begin()->first}, msg,
-                ErrorKind::kUnsupported);
+  translate_nodes(program, program.graph, graph, options.opset, values);
+  for (const auto& domain : graph.used_domains()) {
+    auto* custom_opset = model.add_opset_import();
+    custom_opset->set_domain(domain);
+    custom_opset->set_version(1);
   }
   graph.set_current_node("", {});
 

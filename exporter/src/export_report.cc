@@ -94,7 +94,6 @@ void write_export_report(const std::string& pt2_path, const ExportOptions& optio
   collect_nodes(program.graph, nodes, subgraphs);
   for (size_t i = 0; i < subgraphs.size(); ++i) collect_nodes(subgraphs[i], nodes, subgraphs);
 
-  const auto& registry = translation_registry();
   std::map<std::string, OpUse> ops;
   for (const pt2::Node* n : nodes) {
     OpUse& use = ops[registry_key(n->target)];
@@ -102,8 +101,8 @@ void write_export_report(const std::string& pt2_path, const ExportOptions& optio
     use.nodes.push_back(n);
   }
   auto translated = [&](const std::string& key) {
-    auto it = registry.find(key);
-    return it != registry.end() && it->second.min_opset <= options.opset;
+    const auto t = find_translation(key);
+    return t && t->min_opset <= options.opset;
   };
 
   md << "\n## Unsupported operators\n\n";

@@ -145,6 +145,20 @@ bool is_view(const std::string& target) {
 
 }  // namespace
 
+const Tensor& Program::stored_tensor(const InputSpec& spec) const {
+  using Kind = InputSpec::Kind;
+  const bool with_weights = spec.kind == Kind::kParameter || (spec.kind == Kind::kBuffer && spec.persistent);
+  const auto& first = with_weights ? weights : constants;
+  const auto& second = with_weights ? constants : weights;
+  if (auto it = first.find(spec.target); it != first.end()) return it->second;
+  if (auto it = second.find(spec.target); it != second.end()) return it->second;  // older writers mixed them
+  const char* kind = spec.kind == Kind::kParameter ? "parameter"
+                     : spec.kind == Kind::kBuffer  ? (spec.persistent ? "buffer" : "non-persistent buffer")
+                                                   : "tensor constant";
+  throw Error({"pt2", archive_path}, std::string(kind) + " '" + spec.target + "' (graph input '" +
+                                        spec.arg.describe() + "') has no stored data in data/weights/ or data/constants/");
+}
+
 std::vector<Program::Mutation> Program::mutations() const {
   std::vector<Mutation> out;
   std::set<std::string> seen;  // output names

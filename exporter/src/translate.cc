@@ -1,5 +1,7 @@
 #include "translate.h"
 
+#include <algorithm>
+
 #include "parity/error.h"
 #include "parity/exporter/export.h"
 
@@ -10,14 +12,65 @@ std::map<std::string, Translation>& translation_registry() {
   return registry;
 }
 
+std::map<std::string, std::string>& alias_registry() {
+  static std::map<std::string, std::string> aliases;
+  return aliases;
+}
+
+AliasRegistrar::AliasRegistrar(const char* key, const char* target) { alias_registry()[key] = target; }
+
 std::vector<std::string> registered_translations() {
   std::vector<std::string> keys;
   for (const auto& [key, t] : translation_registry()) keys.push_back(key);
+  for (const auto& [key, target] : alias_registry())
+    if (!translation_registry().count(key) && translation_registry().count(target)) keys.push_back(key);
+  std::sort(keys.begin(), keys.end());
   return keys;
 }
 
+namespace {
+
+// "aten::relu_.default" -> "aten::relu.default"; nullopt for keys that are not in-place overloads
+// (dunder names such as "__and__" end in an underscore too).
+std::optional<std::string> functional_key(const std::string& key) {
+  const auto colons = key.find("::");
+  if (colons == std::string::npos) return std::nullopt;
+  const auto dot = key.find('.', colons + 2);
+  const std::string op = key.substr(colons + 2, dot == std::string::npos ? std::string::npos : dot - colons - 2);
+  if (op.size() < 2 || op.back() != '_' || op[op.size() - 2] == '_' || op.rfind("__", 0) == 0) return std::nullopt;
+  return key.substr(0, colons + 2) + op.substr(0, op.size() - 1) + (dot == std::string::npos ? "" : key.substr(dot));
+}
+
+// A registered key or an alias of one (a plugin's registration of the alias key itself wins).
+const Translation* registered(const std::string& key) {
+  const auto& registry = translation_registry();
+  if (auto it = registry.find(key); it != registry.end()) return &it->second;
+  if (auto alias = alias_registry().find(key); alias != alias_registry().end())
+    if (auto it = registry.find(alias->second); it != registry.end()) return &it->second;
+  return nullptr;
+}
+
+}  // namespace
+
+std::optional<Translation> find_translation(const std::string& key) {
+  if (const Translation* t = registered(key)) return *t;
+  const auto functional = functional_key(key);
+  const Translation* t = functional ? registered(*functional) : nullptr;
+  if (!t) return std::nullopt;
+  Translation derived = *t;
+  derived.in_place = true;
+  return derived;
+}
+
+void Translation::run(TranslateContext& ctx) const {
+  fn(ctx);
+  if (in_place) rebind_in_place_result(ctx);
+}
+
+bool has_translation(const std::string& key) { return find_translation(key).has_value(); }
+
 TranslationRegistrar::TranslationRegistrar(const char* key, TranslateFn fn, int min_opset) {
-  translation_registry()[key] = Translation{fn, min_opset};
+  translation_registry()[key] = Translation{fn, min_opset, false};
 }
 
 void TranslateContext::fail(const std::string& message) const {
@@ -116,7 +169,7 @@ int64_t TranslateContext::normalized_dim(int64_t dim, int64_t rank) const {
 }
 
 DType TranslateContext::dtype_of(const pt2::Argument& a) const {
-  if (a.is_tensor()) return program.graph.meta(a.tensor_name(), node.name).dtype;
+  if (a.is_tensor()) return fx_graph.meta(a.tensor_name(), node.name).dtype;
   if (a.kind == "as_int" || a.kind == "as_sym_int") return DType::kInt64;
   if (a.kind == "as_float" || a.kind == "as_sym_float") return DType::kFloat64;
   if (a.kind == "as_bool" || a.kind == "as_sym_bool") return DType::kBool;
@@ -157,7 +210,7 @@ bool TranslateContext::bool_arg(const std::string& name, bool fallback) const {
 const pt2::TensorMeta& TranslateContext::input_meta(const std::string& name) const {
   const pt2::Argument& a = required(name);
   if (!a.is_tensor()) fail("argument '" + name + "' is not a tensor");
-  return program.graph.meta(a.tensor_name(), node.name);
+  return fx_graph.meta(a.tensor_name(), node.name);
 }
 
 std::vector<std::pair<std::string, std::string>> TranslateContext::output_names() const {
@@ -177,7 +230,7 @@ std::vector<std::pair<std::string, std::string>> TranslateContext::output_names(
 const pt2::TensorMeta& TranslateContext::output_meta(size_t i) const {
   const auto names = output_names();
   if (i >= names.size() || names[i].second != "as_tensor") fail("has no tensor output #" + std::to_string(i));
-  return program.graph.meta(names[i].first, node.name);
+  return fx_graph.meta(names[i].first, node.name);
 }
 
 DType TranslateContext::output_dtype(size_t i) const {
@@ -267,7 +320,7 @@ bool target_is(const pt2::Node& node, const char* op) {
 }  // namespace
 
 void write_back_to_base(TranslateContext& ctx, const std::string& view_fx) {
-  const pt2::Node* view = producer_of(ctx.program.graph, view_fx);
+  const pt2::Node* view = producer_of(ctx.fx_graph, view_fx);
   if (!view) return;  // a graph input or a value from outside: nothing to write back into
   const pt2::Argument* base = view->input("self");
   if (!base || !base->is_tensor()) return;
@@ -298,13 +351,18 @@ void write_back_to_base(TranslateContext& ctx, const std::string& view_fx) {
       if (const pt2::Argument* a = view->input(name)) scatter.inputs.push_back({name, *a, 1});
     scatter.outputs.push_back(pt2::Argument{"as_tensor", {{"name", base_fx}}});
     const std::string key = slice ? "aten::slice_scatter.default" : "aten::select_scatter.default";
-    TranslateContext sub(ctx.program, scatter, ctx.graph, ctx.opset, values);
+    TranslateContext sub(ctx.program, ctx.fx_graph, scatter, ctx.graph, ctx.opset, values);
     sub.replace_bound_outputs();
-    translation_registry().at(key).fn(sub);
+    translation_registry().at(key).run(sub);
   } else {
     return;  // not a view (clone, a computed tensor): the mutation stays local
   }
   write_back_to_base(ctx, base_fx);
+}
+
+void rebind_in_place_result(TranslateContext& ctx) {
+  ctx.rebind("self", ctx.output());
+  write_back_to_base(ctx, ctx.required("self").tensor_name());
 }
 
 void TranslateContext::alias_output(size_t i, const std::string& value) {

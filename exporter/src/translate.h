@@ -13,11 +13,17 @@ namespace parity::exporter {
 
 class TranslateContext {
  public:
+  // `fx_graph` is the graph `node` belongs to: the program's root graph or a subgraph (a cond branch, a
+  // loop or scan body), whose value metadata it carries.
+  TranslateContext(const pt2::Program& program, const pt2::Graph& fx_graph, const pt2::Node& node,
+                   GraphBuilder& graph, int opset, std::map<std::string, std::string>& values)
+      : program(program), fx_graph(fx_graph), node(node), graph(graph), opset(opset), values_(values) {}
   TranslateContext(const pt2::Program& program, const pt2::Node& node, GraphBuilder& graph, int opset,
                    std::map<std::string, std::string>& values)
-      : program(program), node(node), graph(graph), opset(opset), values_(values) {}
+      : TranslateContext(program, program.graph, node, graph, opset, values) {}
 
   const pt2::Program& program;
+  const pt2::Graph& fx_graph;
   const pt2::Node& node;
   GraphBuilder& graph;
   const int opset;
@@ -109,21 +115,31 @@ onnx::NodeProto* emit_reduce(TranslateContext& ctx, const std::string& op, const
 using TranslateFn = void (*)(TranslateContext&);
 
 struct Translation {
-  TranslateFn fn;
-  int min_opset;
+  TranslateFn fn = nullptr;
+  int min_opset = 0;
+  // Derived by the in-place rule: `fn` is the functional form, the result is rebound to `self` after it.
+  bool in_place = false;
+
+  void run(TranslateContext& ctx) const;
 };
+
+// The translation of a registry key, or nullopt. Besides the registered keys, one rule covers every
+// in-place overload: "aten::relu_.default" is "aten::relu.default" plus the rebinding of `self`.
+std::optional<Translation> find_translation(const std::string& key);
 
 // When `view_fx` was produced by a view op (slice, select, view, unsqueeze, ...), its new value is written
 // back into the view's base, and so on up the chain: `x[:2, :3] = 1` is fill_ on slice(slice(x)).
 void write_back_to_base(TranslateContext& ctx, const std::string& view_fx);
 
-// An in-place overload (add_.Tensor) = its functional translation + the mutated `self` rebound to the
-// result (and written back into the tensor it is a view of).
+// After the functional form of an in-place op ran: the mutated `self` is rebound to the result and
+// written back into the tensor it is a view of.
+void rebind_in_place_result(TranslateContext& ctx);
+
+// An in-place overload registered explicitly (its functional form has another key, e.g. fill_.Scalar).
 template <TranslateFn functional>
 void in_place(TranslateContext& ctx) {
   functional(ctx);
-  ctx.rebind("self", ctx.output());
-  write_back_to_base(ctx, ctx.required("self").tensor_name());
+  rebind_in_place_result(ctx);
 }
 
 // Registry keyed by "aten::<op>.<overload>"; a registrar object per translation.
@@ -132,9 +148,19 @@ struct TranslationRegistrar {
   TranslationRegistrar(const char* key, TranslateFn fn, int min_opset);
 };
 
+// Aliases: keys whose computation and argument names are those of another key (aten::__and__.Tensor is
+// aten::bitwise_and.Tensor), resolved at lookup so that registration order across files does not matter.
+std::map<std::string, std::string>& alias_registry();
+struct AliasRegistrar {
+  AliasRegistrar(const char* key, const char* target);
+};
+
 #define PARITY_CONCAT_INNER(a, b) a##b
 #define PARITY_CONCAT(a, b) PARITY_CONCAT_INNER(a, b)
 #define PARITY_TRANSLATION(key, fn, min_opset) \
   static const ::parity::exporter::TranslationRegistrar PARITY_CONCAT(parity_translation_, __LINE__)(key, fn, min_opset)
 
 }  // namespace parity::exporter
+
+#define PARITY_ALIAS(key, target) \
+  static const ::parity::exporter::AliasRegistrar PARITY_CONCAT(parity_alias_, __LINE__)(key, target)

@@ -69,6 +69,12 @@ WindowGeometry forward_geometry(const NodeDef& node, const WindowAttrs& attrs, c
       if (g.pad_begin[d] < 0 || g.pad_end[d] < 0) node.fail("negative pads " + ints_str(attrs.pads));
     }
     const int64_t span = in + g.pad_begin[d] + g.pad_end[d] - eff;
+    // ceil_mode admits one window larger than the input (torch's AvgPool2d(kernel > size, ceil_mode=True),
+    // EfficientNet's head): floor division would give no window at all.
+    if (span < 0 && pooling && attrs.ceil_mode && -span < s) {
+      g.out[d] = 1;
+      continue;
+    }
     if (span < 0)
       node.fail("window of extent " + std::to_string(eff) + " is larger than the padded input " +
                 std::to_string(in + g.pad_begin[d] + g.pad_end[d]) + " along spatial dim " + std::to_string(d));

@@ -509,6 +509,154 @@ case("aten::repeat_interleave.self_int", lambda a: a.repeat_interleave(2), lambd
 case("aten::repeat_interleave.self_int", lambda x: x.repeat_interleave(2, dim=0), lambda: (r(4, 3),),
      dynamic=_batch, tag="dynamic")
 
+# --- ops of real models before decomposition (transformers, torchvision-style networks) ---
+def retarget(via, key):
+    """torch.export traces some overloads into another (CompositeImplicit aliases such as divide -> div):
+    the graph gets `key` put back in place of `via`, same arguments, so the row tests `key` itself."""
+    ns, rest = key.split("::")
+    name, _, overload = rest.partition(".")
+    op = getattr(getattr(getattr(torch.ops, ns), name), overload or "default")
+
+    def edit(ep):
+        graph = ep.graph_module.graph
+        nodes = [n for n in graph.nodes if n.op == "call_function" and n.target == via]
+        for n in nodes:
+            n.target = op
+        if not nodes and not any(n.target == op for n in graph.nodes):
+            raise AssertionError(f"neither {via} nor {key} in the captured graph")
+        ep.graph_module.recompile()
+    return edit
+
+
+def alias_row(key, via, inputs, args=(), **kw):
+    """One row for an alias overload: eager runs `key` itself, the graph holds `key` (retargeted from `via`)."""
+    ns, rest = key.split("::")
+    name, _, overload = rest.partition(".")
+    op = getattr(getattr(aten, name), overload)
+    case(key, lambda *t, op=op: op(*t, *args), inputs, edit=retarget(via, key), **kw)
+
+
+for _key, _via, _inputs, _args in [
+        ("aten::__and__.Tensor", aten.bitwise_and.Tensor, lambda: (ri(16, 3, 4), ri(16, 4)), ()),
+        ("aten::__and__.Scalar", aten.bitwise_and.Scalar, lambda: (ri(16, 3, 4),), (6,)),
+        ("aten::__or__.Tensor", aten.bitwise_or.Tensor, lambda: (rb(3, 4), rb(3, 4)), ()),
+        ("aten::__or__.Scalar", aten.bitwise_or.Scalar, lambda: (ri(16, 3, 4),), (5,)),
+        ("aten::__xor__.Tensor", aten.bitwise_xor.Tensor, lambda: (ri(16, 3, 4), ri(16, 3, 4)), ()),
+        ("aten::__xor__.Scalar", aten.bitwise_xor.Scalar, lambda: (ri(16, 3, 4),), (3,)),
+        ("aten::min.other", aten.minimum.default, lambda: (r(3, 4), r(4)), ()),
+        ("aten::max.other", aten.maximum.default, lambda: (r(3, 4), r(4)), ()),
+        ("aten::divide.Tensor", aten.div.Tensor, lambda: (r(3, 4), r(3, 4, lo=0.5, hi=2)), ()),
+        ("aten::divide.Scalar", aten.div.Scalar, lambda: (r(3, 4),), (4.0,)),
+        ("aten::true_divide.Tensor", aten.div.Tensor, lambda: (ri(9, 3, 4), ri(5, 3, 4, lo=1)), ()),
+        ("aten::true_divide.Scalar", aten.div.Scalar, lambda: (r(3, 4),), (3.0,)),
+        ("aten::multiply.Tensor", aten.mul.Tensor, lambda: (r(3, 4), r(4)), ()),
+        ("aten::multiply.Scalar", aten.mul.Scalar, lambda: (r(3, 4),), (0.25,)),
+        ("aten::subtract.Tensor", aten.sub.Tensor, lambda: (r(3, 4), r(4)), ()),
+        ("aten::subtract.Scalar", aten.sub.Scalar, lambda: (ri(9, 3, 4),), (2,)),
+        ("aten::greater.Tensor", aten.gt.Tensor, lambda: (ri(3, 3, 4), ri(3, 4)), ()),
+        ("aten::greater.Scalar", aten.gt.Scalar, lambda: (r(3, 4),), (0.5,)),
+        ("aten::greater_equal.Tensor", aten.ge.Tensor, lambda: (ri(3, 3, 4), ri(3, 4)), ()),
+        ("aten::greater_equal.Scalar", aten.ge.Scalar, lambda: (r(3, 4),), (0.5,)),
+        ("aten::less.Tensor", aten.lt.Tensor, lambda: (ri(3, 3, 4), ri(3, 4)), ()),
+        ("aten::less.Scalar", aten.lt.Scalar, lambda: (r(3, 4),), (0.5,)),
+        ("aten::less_equal.Tensor", aten.le.Tensor, lambda: (ri(3, 3, 4), ri(3, 4)), ()),
+        ("aten::less_equal.Scalar", aten.le.Scalar, lambda: (r(3, 4),), (0.5,)),
+        ("aten::not_equal.Tensor", aten.ne.Tensor, lambda: (ri(3, 3, 4), ri(3, 4)), ()),
+        ("aten::not_equal.Scalar", aten.ne.Scalar, lambda: (ri(3, 3, 4),), (1,)),
+        ("aten::special_erf.default", aten.erf.default, lambda: (r(3, 4),), ()),
+        ("aten::special_expm1.default", aten.expm1.default, lambda: (r(3, 4),), ()),
+        ("aten::clamp_max.Tensor", aten.clamp_max.default, lambda: (r(3, 4), r(4)), ()),
+        ("aten::clamp_min.Tensor", aten.clamp_min.default, lambda: (r(3, 4), r(4)), ()),
+        ("aten::clip.default", aten.clamp.default, lambda: (r(3, 4),), (-0.5, 0.5)),
+        ("aten::clip.Tensor", aten.clamp.Tensor, lambda: (r(3, 4), r(4) - 1, r(4) + 1), ()),
+        ("aten::fix.default", aten.trunc.default, lambda: (r(3, 4) * 3,), ()),
+        ("aten::negative.default", aten.neg.default, lambda: (r(3, 4),), ()),
+        ("aten::absolute.default", aten.abs.default, lambda: (r(3, 4),), ()),
+        ("aten::arccos.default", aten.acos.default, lambda: (r(3, 4, lo=-0.9, hi=0.9),), ()),
+        ("aten::arcsin.default", aten.asin.default, lambda: (r(3, 4, lo=-0.9, hi=0.9),), ()),
+        ("aten::arctan.default", aten.atan.default, lambda: (r(3, 4),), ()),
+        ("aten::arccosh.default", aten.acosh.default, lambda: (r(3, 4, lo=1.1, hi=4),), ()),
+        ("aten::arcsinh.default", aten.asinh.default, lambda: (r(3, 4),), ()),
+        ("aten::arctanh.default", aten.atanh.default, lambda: (r(3, 4, lo=-0.9, hi=0.9),), ()),
+        ("aten::arctan2.default", aten.atan2.default, lambda: (r(3, 4), r(3, 4)), ()),
+        ("aten::broadcast_to.default", aten.expand.default, lambda: (r(3, 1),), ([2, 3, 4],)),
+        ("aten::swapdims.default", aten.transpose.int, lambda: (r(2, 3, 4),), (0, 2)),
+        ("aten::view_copy.default", aten.view.default, lambda: (r(3, 4),), ([2, 6],)),
+        ("aten::expand_copy.default", aten.expand.default, lambda: (r(3, 1),), ([3, 5],)),
+        ("aten::permute_copy.default", aten.permute.default, lambda: (r(2, 3, 4),), ([1, 2, 0],)),
+        ("aten::transpose_copy.int", aten.transpose.int, lambda: (r(2, 3, 4),), (1, 2)),
+        ("aten::unsqueeze_copy.default", aten.unsqueeze.default, lambda: (r(2, 3),), (1,)),
+        ("aten::squeeze_copy.dim", aten.squeeze.dim, lambda: (r(2, 1, 3),), (1,)),
+        ("aten::slice_copy.Tensor", aten.slice.Tensor, lambda: (r(2, 7),), (1, 1, 5)),
+        ("aten::select_copy.int", aten.select.int, lambda: (r(2, 3, 4),), (1, 2)),
+        ("aten::t_copy.default", aten.t.default, lambda: (r(3, 4),), ()),
+        ("aten::diagonal_copy.default", aten.diagonal.default, lambda: (r(3, 4),), ()),
+        ("aten::_reshape_alias.default", aten.view.default, lambda: (r(3, 4),), ([4, 3], [3, 1])),
+        ("aten::unsafe_split.Tensor", aten.split.Tensor, lambda: (r(2, 5),), (2, 1)),
+        ("aten::unsafe_chunk.default", aten.chunk.default, lambda: (r(2, 7),), (3, 1)),
+        ("aten::numpy_T.default", aten.permute.default, lambda: (r(2, 3, 4),), ()),
+        ("aten::mT.default", aten.transpose.int, lambda: (r(2, 3, 4),), ()),
+        ("aten::mH.default", aten.transpose.int, lambda: (r(2, 3, 4),), ()),
+        ("aten::relu6.default", aten.hardtanh.default, lambda: (r(3, 4) * 8,), ()),
+]:
+    alias_row(_key, _via, _inputs, _args)
+
+for _key, _via, _fn, _inputs in [
+        ("aten::where.ScalarOther", aten.where.self, lambda c, a: aten.where.ScalarOther(c, a, -1.5), lambda: (rb(3, 4), r(3, 4))),
+        ("aten::where.ScalarSelf", aten.where.self, lambda c, b: aten.where.ScalarSelf(c, 2.0, b), lambda: (rb(3, 4), r(3, 4))),
+        ("aten::where.Scalar", aten.where.self, lambda c: aten.where.Scalar(c, 1.0, 0.0), lambda: (rb(3, 4),)),
+        ("aten::concat.default", aten.cat.default, lambda a, b: aten.concat.default([a, b], 1), lambda: (r(2, 3), r(2, 2))),
+        ("aten::concatenate.default", aten.cat.default, lambda a, b: aten.concatenate.default([a, b], 0),
+         lambda: (r(2, 3), r(1, 3))),
+        ("aten::special_softmax.default", aten._softmax.default, lambda a: aten.special_softmax.default(a, 1),
+         lambda: (r(3, 5),)),
+        ("aten::special_log_softmax.default", aten._log_softmax.default, lambda a: aten.special_log_softmax.default(a, 1),
+         lambda: (r(3, 5),)),
+        ("aten::to.device", aten._to_copy.default, lambda a: aten.to.device(a, torch.device("cpu"), torch.float64),
+         lambda: (r(3, 4),)),
+        ("aten::_unsafe_index.Tensor", aten.index.Tensor, lambda a, i: aten._unsafe_index.Tensor(a, [i]),
+         lambda: (r(4, 3), ri(4, 5))),
+        ("aten::_unsafe_index_put.default", aten.index_put.default,
+         lambda a, i, v: aten._unsafe_index_put.default(a, [i], v), lambda: (r(5, 3), torch.randperm(5)[:2], r(3))),
+        ("aten::alias_copy.default", aten.alias.default, lambda a: aten.alias_copy.default(a) + 0, lambda: (r(3, 4),)),
+]:
+    case(_key, _fn, _inputs, edit=retarget(_via, _key))
+
+case("aten::relu_.default", _in_place(lambda y: y.relu_()), lambda: (r(3, 4),))
+case("aten::hardswish_.default", _in_place(lambda y: F.hardswish(y, inplace=True)), lambda: (r(3, 4) * 4,))
+case("aten::silu_.default", _in_place(lambda y: F.silu(y, inplace=True)), lambda: (r(3, 4),))
+case("aten::hardtanh_.default", _in_place(lambda y: F.hardtanh(y, inplace=True)), lambda: (r(3, 4) * 2,))
+case("aten::sigmoid_.default", _in_place(lambda y: y.sigmoid_()), lambda: (r(3, 4),))
+case("aten::clamp_.default", _in_place(lambda y: y.clamp_(-0.5, 0.5)), lambda: (r(3, 4),))
+case("aten::dropout_.default", _in_place(lambda y: F.dropout(y, 0.3, training=False, inplace=True)), lambda: (r(3, 4),))
+case("aten::feature_dropout.default", lambda a: torch.feature_dropout(a, 0.3, False), lambda: (r(2, 3, 4),))
+case("aten::alpha_dropout.default", lambda a: torch.alpha_dropout(a, 0.3, False), lambda: (r(2, 3, 4),))
+case("aten::feature_alpha_dropout.default", lambda a: torch.feature_alpha_dropout(a, 0.3, False), lambda: (r(2, 3, 4),))
+case("aten::baddbmm.default", lambda s, a, b: aten.baddbmm.default(s, a, b, beta=0.5, alpha=2.0),
+     lambda: (r(2, 3, 5), r(2, 3, 4), r(2, 4, 5)))
+case("aten::baddbmm.default", lambda s, a, b: aten.baddbmm.default(s, a, b, beta=0.0),
+     lambda: (torch.full((1, 3, 5), math.nan), r(2, 3, 4), r(2, 4, 5)), tag="beta0")
+case("aten::addbmm.default", lambda s, a, b: aten.addbmm.default(s, a, b, alpha=0.5), lambda: (r(3, 5), r(2, 3, 4), r(2, 4, 5)))
+case("aten::addmv.default", lambda s, m, v: aten.addmv.default(s, m, v, beta=2.0), lambda: (r(3), r(3, 4), r(4)))
+case("aten::addr.default", lambda s, a, b: aten.addr.default(s, a, b), lambda: (r(3, 4), r(3), r(4)))
+case("aten::dot.default", lambda a, b: aten.dot.default(a, b), lambda: (r(5), r(5)))
+case("aten::vdot.default", lambda a, b: aten.vdot.default(a, b), lambda: (r(5), r(5)))
+case("aten::mv.default", lambda m, v: aten.mv.default(m, v), lambda: (r(3, 4), r(4)))
+case("aten::_weight_norm.default", lambda v, g: aten._weight_norm.default(v, g, 0), lambda: (r(4, 3, 2), r(4, 1, 1)))
+case("aten::_weight_norm.default", lambda v, g: aten._weight_norm.default(v, g, 2), lambda: (r(4, 3, 2), r(1, 1, 2)),
+     tag="last")
+case("aten::flatten.using_ints", lambda a: a.flatten(1, 2), lambda: (r(2, 3, 4, 5),), tag="middle")
+case("aten::flatten.using_ints", lambda x: x.flatten(0, 1), lambda: (r(4, 3, 5),), dynamic=_batch, tag="dynamic_middle")
+
+
+def _grad_region(x, w):
+    with torch.no_grad():
+        y = torch.sin(x) * 2
+    return torch.matmul(y, w)
+
+
+case("higher_order::wrap_with_set_grad_enabled", _grad_region, lambda: (r(3, 4), r(4, 2)))
+
 # --- recurrent layers (weights are inputs, so the rows test the overload on its own) ---
 def _rnn_params(layers, dirs, input_size, hidden, gates, biases=True):
     params = []

@@ -34,7 +34,7 @@ ORT_LACKS = {"op_bfloat16_round_trip": "onnxruntime 1.32's CPU provider has no b
 @pytest.fixture(scope="module")
 def all_captured(tmp_path_factory):
     root = tmp_path_factory.mktemp("all_cases")
-    proc = run_capture("--out", root, "--modes", ",".join(MODES), timeout=1800)
+    proc = run_capture("--out", root, "--modes", ",".join(MODES), "--jobs", "2", timeout=2400)
     assert proc.returncode == 0, proc.stderr
     return root
 

@@ -84,6 +84,8 @@ def _target_key(target) -> str:
     if isinstance(target, torch._ops.OpOverload):
         ns, rest = target.name().split("::", 1)
         return f"{ns}::{rest}" if "." in rest else f"{ns}::{rest}.default"
+    if isinstance(target, torch._ops.HigherOrderOperator):
+        return f"higher_order::{target.name()}"
     module = getattr(target, "__module__", "") or ""
     return f"{module}::{getattr(target, '__name__', str(target))}"
 

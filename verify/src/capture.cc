@@ -1,5 +1,6 @@
 #include "parity/verify/capture.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "parity/error.h"
@@ -52,6 +53,7 @@ std::vector<json> run_capture(const CaptureRequest& r, const std::function<void(
   std::vector<std::string> argv = {r.python, "-m", "scenarios.capture", "--out", r.out_dir, "--modes", join(r.modes, ",")};
   if (!r.filter.empty()) argv.insert(argv.end(), {"--filter", r.filter});
   if (r.force) argv.push_back("--force");
+  argv.insert(argv.end(), {"--jobs", std::to_string(std::max(r.jobs, 1))});
   if (!r.shard.empty()) argv.insert(argv.end(), {"--shard", r.shard});
   const auto suites = suite_args(r);
   argv.insert(argv.end(), suites.begin(), suites.end());

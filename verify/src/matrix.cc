@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -76,6 +77,7 @@ CaptureRequest capture_request(const MatrixOptions& o, const std::string& cases_
   CaptureRequest r;
   r.python = o.python, r.source_dir = o.source_dir, r.out_dir = cases_dir, r.modes = o.modes, r.filter = o.filter;
   r.scenarios = o.scenarios, r.with_builtin = o.with_builtin, r.shard = o.shard, r.force = o.force_capture;
+  r.jobs = o.jobs;
   return r;
 }
 
@@ -217,7 +219,11 @@ int run_matrix(const MatrixOptions& o) {
   apply_known_failures(cases, known);
 
   json report = make_report("parity matrix", cases);
-  report["modes"] = o.modes;  // the run's order, which `parity report --merge` restores
+  // The run's mode order (capture takes decomposed last, after the program it decomposes), which
+  // `parity report --merge` restores.
+  std::vector<std::string> modes = o.modes;
+  std::stable_partition(modes.begin(), modes.end(), [](const std::string& m) { return m != "decomposed"; });
+  report["modes"] = modes;
   if (!o.scenarios.empty()) report["scenarios"] = {{"suites", o.scenarios}, {"with_builtin", o.with_builtin}};
   if (!o.shard.empty()) {
     const Shard shard = parse_shard(o.shard);

@@ -138,10 +138,7 @@ class Interpreter {
         else if (k == "as_sym_float") floats_[name] = scalar.item<double>();
         else bools_[name] = scalar.item<bool>();
       } else if (spec.kind == Kind::kParameter || spec.kind == Kind::kBuffer || spec.kind == Kind::kTensorConstant) {
-        const auto& store = spec.kind == Kind::kTensorConstant ? program_.constants : program_.weights;
-        auto it = store.find(spec.target);
-        if (it == store.end()) throw Error({"verify", program_.archive_path}, "no stored data for '" + spec.target + "'");
-        tensors_[spec.arg.tensor_name()] = to_aten(it->second);
+        tensors_[spec.arg.tensor_name()] = to_aten(program_.stored_tensor(spec));
       } else if (spec.kind == Kind::kConstantInput) {
         continue;  // a Python scalar or None specialised at capture: the graph already holds its value
       } else {
@@ -416,6 +413,15 @@ class Interpreter {
       results = scan(graph_at(0), tensor_list(node, 1), tensor_list(node, 2), tensor_list(node, 3), n_outputs);
     } else if (op == "map_impl") {
       results = scan(graph_at(0), {}, tensor_list(node, 1), tensor_list(node, 2), n_outputs);
+    } else if (op == "wrap_with_set_grad_enabled") {
+      // (enabled, subgraph, args...): a no_grad()/enable_grad() region; the reference computes no gradients.
+      std::vector<at::Tensor> args;
+      for (size_t i = 2; i < node.inputs.size(); ++i) {
+        const Argument& a = node.inputs[i].arg;
+        if (!a.is_tensor()) throw Error({"verify"}, "region argument #" + std::to_string(i) + " is not a tensor: " + a.describe());
+        args.push_back(tensor(a.tensor_name()));
+      }
+      results = run_subgraph(graph_at(1), args);
     } else {
       throw Error({"verify"}, "the reference executor does not interpret higher-order op " + op + " yet");
     }

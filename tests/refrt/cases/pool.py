@@ -66,6 +66,8 @@ def build(api):
         "2d_asym_pads": ((1, 2, 5, 6), [3, 2], dict(pads=[0, 1, 2, 0])),
         "2d_ceil_mode": ((1, 2, 7, 8), [3, 3], dict(strides=[2, 3], ceil_mode=1)),
         "2d_ceil_mode_pads": ((2, 1, 6, 6), [3, 3], dict(strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1)),
+        # One window larger than the input (torch's AvgPool2d(kernel > size, ceil_mode=True)).
+        "2d_ceil_mode_window_past_input": ((1, 2, 3, 2), [4, 4], dict(strides=[4, 4], ceil_mode=1)),
         "2d_dilations": ((1, 2, 9, 8), [2, 3], dict(dilations=[2, 2], strides=[1, 2])),
         "2d_same_upper": ((1, 2, 7, 5), [3, 2], dict(auto_pad="SAME_UPPER", strides=[2, 2])),
         "2d_same_lower": ((1, 2, 7, 5), [3, 2], dict(auto_pad="SAME_LOWER", strides=[2, 1])),

@@ -36,6 +36,10 @@ void export_file(const std::string& pt2_path, const std::string& onnx_path, cons
 // Every registered translation key ("aten::add.Tensor", "_operator::add", ...), sorted.
 std::vector<std::string> registered_translations();
 
+// True when `key` has a translation: registered, or an in-place overload ("aten::relu_.default") whose
+// functional form is registered.
+bool has_translation(const std::string& key);
+
 // "torch.ops.aten.linear.default" -> "aten::linear.default"
 std::string registry_key(const std::string& fx_target);
 

@@ -109,6 +109,11 @@ struct Program {
   std::string in_spec, out_spec;                             // pytree specs of the root module call
   std::vector<std::string> forward_arg_names;
 
+  // The stored value of a parameter, buffer or tensor-constant input. torch.export.save keeps parameters
+  // and persistent buffers with the weights, non-persistent buffers and lifted constants with the
+  // constants; a missing entry is an Error naming the input and both records.
+  const Tensor& stored_tensor(const InputSpec& spec) const;
+
   // User inputs (placeholder names) in flattened pytree order.
   std::vector<std::string> user_input_names() const;
   std::vector<std::string> user_output_names() const;

@@ -18,6 +18,7 @@ struct CaptureRequest {
   bool with_builtin = false;           // with scenarios: the built-in cases as well
   std::string shard;                   // "K/N" or ""
   bool force = false;                  // capture again even when cached
+  int jobs = 1;                        // cases captured in parallel processes
   double timeout_seconds = 3600;
 };
 
