@@ -29,7 +29,8 @@ import onnx.numpy_helper
 import torch
 import torch.utils._pytree as pytree
 
-from .registry import Case, all_cases
+from . import suite
+from .registry import Case
 
 MODES = ("strict", "nonstrict", "decomposed")
 # The project's matrix checks all three modes (commit "Matrix and capture default to strict, non-strict
@@ -239,6 +240,10 @@ def main(argv=None) -> int:
     parser.add_argument("--parity", default=os.environ.get("PARITY_BIN", str(Path(__file__).resolve().parent.parent /
                                                                              "build" / "parity")),
                         help="the parity binary --decompose-unsupported asks (default: build/parity)")
+    # A user's own suites (scenarios/suite.py): instead of the built-in cases, or next to them.
+    parser.add_argument("--scenarios", action="append", default=[], metavar="FILE_OR_DIR[:NAME]")
+    parser.add_argument("--with-builtin", action="store_true", help="with --scenarios: the built-in cases too")
+    parser.add_argument("--shard", default="", metavar="K/N", help="only the K-th of N round-robin (case, mode) shares")
     args = parser.parse_args(argv)
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     bad = [m for m in modes if m not in MODES]
@@ -249,14 +254,26 @@ def main(argv=None) -> int:
     except re.error as e:
         parser.error(f"--filter {args.filter!r} is not a regular expression: {e}")
     load_extra_scenarios()
-    cases = [c for c in all_cases() if pattern.search(c.name)]
+    try:
+        shard = suite.parse_shard(args.shard)
+        with contextlib.redirect_stdout(sys.stderr):
+            chosen = suite.select_cases(args.scenarios, args.with_builtin or not args.scenarios)
+    except suite.SuiteError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 3
+    cases = [c for c in chosen if pattern.search(c.name)]
     if not cases:
         print(f"error: no scenario matches --filter {args.filter!r}", file=sys.stderr)
         return 2
     # Non-strict before decomposed, so the decomposed mode reuses its program.
     modes.sort(key=lambda m: 1 if m == "decomposed" else 0)
     decompose_with = args.parity if args.decompose_unsupported else None
-    tasks = [(c.name, modes, str(args.out), args.force, decompose_with) for c in cases]
+    # A shard keeps its share of the (case, mode) pairs in run order; a case's modes stay one task.
+    share = suite.pairs(cases, modes, shard)
+    builtin = args.with_builtin or not args.scenarios
+    tasks = [(c.name, [m for owner, m in share if owner is c], str(args.out), args.force, decompose_with,
+              args.scenarios, builtin) for c in cases]
+    tasks = [t for t in tasks if t[1]]
     if args.jobs > 1 and len(tasks) > 1:
         # Spawned workers (torch does not fork safely); each re-imports the cases, extra scenarios included.
         ctx = multiprocessing.get_context("spawn")
@@ -271,8 +288,8 @@ def main(argv=None) -> int:
 
 def _capture_modes(task) -> list[dict]:
     """Every requested mode of one case, in one process (a worker's unit of work)."""
-    name, modes, out, force, decompose_with = task
-    case = next(c for c in all_cases() if c.name == name)
+    name, modes, out, force, decompose_with, scenarios, builtin = task
+    case = next(c for c in suite.select_cases(scenarios, builtin) if c.name == name)  # suite files load once
     programs: dict = {}
     results = []
     with contextlib.redirect_stdout(sys.stderr):  # stray prints must not break the JSON lines

@@ -1,6 +1,7 @@
 """The case registry: a case is a module factory, several input sets and the dynamic shapes to export with."""
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import zlib
@@ -27,6 +28,8 @@ class Case:
     # libraries the libtorch reference must load, and exporter translation plugins (`parity export --plugin`).
     torch_libraries: Optional[Callable[[], list[str]]] = None
     export_plugins: Optional[Callable[[], list[str]]] = None
+    # The file whose text decides capture's cache (default: make_module's file); set for suite-file cases.
+    source: Optional[str] = None
 
     @property
     def seed(self) -> int:
@@ -51,16 +54,61 @@ class Case:
         return self.dynamic_shapes() if callable(self.dynamic_shapes) else self.dynamic_shapes
 
     def source_file(self) -> str:
+        if self.source:
+            return self.source
         try:
             return inspect.getsourcefile(self.make_module) or ""
         except TypeError:  # a builtin or C-implemented factory has no source file
             return ""
 
 
+def _source_of(fn) -> Optional[str]:
+    try:
+        return inspect.getsourcefile(fn) or None
+    except TypeError:  # a builtin or C-implemented callable has no source file
+        return None
+
+
+def case_from_function(fn: Callable[[], tuple], name: Optional[str] = None, source: Optional[str] = None) -> Case:
+    """A Case from a zero-argument function returning (model, input_sets, dynamic_shapes): model an
+    nn.Module (copied for each use) or a factory, input_sets a list of argument tuples (the first is
+    torch.export's example). The function runs once, on first use, seeded by the case name."""
+    name = name or fn.__name__
+    built = {}
+
+    def parts():
+        if not built:
+            with torch.random.fork_rng():
+                torch.manual_seed(zlib.crc32(name.encode()))
+                result = fn()
+            if not (isinstance(result, tuple) and len(result) == 3):
+                raise TypeError(f"{name} must return (model, input_sets, dynamic_shapes), got {type(result).__name__}")
+            built["model"], built["sets"], built["shapes"] = result
+        return built
+
+    def make_module():
+        model = parts()["model"]
+        return copy.deepcopy(model) if isinstance(model, torch.nn.Module) else model()
+
+    return Case(name=name, make_module=make_module, input_sets=lambda: [tuple(a) for a in parts()["sets"]],
+                dynamic_shapes=lambda: parts()["shapes"], description=(fn.__doc__ or "").strip().split("\n")[0],
+                source=source or _source_of(fn))
+
+
 def register(case):
-    """Registers a Case; as a decorator, registers the Case returned by the decorated zero-arg function."""
+    """Registers a Case. As a decorator on a zero-argument function: registers the Case it returns, or,
+    when it returns (model, input_sets, dynamic_shapes), a case named after the function."""
     if not isinstance(case, Case):
-        case = case()
+        fn = case
+        with torch.random.fork_rng():
+            torch.manual_seed(zlib.crc32(fn.__name__.encode()))
+            result = fn()
+        if isinstance(result, Case):
+            case = result
+        elif isinstance(result, tuple) and len(result) == 3:
+            case = case_from_function(lambda: result, fn.__name__, _source_of(fn))
+        else:
+            raise TypeError(f"@register: {fn.__name__} must return a Case or (model, input_sets, dynamic_shapes)")
     if case.name in _CASES:
         raise ValueError(f"duplicate scenario name {case.name!r}")
     _CASES[case.name] = case

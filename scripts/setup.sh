@@ -38,6 +38,16 @@ if ! cmp -s requirements.txt .venv/.parity-requirements 2>/dev/null; then
   cp requirements.txt .venv/.parity-requirements
 fi
 
+# 2b. The Python package `parity` (python/), editable, so that `import parity` in the venv is this tree's
+# (re-installed when the venv's copy points at another checkout).
+PARITY_PKG="$(.venv/bin/python -c 'import importlib.util as u; s = u.find_spec("parity"); print(s.origin if s else "")' 2>/dev/null || true)"
+if [ "$PARITY_PKG" != "$ROOT/python/parity/__init__.py" ]; then
+  step "installing the parity Python package (editable, python/)"
+  # The venv's own setuptools builds it when it can (>= 70.1 has bdist_wheel), else pip fetches one.
+  ISOLATION=(); .venv/bin/python -c 'import setuptools.command.bdist_wheel' 2>/dev/null && ISOLATION=(--no-build-isolation)
+  .venv/bin/python -m pip install -q --no-deps "${ISOLATION[@]}" -e "$ROOT/python"
+fi
+
 # 3. Configure (once) and build.
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
   step "configuring $BUILD_DIR"

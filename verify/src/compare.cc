@@ -110,6 +110,7 @@ nlohmann::json Comparison::to_json() const {
                       {"mismatches", mismatches}, {"numel", numel},
                       {"atol", tolerance.atol}, {"rtol", tolerance.rtol}};
   if (!problem.empty()) j["problem"] = problem;
+  if (ties > 0) j["ties"] = ties;
   if (!histogram.empty()) j["histogram"] = histogram;
   if (std::isinf(max_abs_error)) j["max_abs_error"] = "Infinity";
   return j;

@@ -144,7 +144,9 @@ std::string case_section(const json& c, Page& page) {
           h << "<td class=\"" << (cmp.value("passed", false) ? "ok" : "bad") << "\">" << esc(sci(cmp.value("max_abs_error", json())))
             << "</td>";
         }
-        h << "<td>" << r.value("mismatches", 0) << " / " << r.value("numel", 0) << "</td></tr>\n";
+        h << "<td>" << r.value("mismatches", 0) << " / " << r.value("numel", 0);
+        if (r.value("ties", 0) > 0) h << " (" << r.value("ties", 0) << " ties)";  // equal values, other indices
+        h << "</td></tr>\n";
       }
     h << "</tbody></table>\n";
     h << page.plot(json::array({{{"type", "bar"}, {"x", histogram_labels()}, {"y", histogram}, {"name", "refrt vs eager"}}}),

@@ -5,6 +5,7 @@
 
 #include "parity/exporter/export.h"
 #include "parity/verify/compare.h"
+#include "ties.h"
 
 namespace parity::verify {
 
@@ -56,7 +57,12 @@ IntermediateScan compare_intermediates(const pt2::Program& program,
         ++scan.unmatched;
         continue;
       }
-      const Comparison cmp = compare_tensors(theirs->second, ours->second);
+      Comparison cmp = compare_tensors(theirs->second, ours->second);
+      if (!cmp.passed)
+        if (const auto source = index_source(program, value)) {
+          const auto input = libtorch.find(source->input_value);
+          if (input != libtorch.end()) settle_ties(cmp, *source, input->second, theirs->second, ours->second);
+        }
       const auto producer = producers.find(value);
       const std::string onnx_node = producer == producers.end() ? "" : producer->second.node;
       const std::string onnx_op = producer == producers.end() ? "" : producer->second.op_type;

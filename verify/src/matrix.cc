@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -16,7 +17,9 @@
 
 #include "parity/error.h"
 #include "parity/fs.h"
+#include "parity/verify/capture.h"
 #include "parity/verify/known_failures.h"
+#include "parity/verify/merge.h"
 #include "parity/verify/report.h"
 #include "peers.h"
 #include "process.h"
@@ -28,12 +31,6 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace {
-
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
-  return out;
-}
 
 json empty_entry(const std::string& name, const std::string& mode, const std::string& status, const std::string& stage,
                  const std::string& error) {
@@ -76,31 +73,21 @@ std::string result_line(const json& entry) {
   return s.str();
 }
 
+CaptureRequest capture_request(const MatrixOptions& o, const std::string& cases_dir) {
+  CaptureRequest r;
+  r.python = o.python, r.source_dir = o.source_dir, r.out_dir = cases_dir, r.modes = o.modes, r.filter = o.filter;
+  r.scenarios = o.scenarios, r.with_builtin = o.with_builtin, r.shard = o.shard, r.force = o.force_capture;
+  r.jobs = o.jobs;
+  return r;
+}
+
 std::vector<json> capture_all(const MatrixOptions& o, const std::string& cases_dir) {
-  std::vector<std::string> argv = {o.python, "-m", "scenarios.capture", "--out", cases_dir, "--modes", join(o.modes, ",")};
-  if (!o.filter.empty()) argv.insert(argv.end(), {"--filter", o.filter});
-  if (o.force_capture) argv.push_back("--force");
-  argv.insert(argv.end(), {"--jobs", std::to_string(std::max(o.jobs, 1))});
-  std::cout << "capturing scenarios with torch.export into " << cases_dir << " ..." << std::endl;
-  std::vector<json> captured;
-  const ProcessResult capture = run_process(
-      argv, 3600,
-      [&](const std::string& line) {
-        json j;
-        try {
-          j = json::parse(line);
-        } catch (const json::exception&) {
-          std::cout << "  " << line << std::endl;
-          return;
-        }
-        std::cout << "  capture " << j.value("case", "?") << "/" << j.value("mode", "?") << ": " << j.value("status", "?")
-                  << std::fixed << std::setprecision(1) << " (" << j.value("seconds", 0.0) << " s)" << std::endl;
-        captured.push_back(j);
-      },
-      false, {{"PYTHONPATH", o.source_dir}});
-  if (capture.timed_out || capture.signal || capture.exit_code != 0)
-    throw Error({"matrix"}, "scenario capture failed (" + o.python + " -m scenarios.capture): " + capture.stderr_tail);
-  return captured;
+  std::cout << "capturing scenarios with torch.export into " << cases_dir
+            << (o.shard.empty() ? "" : " (shard " + o.shard + ")") << " ..." << std::endl;
+  return run_capture(capture_request(o, cases_dir), [](const json& j) {
+    std::cout << "  capture " << j.value("case", "?") << "/" << j.value("mode", "?") << ": " << j.value("status", "?")
+              << std::fixed << std::setprecision(1) << " (" << j.value("seconds", 0.0) << " s)" << std::endl;
+  });
 }
 
 // Runs every captured (case, mode) in up to `jobs` children at once; entries keep the capture order.
@@ -204,14 +191,8 @@ std::vector<std::string> list_cases(const MatrixOptions& o) {
     throw Error({"matrix"}, "--filter '" + o.filter + "' is not a regular expression: " + e.what(), ErrorKind::kUsage);
   }
   std::vector<std::string> names;
-  const ProcessResult r = run_process(
-      {o.python, "-m", "scenarios", "list"}, 600,
-      [&](const std::string& line) {
-        if (!line.empty() && std::regex_search(line, pattern)) names.push_back(line);
-      },
-      false, {{"PYTHONPATH", o.source_dir}});
-  if (r.timed_out || r.signal || r.exit_code != 0)
-    throw Error({"matrix"}, "python -m scenarios list failed: " + r.stderr_tail);
+  for (const auto& name : list_scenarios(capture_request(o, "")))
+    if (std::regex_search(name, pattern)) names.push_back(name);
   return names;
 }
 
@@ -238,6 +219,16 @@ int run_matrix(const MatrixOptions& o) {
   apply_known_failures(cases, known);
 
   json report = make_report("parity matrix", cases);
+  // The run's mode order (capture takes decomposed last, after the program it decomposes), which
+  // `parity report --merge` restores.
+  std::vector<std::string> modes = o.modes;
+  std::stable_partition(modes.begin(), modes.end(), [](const std::string& m) { return m != "decomposed"; });
+  report["modes"] = modes;
+  if (!o.scenarios.empty()) report["scenarios"] = {{"suites", o.scenarios}, {"with_builtin", o.with_builtin}};
+  if (!o.shard.empty()) {
+    const Shard shard = parse_shard(o.shard);
+    report["shard"] = {{"index", shard.index}, {"count", shard.count}};
+  }
   if (!o.baseline.empty()) {
     report["baseline"] = o.baseline;
     report["regressions"] = find_regressions(baseline, report["cases"]);
@@ -264,6 +255,8 @@ int run_matrix(const MatrixOptions& o) {
             << (plotly.empty() ? " (no report.html: plotly is not installed in the venv)"
                                : ", " + (fs::path(o.out_dir) / "report.html").string())
             << std::endl;
+  // A shard may hold no pair at all (more shards than pairs): nothing failed there.
+  if (!o.shard.empty() && report["cases"].empty()) return 0;
   return report_passed(report) ? 0 : 1;
 }
 

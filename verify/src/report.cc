@@ -155,6 +155,18 @@ std::string render_markdown(const json& report) {
        << error_cell(d.value("max_abs_error", json())) << ", input set " << text(d, "input_set") << "; source: `"
        << cell(text(d, "source")) << "`\n";
   }
+  bool any_ties = false;
+  for (const auto& c : report.at("cases"))
+    for (const auto& set : c.value("input_sets", json::array()))
+      for (const auto& o : set.value("outputs", json::array())) {
+        const int64_t ties = o.value("refrt_vs_eager", json::object()).value("ties", int64_t{0});
+        if (ties <= 0) continue;
+        if (!any_ties) md << "\n## Ties\n\nIndex outputs where refrt and eager pick different indices of equal values "
+                              "(both right; counted as passing):\n\n";
+        any_ties = true;
+        md << "- **" << text(c, "case") << " / " << text(c, "mode") << "** " << text(set, "name") << " output "
+           << o.value("index", 0) << " `" << text(o, "name") << "`: " << ties << " ties\n";
+      }
   bool any_error = false;
   for (const auto& c : report.at("cases")) {
     if (!c.value("error", json()).is_string()) continue;

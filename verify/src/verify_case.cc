@@ -14,9 +14,11 @@
 #include "parity/fs.h"
 #include "parity/refrt/session.h"
 #include "parity/tensor_io.h"
+#include "parity/verify/case_info.h"
 #include "parity/verify/compare.h"
 #include "parity/verify/reference.h"
 #include "peers.h"
+#include "ties.h"
 
 namespace parity::verify {
 
@@ -79,15 +81,9 @@ std::vector<std::string> find_case_dirs(const std::string& dir) {
 
 json verify_case_dir(const std::string& case_dir, const std::string& out_dir, const VerifyOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  const std::string case_json_path = (fs::path(case_dir) / "case.json").string();
-  json info;
-  try {
-    info = json::parse(read_file(case_json_path, "verify"));
-  } catch (const json::exception& e) {
-    throw Error({"verify", case_json_path}, std::string("broken JSON: ") + e.what());
-  }
-  json entry = {{"case", info.value("name", fs::path(case_dir).parent_path().filename().string())},
-                {"mode", info.value("mode", fs::path(case_dir).filename().string())},
+  const CaseInfo info = load_case_info(case_dir);
+  json entry = {{"case", info.name},
+                {"mode", info.mode},
                 {"status", "pass"}, {"stage", nullptr}, {"error", nullptr},
                 {"export", "skipped"}, {"run", "skipped"}, {"verify", "skipped"},
                 {"max_abs_error", nullptr}, {"max_rel_error", nullptr}, {"onnx", nullptr},
@@ -97,24 +93,16 @@ json verify_case_dir(const std::string& case_dir, const std::string& out_dir, co
     entry["seconds"] = seconds_since(start);
     return entry;
   };
-  if (info.value("status", "") != "captured") {
-    fail_entry(entry, "capture_failed", "capture", info.value("error", json("capture did not finish")).is_string()
-                                                       ? info["error"].get<std::string>() : "capture did not finish");
+  if (info.status != "captured") {
+    fail_entry(entry, "capture_failed", "capture", info.error.empty() ? "capture did not finish" : info.error);
     return finish();
   }
-  const std::string label = entry["case"].get<std::string>() + "/" + entry["mode"].get<std::string>();
+  const std::string label = info.name + "/" + info.mode;
 
   // A case with custom ops lists its TORCH_LIBRARY libraries (the libtorch reference dispatches their
   // ops) and the exporter plugins that translate them: case.json "torch_libraries", "export_plugins".
-  auto string_list = [&](const char* key) {
-    std::vector<std::string> list;
-    if (info.contains(key) && info[key].is_array())
-      for (const auto& item : info[key])
-        if (item.is_string()) list.push_back(item.get<std::string>());
-    return list;
-  };
   try {
-    for (const auto& library : string_list("torch_libraries")) load_torch_library(library);
+    for (const auto& library : info.torch_libraries) load_torch_library(library);
   } catch (const Error& e) {
     fail_entry(entry, "error", "reference", e.what());
     return finish();
@@ -129,7 +117,7 @@ json verify_case_dir(const std::string& case_dir, const std::string& out_dir, co
       onnx_path = (fs::path(out_dir) / "model.onnx").string();
       exporter::ExportOptions eo;
       eo.opset = options.opset;
-      eo.plugins = string_list("export_plugins");
+      eo.plugins = info.export_plugins;
       fs::create_directories(out_dir);
       write_file_atomic(onnx_path, exporter::export_program(program, eo), "export");
       entry["export"] = "ok";
@@ -161,6 +149,7 @@ json verify_case_dir(const std::string& case_dir, const std::string& out_dir, co
     return finish();
   }
   std::vector<std::vector<Tensor>> captured_inputs;
+  const std::vector<std::string> user_outputs = program.user_output_names();
   for (const auto& set_dir : sets) {
     json set = {{"name", fs::path(set_dir).filename().string()}, {"outputs", json::array()}};
     std::vector<Tensor> inputs;
@@ -203,10 +192,24 @@ json verify_case_dir(const std::string& case_dir, const std::string& out_dir, co
       entry["verify"] = "fail";
       return finish();
     }
+    // Index outputs with ties: the input the indices select from, from libtorch's run of this set
+    // (repeated with every value kept only when an index output differs).
+    std::optional<std::map<std::string, Tensor>> kept;
+    auto settle = [&](Comparison& cmp, size_t i, const Tensor& want, const Tensor& got) {
+      if (cmp.passed || i >= user_outputs.size()) return;
+      const auto source = index_source(program, user_outputs[i]);
+      if (!source) return;
+      if (!kept) kept = options.intermediates ? reference.intermediates : run_reference(program, inputs, true).intermediates;
+      const auto input = kept->find(source->input_value);
+      if (input != kept->end()) settle_ties(cmp, *source, input->second, want, got);
+    };
     for (size_t i = 0; i < expected.size(); ++i) {
-      const Comparison refrt_cmp = compare_tensors(expected[i].tensor, ours.outputs[i]);
-      const Comparison torch_cmp = compare_tensors(expected[i].tensor, reference.outputs[i]);
-      const Comparison cross = compare_tensors(reference.outputs[i], ours.outputs[i]);
+      Comparison refrt_cmp = compare_tensors(expected[i].tensor, ours.outputs[i]);
+      Comparison torch_cmp = compare_tensors(expected[i].tensor, reference.outputs[i]);
+      Comparison cross = compare_tensors(reference.outputs[i], ours.outputs[i]);
+      settle(refrt_cmp, i, expected[i].tensor, ours.outputs[i]);
+      settle(torch_cmp, i, expected[i].tensor, reference.outputs[i]);
+      settle(cross, i, reference.outputs[i], ours.outputs[i]);
       all_passed = all_passed && refrt_cmp.passed && torch_cmp.passed;
       max_abs = std::max(max_abs, refrt_cmp.problem.empty() ? refrt_cmp.max_abs_error : INFINITY);
       max_rel = std::max(max_rel, refrt_cmp.max_rel_error);
@@ -219,7 +222,8 @@ json verify_case_dir(const std::string& case_dir, const std::string& out_dir, co
                                 {"refrt_vs_libtorch", cross.to_json()}});
       if (!options.quiet)
         std::cout << "  " << label << " " << set["name"].get<std::string>() << " output " << i << ": refrt max_abs "
-                  << refrt_cmp.max_abs_error << (refrt_cmp.passed ? " ok" : " MISMATCH") << ", libtorch max_abs "
+                  << refrt_cmp.max_abs_error << (refrt_cmp.passed ? " ok" : " MISMATCH")
+                  << (refrt_cmp.ties ? " (" + std::to_string(refrt_cmp.ties) + " ties)" : "") << ", libtorch max_abs "
                   << torch_cmp.max_abs_error << (torch_cmp.passed ? " ok" : " MISMATCH") << "\n";
     }
     // Mutated state has no eager record: libtorch's run of the same program is its oracle.

@@ -23,6 +23,8 @@ struct Comparison {
   double max_abs_error = 0;
   double max_rel_error = 0;  // over elements whose |expected| > atol (near zero it is meaningless)
   int64_t mismatches = 0, numel = 0;
+  // Index outputs: elements whose indices differ but select equal values (counted as passing, see ties.h).
+  int64_t ties = 0;
   Tolerance tolerance;
   // Fixed-bin histogram of |actual - expected| (see histogram_edges()); empty when `problem` is set.
   std::vector<int64_t> histogram;

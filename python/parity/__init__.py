@@ -1,0 +1,24 @@
+"""Parity from Python: verify your own PyTorch model's ONNX export against eager PyTorch.
+
+    import parity
+    result = parity.verify(MyModel(), (x,), dynamic_shapes=({0: torch.export.Dim("batch")},))
+    print(result)            # a short table; result.status, result.first_divergence, result.report_md
+
+The capture is the scenario matrix's own (scenarios/capture.py); export, refrt, the libtorch reference and
+the reports are the `parity` binary's (PARITY_BIN, or build/parity of this repository).
+"""
+from ._api import MODES, capture, profile, verify
+from ._paths import ParityError, parity_bin
+from ._results import CapturedCase, OutputCheck, ProfileResult, VerifyResult
+
+
+def __getattr__(name):
+    # Case and register (the scenario registry) for user suites: `from parity import Case, register`.
+    if name in ("Case", "register"):
+        from ._paths import scenarios_module
+        return getattr(scenarios_module("registry"), name)
+    raise AttributeError(f"module 'parity' has no attribute {name!r}")
+
+
+__all__ = ["capture", "verify", "profile", "MODES", "ParityError", "parity_bin", "CapturedCase", "OutputCheck",
+           "ProfileResult", "VerifyResult", "Case", "register"]

@@ -1,0 +1,89 @@
+#include "parity/verify/capture.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "parity/error.h"
+#include "process.h"
+
+namespace parity::verify {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
+  return out;
+}
+
+// A suite path is resolved here: the child runs in our working directory, but messages should name
+// the file as the user wrote it, so only existence is checked (FILE.py:NAME keeps its pick).
+std::vector<std::string> suite_args(const CaptureRequest& r) {
+  std::vector<std::string> argv;
+  for (const auto& s : r.scenarios) argv.insert(argv.end(), {"--scenarios", s});
+  if (r.with_builtin) argv.push_back("--with-builtin");
+  return argv;
+}
+
+// The suite's helpers and `from parity import Case` resolve to this repository's packages.
+std::vector<std::pair<std::string, std::string>> python_env(const CaptureRequest& r) {
+  return {{"PYTHONPATH", r.source_dir + ":" + (fs::path(r.source_dir) / "python").string()}};
+}
+
+// The child's own "error: ..." line (suite.py and capture.py print one), else the tail of its stderr.
+std::string python_error(const ProcessResult& p) {
+  const size_t at = p.stderr_tail.rfind("error: ");
+  std::string message = at == std::string::npos ? p.stderr_tail : p.stderr_tail.substr(at + 7);
+  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+  return message;
+}
+
+void check_exit(const ProcessResult& p, const std::string& what) {
+  if (p.timed_out || p.signal) throw Error({"capture"}, what + " did not finish: " + p.stderr_tail);
+  if (p.exit_code == 2) throw Error({"capture"}, python_error(p), ErrorKind::kUsage);
+  if (p.exit_code != 0) throw Error({"capture"}, python_error(p));
+}
+
+}  // namespace
+
+std::vector<json> run_capture(const CaptureRequest& r, const std::function<void(const json&)>& on_case) {
+  std::vector<std::string> argv = {r.python, "-m", "scenarios.capture", "--out", r.out_dir, "--modes", join(r.modes, ",")};
+  if (!r.filter.empty()) argv.insert(argv.end(), {"--filter", r.filter});
+  if (r.force) argv.push_back("--force");
+  argv.insert(argv.end(), {"--jobs", std::to_string(std::max(r.jobs, 1))});
+  if (!r.shard.empty()) argv.insert(argv.end(), {"--shard", r.shard});
+  const auto suites = suite_args(r);
+  argv.insert(argv.end(), suites.begin(), suites.end());
+  std::vector<json> captured;
+  const ProcessResult p = run_process(
+      argv, r.timeout_seconds,
+      [&](const std::string& line) {
+        json j;
+        try {
+          j = json::parse(line);
+        } catch (const json::exception&) {
+          return;  // capture prints only JSON lines on stdout; anything else is not a result
+        }
+        captured.push_back(j);
+        if (on_case) on_case(j);
+      },
+      false, python_env(r));
+  check_exit(p, r.python + " -m scenarios.capture");
+  return captured;
+}
+
+std::vector<std::string> list_scenarios(const CaptureRequest& r) {
+  std::vector<std::string> argv = {r.python, "-m", "scenarios", "list"};
+  const auto suites = suite_args(r);
+  argv.insert(argv.end(), suites.begin(), suites.end());
+  std::vector<std::string> names;
+  const ProcessResult p = run_process(
+      argv, 600, [&](const std::string& line) { if (!line.empty()) names.push_back(line); }, false, python_env(r));
+  check_exit(p, "python -m scenarios list");
+  return names;
+}
+
+}  // namespace parity::verify
