@@ -102,3 +102,48 @@ case("aten::fake_quantize_per_channel_affine.default",
 case("aten::hardtanh_backward.default", lambda g, x: aten.hardtanh_backward.default(g, x, -0.5, 1.0),
      lambda: (r(3, 4), r(3, 4) * 2))
 case("aten::_prelu_kernel.default", lambda x, w: aten._prelu_kernel.default(x, w), lambda: (r(2, 3, 4), r(3, 1)))
+
+# --- shape and data movement ---
+for _n in (1, 2, 3):
+    _op = getattr(aten, f"atleast_{_n}d")
+    for _shape in [(), (4,), (2, 3), (2, 3, 4)]:
+        case(f"aten::atleast_{_n}d.default", lambda x, op=_op: op.default(x) * 2, lambda s=_shape: (torch.randn(s),),
+             edit=retarget(aten.view.default, f"aten::atleast_{_n}d.default") if len(_shape) < _n else None,
+             tag=f"rank{len(_shape)}")
+    case(f"aten::atleast_{_n}d.Sequence", lambda a, b, c, op=_op: [t * 2 for t in op.Sequence([a, b, c])],
+         lambda: (r(()), r(4), r(2, 3)), edit=retarget(aten.view.default, f"aten::atleast_{_n}d.Sequence"))
+case("aten::expand_as.default", lambda a, b: aten.expand_as.default(a, b), lambda: (r(3, 1), r(2, 3, 4)),
+     edit=retarget(aten.expand.default, "aten::expand_as.default"))
+case("aten::expand_as.default", lambda a, b: aten.expand_as.default(b, a), lambda: (r(4, 3), r(1, 3)), dynamic=_batch,
+     edit=retarget(aten.expand.default, "aten::expand_as.default"), tag="dynamic")
+case("aten::view_as.default", lambda a, b: aten.view_as.default(a, b), lambda: (r(4, 3), r(2, 6)),
+     edit=retarget(aten.view.default, "aten::view_as.default"))
+case("aten::narrow.default", lambda a: aten.narrow.default(a, 1, 1, 2), lambda: (r(3, 5),),
+     edit=retarget(aten.slice.Tensor, "aten::narrow.default"))
+case("aten::narrow.default", lambda a: aten.narrow.default(a, 0, -3, 2), lambda: (r(5, 2),),
+     dynamic={"x": {0: torch.export.Dim("batch", min=3, max=64)}}, edit=retarget(aten.slice.Tensor, "aten::narrow.default"),
+     tag="negative_start_dynamic")
+case("aten::tile.default", lambda a: aten.tile.default(a, [2]), lambda: (r(2, 3),),
+     edit=retarget(aten.repeat.default, "aten::tile.default"))
+case("aten::tile.default", lambda a: aten.tile.default(a, [2, 1, 3]), lambda: (r(2, 3),),
+     edit=retarget(aten.repeat.default, "aten::tile.default"), tag="more_dims")
+case("aten::tril.default", lambda a: aten.tril.default(a), lambda: (r(2, 4, 5),))
+case("aten::tril.default", lambda a: aten.tril.default(a, -1), lambda: (ri(9, 5, 3),), tag="below")
+case("aten::triu.default", lambda a: aten.triu.default(a, 2), lambda: (r(4, 6),))
+case("aten::pixel_shuffle.default", lambda a: aten.pixel_shuffle.default(a, 2), lambda: (r(2, 8, 3, 4),))
+case("aten::pixel_shuffle.default", lambda a: aten.pixel_shuffle.default(a, 3), lambda: (r(3, 9, 2, 2),), dynamic=_batch,
+     tag="dynamic")
+case("aten::pixel_shuffle.default", lambda a: aten.pixel_shuffle.default(a, 2), lambda: (r(4, 2, 3),), tag="3d")
+case("aten::pixel_unshuffle.default", lambda a: aten.pixel_unshuffle.default(a, 2), lambda: (r(2, 3, 4, 6),))
+case("aten::pixel_unshuffle.default", lambda a: aten.pixel_unshuffle.default(a, 3), lambda: (r(2, 1, 2, 6, 3),),
+     tag="5d")
+case("aten::im2col.default", lambda a: aten.im2col.default(a, [2, 3], [1, 1], [0, 0], [1, 1]), lambda: (r(2, 3, 4, 5),))
+case("aten::im2col.default", lambda a: aten.im2col.default(a, [3, 2], [2, 1], [1, 2], [2, 3]), lambda: (r(2, 7, 8),),
+     tag="3d_dilated_padded_strided")
+case("aten::unfold.default", lambda a: aten.unfold.default(a, 1, 3, 2), lambda: (r(2, 8, 3),))
+case("aten::unfold.default", lambda a: aten.unfold.default(a, -1, 2, 1), lambda: (r(5,),), tag="1d")
+case("aten::repeat_interleave.Tensor", lambda rep: aten.repeat_interleave.Tensor(rep), lambda: (torch.tensor([2, 0, 3, 1]),))
+case("aten::repeat_interleave.Tensor", lambda rep: aten.repeat_interleave.Tensor(rep, output_size=5),
+     lambda: (torch.tensor([1, 3, 1]),), tag="output_size")
+case("aten::new_empty_strided.default", lambda a: aten.new_empty_strided.default(a, [2, 3], [3, 1]), lambda: (r(4),),
+     check="shape")
