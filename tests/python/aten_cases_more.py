@@ -147,3 +147,95 @@ case("aten::repeat_interleave.Tensor", lambda rep: aten.repeat_interleave.Tensor
      lambda: (torch.tensor([1, 3, 1]),), tag="output_size")
 case("aten::new_empty_strided.default", lambda a: aten.new_empty_strided.default(a, [2, 3], [3, 1]), lambda: (r(4),),
      check="shape")
+
+# --- nn: norms, upsampling, pooling, attention, losses ---
+case("aten::linalg_vector_norm.default", lambda x: aten.linalg_vector_norm.default(x), lambda: (r(3, 4),))
+case("aten::linalg_vector_norm.default", lambda x: aten.linalg_vector_norm.default(x, 1, [1], True), lambda: (r(3, 4),), tag="l1")
+case("aten::linalg_vector_norm.default", lambda x: aten.linalg_vector_norm.default(x, math.inf, [0]), lambda: (r(3, 4),), tag="inf")
+case("aten::linalg_vector_norm.default", lambda x: aten.linalg_vector_norm.default(x, -math.inf, [-1]), lambda: (r(3, 4),),
+     tag="neg_inf")
+case("aten::linalg_vector_norm.default", lambda x: aten.linalg_vector_norm.default(x, 0, [1]),
+     lambda: (r(3, 4) * rb(3, 4),), tag="l0")
+case("aten::linalg_vector_norm.default", lambda x: aten.linalg_vector_norm.default(x, 3.5, [0, 2], dtype=torch.float64),
+     lambda: (r(2, 3, 4),), tag="p_dtype")
+case("aten::linalg_vector_norm.default", lambda x: aten.linalg_vector_norm.default(x, 2, [1]), lambda: (r(4, 3),),
+     dynamic=_batch, tag="dynamic")
+case("aten::instance_norm.default", lambda x, w, b: aten.instance_norm.default(x, w, b, None, None, True, 0.1, 1e-5, False),
+     lambda: (r(2, 3, 4, 5), r(3), r(3)))
+case("aten::instance_norm.default", lambda x, m, v: aten.instance_norm.default(x, None, None, m, v, False, 0.1, 1e-3, False),
+     lambda: (r(2, 3, 6), r(3), r(3, lo=0.5, hi=2)), tag="running_stats")
+case("aten::instance_norm.default", lambda x: aten.instance_norm.default(x, None, None, None, None, True, 0.1, 1e-5, False),
+     lambda: (r(3, 2, 5),), dynamic=_batch, tag="dynamic")
+case("aten::native_batch_norm.default", lambda x, w, b: aten.native_batch_norm.default(x, w, b, None, None, True, 0.1, 1e-5),
+     lambda: (r(4, 3, 5), r(3), r(3)), edit=retarget(aten._native_batch_norm_legit.no_stats, "aten::native_batch_norm.default"))
+case("aten::native_batch_norm.default", lambda x, m, v: aten.native_batch_norm.default(x, None, None, m, v, False, 0.1, 1e-3),
+     lambda: (r(2, 3, 4, 4), r(3), r(3, lo=0.5, hi=2)), tag="eval",
+     edit=retarget(aten._native_batch_norm_legit_no_training.default, "aten::native_batch_norm.default"))
+for _key, _fn, _inputs in [
+        ("aten::upsample_nearest1d.vec", lambda x: F.interpolate(x, scale_factor=2.0, mode="nearest"), lambda: (r(1, 2, 5),)),
+        ("aten::upsample_nearest1d.default", lambda x: aten.upsample_nearest1d.default(x, [7]), lambda: (r(2, 3, 5),)),
+        ("aten::upsample_nearest3d.vec", lambda x: F.interpolate(x, size=(4, 6, 3), mode="nearest"), lambda: (r(1, 2, 2, 3, 3),)),
+        ("aten::upsample_nearest3d.default", lambda x: aten.upsample_nearest3d.default(x, [4, 4, 6]), lambda: (r(1, 2, 2, 3, 3),)),
+        ("aten::upsample_linear1d.vec", lambda x: F.interpolate(x, size=9, mode="linear"), lambda: (r(2, 3, 4),)),
+        ("aten::upsample_linear1d.default", lambda x: aten.upsample_linear1d.default(x, [3], True), lambda: (r(2, 3, 7),)),
+        ("aten::upsample_trilinear3d.vec", lambda x: F.interpolate(x, scale_factor=2.0, mode="trilinear"),
+         lambda: (r(1, 2, 2, 3, 3),)),
+        ("aten::upsample_trilinear3d.default", lambda x: aten.upsample_trilinear3d.default(x, [3, 5, 2], True),
+         lambda: (r(1, 2, 2, 3, 4),)),
+        ("aten::upsample_bicubic2d.vec", lambda x: F.interpolate(x, size=(7, 5), mode="bicubic"), lambda: (r(1, 2, 4, 3),)),
+        ("aten::upsample_bicubic2d.default", lambda x: aten.upsample_bicubic2d.default(x, [8, 6], True), lambda: (r(1, 2, 4, 3),)),
+]:
+    case(_key, _fn, _inputs)
+case("aten::upsample_nearest1d.vec", lambda x: F.interpolate(x, scale_factor=3.0, mode="nearest"), lambda: (r(3, 2, 4),),
+     dynamic=_batch, tag="dynamic")
+case("aten::glu.default", lambda x: aten.glu.default(x, 1), lambda: (r(3, 4, 2),))
+case("aten::glu.default", lambda x: aten.glu.default(x, 0), lambda: (r(6, 3),), dynamic={"x": {0: torch.export.Dim("b2", min=1, max=32) * 2}},
+     tag="dynamic")
+case("aten::max_pool1d_with_indices.default", lambda x: aten.max_pool1d_with_indices.default(x, [3], [2], [1]),
+     lambda: (r(2, 3, 9),))
+case("aten::max_pool1d_with_indices.default", lambda x: aten.max_pool1d_with_indices.default(x, [2], [], [0], [2], True),
+     lambda: (r(3, 8),), tag="unbatched_dilated_ceil")
+case("aten::_scaled_dot_product_flash_attention_for_cpu.default",
+     lambda q, k, v: aten._scaled_dot_product_flash_attention_for_cpu.default(q, k, v), lambda: (r(1, 2, 3, 4), r(1, 2, 5, 4), r(1, 2, 5, 4)))
+case("aten::_scaled_dot_product_flash_attention_for_cpu.default",
+     lambda q, k, v: aten._scaled_dot_product_flash_attention_for_cpu.default(q, k, v, is_causal=True, scale=0.3),
+     lambda: (r(2, 2, 4, 8), r(2, 2, 4, 8), r(2, 2, 4, 8)), tag="causal_scale")
+case("aten::_scaled_dot_product_flash_attention_for_cpu.default",
+     lambda q, k, v, m: aten._scaled_dot_product_flash_attention_for_cpu.default(q, k, v, attn_mask=m),
+     lambda: (r(1, 2, 3, 4), r(1, 2, 5, 4), r(1, 2, 5, 4), r(1, 1, 3, 5)), tag="float_mask")
+case("aten::bilinear.default", lambda a, b, w, bias: aten.bilinear.default(a, b, w, bias),
+     lambda: (r(2, 3, 4), r(2, 3, 5), r(6, 4, 5), r(6)))
+case("aten::embedding_renorm.default", lambda w, i: aten.embedding_renorm.default(w, i, 1.0, 2.0),
+     lambda: (r(6, 4), torch.tensor([[0, 2], [2, 5]])))
+case("aten::embedding_renorm.default", lambda w, i: aten.embedding_renorm.default(w, i, 1.5, 1.0),
+     lambda: (r(5, 3), torch.tensor([1, 3, 4])), tag="l1")
+case("aten::mse_loss.default", lambda a, b: aten.mse_loss.default(a, b), lambda: (r(3, 4), r(3, 4)))
+case("aten::mse_loss.default", lambda a, b: aten.mse_loss.default(a, b, 0), lambda: (r(3, 4), r(3, 4)), tag="none")
+case("aten::mse_loss.default", lambda a, b: aten.mse_loss.default(a, b, 2), lambda: (r(3, 4), r(3, 4)), tag="sum")
+_nll_in = lambda: (torch.log_softmax(r(5, 4), 1), torch.tensor([0, 3, -100, 1, 3]), r(4, lo=0.5, hi=2))
+case("aten::nll_loss_forward.default", lambda x, t, w: aten.nll_loss_forward.default(x, t, w, 1, -100), _nll_in)
+case("aten::nll_loss_forward.default", lambda x, t, w: aten.nll_loss_forward.default(x, t, w, 2, 3),
+     lambda: (torch.log_softmax(r(5, 4), 1), torch.tensor([0, 3, 2, 1, 3]), r(4, lo=0.5, hi=2)), tag="sum_ignore3")
+case("aten::nll_loss_forward.default", lambda x, t, w: aten.nll_loss_forward.default(x, t, None, 0, -100)[0], _nll_in, tag="none")
+case("aten::nll_loss.default", lambda x, t: aten.nll_loss.default(x, t), lambda: (torch.log_softmax(r(4, 3), 1), ri(3, 4)))
+case("aten::nll_loss.default", lambda x, t: aten.nll_loss.default(x, t, reduction=2), lambda: (torch.log_softmax(r(3), 0), torch.tensor(2)),
+     tag="unbatched")
+case("aten::cross_entropy_loss.default", lambda x, t: aten.cross_entropy_loss.default(x, t), lambda: (r(5, 4), ri(4, 5)))
+case("aten::cross_entropy_loss.default", lambda x, t, w: aten.cross_entropy_loss.default(x, t, w, 1, 2, 0.1),
+     lambda: (r(6, 4), torch.tensor([0, 2, 3, 1, 2, 0]), r(4, lo=0.5, hi=2)), tag="weight_ignore_smoothing")
+case("aten::cross_entropy_loss.default", lambda x, t: aten.cross_entropy_loss.default(x, t, None, 0, -100, 0.2),
+     lambda: (r(2, 3, 4), ri(3, 2, 4)), tag="none_smoothing_spatial")
+case("aten::cross_entropy_loss.default", lambda x, t: aten.cross_entropy_loss.default(x, t, None, 1, -100, 0.1),
+     lambda: (r(4, 5), torch.softmax(r(4, 5), 1)), tag="probabilities")
+case("aten::embedding_bag.default", lambda w, i, o: aten.embedding_bag.default(w, i, o, False, 1)[0],
+     lambda: (r(10, 3), torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 4])),
+     edit=retarget(aten._embedding_bag.default, "aten::embedding_bag.default"))
+case("aten::embedding_bag.padding_idx", lambda w, i, o: aten.embedding_bag.padding_idx(w, i, o, False, 0, False, None, False, 2),
+     lambda: (r(10, 3), torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 3, 6])),
+     edit=retarget(aten._embedding_bag.default, "aten::embedding_bag.padding_idx"))
+case("aten::_embedding_bag_forward_only.default",
+     lambda w, i, o: aten._embedding_bag_forward_only.default(w, i, o, False, 0),
+     lambda: (r(10, 3), torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 4])))
+case("aten::grid_sampler.default", lambda x, g: aten.grid_sampler.default(x, g, 0, 0, False),
+     lambda: (r(1, 2, 4, 5), r(1, 3, 2, 2, lo=-1.1, hi=1.1)),
+     edit=retarget(aten.grid_sampler_2d.default, "aten::grid_sampler.default"))
