@@ -239,3 +239,43 @@ case("aten::_embedding_bag_forward_only.default",
 case("aten::grid_sampler.default", lambda x, g: aten.grid_sampler.default(x, g, 0, 0, False),
      lambda: (r(1, 2, 4, 5), r(1, 3, 2, 2, lo=-1.1, hi=1.1)),
      edit=retarget(aten.grid_sampler_2d.default, "aten::grid_sampler.default"))
+
+# --- factories, random sampling (shape and dtype checks), scans and counting ---
+for _name in ["hann", "hamming", "blackman"]:
+    _w = getattr(aten, f"{_name}_window")
+    case(f"aten::{_name}_window.default", lambda a, w=_w: w.default(8) + a, lambda: (r(8),))
+    case(f"aten::{_name}_window.periodic", lambda a, w=_w: w.periodic(7, False, dtype=torch.float64) + a,
+         lambda: (r(7, dtype=torch.float64),))
+case("aten::hamming_window.periodic_alpha_beta", lambda a: aten.hamming_window.periodic_alpha_beta(6, True, 0.6, 0.3) + a,
+     lambda: (r(6),))
+case("aten::hann_window.default", lambda a: aten.hann_window.default(1) + a, lambda: (r(1),), tag="length1")
+case("aten::linspace.default", lambda a: aten.linspace.default(-1.5, 2.0, 7) + a, lambda: (r(7),))
+case("aten::linspace.default", lambda a: aten.linspace.default(0, 10, 4, dtype=torch.int64) + a, lambda: (ri(5, 4),), tag="int")
+case("aten::linspace.Tensor_Tensor", lambda s, e: aten.linspace.Tensor_Tensor(s, e, 5), lambda: (r(()), r(()) + 3))
+case("aten::linspace.default", lambda a: aten.linspace.default(2.0, 3.0, 1) + a, lambda: (r(1),), tag="one_step")
+case("aten::bernoulli.default", lambda p: aten.bernoulli.default(p), lambda: (r(3, 4, lo=0, hi=1),), check="shape")
+case("aten::bernoulli.p", lambda x: aten.bernoulli.p(x, 0.3), lambda: (r(3, 4),), check="shape")
+case("aten::normal.Tensor_Tensor", lambda m, s: aten.normal.Tensor_Tensor(m, s), lambda: (r(3, 4), r(4, lo=0.5, hi=1)), check="shape")
+case("aten::normal.Tensor_float", lambda m: aten.normal.Tensor_float(m, 2.0), lambda: (r(3, 4),), check="shape")
+case("aten::normal.float_Tensor", lambda s: aten.normal.float_Tensor(1.0, s), lambda: (r(3, 4, lo=0.5, hi=1),), check="shape")
+case("aten::normal.float_float", lambda a: aten.normal.float_float(1.0, 2.0, [2, 3]) + a, lambda: (r(3),), check="shape")
+case("aten::normal_functional.default", lambda a: aten.normal_functional.default(a, 1.0, 0.5), lambda: (r(3, 4),), check="shape")
+case("aten::randint.default", lambda a: aten.randint.default(10, [3, 4]) + a, lambda: (ri(5, 4),), check="shape")
+case("aten::randint.low", lambda a: aten.randint.low(-3, 10, [3, 4]) + a, lambda: (ri(5, 4),), check="shape")
+case("aten::randint_like.default", lambda a: aten.randint_like.default(a, 7), lambda: (r(3, 4),), check="shape")
+case("aten::randint_like.low_dtype", lambda a: aten.randint_like.low_dtype(a, 2, 9), lambda: (ri(5, 3, 4),), check="shape")
+case("aten::multinomial.default", lambda p: aten.multinomial.default(p, 3), lambda: (r(2, 5, lo=0.1, hi=1),), check="shape")
+case("aten::multinomial.default", lambda p: aten.multinomial.default(p, 6, True), lambda: (r(4, lo=0.1, hi=1),), check="shape",
+     tag="replacement")
+case("aten::cross.default", lambda a, b: aten.cross.default(a, b), lambda: (r(3, 4), r(3, 4)))
+case("aten::linalg_cross.default", lambda a, b: aten.linalg_cross.default(a, b), lambda: (r(2, 5, 3), r(1, 5, 3)))
+case("aten::linalg_cross.default", lambda a, b: aten.linalg_cross.default(a, b, dim=1), lambda: (r(4, 3, 2), r(1, 3, 2)),
+     dynamic=_batch, tag="dim1_dynamic")
+case("aten::logcumsumexp.default", lambda a: aten.logcumsumexp.default(a, 1),
+     lambda: (torch.cat([r(2, 5) * 3, torch.tensor([[-300.0, 0.0, -1e4, 50.0, -math.inf]])]),))
+case("aten::logcumsumexp.default", lambda a: aten.logcumsumexp.default(a, 0), lambda: (r(5, 3, 2),), dynamic=_batch, tag="dynamic")
+case("aten::histc.default", lambda a: aten.histc.default(a, 7), lambda: (r(50),))
+case("aten::histc.default", lambda a: aten.histc.default(a, 5, -1.0, 1.0), lambda: (torch.cat([r(3, 10), torch.tensor([[-1.0, 1.0, 2.0, -3.0, 0.0] * 2])]),),
+     tag="range")
+case("aten::bincount.default", lambda a: aten.bincount.default(a), lambda: (ri(6, 20),))
+case("aten::bincount.default", lambda a, w: aten.bincount.default(a, w, 9), lambda: (ri(6, 20), r(20)), tag="weights_minlength")
