@@ -279,3 +279,17 @@ case("aten::histc.default", lambda a: aten.histc.default(a, 5, -1.0, 1.0), lambd
      tag="range")
 case("aten::bincount.default", lambda a: aten.bincount.default(a), lambda: (ri(6, 20),))
 case("aten::bincount.default", lambda a, w: aten.bincount.default(a, w, 9), lambda: (ri(6, 20), r(20)), tag="weights_minlength")
+
+# --- unique (shapes are data-dependent: the graphs carry unbacked sizes) ---
+_dups = lambda: (torch.tensor([[3, 1, 2, 3], [1, 5, 0, 5], [2, 2, 7, -1]]),)
+case("aten::_unique2.default", lambda a: aten._unique2.default(a, True, True, True), _dups)
+case("aten::_unique2.default", lambda a: aten._unique2.default(a, False, False, False)[0], lambda: (r(3, 4).round(),), tag="float_values_only")
+case("aten::_unique.default", lambda a: aten._unique.default(a, True, True), _dups)
+case("aten::unique_dim.default", lambda a: aten.unique_dim.default(a, 0, True, True, True),
+     lambda: (torch.tensor([[1, 2, 0], [0, 5, 1], [1, 2, 0], [0, 5, 0], [1, 1, 9]]),))
+case("aten::unique_dim.default", lambda a: aten.unique_dim.default(a, 1),
+     lambda: (torch.tensor([[[1, 2], [1, 2], [0, 1]], [[3, 0], [3, 0], [3, 0]]]).float(),), tag="dim1")
+case("aten::unique_consecutive.default", lambda a: aten.unique_consecutive.default(a, True, True),
+     lambda: (torch.tensor([[1, 1, 2, 2], [2, 3, 3, 1]]),))
+case("aten::unique_consecutive.default", lambda a: aten.unique_consecutive.default(a)[0], lambda: (ri(3, 12).float(),),
+     tag="values_only")
