@@ -293,3 +293,13 @@ case("aten::unique_consecutive.default", lambda a: aten.unique_consecutive.defau
      lambda: (torch.tensor([[1, 1, 2, 2], [2, 3, 3, 1]]),))
 case("aten::unique_consecutive.default", lambda a: aten.unique_consecutive.default(a)[0], lambda: (ri(3, 12).float(),),
      tag="values_only")
+
+# --- determinants (LU with partial pivoting) ---
+_mats = lambda: (r(2, 4, 4),)
+case("aten::linalg_det.default", lambda a: aten.linalg_det.default(a), _mats)
+case("aten::linalg_det.default", lambda a: aten.linalg_det.default(a),
+     lambda: (torch.tensor([[0.0, 2.0, 1.0], [1.0, 1.0, 0.0], [2.0, 2.0, 0.0]]),), tag="singular_needs_pivot")
+case("aten::det.default", lambda a: aten.det.default(a), lambda: (r(3, 3),), edit=retarget(aten.linalg_det.default, "aten::det.default"))
+case("aten::_linalg_det.default", lambda a: aten._linalg_det.default(a), lambda: (r(3, 5, 5),))
+case("aten::logdet.default", lambda a: aten.logdet.default(a), lambda: (torch.stack([r(3, 3) + 3 * torch.eye(3), r(3, 3)]),))
+case("aten::linalg_det.default", lambda a: aten.linalg_det.default(a), lambda: (r(3, 2, 2),), dynamic=_batch, tag="dynamic")
