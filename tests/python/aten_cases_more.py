@@ -303,3 +303,18 @@ case("aten::det.default", lambda a: aten.det.default(a), lambda: (r(3, 3),), edi
 case("aten::_linalg_det.default", lambda a: aten._linalg_det.default(a), lambda: (r(3, 5, 5),))
 case("aten::logdet.default", lambda a: aten.logdet.default(a), lambda: (torch.stack([r(3, 3) + 3 * torch.eye(3), r(3, 3)]),))
 case("aten::linalg_det.default", lambda a: aten.linalg_det.default(a), lambda: (r(3, 2, 2),), dynamic=_batch, tag="dynamic")
+
+# --- antialiased resizing (torchvision's Resize(antialias=True)) ---
+for _key, _fn, _inputs in [
+        ("aten::_upsample_bilinear2d_aa.vec", lambda x: F.interpolate(x, size=(3, 4), mode="bilinear", antialias=True),
+         lambda: (r(1, 2, 9, 10),)),
+        ("aten::_upsample_bilinear2d_aa.default", lambda x: aten._upsample_bilinear2d_aa.default(x, [8, 6], False),
+         lambda: (r(1, 2, 4, 3),)),
+        ("aten::_upsample_bicubic2d_aa.vec", lambda x: F.interpolate(x, size=(4, 3), mode="bicubic", antialias=True),
+         lambda: (r(1, 2, 9, 7),)),
+        ("aten::_upsample_bicubic2d_aa.default", lambda x: aten._upsample_bicubic2d_aa.default(x, [5, 5], False),
+         lambda: (r(2, 3, 10, 8),)),
+]:
+    case(_key, _fn, _inputs)
+case("aten::_upsample_bilinear2d_aa.vec", lambda x: F.interpolate(x, scale_factor=0.3, mode="bilinear", antialias=True),
+     lambda: (r(1, 1, 13, 11),), tag="scale_factor")
