@@ -318,3 +318,34 @@ for _key, _fn, _inputs in [
     case(_key, _fn, _inputs)
 case("aten::_upsample_bilinear2d_aa.vec", lambda x: F.interpolate(x, scale_factor=0.3, mode="bilinear", antialias=True),
      lambda: (r(1, 1, 13, 11),), tag="scale_factor")
+
+
+
+# --- aten::tensor.<type>(t): export lifts a constant torch.tensor(scalar) out of the graph. While exporting, the
+# rows call scalar_tensor(s) and the edit puts tensor.<type>(t) in its place (same positional value, scalar_tensor's
+# kwargs dropped); eager runs tensor.<type> itself.
+def _as_tensor_overload(overload):
+    op = getattr(aten.tensor, overload)
+
+    def edit(ep):
+        nodes = [n for n in ep.graph.nodes if n.op == "call_function" and n.target == aten.scalar_tensor.default]
+        assert nodes, "no scalar_tensor in the captured graph"
+        for n in nodes:
+            n.target, n.kwargs = op, {}
+        ep.graph_module.recompile()
+    return edit
+
+
+def _tensor_of(overload, value, dtype):
+    op = getattr(aten.tensor, overload)
+    if torch.compiler.is_exporting():
+        return aten.scalar_tensor.default(value, dtype=dtype)
+    return op(value)
+
+
+case("aten::tensor.float", lambda x: x * _tensor_of("float", 2.5, torch.float32), lambda: (r(3, 4),),
+     edit=_as_tensor_overload("float"))
+case("aten::tensor.int", lambda x: x + _tensor_of("int", 7, torch.int64), lambda: (ri(5, 3, 4),), edit=_as_tensor_overload("int"))
+case("aten::tensor.bool", lambda x: x & _tensor_of("bool", True, torch.bool), lambda: (rb(3, 4),), edit=_as_tensor_overload("bool"))
+case("aten::tensor.float", lambda x: _tensor_of("float", x.shape[0] / 2, torch.float32) * x, lambda: (r(4, 3),),
+     dynamic=_batch, edit=_as_tensor_overload("float"), tag="symbolic")
