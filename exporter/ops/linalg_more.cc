@@ -1,4 +1,4 @@
-// Determinants -> ONNX without Det (refrt lacks it): LU factorisation with partial pivoting, unrolled over
+// _grouped_mm, and determinants -> ONNX without Det (refrt lacks it): LU factorisation with partial pivoting, unrolled over
 // the static matrix size, in LAPACK's getrf layout (packed L\U, 1-based int32 pivots) so that _linalg_det's
 // LU and pivots outputs match torch's too.
 #include <cmath>
@@ -118,11 +118,66 @@ void logdet(TranslateContext& ctx) {
   ctx.emit("Where", {negative, ctx.constant(std::numeric_limits<double>::quiet_NaN(), t), s}, {ctx.output()});
 }
 
+
+// _grouped_mm(self, mat2, offs?, bias?, out_dtype?) (mixture-of-experts matmuls; torch's CPU kernel takes
+// bfloat16). Without offs a batched matmul. With offs (cumulative group ends) group(p) = the number of ends
+// <= p, and: 2-d x 3-d: row i of self uses mat2[group(i)]; 3-d x 2-d: column n of mat2 uses self[group(n)];
+// 2-d x 2-d: out[g] = self[:, K_g] @ mat2[K_g, :] over the shared dim's group. Computed in float32: every
+// group's product, then each row's (column's) own picked with GatherElements.
+void grouped_mm(TranslateContext& ctx) {
+  const DType f = DType::kFloat32;
+  if (ctx.has("bias")) ctx.fail("_grouped_mm with a bias is not supported");
+  auto c = [&](std::vector<int64_t> v, bool scalar = false) { return ctx.graph.constant_i64(v, scalar); };
+  const std::string a = ctx.value("self", f), b = ctx.value("mat2", f);
+  const int64_t ra = ctx.rank("self"), rb = ctx.rank("mat2");
+  std::string y;
+  if (!ctx.has("offs")) {
+    y = ctx.emit1("MatMul", {a, b});
+  } else {
+    const std::string ends = ctx.value("offs", DType::kInt64);  // [G]
+    const std::string groups = ctx.emit1("Gather", {shape_of(ctx, ends), c({0}, true)});
+    auto range_dim = [&](const std::string& v, int64_t axis) {
+      return ctx.emit1("Range", {c({0}, true), ctx.emit1("Gather", {shape_of(ctx, v), c({axis}, true)}), c({1}, true)});
+    };
+    auto group_of = [&](const std::string& positions) {  // [P] -> [P], clamped to the last group
+      const std::string le = ctx.emit1("LessOrEqual", {ctx.emit1("Unsqueeze", {ends, c({0})}), ctx.emit1("Unsqueeze", {positions, c({1})})});
+      const std::string g = ctx.temp("group");
+      emit_reduce(ctx, "ReduceSum", ctx.cast_if_needed(le, DType::kBool, DType::kInt64), {1}, false, g);
+      return ctx.emit1("Min", {g, ctx.emit1("Sub", {groups, c({1}, true)})});
+    };
+    auto pick = [&](const std::string& all, const std::string& g_axes) {  // all [G, M, N], g_axes [1, M|1, N|1]
+      auto* shape = ctx.emit("Concat", {c({1}), ctx.emit1("Slice", {shape_of(ctx, all), c({1}), c({3})})}, {ctx.temp("pick_shape")});
+      set_attr(shape, "axis", int64_t{0});
+      auto* ge = ctx.emit("GatherElements", {all, ctx.emit1("Expand", {g_axes, shape->output(0)})}, {ctx.temp("picked")});
+      set_attr(ge, "axis", int64_t{0});
+      return ctx.emit1("Squeeze", {ge->output(0), c({0})});
+    };
+    if (ra == 2 && rb == 3) {
+      const std::string all = ctx.emit1("MatMul", {ctx.emit1("Unsqueeze", {a, c({0})}), b});
+      y = pick(all, ctx.emit1("Unsqueeze", {group_of(range_dim(a, 0)), c({0, 2})}));
+    } else if (ra == 3 && rb == 2) {
+      const std::string all = ctx.emit1("MatMul", {a, b});
+      y = pick(all, ctx.emit1("Unsqueeze", {group_of(range_dim(b, 1)), c({0, 1})}));
+    } else if (ra == 2 && rb == 2) {
+      const std::string gk = group_of(range_dim(a, 1));  // [K]
+      const std::string mask = ctx.emit1("Equal", {ctx.emit1("Unsqueeze", {ctx.emit1("Range", {c({0}, true), groups, c({1}, true)}), c({1})}),
+                                                   ctx.emit1("Unsqueeze", {gk, c({0})})});  // [G, K]
+      const std::string masked = ctx.emit1("Mul", {ctx.emit1("Unsqueeze", {a, c({0})}),
+                                                   ctx.emit1("Unsqueeze", {ctx.cast_if_needed(mask, DType::kBool, f), c({1})})});
+      y = ctx.emit1("MatMul", {masked, b});
+    } else {
+      ctx.fail("_grouped_mm with offs needs 2-d/3-d operands");
+    }
+  }
+  ctx.alias_output(0, ctx.cast_if_needed(y, f, ctx.output_meta().dtype));
+}
+
 }  // namespace
 
 PARITY_TRANSLATION("aten::det.default", det, 18);
 PARITY_TRANSLATION("aten::linalg_det.default", det, 18);
 PARITY_TRANSLATION("aten::_linalg_det.default", linalg_det_full, 18);
 PARITY_TRANSLATION("aten::logdet.default", logdet, 18);
+PARITY_TRANSLATION("aten::_grouped_mm.default", grouped_mm, 18);
 
 }  // namespace parity::exporter

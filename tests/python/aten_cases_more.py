@@ -349,3 +349,14 @@ case("aten::tensor.int", lambda x: x + _tensor_of("int", 7, torch.int64), lambda
 case("aten::tensor.bool", lambda x: x & _tensor_of("bool", True, torch.bool), lambda: (rb(3, 4),), edit=_as_tensor_overload("bool"))
 case("aten::tensor.float", lambda x: _tensor_of("float", x.shape[0] / 2, torch.float32) * x, lambda: (r(4, 3),),
      dynamic=_batch, edit=_as_tensor_overload("float"), tag="symbolic")
+
+# --- _grouped_mm (bfloat16 on CPU: the rows cast float32 inputs; small integers keep every sum exact) ---
+_bf = lambda *shape: ri(4, *shape, lo=-3).float()
+_gmm = lambda a, b, *o: aten._grouped_mm.default(a.bfloat16(), b.bfloat16(), *o).float()
+case("aten::_grouped_mm.default", _gmm, lambda: (_bf(2, 5, 8), _bf(2, 8, 8)))
+case("aten::_grouped_mm.default", _gmm, lambda: (_bf(6, 8), _bf(3, 8, 8), torch.tensor([2, 2, 6], dtype=torch.int32)),
+     tag="2d_3d")
+case("aten::_grouped_mm.default", _gmm, lambda: (_bf(2, 5, 8), _bf(16, 8).t(), torch.tensor([3, 16], dtype=torch.int32)),
+     tag="3d_2d")
+case("aten::_grouped_mm.default", _gmm, lambda: (_bf(16, 8).t(), _bf(16, 8), torch.tensor([4, 16], dtype=torch.int32)),
+     tag="2d_2d")
