@@ -1,13 +1,9 @@
 // More shape and data-movement ATen ops -> ONNX (torch_lib registry coverage): atleast_*, *_as, narrow,
 // tile, tril/triu, pixel (un)shuffle, im2col, unfold, repeat_interleave of counts.
-#include <limits>
-
 #include "../src/translate.h"
 
 namespace parity::exporter {
 namespace {
-
-constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();
 
 std::string slice_shape(TranslateContext& ctx, const std::string& shape, int64_t begin, int64_t end) {
   return ctx.emit1("Slice", {shape, ctx.graph.constant_i64({begin}), ctx.graph.constant_i64({end})});

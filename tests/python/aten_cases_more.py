@@ -360,3 +360,10 @@ case("aten::_grouped_mm.default", _gmm, lambda: (_bf(2, 5, 8), _bf(16, 8).t(), t
      tag="3d_2d")
 case("aten::_grouped_mm.default", _gmm, lambda: (_bf(16, 8).t(), _bf(16, 8), torch.tensor([4, 16], dtype=torch.int32)),
      tag="2d_2d")
+
+# --- dynamic batch for translations that compute shapes ---
+case("aten::tile.default", lambda a: aten.tile.default(a, [2]), lambda: (r(3, 2),), dynamic=_batch,
+     edit=retarget(aten.repeat.default, "aten::tile.default"), tag="dynamic")
+case("aten::triu.default", lambda a: aten.triu.default(a, -1), lambda: (r(5, 4),), dynamic=_batch, tag="dynamic")
+case("aten::unfold.default", lambda a: aten.unfold.default(a, 1, 2, 2), lambda: (r(3, 6),), dynamic=_batch, tag="dynamic")
+case("aten::erfc.default", lambda x: aten.erfc.default(x), lambda: (r(4, 3) * 3,), dynamic=_batch, tag="dynamic")
