@@ -755,6 +755,10 @@ for key in ["aten::item.default", "aten::_assert_scalar.default", "aten::_assert
     case(key, _item_with_checks, lambda: (torch.ones(2, 3),))
 
 
+# More rows (torch_lib registry coverage); as __main__ this module must be the one they append to.
+sys.modules.setdefault("aten_cases", sys.modules[__name__]); import aten_cases_more  # noqa: E402,E702,F401
+
+
 def core_overloads() -> list[str]:
     """Every aten overload tagged core in the installed torch."""
     out = set()
