@@ -8,6 +8,7 @@
 
 #include "../src/activation.h"
 #include "../src/broadcast.h"
+#include "../src/thread_pool.h"
 #include "im2col.h"
 
 namespace parity::refrt {
@@ -96,6 +97,11 @@ class ConvKernel : public Kernel {
       io.outputs[0] = std::move(y);
       return;
     }
+    if (g.rank() == 2 && cg > 1 && (!z || z_same) && y.numel() > 0) {
+      chunked_2d(io, g, n, c, m, cg, pointwise, px, pw, pb, pz, py);  // epilogue included
+      io.outputs[0] = std::move(y);
+      return;
+    }
     if (cg == 1 && !pointwise) {
       depthwise(io, g, n, c, mg, px, pw, py);
     } else if (y.numel() > 0) {
@@ -179,6 +185,80 @@ class ConvKernel : public Kernel {
         });
       }
     });
+  }
+
+  // 2-D conv as GEMMs over chunks of output rows: per chunk, im2col of just those rows (sized to
+  // stay in cache while the GEMM reads it), the group's GEMM into the rows' columns of Y, then the
+  // epilogue (bias, added input, activations) while they are hot. Chunks are independent, so the
+  // session's pool runs them in parallel, each GEMM on one BLAS thread (the session sets BLAS to one
+  // thread: one pool for everything, no oversubscription). 1x1 stride-1 convs skip im2col.
+  template <typename T>
+  void chunked_2d(const KernelIO& io, const WindowGeometry& g, int64_t n, int64_t c, int64_t m, int64_t cg,
+                  bool pointwise, const T* px, const T* pw, const T* pb, const T* pz, T* py) const {
+    const int64_t ih = g.in[0], iw = g.in[1], oh = g.out[0], ow = g.out[1], kh = g.kernel[0], kw = g.kernel[1];
+    const int64_t sh = g.stride[0], sw = g.stride[1], ph = g.pad_begin[0], pwd = g.pad_begin[1];
+    const int64_t dh = g.dilation[0], dw = g.dilation[1], in_size = ih * iw, out_size = oh * ow, mg = m / group_;
+    const int64_t col_rows = cg * kh * kw;
+    const int64_t threads = io.pool ? io.pool->size() : 1;
+    int64_t rows_per = std::max<int64_t>(1, (int64_t{256} << 10) / static_cast<int64_t>(sizeof(T)) / std::max<int64_t>(1, col_rows * ow));
+    rows_per = std::min(rows_per, (oh + threads - 1) / threads);
+    const int64_t chunks = (oh + rows_per - 1) / rows_per;
+    std::vector<int64_t> lo(static_cast<size_t>(kw)), hi(static_cast<size_t>(kw));
+    for (int64_t b = 0; b < kw; ++b) {  // output columns whose input column is inside the row
+      const int64_t shift = b * dw - pwd;
+      lo[static_cast<size_t>(b)] = shift >= 0 ? 0 : std::min(ow, (-shift + sw - 1) / sw);
+      hi[static_cast<size_t>(b)] = std::max(lo[static_cast<size_t>(b)], std::min(ow, iw - shift <= 0 ? 0 : (iw - shift - 1) / sw + 1));
+    }
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t gi = 0; gi < group_; ++gi) {
+        const T* xg = px + (i * c + gi * cg) * in_size;
+        T* yg = py + (i * m + gi * mg) * out_size;
+        parallel_for(io, chunks, 1, [&](int64_t c0, int64_t c1) {
+          std::unique_ptr<T[]> col(pointwise ? nullptr : new T[static_cast<size_t>(col_rows * rows_per * ow)]);
+          for (int64_t ch = c0; ch < c1; ++ch) {
+            const int64_t r0 = ch * rows_per, r1 = std::min(oh, r0 + rows_per), ncols = (r1 - r0) * ow;
+            const T* cols = xg + r0 * ow;
+            int64_t ldb = out_size;
+            if (!pointwise) {
+              for (int64_t ci = 0; ci < cg; ++ci)
+                for (int64_t a = 0; a < kh; ++a)
+                  for (int64_t b = 0; b < kw; ++b) {
+                    T* dstk = col.get() + ((ci * kh + a) * kw + b) * ncols;
+                    const int64_t shift = b * dw - pwd, l = lo[static_cast<size_t>(b)], h = hi[static_cast<size_t>(b)];
+                    for (int64_t r = r0; r < r1; ++r) {
+                      T* dst = dstk + (r - r0) * ow;
+                      const int64_t row = r * sh - ph + a * dh;
+                      if (row < 0 || row >= ih) {
+                        std::fill(dst, dst + ow, T(0));
+                        continue;
+                      }
+                      const T* src = xg + ci * in_size + row * iw;
+                      std::fill(dst, dst + l, T(0));
+                      if (sw == 1) std::copy(src + l + shift, src + h + shift, dst + l);
+                      else for (int64_t j = l; j < h; ++j) dst[j] = src[j * sw + shift];
+                      std::fill(dst + h, dst + ow, T(0));
+                    }
+                  }
+              cols = col.get();
+              ldb = ncols;
+            }
+            nn::gemm<T>(node_, false, false, mg, ncols, col_rows, T(1), pw + gi * mg * col_rows, col_rows, cols, ldb,
+                        T(0), yg + r0 * ow, out_size);
+            for (int64_t o = 0; o < mg; ++o) {
+              T* row = yg + o * out_size + r0 * ow;
+              if (pb) {
+                const T bias = pb[gi * mg + o];
+                for (int64_t j = 0; j < ncols; ++j) row[j] += bias;
+              }
+              if (pz) {
+                const T* zr = pz + (i * m + gi * mg + o) * out_size + r0 * ow;
+                for (int64_t j = 0; j < ncols; ++j) row[j] += zr[j];
+              }
+              apply_activations(acts_, row, ncols);
+            }
+          }
+        });
+      }
   }
 
   // Depthwise 2-D (one input channel per group): per output row, every kernel tap is one

@@ -220,3 +220,18 @@ def build(api):
     x, w = rand(1, 3, 11, 10), rand(4, 3, 3, 3)
     case("conv_s2_pad_im2col", [node("Conv", ["x", "w"], ["y"], strides=[2, 2], pads=[1, 1, 1, 1])], {"x": x},
          {"y": conv_ref(np, x, w, strides=[2, 2], pads=[1, 1, 1, 1]).astype(f32)}, initializers={"w": w}, tol=tol)
+
+    # Products large enough to be split by columns over the thread pool (backend_cases_test also
+    # runs every row on a 3-thread pool): MatMul, Gemm with transposed B and a bias, batched MatMul
+    a, bm = rand(64, 96), rand(96, 80)
+    case("pool_gemm_matmul", [node("MatMul", ["a", "b"], ["y"])], {"a": a, "b": bm},
+         {"y": (a.astype(np.float64) @ bm).astype(f32)}, tol=tol)
+    bt, cb = rand(80, 96), rand(80)
+    case("pool_gemm_gemm_transb_bias", [node("Gemm", ["a", "b", "c"], ["y"], transB=1, alpha=0.5, beta=2.0)],
+         {"a": a, "b": bt, "c": cb}, {"y": (0.5 * (a.astype(np.float64) @ bt.T) + 2.0 * cb).astype(f32)}, tol=tol)
+    a1 = rand(1, 96)
+    case("pool_gemm_gemv_row", [node("MatMul", ["a", "b"], ["y"])], {"a": a1, "b": bm},
+         {"y": (a1.astype(np.float64) @ bm).astype(f32)}, tol=tol)
+    ab, bb3 = rand(2, 40, 48), rand(2, 48, 70)
+    case("pool_gemm_batched", [node("MatMul", ["a", "b"], ["y"])], {"a": ab, "b": bb3},
+         {"y": (ab.astype(np.float64) @ bb3).astype(f32)}, tol=tol)
