@@ -295,10 +295,11 @@ class ConvKernel : public Kernel {
               std::fill(dst, dst + wp, T(0));
               continue;
             }
-            for (int64_t j = 0; j < wp; ++j) {
-              const int64_t col = j - pwd;
-              dst[j] = col >= 0 && col < iw ? x[row * iw + col] : T(0);
-            }
+            // Columns [pwd, pwd + iw) hold the input row (clipped to the buffer), the rest zeros.
+            const int64_t l = std::min(wp, pwd), h = std::min(wp, pwd + iw);
+            std::fill(dst, dst + l, T(0));
+            std::copy(x + row * iw, x + row * iw + (h - l), dst + l);
+            std::fill(dst + h, dst + wp, T(0));
           }
           const T* wk = pw + o * kh * kw;
           std::fill(acc.begin(), acc.end(), T(0));
@@ -326,15 +327,24 @@ class ConvKernel : public Kernel {
         for (int64_t plane = begin; plane < end; ++plane) {
           const int64_t i = plane / m, o = plane % m;
           const T* x = px + (i * c + o / mg) * ih * iw;
-          for (int64_t q = 0; q < s; ++q)
+          for (int64_t q = 0; q < s; ++q) {
+            // Phase q, entry j: input column j * s + q - pwd, inside the row for j in [jl, jh).
+            const int64_t off = q - pwd;
+            const int64_t jl = std::min(qw, off >= 0 ? 0 : (-off + s - 1) / s);
+            const int64_t jh = std::max(jl, std::min(qw, iw - off <= 0 ? 0 : (iw - off - 1) / s + 1));
             for (int64_t r = 0; r < hp; ++r) {
               T* dst = phases.data() + (q * hp + r) * qw;
               const int64_t row = r - ph;
-              for (int64_t j = 0; j < qw; ++j) {
-                const int64_t col = j * s + q - pwd;
-                dst[j] = row >= 0 && row < ih && col >= 0 && col < iw ? x[row * iw + col] : T(0);
+              if (row < 0 || row >= ih) {
+                std::fill(dst, dst + qw, T(0));
+                continue;
               }
+              const T* src = x + row * iw;
+              std::fill(dst, dst + jl, T(0));
+              for (int64_t j = jl; j < jh; ++j) dst[j] = src[j * s + off];
+              std::fill(dst + jh, dst + qw, T(0));
             }
+          }
           const T* wk = pw + o * kh * kw;
           const T bias = pb ? pb[o] : T(0);
           T* y = py + plane * oh * ow;
