@@ -121,19 +121,21 @@ def build(api):
          {"x": xh}, {"y": hswish(-np.maximum(xh.astype(np.float64), 0)).astype(f32)}, initializers=consts, tol=tol)
 
     # RMS normalisation as torch writes it: x * 1/sqrt(mean(x^2) + eps) * w
-    for name, shape, with_w in (("rms_norm", (2, 3, 16), True), ("rms_norm_no_weight", (5, 8), False)):
+    for name, shape, with_w, ax in (("rms_norm", (2, 3, 16), True, -1), ("rms_norm_no_weight", (5, 8), False, -1),
+                                    ("rms_norm_positive_axis", (1, 2, 12), True, 2),
+                                    ("rms_norm_middle_axis", (2, 5, 3), True, 1)):
         x = rand(*shape, low=-2, high=2)
         w = rand(shape[-1])
         nodes = [node("Pow", ["x", "two"], ["p"]), node("ReduceMean", ["p", "axes"], ["rm"], keepdims=1),
                  node("Add", ["rm", "eps"], ["ad"]), node("Sqrt", ["ad"], ["sq"]), node("Reciprocal", ["sq"], ["rc"]),
                  node("Mul", ["x", "rc"], ["nm" if with_w else "y"])]
         x64 = x.astype(np.float64)
-        y = x64 / np.sqrt((x64 ** 2).mean(-1, keepdims=True) + 1e-6)
+        y = x64 / np.sqrt((x64 ** 2).mean(ax, keepdims=True) + 1e-6)
         if with_w:
             nodes.append(node("Mul", ["nm", "w"], ["y"]))
             y = y * w
         case(f"fusion_{name}", nodes, {"x": x}, {"y": y.astype(f32)},
-             initializers={"two": scalar(2), "axes": np.array([-1], np.int64), "eps": scalar(1e-6), "w": w}, tol=tol)
+             initializers={"two": scalar(2), "axes": np.array([ax], np.int64), "eps": scalar(1e-6), "w": w}, tol=tol)
 
     # Not fused: the Conv output is also a graph output / the Gemm output has a second reader
     x, w = rand(1, 2, 5, 5), rand(3, 2, 3, 3)
