@@ -200,9 +200,15 @@ class ConvKernel : public Kernel {
     const int64_t dh = g.dilation[0], dw = g.dilation[1], in_size = ih * iw, out_size = oh * ow, mg = m / group_;
     const int64_t col_rows = cg * kh * kw;
     const int64_t threads = io.pool ? io.pool->size() : 1;
+    // Rows per chunk: a column buffer of about 256 KiB, but at least 128 columns (a narrower GEMM
+    // spends its time packing the weights again), and enough chunks for every thread when possible.
     int64_t rows_per = std::max<int64_t>(1, (int64_t{256} << 10) / static_cast<int64_t>(sizeof(T)) / std::max<int64_t>(1, col_rows * ow));
-    rows_per = std::min(rows_per, (oh + threads - 1) / threads);
+    rows_per = std::max(rows_per, (int64_t{128} + ow - 1) / ow);
+    rows_per = std::min({rows_per, (oh + threads - 1) / threads, oh});
+    if (threads > 1 && rows_per * ow < 128) rows_per = oh;  // small planes: split output channels instead
     const int64_t chunks = (oh + rows_per - 1) / rows_per;
+    // Fewer chunks than threads: each chunk's GEMM is split by output channels over the pool.
+    const int64_t m_blocks = chunks < threads ? std::min<int64_t>(threads, mg) : 1;
     std::vector<int64_t> lo(static_cast<size_t>(kw)), hi(static_cast<size_t>(kw));
     for (int64_t b = 0; b < kw; ++b) {  // output columns whose input column is inside the row
       const int64_t shift = b * dw - pwd;
@@ -213,7 +219,7 @@ class ConvKernel : public Kernel {
       for (int64_t gi = 0; gi < group_; ++gi) {
         const T* xg = px + (i * c + gi * cg) * in_size;
         T* yg = py + (i * m + gi * mg) * out_size;
-        parallel_for(io, chunks, 1, [&](int64_t c0, int64_t c1) {
+        auto run_chunks = [&](int64_t c0, int64_t c1) {
           std::unique_ptr<T[]> col(pointwise ? nullptr : new T[static_cast<size_t>(col_rows * rows_per * ow)]);
           for (int64_t ch = c0; ch < c1; ++ch) {
             const int64_t r0 = ch * rows_per, r1 = std::min(oh, r0 + rows_per), ncols = (r1 - r0) * ow;
@@ -242,22 +248,34 @@ class ConvKernel : public Kernel {
               cols = col.get();
               ldb = ncols;
             }
-            nn::gemm<T>(node_, false, false, mg, ncols, col_rows, T(1), pw + gi * mg * col_rows, col_rows, cols, ldb,
-                        T(0), yg + r0 * ow, out_size);
-            for (int64_t o = 0; o < mg; ++o) {
-              T* row = yg + o * out_size + r0 * ow;
-              if (pb) {
-                const T bias = pb[gi * mg + o];
-                for (int64_t j = 0; j < ncols; ++j) row[j] += bias;
+            // Output channels [o0, o1): GEMM then epilogue (bias, added input, activations).
+            auto channels = [&](int64_t o0, int64_t o1) {
+              nn::gemm<T>(node_, false, false, o1 - o0, ncols, col_rows, T(1), pw + (gi * mg + o0) * col_rows, col_rows,
+                          cols, ldb, T(0), yg + o0 * out_size + r0 * ow, out_size);
+              for (int64_t o = o0; o < o1; ++o) {
+                T* row = yg + o * out_size + r0 * ow;
+                if (pb) {
+                  const T bias = pb[gi * mg + o];
+                  for (int64_t j = 0; j < ncols; ++j) row[j] += bias;
+                }
+                if (pz) {
+                  const T* zr = pz + (i * m + gi * mg + o) * out_size + r0 * ow;
+                  for (int64_t j = 0; j < ncols; ++j) row[j] += zr[j];
+                }
+                apply_activations(acts_, row, ncols);
               }
-              if (pz) {
-                const T* zr = pz + (i * m + gi * mg + o) * out_size + r0 * ow;
-                for (int64_t j = 0; j < ncols; ++j) row[j] += zr[j];
-              }
-              apply_activations(acts_, row, ncols);
+            };
+            if (m_blocks > 1) {
+              parallel_for(io, m_blocks, 1, [&](int64_t b0, int64_t b1) {
+                channels(mg * b0 / m_blocks, mg * b1 / m_blocks);
+              });
+            } else {
+              channels(0, mg);
             }
           }
-        });
+        };
+        if (m_blocks > 1) run_chunks(0, chunks);  // the pool is busy inside each chunk
+        else parallel_for(io, chunks, 1, run_chunks);
       }
   }
 
