@@ -110,7 +110,8 @@ class MatMulKernel : public Kernel {
     // A batch at least as large as the pool is spread over it (one product per task); otherwise each
     // product is split by columns over the pool (pool_gemm). BLAS itself runs on one thread.
     const int64_t threads = io.pool ? io.pool->size() : 1;
-    if (threads > 1 && count >= threads) {
+    // (Tiny batches stay on the caller: waking the pool costs more than they do.)
+    if (threads > 1 && count >= threads && count * m * n * k >= (int64_t{1} << 15)) {
       parallel_for(io, count, 1, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) one(i, false);
       });
