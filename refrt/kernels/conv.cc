@@ -341,7 +341,8 @@ class ConvKernel : public Kernel {
       // q, q + s, ...), so that every tap reads a contiguous run of its phase's row.
       const int64_t s = sh, qw = (ow - 1) + ((kw - 1) * dw) / s + 1, hp = (oh - 1) * s + (kh - 1) * dh + 1;
       parallel_for(io, n * m, 1, [&](int64_t begin, int64_t end) {
-        std::vector<T> phases(static_cast<size_t>(s * hp * qw));
+        const int64_t span = (oh - 1) * s * qw + ow;
+        std::vector<T> phases(static_cast<size_t>(s * hp * qw)), acc(static_cast<size_t>(span));
         for (int64_t plane = begin; plane < end; ++plane) {
           const int64_t i = plane / m, o = plane % m;
           const T* x = px + (i * c + o / mg) * ih * iw;
@@ -363,21 +364,26 @@ class ConvKernel : public Kernel {
               std::fill(dst + jh, dst + qw, T(0));
             }
           }
+          // Output (r, j) accumulates at r * s * qw + j: tap (a, b) then reads its phase at a fixed
+          // offset from there, so each tap is one multiply-add over the whole plane (the columns past
+          // each row's ow are computed and dropped).
           const T* wk = pw + o * kh * kw;
+          std::fill(acc.begin(), acc.end(), T(0));
+          for (int64_t a = 0; a < kh; ++a)
+            for (int64_t b = 0; b < kw; ++b) {
+              const int64_t col = b * dw;
+              const T* src = phases.data() + ((col % s) * hp + a * dh) * qw + col / s;
+              const T wv = wk[a * kw + b];
+              T* pa = acc.data();
+              for (int64_t j = 0; j < span; ++j) pa[j] += wv * src[j];
+            }
           const T bias = pb ? pb[o] : T(0);
           T* y = py + plane * oh * ow;
           for (int64_t r = 0; r < oh; ++r) {
             T* dst = y + r * ow;
-            std::fill(dst, dst + ow, T(0));
-            for (int64_t a = 0; a < kh; ++a)
-              for (int64_t b = 0; b < kw; ++b) {
-                const int64_t col = b * dw;
-                const T* src = phases.data() + ((col % s) * hp + r * s + a * dh) * qw + col / s;
-                const T wv = wk[a * kw + b];
-                for (int64_t j = 0; j < ow; ++j) dst[j] += wv * src[j];
-              }
-            if (pb)
-              for (int64_t j = 0; j < ow; ++j) dst[j] += bias;
+            const T* src = acc.data() + r * s * qw;
+            if (pb) for (int64_t j = 0; j < ow; ++j) dst[j] = src[j] + bias;
+            else std::copy(src, src + ow, dst);
           }
           apply_activations(acts_, y, oh * ow);
         }
