@@ -8,6 +8,7 @@
 
 #include "../src/activation.h"
 #include "../src/broadcast.h"
+#include "../src/thread_pool.h"
 #include "im2col.h"
 
 namespace parity::refrt {
@@ -96,6 +97,11 @@ class ConvKernel : public Kernel {
       io.outputs[0] = std::move(y);
       return;
     }
+    if (g.rank() == 2 && cg > 1 && (!z || z_same) && y.numel() > 0) {
+      chunked_2d(io, g, n, c, m, cg, pointwise, px, pw, pb, pz, py);  // epilogue included
+      io.outputs[0] = std::move(y);
+      return;
+    }
     if (cg == 1 && !pointwise) {
       depthwise(io, g, n, c, mg, px, pw, py);
     } else if (y.numel() > 0) {
@@ -181,6 +187,98 @@ class ConvKernel : public Kernel {
     });
   }
 
+  // 2-D conv as GEMMs over chunks of output rows: per chunk, im2col of just those rows (sized to
+  // stay in cache while the GEMM reads it), the group's GEMM into the rows' columns of Y, then the
+  // epilogue (bias, added input, activations) while they are hot. Chunks are independent, so the
+  // session's pool runs them in parallel, each GEMM on one BLAS thread (the session sets BLAS to one
+  // thread: one pool for everything, no oversubscription). 1x1 stride-1 convs skip im2col.
+  template <typename T>
+  void chunked_2d(const KernelIO& io, const WindowGeometry& g, int64_t n, int64_t c, int64_t m, int64_t cg,
+                  bool pointwise, const T* px, const T* pw, const T* pb, const T* pz, T* py) const {
+    const int64_t ih = g.in[0], iw = g.in[1], oh = g.out[0], ow = g.out[1], kh = g.kernel[0], kw = g.kernel[1];
+    const int64_t sh = g.stride[0], sw = g.stride[1], ph = g.pad_begin[0], pwd = g.pad_begin[1];
+    const int64_t dh = g.dilation[0], dw = g.dilation[1], in_size = ih * iw, out_size = oh * ow, mg = m / group_;
+    const int64_t col_rows = cg * kh * kw;
+    const int64_t threads = io.pool ? io.pool->size() : 1;
+    // Rows per chunk: a column buffer of about 256 KiB, but at least 128 columns (a narrower GEMM
+    // spends its time packing the weights again), and enough chunks for every thread when possible.
+    int64_t rows_per = std::max<int64_t>(1, (int64_t{256} << 10) / static_cast<int64_t>(sizeof(T)) / std::max<int64_t>(1, col_rows * ow));
+    rows_per = std::max(rows_per, (int64_t{128} + ow - 1) / ow);
+    rows_per = std::min({rows_per, (oh + threads - 1) / threads, oh});
+    if (threads > 1 && rows_per * ow < 128) rows_per = oh;  // small planes: split output channels instead
+    const int64_t chunks = (oh + rows_per - 1) / rows_per;
+    // Fewer chunks than threads: each chunk's GEMM is split by output channels over the pool.
+    const int64_t m_blocks = chunks < threads ? std::min<int64_t>(threads, mg) : 1;
+    std::vector<int64_t> lo(static_cast<size_t>(kw)), hi(static_cast<size_t>(kw));
+    for (int64_t b = 0; b < kw; ++b) {  // output columns whose input column is inside the row
+      const int64_t shift = b * dw - pwd;
+      lo[static_cast<size_t>(b)] = shift >= 0 ? 0 : std::min(ow, (-shift + sw - 1) / sw);
+      hi[static_cast<size_t>(b)] = std::max(lo[static_cast<size_t>(b)], std::min(ow, iw - shift <= 0 ? 0 : (iw - shift - 1) / sw + 1));
+    }
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t gi = 0; gi < group_; ++gi) {
+        const T* xg = px + (i * c + gi * cg) * in_size;
+        T* yg = py + (i * m + gi * mg) * out_size;
+        auto run_chunks = [&](int64_t c0, int64_t c1) {
+          std::unique_ptr<T[]> col(pointwise ? nullptr : new T[static_cast<size_t>(col_rows * rows_per * ow)]);
+          for (int64_t ch = c0; ch < c1; ++ch) {
+            const int64_t r0 = ch * rows_per, r1 = std::min(oh, r0 + rows_per), ncols = (r1 - r0) * ow;
+            const T* cols = xg + r0 * ow;
+            int64_t ldb = out_size;
+            if (!pointwise) {
+              for (int64_t ci = 0; ci < cg; ++ci)
+                for (int64_t a = 0; a < kh; ++a)
+                  for (int64_t b = 0; b < kw; ++b) {
+                    T* dstk = col.get() + ((ci * kh + a) * kw + b) * ncols;
+                    const int64_t shift = b * dw - pwd, l = lo[static_cast<size_t>(b)], h = hi[static_cast<size_t>(b)];
+                    for (int64_t r = r0; r < r1; ++r) {
+                      T* dst = dstk + (r - r0) * ow;
+                      const int64_t row = r * sh - ph + a * dh;
+                      if (row < 0 || row >= ih) {
+                        std::fill(dst, dst + ow, T(0));
+                        continue;
+                      }
+                      const T* src = xg + ci * in_size + row * iw;
+                      std::fill(dst, dst + l, T(0));
+                      if (sw == 1) std::copy(src + l + shift, src + h + shift, dst + l);
+                      else for (int64_t j = l; j < h; ++j) dst[j] = src[j * sw + shift];
+                      std::fill(dst + h, dst + ow, T(0));
+                    }
+                  }
+              cols = col.get();
+              ldb = ncols;
+            }
+            // Output channels [o0, o1): GEMM then epilogue (bias, added input, activations).
+            auto channels = [&](int64_t o0, int64_t o1) {
+              nn::gemm<T>(node_, false, false, o1 - o0, ncols, col_rows, T(1), pw + (gi * mg + o0) * col_rows, col_rows,
+                          cols, ldb, T(0), yg + o0 * out_size + r0 * ow, out_size);
+              for (int64_t o = o0; o < o1; ++o) {
+                T* row = yg + o * out_size + r0 * ow;
+                if (pb) {
+                  const T bias = pb[gi * mg + o];
+                  for (int64_t j = 0; j < ncols; ++j) row[j] += bias;
+                }
+                if (pz) {
+                  const T* zr = pz + (i * m + gi * mg + o) * out_size + r0 * ow;
+                  for (int64_t j = 0; j < ncols; ++j) row[j] += zr[j];
+                }
+                apply_activations(acts_, row, ncols);
+              }
+            };
+            if (m_blocks > 1) {
+              parallel_for(io, m_blocks, 1, [&](int64_t b0, int64_t b1) {
+                channels(mg * b0 / m_blocks, mg * b1 / m_blocks);
+              });
+            } else {
+              channels(0, mg);
+            }
+          }
+        };
+        if (m_blocks > 1) run_chunks(0, chunks);  // the pool is busy inside each chunk
+        else parallel_for(io, chunks, 1, run_chunks);
+      }
+  }
+
   // Depthwise 2-D (one input channel per group): per output row, every kernel tap is one
   // multiply-add over the row's valid output range, which the compiler vectorises at unit stride.
   // Output planes are independent: parallel over (image, channel).
@@ -215,10 +313,11 @@ class ConvKernel : public Kernel {
               std::fill(dst, dst + wp, T(0));
               continue;
             }
-            for (int64_t j = 0; j < wp; ++j) {
-              const int64_t col = j - pwd;
-              dst[j] = col >= 0 && col < iw ? x[row * iw + col] : T(0);
-            }
+            // Columns [pwd, pwd + iw) hold the input row (clipped to the buffer), the rest zeros.
+            const int64_t l = std::min(wp, pwd), h = std::min(wp, pwd + iw);
+            std::fill(dst, dst + l, T(0));
+            std::copy(x + row * iw, x + row * iw + (h - l), dst + l);
+            std::fill(dst + h, dst + wp, T(0));
           }
           const T* wk = pw + o * kh * kw;
           std::fill(acc.begin(), acc.end(), T(0));
@@ -242,34 +341,49 @@ class ConvKernel : public Kernel {
       // q, q + s, ...), so that every tap reads a contiguous run of its phase's row.
       const int64_t s = sh, qw = (ow - 1) + ((kw - 1) * dw) / s + 1, hp = (oh - 1) * s + (kh - 1) * dh + 1;
       parallel_for(io, n * m, 1, [&](int64_t begin, int64_t end) {
-        std::vector<T> phases(static_cast<size_t>(s * hp * qw));
+        const int64_t span = (oh - 1) * s * qw + ow;
+        std::vector<T> phases(static_cast<size_t>(s * hp * qw)), acc(static_cast<size_t>(span));
         for (int64_t plane = begin; plane < end; ++plane) {
           const int64_t i = plane / m, o = plane % m;
           const T* x = px + (i * c + o / mg) * ih * iw;
-          for (int64_t q = 0; q < s; ++q)
+          for (int64_t q = 0; q < s; ++q) {
+            // Phase q, entry j: input column j * s + q - pwd, inside the row for j in [jl, jh).
+            const int64_t off = q - pwd;
+            const int64_t jl = std::min(qw, off >= 0 ? 0 : (-off + s - 1) / s);
+            const int64_t jh = std::max(jl, std::min(qw, iw - off <= 0 ? 0 : (iw - off - 1) / s + 1));
             for (int64_t r = 0; r < hp; ++r) {
               T* dst = phases.data() + (q * hp + r) * qw;
               const int64_t row = r - ph;
-              for (int64_t j = 0; j < qw; ++j) {
-                const int64_t col = j * s + q - pwd;
-                dst[j] = row >= 0 && row < ih && col >= 0 && col < iw ? x[row * iw + col] : T(0);
+              if (row < 0 || row >= ih) {
+                std::fill(dst, dst + qw, T(0));
+                continue;
               }
+              const T* src = x + row * iw;
+              std::fill(dst, dst + jl, T(0));
+              for (int64_t j = jl; j < jh; ++j) dst[j] = src[j * s + off];
+              std::fill(dst + jh, dst + qw, T(0));
             }
+          }
+          // Output (r, j) accumulates at r * s * qw + j: tap (a, b) then reads its phase at a fixed
+          // offset from there, so each tap is one multiply-add over the whole plane (the columns past
+          // each row's ow are computed and dropped).
           const T* wk = pw + o * kh * kw;
+          std::fill(acc.begin(), acc.end(), T(0));
+          for (int64_t a = 0; a < kh; ++a)
+            for (int64_t b = 0; b < kw; ++b) {
+              const int64_t col = b * dw;
+              const T* src = phases.data() + ((col % s) * hp + a * dh) * qw + col / s;
+              const T wv = wk[a * kw + b];
+              T* pa = acc.data();
+              for (int64_t j = 0; j < span; ++j) pa[j] += wv * src[j];
+            }
           const T bias = pb ? pb[o] : T(0);
           T* y = py + plane * oh * ow;
           for (int64_t r = 0; r < oh; ++r) {
             T* dst = y + r * ow;
-            std::fill(dst, dst + ow, T(0));
-            for (int64_t a = 0; a < kh; ++a)
-              for (int64_t b = 0; b < kw; ++b) {
-                const int64_t col = b * dw;
-                const T* src = phases.data() + ((col % s) * hp + r * s + a * dh) * qw + col / s;
-                const T wv = wk[a * kw + b];
-                for (int64_t j = 0; j < ow; ++j) dst[j] += wv * src[j];
-              }
-            if (pb)
-              for (int64_t j = 0; j < ow; ++j) dst[j] += bias;
+            const T* src = acc.data() + r * s * qw;
+            if (pb) for (int64_t j = 0; j < ow; ++j) dst[j] = src[j] + bias;
+            else std::copy(src, src + ow, dst);
           }
           apply_activations(acts_, y, oh * ow);
         }

@@ -35,33 +35,42 @@ class FusedActivationKernel : public Kernel {
 
 class FusedRMSNormKernel : public Kernel {
  public:
-  explicit FusedRMSNormKernel(const NodeDef& node) : node_(node), epsilon_(node.attr_float("epsilon", 1e-6f)) {}
+  explicit FusedRMSNormKernel(const NodeDef& node)
+      : node_(node), epsilon_(node.attr_float("epsilon", 1e-6f)), axis_(node.attr_int("axis", -1)) {}
   void compute(KernelIO& io) const override {
     nn::run_float(node_, io, io.in(0).dtype(), [&](auto tag, KernelIO& f) {
       using T = decltype(tag);
       const Tensor& x = f.in(0);
       const Tensor* w = f.optional(1);
       if (x.rank() == 0) node_.fail("X must have rank >= 1");
-      const int64_t d = x.dim(x.rank() - 1);
-      if (w && (w->dtype() != x.dtype() || w->numel() != d)) node_.fail("the weight must have the last dim of X");
+      const size_t axis = static_cast<size_t>(normalize_axis(axis_, static_cast<int64_t>(x.rank()), "axis"));
+      // [outer, d, inner] around the normalised axis; the weight (Mul's broadcast) runs along the last dim.
+      int64_t outer = 1, d = x.dim(axis), inner = 1;
+      for (size_t k = 0; k < x.rank(); ++k) {
+        if (k < axis) outer *= x.dim(k);
+        else if (k > axis) inner *= x.dim(k);
+      }
+      const int64_t last = x.dim(x.rank() - 1);
+      if (w && (w->dtype() != x.dtype() || w->numel() != last)) node_.fail("the weight must have the last dim of X");
       Tensor y(x.dtype(), x.shape());
       const T* px = x.data<T>();
       const T* pw = w ? w->data<T>() : nullptr;
       T* py = y.data<T>();
-      const int64_t rows = d == 0 ? 0 : x.numel() / d;
-      parallel_for(f, rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(d, 1)), [&](int64_t begin, int64_t end) {
+      parallel_for(f, outer * inner, std::max<int64_t>(1, 4096 / std::max<int64_t>(d, 1)), [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r) {
-          const T* xr = px + r * d;
-          T* yr = py + r * d;
+          const int64_t base = (r / inner) * d * inner + r % inner;
           double sum = 0;
-          for (int64_t j = 0; j < d; ++j) sum += static_cast<double>(xr[j]) * static_cast<double>(xr[j]);
+          for (int64_t j = 0; j < d; ++j) {
+            const double v = static_cast<double>(px[base + j * inner]);
+            sum += v * v;
+          }
           // As the decomposed graph: mean, + eps, sqrt, reciprocal, each rounded to T.
-          const T mean = static_cast<T>(sum / static_cast<double>(d));
+          const T mean = static_cast<T>(d > 0 ? sum / static_cast<double>(d) : 0.0);
           const T inv = T(1) / static_cast<T>(std::sqrt(mean + static_cast<T>(epsilon_)));
-          if (pw)
-            for (int64_t j = 0; j < d; ++j) yr[j] = (xr[j] * inv) * pw[j];
-          else
-            for (int64_t j = 0; j < d; ++j) yr[j] = xr[j] * inv;
+          for (int64_t j = 0; j < d; ++j) {
+            const int64_t at = base + j * inner;
+            py[at] = pw ? (px[at] * inv) * pw[at % last] : px[at] * inv;
+          }
         }
       });
       f.outputs[0] = std::move(y);
@@ -72,6 +81,7 @@ class FusedRMSNormKernel : public Kernel {
  private:
   NodeDef node_;
   float epsilon_;
+  int64_t axis_;
 };
 
 }  // namespace

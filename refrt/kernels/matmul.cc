@@ -83,7 +83,7 @@ class MatMulKernel : public Kernel {
       std::memset(po, 0, out.nbytes());
       return;
     }
-    auto one = [&](int64_t i) {
+    auto one = [&](int64_t i, bool split) {
       // Batch index i -> matrix offsets in a and b (broadcast dims repeat).
       int64_t rest = i, off_a = 0, off_b = 0, stride_a = 1, stride_b = 1;
       for (int64_t d = static_cast<int64_t>(batch.size()) - 1; d >= 0; --d) {
@@ -102,17 +102,21 @@ class MatMulKernel : public Kernel {
           stride_b *= size;
         }
       }
-      gemm<T>(false, false, m, n, k, T(1), a.data<T>() + off_a * m * k, k, b.data<T>() + off_b * k * n, n, T(0),
-              po + i * m * n, n);
+      const T* pa = a.data<T>() + off_a * m * k;
+      const T* pb = b.data<T>() + off_b * k * n;
+      if (split) pool_gemm<T>(io, false, false, m, n, k, T(1), pa, k, pb, n, T(0), po + i * m * n, n);
+      else gemm<T>(false, false, m, n, k, T(1), pa, k, pb, n, T(0), po + i * m * n, n);
     };
-    // Small matrices (attention heads, per-batch products): BLAS runs them on one thread, so the
-    // batch is spread over the session's pool instead. Large ones keep BLAS's own threading.
-    if (io.pool && m * n * k <= (64 << 10) && count > 1) {
+    // A batch at least as large as the pool is spread over it (one product per task); otherwise each
+    // product is split by columns over the pool (pool_gemm). BLAS itself runs on one thread.
+    const int64_t threads = io.pool ? io.pool->size() : 1;
+    // (Tiny batches stay on the caller: waking the pool costs more than they do.)
+    if (threads > 1 && count >= threads && count * m * n * k >= (int64_t{1} << 15)) {
       parallel_for(io, count, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) one(i);
+        for (int64_t i = begin; i < end; ++i) one(i, false);
       });
     } else {
-      for (int64_t i = 0; i < count; ++i) one(i);
+      for (int64_t i = 0; i < count; ++i) one(i, true);
     }
   }
   NodeDef node_;
@@ -142,10 +146,10 @@ class GemmKernel : public Kernel {
     check_blas_dims(node_, m, n, k);
     Tensor out(a.dtype(), {m, n});
     if (a.dtype() == DType::kFloat32) {
-      run<float>(a, b, c, out, m, k, n);
+      run<float>(io, a, b, c, out, m, k, n);
       rows_epilogue<float>(io, out, nullptr, n, acts_);
     } else if (a.dtype() == DType::kFloat64) {
-      run<double>(a, b, c, out, m, k, n);
+      run<double>(io, a, b, c, out, m, k, n);
       rows_epilogue<double>(io, out, nullptr, n, acts_);
     } else node_.fail("dtype " + dtype_name(a.dtype()) + " is not implemented", ErrorKind::kUnsupported);
     io.outputs[0] = std::move(out);
@@ -157,7 +161,8 @@ class GemmKernel : public Kernel {
 
  private:
   template <typename T>
-  void run(const Tensor& a, const Tensor& b, const Tensor* c, Tensor& out, int64_t m, int64_t k, int64_t n) const {
+  void run(const KernelIO& io, const Tensor& a, const Tensor& b, const Tensor* c, Tensor& out, int64_t m, int64_t k,
+           int64_t n) const {
     T* po = out.data<T>();
     T beta = 0;
     if (c && beta_ != 0.0f) {
@@ -178,8 +183,8 @@ class GemmKernel : public Kernel {
       for (int64_t i = 0; i < m * n; ++i) po[i] *= beta;
       return;
     }
-    gemm<T>(trans_a_, trans_b_, m, n, k, static_cast<T>(alpha_), a.data<T>(), a.dim(1), b.data<T>(), b.dim(1), beta,
-            po, n);
+    pool_gemm<T>(io, trans_a_, trans_b_, m, n, k, static_cast<T>(alpha_), a.data<T>(), a.dim(1), b.data<T>(), b.dim(1),
+                 beta, po, n);
   }
   NodeDef node_;
   float alpha_, beta_;

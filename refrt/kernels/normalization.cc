@@ -57,11 +57,20 @@ std::vector<double> per_channel(const NodeDef& node, const Tensor& t, int64_t c,
 // Mean and 1/sqrt(var + eps) of `n` values (population variance, two-pass in double).
 template <typename T>
 std::pair<double, double> moments(const T* x, int64_t n, double eps) {
-  double sum = 0;
-  for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(x[i]);
+  // Four partial sums per pass: independent adds rather than one latency-bound chain.
+  double part[4] = {0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int k = 0; k < 4; ++k) part[k] += static_cast<double>(x[i + k]);
+  double sum = (part[0] + part[1]) + (part[2] + part[3]);
+  for (; i < n; ++i) sum += static_cast<double>(x[i]);
   const double mean = n > 0 ? sum / static_cast<double>(n) : 0.0;
-  double sq = 0;
-  for (int64_t i = 0; i < n; ++i) sq += (static_cast<double>(x[i]) - mean) * (static_cast<double>(x[i]) - mean);
+  double sqp[4] = {0, 0, 0, 0};
+  i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int k = 0; k < 4; ++k) sqp[k] += (static_cast<double>(x[i + k]) - mean) * (static_cast<double>(x[i + k]) - mean);
+  double sq = (sqp[0] + sqp[1]) + (sqp[2] + sqp[3]);
+  for (; i < n; ++i) sq += (static_cast<double>(x[i]) - mean) * (static_cast<double>(x[i]) - mean);
   const double var = n > 0 ? sq / static_cast<double>(n) : 0.0;
   return {mean, 1.0 / std::sqrt(var + eps)};
 }

@@ -3,10 +3,12 @@
 #pragma once
 #include <cblas.h>
 
+#include <algorithm>
 #include <climits>
 #include <type_traits>
 
 #include "kernel.h"
+#include "thread_pool.h"
 
 namespace parity::refrt {
 
@@ -38,6 +40,24 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a
   else
     cblas_dgemm(CblasRowMajor, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a,
                 static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
+}
+
+// The same GEMM split into column blocks over io's pool, one BLAS thread each (the session runs
+// BLAS single-threaded when it has a pool: one set of threads for every kernel). Small products
+// and runs without a pool make one call.
+template <typename T>
+void pool_gemm(const KernelIO& io, bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
+               const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  const int64_t threads = io.pool ? io.pool->size() : 1;
+  if (threads <= 1 || m * n * k < (int64_t{1} << 16) || n < 32)
+    return gemm<T>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  const int64_t block = ((n + threads - 1) / threads + 15) / 16 * 16;
+  parallel_for(io, (n + block - 1) / block, 1, [&](int64_t j0, int64_t j1) {
+    for (int64_t j = j0; j < j1; ++j) {
+      const int64_t c0 = j * block, nc = std::min(n, c0 + block) - c0;
+      gemm<T>(ta, tb, m, nc, k, alpha, a, lda, tb ? b + c0 * ldb : b + c0, ldb, beta, c + c0, ldc);
+    }
+  });
 }
 
 }  // namespace parity::refrt

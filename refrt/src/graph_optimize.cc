@@ -507,7 +507,7 @@ bool fuse_elementwise(GraphDef& g) {
   return any;
 }
 
-// x * Reciprocal(Sqrt(ReduceMean(Pow(x, 2) | Mul(x, x), last axis, keepdims) + eps)) [* w]
+// x * Reciprocal(Sqrt(ReduceMean(Pow(x, 2), one axis, keepdims) + eps)) [* w]
 bool fuse_rms_norm(GraphDef& g) {
   GraphIndex ix(g);
   std::vector<bool> dead(g.nodes.size(), false);
@@ -531,7 +531,7 @@ bool fuse_rms_norm(GraphDef& g) {
     } else {
       axes = rm->attr_ints("axes");
     }
-    if (axes.size() != 1 || axes[0] != -1) continue;
+    if (axes.size() != 1) continue;  // one axis (the kernel checks it against the rank at run time)
     const NodeDef* add = sole_reader(g, ix, rm->outputs[0], &ia);
     auto eps = add && is_op(*add, "Add") ? other_scalar(ix, *add, rm->outputs[0]) : std::nullopt;
     if (!eps) continue;
@@ -553,6 +553,8 @@ bool fuse_rms_norm(GraphDef& g) {
     n.outputs = {mul->outputs[0]};
     n.attributes["epsilon"].type = Attribute::Type::kFloat;
     n.attributes["epsilon"].f = *eps;
+    n.attributes["axis"].type = Attribute::Type::kInt;
+    n.attributes["axis"].i = axes[0];
     std::vector<size_t> parts{i, ir, ia, is, ic, im};
     // An elementwise weight right after: y * w with w a constant vector over the last axis.
     size_t iw = 0;

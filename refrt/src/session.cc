@@ -134,7 +134,7 @@ std::unique_ptr<Session> Session::load_bytes(const std::string& bytes, const std
                 ErrorKind::kUsage);
   if (options.threads > 0) {
     impl->pool = std::make_unique<ThreadPool>(options.threads);
-    set_blas_threads(options.threads);
+    set_blas_threads(1);  // the pool runs the parallel work, GEMMs included (pool_gemm, chunked conv)
   }
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }

@@ -2,8 +2,9 @@
 //
 // parallel_for splits [0, n) into at most size() contiguous chunks of at least `grain` items; the
 // calling thread runs one chunk itself, so a pool of size 1 has no worker threads at all. Several
-// runs of one Session may call parallel_for at the same time. BLAS keeps its own threads:
-// kernels that call GEMM do not call it from inside parallel_for.
+// runs of one Session may call parallel_for at the same time. A session with a pool runs BLAS on
+// one thread, and the GEMM kernels split their products over the pool (gemm.h's pool_gemm, Conv's
+// row chunks): one set of threads for all the work, never BLAS threads competing with the pool's.
 #pragma once
 #include <condition_variable>
 #include <cstdint>

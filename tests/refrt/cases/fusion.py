@@ -121,19 +121,21 @@ def build(api):
          {"x": xh}, {"y": hswish(-np.maximum(xh.astype(np.float64), 0)).astype(f32)}, initializers=consts, tol=tol)
 
     # RMS normalisation as torch writes it: x * 1/sqrt(mean(x^2) + eps) * w
-    for name, shape, with_w in (("rms_norm", (2, 3, 16), True), ("rms_norm_no_weight", (5, 8), False)):
+    for name, shape, with_w, ax in (("rms_norm", (2, 3, 16), True, -1), ("rms_norm_no_weight", (5, 8), False, -1),
+                                    ("rms_norm_positive_axis", (1, 2, 12), True, 2),
+                                    ("rms_norm_middle_axis", (2, 5, 3), True, 1)):
         x = rand(*shape, low=-2, high=2)
         w = rand(shape[-1])
         nodes = [node("Pow", ["x", "two"], ["p"]), node("ReduceMean", ["p", "axes"], ["rm"], keepdims=1),
                  node("Add", ["rm", "eps"], ["ad"]), node("Sqrt", ["ad"], ["sq"]), node("Reciprocal", ["sq"], ["rc"]),
                  node("Mul", ["x", "rc"], ["nm" if with_w else "y"])]
         x64 = x.astype(np.float64)
-        y = x64 / np.sqrt((x64 ** 2).mean(-1, keepdims=True) + 1e-6)
+        y = x64 / np.sqrt((x64 ** 2).mean(ax, keepdims=True) + 1e-6)
         if with_w:
             nodes.append(node("Mul", ["nm", "w"], ["y"]))
             y = y * w
         case(f"fusion_{name}", nodes, {"x": x}, {"y": y.astype(f32)},
-             initializers={"two": scalar(2), "axes": np.array([-1], np.int64), "eps": scalar(1e-6), "w": w}, tol=tol)
+             initializers={"two": scalar(2), "axes": np.array([ax], np.int64), "eps": scalar(1e-6), "w": w}, tol=tol)
 
     # Not fused: the Conv output is also a graph output / the Gemm output has a second reader
     x, w = rand(1, 2, 5, 5), rand(3, 2, 3, 3)
@@ -220,3 +222,18 @@ def build(api):
     x, w = rand(1, 3, 11, 10), rand(4, 3, 3, 3)
     case("conv_s2_pad_im2col", [node("Conv", ["x", "w"], ["y"], strides=[2, 2], pads=[1, 1, 1, 1])], {"x": x},
          {"y": conv_ref(np, x, w, strides=[2, 2], pads=[1, 1, 1, 1]).astype(f32)}, initializers={"w": w}, tol=tol)
+
+    # Products large enough to be split by columns over the thread pool (backend_cases_test also
+    # runs every row on a 3-thread pool): MatMul, Gemm with transposed B and a bias, batched MatMul
+    a, bm = rand(64, 96), rand(96, 80)
+    case("pool_gemm_matmul", [node("MatMul", ["a", "b"], ["y"])], {"a": a, "b": bm},
+         {"y": (a.astype(np.float64) @ bm).astype(f32)}, tol=tol)
+    bt, cb = rand(80, 96), rand(80)
+    case("pool_gemm_gemm_transb_bias", [node("Gemm", ["a", "b", "c"], ["y"], transB=1, alpha=0.5, beta=2.0)],
+         {"a": a, "b": bt, "c": cb}, {"y": (0.5 * (a.astype(np.float64) @ bt.T) + 2.0 * cb).astype(f32)}, tol=tol)
+    a1 = rand(1, 96)
+    case("pool_gemm_gemv_row", [node("MatMul", ["a", "b"], ["y"])], {"a": a1, "b": bm},
+         {"y": (a1.astype(np.float64) @ bm).astype(f32)}, tol=tol)
+    ab, bb3 = rand(2, 40, 48), rand(2, 48, 70)
+    case("pool_gemm_batched", [node("MatMul", ["a", "b"], ["y"])], {"a": ab, "b": bb3},
+         {"y": (ab.astype(np.float64) @ bb3).astype(f32)}, tol=tol)

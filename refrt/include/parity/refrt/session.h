@@ -24,8 +24,8 @@ struct ValueInfo {
 };
 
 struct SessionOptions {
-  // Intra-op threads: T >= 1 gives the session a pool of T threads (the caller's included) and sets
-  // OpenBLAS's thread count to T (a process-wide setting). 0 = no pool, BLAS as configured.
+  // Intra-op threads: T >= 1 gives the session a pool of T threads (the caller's included) that also
+  // runs the GEMMs, and sets OpenBLAS to one thread (a process-wide setting). 0 = no pool, BLAS as configured.
   int threads = 0;
   // Nodes computing only from initializers run once at load and become initializers (not profiled).
   bool fold_constants = true;
