@@ -2,6 +2,7 @@
 
     python -m scenarios.capture --out DIR [--filter REGEX] [--modes strict,nonstrict] [--force] [--jobs N]
                                 [--decompose-unsupported [--parity BUILD/parity]]
+                                [--scenarios FILE_OR_DIR[:NAME]]... [--with-builtin] [--shard K/N]
 
 Per case and mode, DIR/<case>/<mode>/ receives model.pt2 (torch.export.save, with the user's Dim names
 in extra/parity_dims.json), test_data_set_<k>/input_<i>.pb and output_<i>.pb (eager outputs, bare

@@ -49,7 +49,6 @@ def _import(file: Path):
     spec = importlib.util.spec_from_file_location(name, file)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    registry.all_cases()  # the built-in cases register now, never while a suite file loads
     saved = dict(registry._CASES)
     registry._CASES.clear()  # a suite may reuse a built-in case's name; it runs instead of it
     sys.path.insert(0, str(key.parent))
@@ -63,6 +62,12 @@ def _import(file: Path):
         registered = dict(registry._CASES)
         registry._CASES.clear()
         registry._CASES.update(saved)
+        # Built-in cases are imported only when asked for (the model zoo is slow to import); a suite that
+        # imports them itself hands them back to the built-in registry.
+        builtin_dir = Path(registry.__file__).resolve().parent / "cases"
+        for n, c in list(registered.items()):
+            if Path(c.source_file() or file).resolve().is_relative_to(builtin_dir):
+                registry._CASES[n] = registered.pop(n)
     _LOADED[key] = module, registered
     return _LOADED[key]
 
