@@ -6,6 +6,27 @@
 #include "../src/translate.h"
 
 namespace parity::exporter {
+
+// query @ key^T * scale (the `scale` argument, else 1/sqrt(head dim)): the scores of an unfused attention.
+std::string attention_scores(TranslateContext& ctx, DType t) {
+  const std::string q = ctx.tensor("query"), k = ctx.tensor("key");
+  const int64_t rank = ctx.rank("key");
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < rank - 2; ++i) perm.push_back(i);
+  perm.push_back(rank - 1);
+  perm.push_back(rank - 2);
+  auto* kt = ctx.emit("Transpose", {k}, {ctx.temp("key_t")});
+  set_attr(kt, "perm", perm);
+  std::string scale;
+  if (ctx.has("scale")) {
+    scale = ctx.value("scale", t);
+  } else {
+    const std::string e = ctx.cast_if_needed(element(ctx, shape_of(ctx, q), ctx.rank("query") - 1), DType::kInt64, t);
+    scale = ctx.emit1("Reciprocal", {ctx.emit1("Sqrt", {e})}, "scale");
+  }
+  return ctx.emit1("Mul", {ctx.emit1("MatMul", {q, kt->output(0)}), scale}, "scores");
+}
+
 namespace {
 
 // An int list argument repeated to `n` spatial dims (torch accepts one value for all).
@@ -445,22 +466,8 @@ void sdpa(TranslateContext& ctx) {
     return sdpa_as_attention(ctx, t);
   if (ctx.bool_arg("enable_gqa", false))
     ctx.fail("scaled_dot_product_attention with enable_gqa needs opset 23 (Attention) and 4-D inputs");
-  const std::string q = ctx.tensor("query"), k = ctx.tensor("key"), v = ctx.tensor("value");
-  const int64_t rank = ctx.rank("key");
-  std::vector<int64_t> perm;
-  for (int64_t i = 0; i < rank - 2; ++i) perm.push_back(i);
-  perm.push_back(rank - 1);
-  perm.push_back(rank - 2);
-  auto* kt = ctx.emit("Transpose", {k}, {ctx.temp("key_t")});
-  set_attr(kt, "perm", perm);
-  std::string scale;
-  if (ctx.has("scale")) {
-    scale = ctx.value("scale", t);
-  } else {
-    const std::string e = ctx.cast_if_needed(element(ctx, shape_of(ctx, q), ctx.rank("query") - 1), DType::kInt64, t);
-    scale = ctx.emit1("Reciprocal", {ctx.emit1("Sqrt", {e})}, "scale");
-  }
-  std::string scores = ctx.emit1("Mul", {ctx.emit1("MatMul", {q, kt->output(0)}), scale}, "scores");
+  const std::string v = ctx.tensor("value");
+  std::string scores = attention_scores(ctx, t);
   const std::string minus_inf = ctx.constant(-std::numeric_limits<double>::infinity(), t);
   if (ctx.bool_arg("is_causal", false)) {
     const std::string sq = shape_of(ctx, scores);

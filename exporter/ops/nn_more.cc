@@ -202,22 +202,8 @@ void max_pool1d_with_indices(TranslateContext& ctx) {
 void sdpa_flash_cpu(TranslateContext& ctx) {
   const DType t = ctx.output_meta().dtype;
   if (ctx.float_arg("dropout_p", 0.0) != 0.0) ctx.fail("attention with dropout_p > 0 is not supported");
-  const std::string q = ctx.tensor("query"), k = ctx.tensor("key"), v = ctx.tensor("value");
-  const int64_t rank = ctx.rank("key");
-  std::vector<int64_t> perm;
-  for (int64_t i = 0; i < rank - 2; ++i) perm.push_back(i);
-  perm.push_back(rank - 1);
-  perm.push_back(rank - 2);
-  auto* kt = ctx.emit("Transpose", {k}, {ctx.temp("key_t")});
-  set_attr(kt, "perm", perm);
-  std::string scale;
-  if (ctx.has("scale")) {
-    scale = ctx.value("scale", t);
-  } else {
-    const std::string e = ctx.cast_if_needed(element(ctx, shape_of(ctx, q), ctx.rank("query") - 1), DType::kInt64, t);
-    scale = ctx.emit1("Reciprocal", {ctx.emit1("Sqrt", {e})}, "scale");
-  }
-  std::string scores = ctx.emit1("Mul", {ctx.emit1("MatMul", {q, kt->output(0)}), scale}, "scores");
+  const std::string v = ctx.tensor("value");
+  std::string scores = attention_scores(ctx, t);
   const std::string minus_inf = ctx.constant(-std::numeric_limits<double>::infinity(), t);
   if (ctx.bool_arg("is_causal", false)) {
     const std::string ls = ctx.emit1("Slice", {shape_of(ctx, scores), ctx.graph.constant_i64({-2}), ctx.graph.constant_i64({kEnd})});

@@ -109,6 +109,8 @@ std::string element(TranslateContext& ctx, const std::string& v, int64_t i);
 std::string unsqueeze0(TranslateContext& ctx, const std::string& scalar);  // rank 0 -> [1]
 // torch's type promotion of two operands (tensors win over scalars of the same kind).
 DType promote(TranslateContext& ctx, const std::string& a, const std::string& b);
+// query @ key^T * scale (`scale` argument or 1/sqrt(head dim)) for the unfused attention translations.
+std::string attention_scores(TranslateContext& ctx, DType t);
 onnx::NodeProto* emit_reduce(TranslateContext& ctx, const std::string& op, const std::string& x,
                              const std::vector<int64_t>& axes, bool keepdims, const std::string& out);
 
