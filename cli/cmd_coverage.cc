@@ -101,7 +101,7 @@ int program_coverage(const Args& args, const std::string& path) {
     for (const auto& node : graph.nodes) {
       ++counts[exporter::registry_key(node.target)];
       for (const auto& in : node.inputs)
-        if (in.arg.kind == "as_graph" && in.arg.value.contains("graph")) pending.push_back(pt2::parse_graph(in.arg.value["graph"]));
+        if (in.arg.is(pt2::ArgKind::as_graph)) pending.push_back(in.arg.subgraph());
     }
   }
   for (const auto& [key, count] : counts) {

@@ -14,17 +14,17 @@ using Values = std::map<std::string, std::string>;
 
 const pt2::Graph& subgraph_of(TranslateContext& ctx, size_t i, pt2::Graph& storage) {
   const pt2::Argument& a = ctx.positional(i);
-  if (a.kind != "as_graph" || !a.value.contains("graph")) ctx.fail("argument #" + std::to_string(i) + " is not a subgraph");
-  storage = pt2::parse_graph(a.value.at("graph"));
+  if (!a.is(pt2::ArgKind::as_graph)) ctx.fail("argument #" + std::to_string(i) + " is not a subgraph");
+  storage = a.subgraph();
   return storage;
 }
 
 std::vector<std::string> outer_tensors(TranslateContext& ctx, size_t i) {
   const pt2::Argument& a = ctx.positional(i);
   std::vector<std::string> out;
-  if (a.kind != "as_tensors") ctx.fail("argument #" + std::to_string(i) + " is not a tensor list: " + a.describe());
+  if (!a.is(pt2::ArgKind::as_tensors)) ctx.fail("argument #" + std::to_string(i) + " is not a tensor list: " + a.describe());
   for (const auto& fx : a.tensor_names()) {
-    pt2::Argument t{"as_tensor", {{"name", fx}}};
+    const pt2::Argument t = pt2::Argument::tensor(fx);
     out.push_back(ctx.value(t, ctx.dtype_of(t)));
   }
   return out;
@@ -37,7 +37,7 @@ std::vector<std::string> translate_graph(TranslateContext& outer, const pt2::Gra
   translate_nodes(outer.program, graph, builder, outer.opset, values);
   std::vector<std::string> outs;
   for (const auto& o : graph.outputs) {
-    if (!o.is_tensor()) outer.fail("a subgraph output of kind " + o.kind + " is not supported");
+    if (!o.is_tensor()) outer.fail("a subgraph output of kind " + std::string(o.kind_name()) + " is not supported");
     auto found = values.find(o.tensor_name());
     if (found == values.end()) outer.fail("subgraph output '" + o.tensor_name() + "' is never produced");
     outs.push_back(found->second);

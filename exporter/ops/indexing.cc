@@ -91,7 +91,7 @@ AdvancedIndex advanced_index(TranslateContext& ctx) {
       continue;
     }
     const auto& meta = ctx.fx_graph.meta(*e, ctx.node.name);
-    const pt2::Argument ref{"as_tensor", {{"name", *e}}};
+    const pt2::Argument ref = pt2::Argument::tensor(*e);
     if (meta.dtype == DType::kBool || meta.dtype == DType::kUInt8) {
       // A k-dim mask covers k axes: its nonzero coordinates, one int64 row per axis.
       const std::string nz = ctx.emit1("NonZero", {ctx.value(ref, DType::kBool)});

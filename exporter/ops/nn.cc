@@ -62,10 +62,10 @@ void convolution(TranslateContext& ctx) {
   set_attr(node, "dilations", per_dim(ctx, "dilation", n, 1));
   set_attr(node, "group", ctx.int_arg("groups", 1));
   const pt2::Argument* padding = ctx.arg("padding");
-  if (padding && padding->kind == "as_string") {
+  if (padding && padding->is(pt2::ArgKind::as_string)) {
     // "same": total padding dilation*(k-1), the odd pixel at the end (explicit pads: ORT rejects
     // auto_pad SAME with dilations).
-    const bool same = padding->value.get<std::string>() == "same";
+    const bool same = padding->as_string() == "same";
     const auto dilation = per_dim(ctx, "dilation", n, 1);
     const auto& w = ctx.input_meta("weight").sizes;
     std::vector<int64_t> pads(2 * n, 0);
@@ -332,7 +332,7 @@ void resize(TranslateContext& ctx, const std::string& mode, const std::string& c
     inputs.push_back(sizes->output(0));
   } else {
     const pt2::Argument& sf = ctx.required("scale_factors");
-    std::vector<double> factors = sf.value.get<std::vector<double>>();
+    std::vector<double> factors = sf.as_floats();
     Tensor scales(DType::kFloat32, {static_cast<int64_t>(factors.size() + 2)});
     scales.data<float>()[0] = scales.data<float>()[1] = 1.0f;
     for (size_t i = 0; i < factors.size(); ++i) scales.data<float>()[i + 2] = static_cast<float>(factors[i]);

@@ -118,7 +118,7 @@ void upsample(TranslateContext& ctx, const std::string& mode) {
   const int64_t n = rank - 2;
   std::vector<double> scales;
   if (vec && ctx.has("scale_factors")) {
-    scales = ctx.required("scale_factors").value.get<std::vector<double>>();
+    scales = ctx.required("scale_factors").as_floats();
   } else if (!vec) {
     const char* names[3][3] = {{"scales", "", ""}, {"scales_h", "scales_w", ""}, {"scales_d", "scales_h", "scales_w"}};
     for (int64_t i = 0; i < n; ++i)

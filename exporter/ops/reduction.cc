@@ -10,7 +10,7 @@ std::vector<int64_t> reduce_axes(TranslateContext& ctx, const std::string& tenso
   std::vector<int64_t> axes;
   const pt2::Argument* a = ctx.arg(name);
   if (!a || a->is_none()) return axes;
-  if (a->kind == "as_int") axes = {a->as_int()};
+  if (a->is(pt2::ArgKind::as_int)) axes = {a->as_int()};
   else axes = ctx.ints_arg(name);
   for (auto& d : axes) d = ctx.normalized_dim(d, rank);
   return axes;

@@ -32,7 +32,7 @@ void slice(TranslateContext& ctx) {
   const pt2::Argument* end = ctx.arg("end");
   auto bound = [&](const pt2::Argument* a, const std::string& name, int64_t fallback) {
     if (!a || a->is_none()) return ctx.graph.constant_i64({fallback});
-    if (a->kind == "as_int") return ctx.graph.constant_i64({a->as_int()});
+    if (a->is(pt2::ArgKind::as_int)) return ctx.graph.constant_i64({a->as_int()});
     const std::string scalar = ctx.int_value(name);
     return ctx.emit1("Unsqueeze", {scalar, ctx.graph.constant_i64({0})}, name);
   };
@@ -114,7 +114,7 @@ void squeeze(TranslateContext& ctx) {
   }
   std::vector<int64_t> axes;
   const pt2::Argument* dim_arg = ctx.arg("dim");
-  std::vector<int64_t> dims = dim_arg && dim_arg->kind == "as_int" ? std::vector<int64_t>{dim_arg->as_int()}
+  std::vector<int64_t> dims = dim_arg && dim_arg->is(pt2::ArgKind::as_int) ? std::vector<int64_t>{dim_arg->as_int()}
                                                                       : ctx.ints_arg(dim_arg ? "dim" : "dims");
   for (auto d : dims) {
     d = normalized_dim(ctx, d, static_cast<int64_t>(in.sizes.size()));
@@ -136,7 +136,7 @@ void squeeze_all(TranslateContext& ctx) {
 void expand(TranslateContext& ctx) {
   const pt2::Argument& size = ctx.required("size");
   std::string shape;
-  if (size.kind == "as_ints") {
+  if (size.is(pt2::ArgKind::as_ints)) {
     auto v = size.as_ints();
     for (auto& d : v) d = d == -1 ? 1 : d;
     shape = ctx.graph.constant_i64(v);
@@ -152,7 +152,7 @@ void repeat(TranslateContext& ctx) {
   std::string x = ctx.tensor("self");
   const int64_t rank = rank_of(ctx, "self");
   const pt2::Argument& reps = ctx.required("repeats");
-  const int64_t n = static_cast<int64_t>(reps.value.size());
+  const int64_t n = static_cast<int64_t>(reps.list_length());
   if (n > rank) {
     std::vector<int64_t> axes;
     for (int64_t i = 0; i < n - rank; ++i) axes.push_back(i);

@@ -64,7 +64,7 @@ void narrow(TranslateContext& ctx) {
 void tile(TranslateContext& ctx) {
   const int64_t rank = ctx.rank("self");
   const pt2::Argument& d = ctx.required("dims");
-  const int64_t n = static_cast<int64_t>(d.value.size());
+  const int64_t n = static_cast<int64_t>(d.list_length());
   std::string x = ctx.tensor("self");
   std::string reps = ctx.int_list_value("dims");
   if (n < rank) reps = concat0(ctx, {ctx.graph.constant_i64(std::vector<int64_t>(static_cast<size_t>(rank - n), 1)), reps});

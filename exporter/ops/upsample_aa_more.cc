@@ -68,7 +68,7 @@ void upsample_aa(TranslateContext& ctx, bool cubic) {
   }
   // An explicit scale factor s maps coordinates by 1 / s; otherwise in / out.
   std::vector<double> given;
-  if (vec && ctx.has("scale_factors")) given = ctx.required("scale_factors").value.get<std::vector<double>>();
+  if (vec && ctx.has("scale_factors")) given = ctx.required("scale_factors").as_floats();
   if (!vec && ctx.has("scales_h") && ctx.has("scales_w")) given = {ctx.float_arg("scales_h", 1.0), ctx.float_arg("scales_w", 1.0)};
   std::string y = ctx.cast_if_needed(ctx.tensor(name), in.dtype, DType::kFloat32);
   for (int axis = 1; axis >= 0; --axis) {  // width first, as torch's kernel

@@ -58,19 +58,15 @@ std::string py_list(const std::vector<std::string>& items) {
   return out + "]";
 }
 
-std::string short_target(const std::string& target) {
-  const std::string prefix = "torch.ops.";
-  return target.rfind(prefix, 0) == 0 ? target.substr(prefix.size()) : target;
-}
 
 std::vector<std::pair<std::string, std::string>> node_metadata(const pt2::Node& node) {
   auto [scopes, classes] = module_stack(node.metadata.count("nn_module_stack") ? node.metadata.at("nn_module_stack") : "");
   std::string ns;
   for (size_t i = 0; i < scopes.size(); ++i) ns += (scopes[i].empty() ? "" : scopes[i]) + ": " + classes[i] + "/";
-  ns += short_target(node.target);
+  ns += pt2::OpTarget::parse(node.target).qualified();
   std::vector<std::pair<std::string, std::string>> md = {
       {"namespace", ns},
-      {"pkg.torch.onnx.fx_node", "%" + node.name + " : call_function[target=" + short_target(node.target) + "]"},
+      {"pkg.torch.onnx.fx_node", "%" + node.name + " : call_function[target=" + pt2::OpTarget::parse(node.target).qualified() + "]"},
       {"pkg.torch.onnx.name_scopes", py_list(scopes)},
       {"pkg.torch.onnx.class_hierarchy", py_list(classes)},
   };
@@ -107,12 +103,7 @@ std::string innermost_frame(const std::string& trace) {
 
 }  // namespace
 
-std::string registry_key(const std::string& fx_target) {
-  const std::string t = short_target(fx_target);
-  const auto dot = t.find('.');
-  if (dot == std::string::npos) return t;
-  return t.substr(0, dot) + "::" + t.substr(dot + 1);
-}
+std::string registry_key(const std::string& fx_target) { return pt2::OpTarget::parse(fx_target).key(); }
 
 void translate_nodes(const pt2::Program& program, const pt2::Graph& fx_graph, GraphBuilder& builder, int opset,
                      std::map<std::string, std::string>& values) {

@@ -81,7 +81,7 @@ std::string export_program(const pt2::Program& program, const ExportOptions& opt
   for (const auto& spec : program.input_specs) {
     using Kind = pt2::InputSpec::Kind;
     if (spec.kind == Kind::kUserInput) {
-      if (spec.arg.kind == "as_tensor") {
+      if (spec.arg.is(pt2::ArgKind::as_tensor)) {
         const std::string fx = spec.arg.tensor_name();
         std::string name = fx;
         if (user_index < options.input_names.size()) name = options.input_names[user_index];
@@ -89,11 +89,11 @@ std::string export_program(const pt2::Program& program, const ExportOptions& opt
         graph.reserve_name(name);
         values[fx] = name;
         set_value_info(g->add_input(), name, program.graph.meta(fx, fx), program.dim_names);
-      } else if (spec.arg.kind == "as_none" || spec.arg.kind == "as_int" || spec.arg.kind == "as_float" ||
-                 spec.arg.kind == "as_bool" || spec.arg.kind == "as_string") {
+      } else if (spec.arg.is(pt2::ArgKind::as_none) || spec.arg.is(pt2::ArgKind::as_int) || spec.arg.is(pt2::ArgKind::as_float) ||
+                 spec.arg.is(pt2::ArgKind::as_bool) || spec.arg.is(pt2::ArgKind::as_string)) {
         continue;  // a constant user input: torch.export already baked its value into the graph
       } else {
-        throw Error(where, "user input of kind " + spec.arg.kind + " is not supported yet");
+        throw Error(where, "user input of kind " + std::string(spec.arg.kind_name()) + " is not supported yet");
       }
     } else if (spec.kind == Kind::kParameter || spec.kind == Kind::kBuffer || spec.kind == Kind::kTensorConstant) {
       const std::string& fx = spec.arg.tensor_name();
@@ -113,7 +113,7 @@ std::string export_program(const pt2::Program& program, const ExportOptions& opt
                              "'): torchbind script objects have no ONNX form; export the module without them",
                   ErrorKind::kUnsupported);
     } else if (spec.kind == Kind::kTokenInput) {
-      throw Error(where, "effect token input '" + spec.arg.describe() +
+      throw Error(where, "effect token input '" + spec.target +
                              "': programs with side-effecting ops (tokens) are not supported yet",
                   ErrorKind::kUnsupported);
     } else if (spec.kind == Kind::kConstantInput) {

@@ -22,8 +22,7 @@ void collect_nodes(const pt2::Graph& graph, std::vector<const pt2::Node*>& out, 
   for (const auto& node : graph.nodes) {
     out.push_back(&node);
     for (const auto& in : node.inputs)
-      if (in.arg.kind == "as_graph" && in.arg.value.contains("graph"))
-        storage.push_back(pt2::parse_graph(in.arg.value.at("graph")));
+      if (in.arg.is(pt2::ArgKind::as_graph)) storage.push_back(in.arg.subgraph());
   }
 }
 
@@ -37,9 +36,9 @@ std::string describe_args(const pt2::Node& node) {
   std::string out;
   for (const auto& in : node.inputs) {
     if (!out.empty()) out += ", ";
-    if (in.arg.kind == "as_tensor") out += "%" + in.arg.tensor_name();
-    else if (in.arg.kind == "as_graph") out += in.name + "=<subgraph>";
-    else out += in.name + "=" + in.arg.value.dump();
+    if (in.arg.is(pt2::ArgKind::as_tensor)) out += "%" + in.arg.tensor_name();
+    else if (in.arg.is(pt2::ArgKind::as_graph)) out += in.name + "=<subgraph>";
+    else out += in.name + "=" + in.arg.value_text();
   }
   if (out.size() > 160) out = out.substr(0, 157) + "...";
   return out;
@@ -49,10 +48,10 @@ std::string describe_outputs(const pt2::Node& node) {
   std::string out;
   for (const auto& o : node.outputs) {
     if (!out.empty()) out += ", ";
-    if (o.kind == "as_tensor") out += "%" + o.tensor_name();
-    else if (o.kind == "as_tensors")
+    if (o.is(pt2::ArgKind::as_tensor)) out += "%" + o.tensor_name();
+    else if (o.is(pt2::ArgKind::as_tensors))
       for (const auto& n : o.tensor_names()) out += (out.empty() || out.back() == ' ' ? "%" : ", %") + n;
-    else out += o.kind;
+    else out += o.kind_name();
   }
   return out;
 }

@@ -27,29 +27,20 @@ void load_translation_plugins(const std::vector<std::string>& paths) {
 std::optional<std::pair<std::string, std::string>> custom_op_of(const std::string& fx_target) {
   static const std::set<std::string> builtin = {"aten", "prims", "higher_order", "_operator", "math",
                                                 "torch", "sym", "builtins", "operator"};
-  const std::string prefix = "torch.ops.";
-  if (fx_target.rfind(prefix, 0) != 0) return std::nullopt;
-  const std::string rest = fx_target.substr(prefix.size());  // ns.op.overload
-  const auto d1 = rest.find('.');
-  if (d1 == std::string::npos || d1 == 0) return std::nullopt;
-  const std::string ns = rest.substr(0, d1);
-  if (builtin.count(ns)) return std::nullopt;
-  const auto d2 = rest.find('.', d1 + 1);
-  const std::string op = rest.substr(d1 + 1, d2 == std::string::npos ? std::string::npos : d2 - d1 - 1);
-  if (op.empty()) return std::nullopt;
-  return std::make_pair(ns, op);
+  const pt2::OpTarget t = pt2::OpTarget::parse(fx_target);
+  if (!t.torch_ops || t.ns.empty() || t.op.empty() || builtin.count(t.ns)) return std::nullopt;
+  return std::make_pair(t.ns, t.op);
 }
 
 namespace {
 
 bool is_symbolic(const pt2::Argument& a) {
-  if (a.kind == "as_sym_ints") {
-    for (const auto& s : a.value)
-      if (s.is_object() && s.contains("as_name")) return true;
+  if (a.is(pt2::ArgKind::as_sym_ints)) {
+    for (const auto& s : a.typed().as_sym_ints())
+      if (s.kind() == pt2::schema::SymIntArgument::Kind::as_name) return true;
     return false;
   }
-  return (a.kind == "as_sym_int" || a.kind == "as_sym_float" || a.kind == "as_sym_bool") && a.value.is_object() &&
-         a.value.contains("as_name");
+  return a.is_symbolic_scalar();
 }
 
 }  // namespace
@@ -61,14 +52,14 @@ void emit_custom_domain_node(TranslateContext& ctx, const std::string& domain, c
     const pt2::Argument& a = in.arg;
     if (a.is_none()) continue;
     if (a.is_tensor()) inputs.push_back(ctx.tensor(in.name));
-    else if (a.kind == "as_tensors")
+    else if (a.is(pt2::ArgKind::as_tensors))
       for (const auto& t : ctx.tensors(in.name)) inputs.push_back(t);
-    else if (a.kind == "as_optional_tensors")
+    else if (a.is(pt2::ArgKind::as_optional_tensors))
       for (const auto& t : a.optional_tensor_names()) {
         if (t && !ctx.values().count(*t)) ctx.fail("argument '" + in.name + "' refers to unknown value '" + *t + "'");
         inputs.push_back(t ? ctx.values().at(*t) : "");
       }
-    else if (is_symbolic(a) && a.kind == "as_sym_ints") inputs.push_back(ctx.int_list_value(in.name));
+    else if (is_symbolic(a) && a.is(pt2::ArgKind::as_sym_ints)) inputs.push_back(ctx.int_list_value(in.name));
     else if (is_symbolic(a)) inputs.push_back(ctx.value(a, ctx.dtype_of(a)));
     else attributes.emplace_back(in.name, &a);
   }
@@ -77,30 +68,29 @@ void emit_custom_domain_node(TranslateContext& ctx, const std::string& domain, c
   onnx::NodeProto* n = ctx.emit(op_type, inputs, outputs);
   n->set_domain(domain);
   for (const auto& [name, a] : attributes) {
-    const std::string& k = a->kind;
-    // Static symbolic scalars hold their value under a one-key union ({"as_int": 3}).
-    if (k == "as_int" || k == "as_sym_int") set_attr(n, name, a->as_int());
-    else if (k == "as_float") set_attr(n, name, static_cast<float>(a->as_float()));
-    else if (k == "as_sym_float") set_attr(n, name, static_cast<float>(pt2::Argument{"as_float", a->value.at("as_float")}.as_float()));
-    else if (k == "as_bool") set_attr(n, name, int64_t{a->as_bool() ? 1 : 0});
-    else if (k == "as_sym_bool") set_attr(n, name, int64_t{a->value.at("as_bool").get<bool>() ? 1 : 0});
-    else if (k == "as_string") set_attr(n, name, a->value.get<std::string>());
-    else if (k == "as_ints" || k == "as_sym_ints") set_attr(n, name, a->as_ints());
-    else if (k == "as_bools") {
+    // Static symbolic scalars (a SymInt holding a value) are attributes like plain ones.
+    using K = pt2::ArgKind;
+    const K k = a->kind();
+    if (k == K::as_int || k == K::as_sym_int) set_attr(n, name, a->as_int());
+    else if (k == K::as_float || k == K::as_sym_float) set_attr(n, name, static_cast<float>(a->as_float()));
+    else if (k == K::as_bool || k == K::as_sym_bool) set_attr(n, name, int64_t{a->as_bool() ? 1 : 0});
+    else if (k == K::as_string) set_attr(n, name, a->as_string());
+    else if (k == K::as_ints || k == K::as_sym_ints) set_attr(n, name, a->as_ints());
+    else if (k == K::as_bools) {
       std::vector<int64_t> v;
-      for (const auto& b : a->value) v.push_back(b.get<bool>() ? 1 : 0);
+      for (const bool b : a->typed().as_bools()) v.push_back(b ? 1 : 0);
       set_attr(n, name, v);
-    } else if (k == "as_floats") {
+    } else if (k == K::as_floats) {
       auto* attr = n->add_attribute();
       attr->set_name(name);
       attr->set_type(onnx::AttributeProto::FLOATS);
-      for (const auto& x : a->value) attr->add_floats(static_cast<float>(pt2::Argument{"as_float", x}.as_float()));
-    } else if (k == "as_scalar_type") {
+      for (const double x : a->as_floats()) attr->add_floats(static_cast<float>(x));
+    } else if (k == K::as_scalar_type) {
       set_attr(n, name, static_cast<int64_t>(*ctx.dtype_arg(name)));
-    } else if (k == "as_device") {
-      set_attr(n, name, a->value.value("type", std::string("cpu")));
+    } else if (k == K::as_device) {
+      set_attr(n, name, a->typed().as_device().type);
     } else {
-      ctx.fail("argument '" + name + "' of kind " + k + " cannot be an attribute of a custom-domain node");
+      ctx.fail("argument '" + name + "' of kind " + a->kind_name() + " cannot be an attribute of a custom-domain node");
     }
   }
 }

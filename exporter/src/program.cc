@@ -3,6 +3,7 @@
 #include <limits>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "parity/error.h"
 #include "parity/exporter/program.h"
@@ -10,84 +11,172 @@
 
 namespace parity::pt2 {
 
-namespace {
-[[noreturn]] void wrong_kind(const Argument& a, const char* wanted) {
-  throw Error({"pt2"}, std::string("expected ") + wanted + " argument, got " + a.describe());
+Argument Argument::tensor(const std::string& name) {
+  schema::Argument a;
+  a.set_as_tensor(schema::TensorArgument{name});
+  return Argument(std::move(a));
 }
 
-double json_float(const json& v) {
-  if (v.is_string()) {
-    const std::string s = v.get<std::string>();
-    if (s == "Infinity") return std::numeric_limits<double>::infinity();
-    if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
-    if (s == "NaN") return std::nan("");
-    throw Error({"pt2"}, "bad float literal '" + s + "'");
-  }
-  return v.get<double>();
+void Argument::wrong_kind(const char* wanted) const {
+  throw Error({"pt2"}, std::string("expected ") + wanted + " argument, got " + describe());
 }
-}  // namespace
+
+bool Argument::is_symbolic_scalar() const {
+  switch (kind()) {
+    case ArgKind::as_sym_int: return a_.as_sym_int().kind() == schema::SymIntArgument::Kind::as_name;
+    case ArgKind::as_sym_float: return a_.as_sym_float().kind() == schema::SymFloatArgument::Kind::as_name;
+    case ArgKind::as_sym_bool: return a_.as_sym_bool().kind() == schema::SymBoolArgument::Kind::as_name;
+    default: return false;
+  }
+}
 
 std::string Argument::tensor_name() const {
-  if (kind != "as_tensor") wrong_kind(*this, "tensor");
-  return value.at("name").get<std::string>();
+  if (!is(ArgKind::as_tensor)) wrong_kind("tensor");
+  return a_.as_tensor().name;
 }
 
 std::vector<std::string> Argument::tensor_names() const {
-  if (kind != "as_tensors") wrong_kind(*this, "tensor list");
+  if (!is(ArgKind::as_tensors)) wrong_kind("tensor list");
   std::vector<std::string> out;
-  for (const auto& t : value) out.push_back(t.at("name").get<std::string>());
+  for (const auto& t : a_.as_tensors()) out.push_back(t.name);
   return out;
 }
 
 std::vector<std::optional<std::string>> Argument::optional_tensor_names() const {
-  if (kind == "as_tensors") {
-    std::vector<std::optional<std::string>> out;
+  std::vector<std::optional<std::string>> out;
+  if (is(ArgKind::as_tensors)) {
     for (const auto& n : tensor_names()) out.emplace_back(n);
     return out;
   }
-  if (kind != "as_optional_tensors") wrong_kind(*this, "optional tensor list");
-  std::vector<std::optional<std::string>> out;
-  for (const auto& t : value) {
-    if (t.contains("as_tensor")) out.emplace_back(t["as_tensor"].at("name").get<std::string>());
+  if (!is(ArgKind::as_optional_tensors)) wrong_kind("optional tensor list");
+  for (const auto& t : a_.as_optional_tensors()) {
+    if (t.is(schema::OptionalTensorArgument::Kind::as_tensor)) out.emplace_back(t.as_tensor().name);
     else out.emplace_back(std::nullopt);
   }
   return out;
 }
 
 int64_t Argument::as_int() const {
-  if (kind == "as_int") return value.get<int64_t>();
-  if (kind == "as_sym_int" && value.contains("as_int")) return value["as_int"].get<int64_t>();
-  wrong_kind(*this, "int");
+  if (is(ArgKind::as_int)) return a_.as_int();
+  if (is(ArgKind::as_sym_int) && !is_symbolic_scalar()) return a_.as_sym_int().as_int();
+  wrong_kind("int");
 }
 
 std::vector<int64_t> Argument::as_ints() const {
-  if (kind == "as_ints") return value.get<std::vector<int64_t>>();
-  if (kind == "as_sym_ints") {
-    std::vector<int64_t> out;
-    for (const auto& v : value) {
-      if (!v.contains("as_int")) wrong_kind(*this, "static int list");
-      out.push_back(v["as_int"].get<int64_t>());
-    }
-    return out;
+  if (is(ArgKind::as_ints)) return a_.as_ints();
+  if (!is(ArgKind::as_sym_ints)) wrong_kind("int list");
+  std::vector<int64_t> out;
+  for (const auto& v : a_.as_sym_ints()) {
+    if (v.kind() != schema::SymIntArgument::Kind::as_int) wrong_kind("static int list");
+    out.push_back(v.as_int());
   }
-  wrong_kind(*this, "int list");
+  return out;
 }
 
 double Argument::as_float() const {
-  if (kind == "as_float") return json_float(value);
-  if (kind == "as_int") return static_cast<double>(value.get<int64_t>());
-  wrong_kind(*this, "float");
+  if (is(ArgKind::as_float)) return a_.as_float();
+  if (is(ArgKind::as_int)) return static_cast<double>(a_.as_int());
+  if (is(ArgKind::as_sym_float) && !is_symbolic_scalar()) return a_.as_sym_float().as_float();
+  wrong_kind("float");
+}
+
+std::vector<double> Argument::as_floats() const {
+  if (!is(ArgKind::as_floats)) wrong_kind("float list");
+  return a_.as_floats();
 }
 
 bool Argument::as_bool() const {
-  if (kind == "as_bool") return value.get<bool>();
-  wrong_kind(*this, "bool");
+  if (is(ArgKind::as_bool)) return a_.as_bool();
+  if (is(ArgKind::as_sym_bool) && !is_symbolic_scalar()) return a_.as_sym_bool().as_bool();
+  wrong_kind("bool");
 }
 
+size_t Argument::list_length() const {
+  switch (kind()) {
+    case ArgKind::as_tensors: return a_.as_tensors().size();
+    case ArgKind::as_ints: return a_.as_ints().size();
+    case ArgKind::as_floats: return a_.as_floats().size();
+    case ArgKind::as_strings: return a_.as_strings().size();
+    case ArgKind::as_sym_ints: return a_.as_sym_ints().size();
+    case ArgKind::as_bools: return a_.as_bools().size();
+    case ArgKind::as_sym_bools: return a_.as_sym_bools().size();
+    case ArgKind::as_sym_floats: return a_.as_sym_floats().size();
+    case ArgKind::as_optional_tensors: return a_.as_optional_tensors().size();
+    default: wrong_kind("list");
+  }
+}
+
+const std::string& Argument::as_string() const {
+  if (!is(ArgKind::as_string)) wrong_kind("string");
+  return a_.as_string();
+}
+
+std::string Argument::symbol() const {
+  if (!is_symbolic_scalar()) wrong_kind("symbolic scalar");
+  if (is(ArgKind::as_sym_int)) return a_.as_sym_int().as_name();
+  if (is(ArgKind::as_sym_float)) return a_.as_sym_float().as_name();
+  return a_.as_sym_bool().as_name();
+}
+
+Graph Argument::subgraph() const {
+  if (!is(ArgKind::as_graph)) wrong_kind("graph");
+  return to_graph(a_.as_graph().graph);
+}
+
+namespace {
+
+template <class T>
+std::string join_list(const std::vector<T>& items, size_t limit = 8) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size() && i < limit; ++i) {
+    std::ostringstream s;
+    s << items[i];
+    out += (i ? ", " : "") + s.str();
+  }
+  return out + (items.size() > limit ? ", ...]" : "]");
+}
+
+std::string sym_text(const schema::SymIntArgument& s) {
+  return s.kind() == schema::SymIntArgument::Kind::as_name ? s.as_name() : std::to_string(s.as_int());
+}
+
+}  // namespace
+
 std::string Argument::describe() const {
-  std::string payload = value.dump();
-  if (payload.size() > 80) payload = payload.substr(0, 77) + "...";
-  return (kind.empty() ? "<empty>" : kind) + " " + payload;
+  const std::string payload = value_text();
+  if (is_none()) return payload;
+  return std::string(kind_name()) + (payload.empty() ? "" : " " + payload);
+}
+
+std::string Argument::value_text() const {
+  std::string payload;
+  switch (kind()) {
+    case ArgKind::unset: return "<absent>";
+    case ArgKind::as_none: return "None";
+    case ArgKind::as_tensor: payload = a_.as_tensor().name; break;
+    case ArgKind::as_tensors: payload = join_list(tensor_names()); break;
+    case ArgKind::as_int: payload = std::to_string(a_.as_int()); break;
+    case ArgKind::as_ints: payload = join_list(a_.as_ints()); break;
+    case ArgKind::as_float: payload = join_list(std::vector<double>{a_.as_float()}); break;
+    case ArgKind::as_floats: payload = join_list(a_.as_floats()); break;
+    case ArgKind::as_bool: payload = a_.as_bool() ? "True" : "False"; break;
+    case ArgKind::as_string: payload = "'" + a_.as_string().substr(0, 60) + "'"; break;
+    case ArgKind::as_sym_int: payload = sym_text(a_.as_sym_int()); break;
+    case ArgKind::as_sym_ints: {
+      std::vector<std::string> items;
+      for (const auto& s : a_.as_sym_ints()) items.push_back(sym_text(s));
+      payload = join_list(items);
+      break;
+    }
+    case ArgKind::as_scalar_type: payload = std::to_string(static_cast<int64_t>(a_.as_scalar_type())); break;
+    case ArgKind::as_device: payload = a_.as_device().type; break;
+    case ArgKind::as_custom_obj: payload = a_.as_custom_obj().name; break;
+    case ArgKind::as_operator: payload = a_.as_operator(); break;
+    case ArgKind::as_bools: payload = join_list(a_.as_bools()); break;
+    case ArgKind::as_graph: payload = "<subgraph>"; break;
+    default: payload = "<" + std::string(kind_name()) + ">"; break;
+  }
+  return payload;
 }
 
 const Argument* Node::input(const std::string& arg_name) const {
@@ -110,40 +199,56 @@ const TensorMeta& Graph::meta(const std::string& tensor, const std::string& wher
 std::vector<std::string> Program::user_input_names() const {
   std::vector<std::string> out;
   for (const auto& s : input_specs)
-    if (s.kind == InputSpec::Kind::kUserInput && s.arg.kind == "as_tensor") out.push_back(s.arg.tensor_name());
+    if (s.kind == InputSpec::Kind::kUserInput && s.arg.is_tensor()) out.push_back(s.arg.tensor_name());
   return out;
 }
 
 std::vector<std::string> Program::user_output_names() const {
   std::vector<std::string> out;
   for (const auto& s : output_specs)
-    if (s.kind == OutputSpec::Kind::kUserOutput && s.arg.kind == "as_tensor") out.push_back(s.arg.tensor_name());
+    if (s.kind == OutputSpec::Kind::kUserOutput && s.arg.is_tensor()) out.push_back(s.arg.tensor_name());
   return out;
 }
 
 namespace {
 
-// "torch.ops.aten.add_.Tensor" -> "add_"
-std::string op_name(const std::string& target) {
-  const auto last = target.rfind('.');
-  if (last == std::string::npos || last == 0) return "";
-  const auto prev = target.rfind('.', last - 1);
-  return target.substr(prev == std::string::npos ? 0 : prev + 1, last - (prev == std::string::npos ? 0 : prev + 1));
-}
-
-bool is_in_place(const std::string& target) {
-  const std::string op = op_name(target);
-  return target.rfind("torch.ops.aten.", 0) == 0 && op.size() > 1 && op.back() == '_' && op[op.size() - 2] != '_';
-}
-
 bool is_view(const std::string& target) {
   static const std::set<std::string> views = {"slice", "select", "view", "_unsafe_view", "unsqueeze", "squeeze", "alias",
                                               "as_strided", "t", "transpose", "permute", "expand", "diagonal", "narrow",
                                               "unfold", "detach"};
-  return target.rfind("torch.ops.aten.", 0) == 0 && views.count(op_name(target)) != 0;
+  const OpTarget t = OpTarget::parse(target);
+  return t.is_aten() && views.count(t.op) != 0;
 }
 
 }  // namespace
+
+OpTarget OpTarget::parse(const std::string& fx_target) {
+  static const std::string prefix = "torch.ops.";
+  OpTarget t;
+  t.torch_ops = fx_target.rfind(prefix, 0) == 0;
+  const std::string rest = t.torch_ops ? fx_target.substr(prefix.size()) : fx_target;
+  const auto d1 = rest.find('.');
+  t.ns = rest.substr(0, d1);
+  if (d1 == std::string::npos) return t;
+  const auto d2 = rest.find('.', d1 + 1);
+  t.op = rest.substr(d1 + 1, d2 == std::string::npos ? std::string::npos : d2 - d1 - 1);
+  if (d2 != std::string::npos) t.overload = rest.substr(d2 + 1);
+  return t;
+}
+
+std::string OpTarget::key() const {
+  if (op.empty()) return ns;
+  return ns + "::" + op + (overload.empty() ? "" : "." + overload);
+}
+
+std::string OpTarget::qualified() const {
+  if (op.empty()) return ns;
+  return ns + "." + op + (overload.empty() ? "" : "." + overload);
+}
+
+bool OpTarget::is_in_place() const {
+  return is_aten() && op.size() > 1 && op.back() == '_' && op[op.size() - 2] != '_';
+}
 
 const Tensor& Program::stored_tensor(const InputSpec& spec) const {
   using Kind = InputSpec::Kind;
@@ -163,7 +268,7 @@ std::vector<Program::Mutation> Program::mutations() const {
   std::vector<Mutation> out;
   std::set<std::string> seen;  // output names
   for (const auto& s : output_specs) {
-    if (s.arg.kind != "as_tensor") continue;
+    if (!s.arg.is(pt2::ArgKind::as_tensor)) continue;
     const char* prefix = s.kind == OutputSpec::Kind::kBufferMutation      ? "mutated_buffer."
                          : s.kind == OutputSpec::Kind::kParameterMutation ? "mutated_parameter."
                          : s.kind == OutputSpec::Kind::kUserInputMutation ? "mutated_input."
@@ -175,7 +280,7 @@ std::vector<Program::Mutation> Program::mutations() const {
   std::map<std::string, const Node*> producer;
   for (const auto& n : graph.nodes)
     for (const auto& o : n.outputs)
-      if (o.kind == "as_tensor") producer[o.tensor_name()] = &n;
+      if (o.is(pt2::ArgKind::as_tensor)) producer[o.tensor_name()] = &n;
   std::set<std::string> written;
   auto mark = [&](std::string t) {
     for (auto it = producer.find(t); it != producer.end() && is_view(it->second->target); it = producer.find(t)) {
@@ -186,17 +291,17 @@ std::vector<Program::Mutation> Program::mutations() const {
     written.insert(t);
   };
   for (const auto& n : graph.nodes) {
-    if (is_in_place(n.target) && !n.inputs.empty() && n.inputs[0].arg.is_tensor()) mark(n.inputs[0].arg.tensor_name());
+    if (OpTarget::parse(n.target).is_in_place() && !n.inputs.empty() && n.inputs[0].arg.is_tensor()) mark(n.inputs[0].arg.tensor_name());
     // Batch norm in training mode writes its running statistics (a mutable argument, not `self`).
-    const std::string op = op_name(n.target);
+    const std::string op = OpTarget::parse(n.target).op;
     const Argument* training = n.input("training");
     if ((op == "batch_norm" || op == "_native_batch_norm_legit" || op == "native_batch_norm") && training &&
-        training->kind == "as_bool" && training->as_bool())
+        training->is(pt2::ArgKind::as_bool) && training->as_bool())
       for (const char* arg : {"running_mean", "running_var"})
         if (const Argument* a = n.input(arg); a && a->is_tensor()) mark(a->tensor_name());
   }
   for (const auto& s : input_specs) {
-    if (s.arg.kind != "as_tensor" || !written.count(s.arg.tensor_name())) continue;
+    if (!s.arg.is(pt2::ArgKind::as_tensor) || !written.count(s.arg.tensor_name())) continue;
     const std::string name = s.kind == InputSpec::Kind::kBuffer      ? "mutated_buffer." + s.target
                              : s.kind == InputSpec::Kind::kParameter ? "mutated_parameter." + s.target
                              : s.kind == InputSpec::Kind::kUserInput ? "mutated_input." + s.arg.tensor_name()

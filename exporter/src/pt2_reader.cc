@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <nlohmann/json.hpp>
+
 #include "parity/error.h"
 #include "parity/exporter/program.h"
 #include "parity/exporter/zip_reader.h"
@@ -11,7 +13,8 @@ namespace parity::pt2 {
 
 namespace {
 
-constexpr int kSupportedSchemaMajor = 8;
+using json = nlohmann::json;
+constexpr int kSupportedSchemaMajor = schema::kSchemaMajor;
 
 struct Reader {
   const ZipArchive& zip;
@@ -31,137 +34,165 @@ struct Reader {
   }
 };
 
-Argument parse_argument(const json& j) {
-  if (!j.is_object() || j.size() != 1) throw Error({"pt2"}, "argument is not a one-key union: " + j.dump().substr(0, 80));
-  return Argument{j.begin().key(), j.begin().value()};
-}
-
-SymDim parse_sym_int(const json& j) {
+SymDim to_sym_dim(const schema::SymInt& s) {
   SymDim d;
-  if (j.contains("as_int")) {
-    d.value = j["as_int"].get<int64_t>();
-  } else if (j.contains("as_expr")) {
-    d.expr = simplify_sym_expr(j["as_expr"].at("expr_str").get<std::string>());
-    const json& hint = j["as_expr"].value("hint", json());
-    if (hint.is_object() && hint.contains("as_int")) d.hint = hint["as_int"].get<int64_t>();
+  if (s.kind() == schema::SymInt::Kind::as_int) {
+    d.value = s.as_int();
   } else {
-    throw Error({"pt2"}, "unknown SymInt form " + j.dump().substr(0, 80));
+    d.expr = simplify_sym_expr(s.as_expr().expr_str);
+    const auto& hint = s.as_expr().hint;
+    if (hint && hint->kind() == schema::SymExprHint::Kind::as_int) d.hint = hint->as_int();
   }
   return d;
 }
 
-TensorMeta parse_tensor_meta(const json& j) {
-  TensorMeta m;
-  m.torch_dtype = j.at("dtype").get<int32_t>();
-  m.dtype = dtype_from_torch(m.torch_dtype);
-  bool static_strides = true;
-  for (const auto& s : j.at("sizes")) m.sizes.push_back(parse_sym_int(s));
-  for (const auto& s : j.value("strides", json::array())) {
-    SymDim d = parse_sym_int(s);
-    if (!d.value) static_strides = false;
-    m.strides.push_back(d.value.value_or(0));
-  }
-  if (!static_strides) m.strides.clear();
-  if (j.contains("storage_offset")) {
-    SymDim off = parse_sym_int(j["storage_offset"]);
-    m.storage_offset = off.value.value_or(0);
-  }
-  return m;
-}
-
-Node parse_node(const json& j) {
+Node to_node(const schema::Node& sn) {
   Node n;
-  n.target = j.at("target").get<std::string>();
-  n.name = j.value("name", json()).is_string() ? j["name"].get<std::string>() : "";
-  for (const auto& in : j.at("inputs")) {
-    NamedArgument a;
-    a.name = in.at("name").get<std::string>();
-    a.arg = parse_argument(in.at("arg"));
-    a.kind = in.value("kind", json()).is_number() ? in["kind"].get<int>() : 0;
-    n.inputs.push_back(std::move(a));
-  }
-  for (const auto& out : j.at("outputs")) n.outputs.push_back(parse_argument(out));
-  const json metadata = j.value("metadata", json::object());  // named: items() must not outlive it
-  for (const auto& [k, v] : metadata.items())
-    if (v.is_string()) n.metadata[k] = v.get<std::string>();
+  n.target = sn.target;
+  n.name = sn.name.value_or("");
+  for (const auto& in : sn.inputs) n.inputs.push_back({in.name, Argument(in.arg), in.kind.value_or(schema::ArgumentKind::UNKNOWN)});
+  for (const auto& out : sn.outputs) n.outputs.emplace_back(out);
+  n.metadata = sn.metadata;
   if (n.name.empty() && !n.outputs.empty() && n.outputs[0].is_tensor()) n.name = n.outputs[0].tensor_name();
   return n;
 }
 
+// Reads a JSON value into a schema type; a structural error becomes a parity::Error naming the path.
+template <class T>
+T read_schema(const json& j, const std::string& what) {
+  T out{};
+  try {
+    from_json(j, out);
+  } catch (const schema::ParseError& e) {
+    throw Error({"pt2"}, what + (e.path().empty() ? "" : "." + e.path()) + ": " + e.detail());
+  }
+  return out;
+}
+
+TensorMeta parse_tensor_meta(const json& j) { return to_tensor_meta(read_schema<schema::TensorMeta>(j, "tensor_meta")); }
+
 }  // namespace
 
-Graph parse_graph(const json& j) {
+TensorMeta to_tensor_meta(const schema::TensorMeta& sm) {
+  TensorMeta m;
+  m.torch_dtype = static_cast<int32_t>(sm.dtype);
+  m.dtype = dtype_from_torch(m.torch_dtype);
+  for (const auto& s : sm.sizes) m.sizes.push_back(to_sym_dim(s));
+  bool static_strides = true;
+  for (const auto& s : sm.strides) {
+    const SymDim d = to_sym_dim(s);
+    static_strides = static_strides && d.value.has_value();
+    m.strides.push_back(d.value.value_or(0));
+  }
+  if (!static_strides) m.strides.clear();
+  m.storage_offset = to_sym_dim(sm.storage_offset).value.value_or(0);
+  return m;
+}
+
+Graph to_graph(const schema::Graph& sg) {
   Graph g;
-  for (const auto& a : j.at("inputs")) g.inputs.push_back(parse_argument(a));
-  for (const auto& a : j.at("outputs")) g.outputs.push_back(parse_argument(a));
-  for (const auto& n : j.at("nodes")) g.nodes.push_back(parse_node(n));
-  for (const auto& [name, meta] : j.at("tensor_values").items()) g.tensor_values[name] = parse_tensor_meta(meta);
-  const json sym_ints = j.value("sym_int_values", json::object());
-  for (const auto& [name, v] : sym_ints.items()) g.sym_int_values[name] = v;
+  for (const auto& a : sg.inputs) g.inputs.emplace_back(a);
+  for (const auto& a : sg.outputs) g.outputs.emplace_back(a);
+  for (const auto& n : sg.nodes) g.nodes.push_back(to_node(n));
+  for (const auto& [name, meta] : sg.tensor_values) g.tensor_values[name] = to_tensor_meta(meta);
+  g.sym_int_values = sg.sym_int_values;
   return g;
 }
 
 namespace {
 
-void parse_signature(const json& sig, Program& p) {
-  for (const auto& spec : sig.at("input_specs")) {
-    InputSpec s;
-    const std::string kind = spec.begin().key();
-    const json& v = spec.begin().value();
-    if (kind == "user_input") {
+InputSpec to_input_spec(const schema::InputSpec& spec) {
+  using K = schema::InputSpec::Kind;
+  InputSpec s;
+  switch (spec.kind()) {
+    case K::user_input:
       s.kind = InputSpec::Kind::kUserInput;
-      s.arg = parse_argument(v.at("arg"));
-    } else if (kind == "parameter") {
+      s.arg = Argument(spec.user_input().arg);
+      break;
+    case K::parameter:
       s.kind = InputSpec::Kind::kParameter;
-      s.arg = Argument{"as_tensor", v.at("arg")};
-      s.target = v.at("parameter_name").get<std::string>();
-    } else if (kind == "buffer") {
+      s.arg = Argument::tensor(spec.parameter().arg.name);
+      s.target = spec.parameter().parameter_name;
+      break;
+    case K::buffer:
       s.kind = InputSpec::Kind::kBuffer;
-      s.arg = Argument{"as_tensor", v.at("arg")};
-      s.target = v.at("buffer_name").get<std::string>();
-      s.persistent = v.value("persistent", true);
-    } else if (kind == "tensor_constant") {
+      s.arg = Argument::tensor(spec.buffer().arg.name);
+      s.target = spec.buffer().buffer_name;
+      s.persistent = spec.buffer().persistent;
+      break;
+    case K::tensor_constant:
       s.kind = InputSpec::Kind::kTensorConstant;
-      s.arg = Argument{"as_tensor", v.at("arg")};
-      s.target = v.at("tensor_constant_name").get<std::string>();
-    } else if (kind == "custom_obj") {
+      s.arg = Argument::tensor(spec.tensor_constant().arg.name);
+      s.target = spec.tensor_constant().tensor_constant_name;
+      break;
+    case K::custom_obj: {
       s.kind = InputSpec::Kind::kCustomObj;
-      s.arg = Argument{"as_custom_obj", v.at("arg")};
-      s.target = v.value("custom_obj_name", "");
-    } else if (kind == "token") {
-      s.kind = InputSpec::Kind::kTokenInput;
-      s.arg = Argument{"as_token", v.at("arg")};
-    } else if (kind == "constant_input") {
-      s.kind = InputSpec::Kind::kConstantInput;
-      s.arg = parse_argument(v.at("value"));
-      s.target = v.value("name", "");
-    } else {
-      throw Error({"pt2"}, "unknown input spec kind '" + kind + "'");
+      schema::Argument a;
+      a.set_as_custom_obj(spec.custom_obj().arg);
+      s.arg = Argument(std::move(a));
+      s.target = spec.custom_obj().custom_obj_name;
+      break;
     }
-    p.input_specs.push_back(std::move(s));
+    case K::token:
+      s.kind = InputSpec::Kind::kTokenInput;
+      s.target = spec.token().arg.name;
+      break;
+    case K::constant_input: {
+      s.kind = InputSpec::Kind::kConstantInput;
+      s.target = spec.constant_input().name;
+      break;
+    }
+    default: throw Error({"pt2"}, std::string("unknown input spec kind '") + spec.kind_name() + "'");
   }
-  static const std::map<std::string, std::pair<OutputSpec::Kind, const char*>> kinds = {
-      {"user_output", {OutputSpec::Kind::kUserOutput, ""}},
-      {"loss_output", {OutputSpec::Kind::kLossOutput, ""}},
-      {"buffer_mutation", {OutputSpec::Kind::kBufferMutation, "buffer_name"}},
-      {"parameter_mutation", {OutputSpec::Kind::kParameterMutation, "parameter_name"}},
-      {"gradient_to_parameter", {OutputSpec::Kind::kGradientToParameter, "parameter_name"}},
-      {"gradient_to_user_input", {OutputSpec::Kind::kGradientToUserInput, "user_input_name"}},
-      {"user_input_mutation", {OutputSpec::Kind::kUserInputMutation, "user_input_name"}},
-      {"token", {OutputSpec::Kind::kToken, ""}},
-  };
-  for (const auto& spec : sig.at("output_specs")) {
-    const std::string kind = spec.begin().key();
-    auto it = kinds.find(kind);
-    if (it == kinds.end()) throw Error({"pt2"}, "unknown output spec kind '" + kind + "'");
-    const json& v = spec.begin().value();
-    OutputSpec s;
-    s.kind = it->second.first;
-    const json& arg = v.at("arg");
-    s.arg = arg.size() == 1 && arg.begin().key().rfind("as_", 0) == 0 ? parse_argument(arg) : Argument{"as_tensor", arg};
-    if (*it->second.second) s.target = v.value(it->second.second, "");
-    p.output_specs.push_back(std::move(s));
+  return s;
+}
+
+OutputSpec to_output_spec(const schema::OutputSpec& spec) {
+  using K = schema::OutputSpec::Kind;
+  OutputSpec s;
+  switch (spec.kind()) {
+    case K::user_output: s.kind = OutputSpec::Kind::kUserOutput, s.arg = Argument(spec.user_output().arg); break;
+    case K::loss_output: s.kind = OutputSpec::Kind::kLossOutput, s.arg = Argument::tensor(spec.loss_output().arg.name); break;
+    case K::buffer_mutation:
+      s.kind = OutputSpec::Kind::kBufferMutation, s.arg = Argument::tensor(spec.buffer_mutation().arg.name);
+      s.target = spec.buffer_mutation().buffer_name;
+      break;
+    case K::parameter_mutation:
+      s.kind = OutputSpec::Kind::kParameterMutation, s.arg = Argument::tensor(spec.parameter_mutation().arg.name);
+      s.target = spec.parameter_mutation().parameter_name;
+      break;
+    case K::gradient_to_parameter:
+      s.kind = OutputSpec::Kind::kGradientToParameter, s.arg = Argument::tensor(spec.gradient_to_parameter().arg.name);
+      s.target = spec.gradient_to_parameter().parameter_name;
+      break;
+    case K::gradient_to_user_input:
+      s.kind = OutputSpec::Kind::kGradientToUserInput, s.arg = Argument::tensor(spec.gradient_to_user_input().arg.name);
+      s.target = spec.gradient_to_user_input().user_input_name;
+      break;
+    case K::user_input_mutation:
+      s.kind = OutputSpec::Kind::kUserInputMutation, s.arg = Argument::tensor(spec.user_input_mutation().arg.name);
+      s.target = spec.user_input_mutation().user_input_name;
+      break;
+    case K::token: s.kind = OutputSpec::Kind::kToken, s.target = spec.token().arg.name; break;
+    default: throw Error({"pt2"}, std::string("unknown output spec kind '") + spec.kind_name() + "'");
   }
+  return s;
+}
+
+void read_program(const schema::ExportedProgram& ep, Program& p) {
+  p.schema_major = static_cast<int>(ep.schema_version.major);
+  p.schema_minor = static_cast<int>(ep.schema_version.minor);
+  p.torch_version = ep.torch_version;
+  p.graph = to_graph(ep.graph_module.graph);
+  for (const auto& spec : ep.graph_module.signature.input_specs) p.input_specs.push_back(to_input_spec(spec));
+  for (const auto& spec : ep.graph_module.signature.output_specs) p.output_specs.push_back(to_output_spec(spec));
+  for (const auto& entry : ep.graph_module.module_call_graph) {
+    if (!entry.fqn.empty() || !entry.signature) continue;
+    p.in_spec = entry.signature->in_spec;
+    p.out_spec = entry.signature->out_spec;
+    p.forward_arg_names = entry.signature->forward_arg_names.value_or(std::vector<std::string>{});
+  }
+  for (const auto& [sym, range] : ep.range_constraints) p.range_constraints[sym] = {range.min_val, range.max_val};
 }
 
 // A tensor stored as raw untyped storage; viewed with the meta's sizes/strides/offset.
@@ -259,33 +290,13 @@ Program read_pt2(const std::string& path) {
     r.fail("", "no " + model_record + " record (only the default model name 'model' is supported)");
   const json model = r.parse_json(model_record);
   try {
-    const json& version = model.at("schema_version");
-    p.schema_major = version.at("major").get<int>();
-    p.schema_minor = version.at("minor").get<int>();
-    if (p.schema_major != kSupportedSchemaMajor)
-      r.fail(model_record, "export schema major version " + std::to_string(p.schema_major) +
+    // The version first: an archive of another major version may not parse as this one.
+    const auto version = read_schema<schema::SchemaVersion>(model.is_object() && model.contains("schema_version")
+                                                                ? model["schema_version"] : json(), "schema_version");
+    if (version.major != kSupportedSchemaMajor)
+      throw Error({"pt2"}, "export schema major version " + std::to_string(version.major) +
                                " is not supported (Parity reads major " + std::to_string(kSupportedSchemaMajor) + ")");
-    p.torch_version = model.value("torch_version", "");
-    const json& gm = model.at("graph_module");
-    p.graph = parse_graph(gm.at("graph"));
-    parse_signature(gm.at("signature"), p);
-    for (const auto& entry : gm.value("module_call_graph", json::array())) {
-      if (entry.value("fqn", "") != "" || !entry.value("signature", json()).is_object()) continue;
-      const json& sig = entry["signature"];
-      p.in_spec = sig.value("in_spec", "");
-      p.out_spec = sig.value("out_spec", "");
-      if (sig.contains("forward_arg_names") && sig["forward_arg_names"].is_array())
-        p.forward_arg_names = sig["forward_arg_names"].get<std::vector<std::string>>();
-    }
-    const json ranges = model.value("range_constraints", json::object());
-    for (const auto& [sym, range] : ranges.items()) {
-      RangeConstraint rc;
-      if (range.value("min_val", json()).is_number_integer()) rc.min = range["min_val"].get<int64_t>();
-      if (range.value("max_val", json()).is_number_integer()) rc.max = range["max_val"].get<int64_t>();
-      p.range_constraints[sym] = rc;
-    }
-  } catch (const json::exception& e) {
-    r.fail(model_record, std::string("unexpected structure: ") + e.what());
+    read_program(read_schema<schema::ExportedProgram>(model, "ExportedProgram"), p);
   } catch (const Error& e) {
     if (!e.context().file.empty()) throw;
     r.fail(model_record, e.message());

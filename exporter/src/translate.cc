@@ -35,10 +35,10 @@ namespace {
 std::optional<std::string> functional_key(const std::string& key) {
   const auto colons = key.find("::");
   if (colons == std::string::npos) return std::nullopt;
-  const auto dot = key.find('.', colons + 2);
-  const std::string op = key.substr(colons + 2, dot == std::string::npos ? std::string::npos : dot - colons - 2);
-  if (op.size() < 2 || op.back() != '_' || op[op.size() - 2] == '_' || op.rfind("__", 0) == 0) return std::nullopt;
-  return key.substr(0, colons + 2) + op.substr(0, op.size() - 1) + (dot == std::string::npos ? "" : key.substr(dot));
+  pt2::OpTarget t = pt2::OpTarget::parse("torch.ops." + key.substr(0, colons) + "." + key.substr(colons + 2));
+  if (!t.is_in_place() || t.op.rfind("__", 0) == 0) return std::nullopt;
+  t.op.pop_back();
+  return t.key();
 }
 
 // A registered key or an alias of one (a plugin's registration of the alias key itself wins).
@@ -145,15 +145,15 @@ const pt2::Argument& TranslateContext::positional(size_t i) const {
 std::string TranslateContext::string_arg(const std::string& name, const std::string& fallback) const {
   const pt2::Argument* a = arg(name);
   if (!a || a->is_none()) return fallback;
-  if (a->kind != "as_string") fail("argument '" + name + "' must be a string, got " + a->describe());
-  return a->value.get<std::string>();
+  if (!a->is(pt2::ArgKind::as_string)) fail("argument '" + name + "' must be a string, got " + a->describe());
+  return a->as_string();
 }
 
 std::optional<DType> TranslateContext::dtype_arg(const std::string& name) const {
   const pt2::Argument* a = arg(name);
   if (!a || a->is_none()) return std::nullopt;
-  if (a->kind != "as_scalar_type") fail("argument '" + name + "' must be a dtype, got " + a->describe());
-  const DType t = pt2::dtype_from_torch(a->value.get<int32_t>());
+  if (!a->is(pt2::ArgKind::as_scalar_type)) fail("argument '" + name + "' must be a dtype, got " + a->describe());
+  const DType t = pt2::dtype_from_torch(static_cast<int32_t>(a->typed().as_scalar_type()));
   if (t == DType::kUndefined) fail("argument '" + name + "': dtype " + a->describe() + " has no ONNX equivalent here");
   return t;
 }
@@ -170,9 +170,9 @@ int64_t TranslateContext::normalized_dim(int64_t dim, int64_t rank) const {
 
 DType TranslateContext::dtype_of(const pt2::Argument& a) const {
   if (a.is_tensor()) return fx_graph.meta(a.tensor_name(), node.name).dtype;
-  if (a.kind == "as_int" || a.kind == "as_sym_int") return DType::kInt64;
-  if (a.kind == "as_float" || a.kind == "as_sym_float") return DType::kFloat64;
-  if (a.kind == "as_bool" || a.kind == "as_sym_bool") return DType::kBool;
+  if (a.is(pt2::ArgKind::as_int) || a.is(pt2::ArgKind::as_sym_int)) return DType::kInt64;
+  if (a.is(pt2::ArgKind::as_float) || a.is(pt2::ArgKind::as_sym_float)) return DType::kFloat64;
+  if (a.is(pt2::ArgKind::as_bool) || a.is(pt2::ArgKind::as_sym_bool)) return DType::kBool;
   fail("argument " + a.describe() + " is not a number");
 }
 
@@ -189,15 +189,13 @@ std::string TranslateContext::value(const pt2::Argument& a, DType to) {
     if (it == values_.end()) fail("refers to unknown value '" + a.tensor_name() + "'");
     return cast_if_needed(it->second, dtype_of(a), to);
   }
-  if (a.kind == "as_int") return constant(static_cast<double>(a.as_int()), to);
-  if (a.kind == "as_float") return constant(a.as_float(), to);
-  if (a.kind == "as_bool") return constant(a.as_bool() ? 1.0 : 0.0, to);
-  if (a.kind == "as_sym_int" || a.kind == "as_sym_float" || a.kind == "as_sym_bool") {
-    if (a.value.contains("as_int")) return constant(static_cast<double>(a.value["as_int"].get<int64_t>()), to);
-    if (a.value.contains("as_float")) return constant(a.value["as_float"].get<double>(), to);
-    if (a.value.contains("as_bool")) return constant(a.value["as_bool"].get<bool>() ? 1.0 : 0.0, to);
-    return cast_if_needed(sym_value(a.value), dtype_of(a), to);
-  }
+  if (a.is(pt2::ArgKind::as_int)) return constant(static_cast<double>(a.as_int()), to);
+  if (a.is(pt2::ArgKind::as_float)) return constant(a.as_float(), to);
+  if (a.is(pt2::ArgKind::as_bool)) return constant(a.as_bool() ? 1.0 : 0.0, to);
+  if (a.is_symbolic_scalar()) return cast_if_needed(symbol_value(a.symbol()), dtype_of(a), to);
+  if (a.is(pt2::ArgKind::as_sym_int)) return constant(static_cast<double>(a.as_int()), to);
+  if (a.is(pt2::ArgKind::as_sym_float)) return constant(a.as_float(), to);
+  if (a.is(pt2::ArgKind::as_sym_bool)) return constant(a.as_bool() ? 1.0 : 0.0, to);
   fail("argument " + a.describe() + " is not a tensor or number");
 }
 
@@ -213,69 +211,69 @@ const pt2::TensorMeta& TranslateContext::input_meta(const std::string& name) con
   return fx_graph.meta(a.tensor_name(), node.name);
 }
 
-std::vector<std::pair<std::string, std::string>> TranslateContext::output_names() const {
-  std::vector<std::pair<std::string, std::string>> names;
+std::vector<std::pair<std::string, pt2::ArgKind>> TranslateContext::output_names() const {
+  std::vector<std::pair<std::string, pt2::ArgKind>> names;
   for (const auto& out : node.outputs) {
-    if (out.kind == "as_tensor") names.emplace_back(out.tensor_name(), out.kind);
-    else if (out.kind == "as_tensors")
-      for (const auto& n : out.tensor_names()) names.emplace_back(n, "as_tensor");
-    else if ((out.kind == "as_sym_int" || out.kind == "as_sym_float" || out.kind == "as_sym_bool") &&
-             out.value.contains("as_name"))
-      names.emplace_back(out.value["as_name"].get<std::string>(), out.kind);
-    else names.emplace_back("", out.kind);  // an output nobody reads
+    if (out.is_tensor()) names.emplace_back(out.tensor_name(), out.kind());
+    else if (out.is(pt2::ArgKind::as_tensors))
+      for (const auto& n : out.tensor_names()) names.emplace_back(n, pt2::ArgKind::as_tensor);
+    else if (out.is_symbolic_scalar()) names.emplace_back(out.symbol(), out.kind());
+    else names.emplace_back("", out.kind());  // an output nobody reads
   }
   return names;
 }
 
 const pt2::TensorMeta& TranslateContext::output_meta(size_t i) const {
   const auto names = output_names();
-  if (i >= names.size() || names[i].second != "as_tensor") fail("has no tensor output #" + std::to_string(i));
+  if (i >= names.size() || names[i].second != pt2::ArgKind::as_tensor) fail("has no tensor output #" + std::to_string(i));
   return fx_graph.meta(names[i].first, node.name);
 }
 
 DType TranslateContext::output_dtype(size_t i) const {
   const auto names = output_names();
   if (i >= names.size()) fail("has no output #" + std::to_string(i));
-  if (names[i].second == "as_sym_int") return DType::kInt64;
-  if (names[i].second == "as_sym_float") return DType::kFloat64;
-  if (names[i].second == "as_sym_bool") return DType::kBool;
+  if (names[i].second == pt2::ArgKind::as_sym_int) return DType::kInt64;
+  if (names[i].second == pt2::ArgKind::as_sym_float) return DType::kFloat64;
+  if (names[i].second == pt2::ArgKind::as_sym_bool) return DType::kBool;
   return output_meta(i).dtype;
 }
 
-std::string TranslateContext::sym_value(const nlohmann::json& sym) const {
-  if (sym.contains("as_int")) return graph.constant_i64({sym["as_int"].get<int64_t>()}, true);
-  if (sym.contains("as_name")) {
-    const std::string name = sym["as_name"].get<std::string>();
-    auto it = values_.find(name);
-    if (it == values_.end()) fail("symbolic int '" + name + "' is not defined before use");
-    return it->second;
-  }
-  fail("unknown symbolic int form " + sym.dump());
+std::string TranslateContext::symbol_value(const std::string& symbol) const {
+  auto it = values_.find(symbol);
+  if (it == values_.end()) fail("symbolic value '" + symbol + "' is not defined before use");
+  return it->second;
+}
+
+std::string TranslateContext::sym_int_value(const pt2::schema::SymIntArgument& s) const {
+  if (s.kind() == pt2::schema::SymIntArgument::Kind::as_int) return graph.constant_i64({s.as_int()}, true);
+  return symbol_value(s.as_name());
 }
 
 std::string TranslateContext::int_value(const std::string& name) const {
   const pt2::Argument& a = required(name);
-  if (a.kind == "as_int") return graph.constant_i64({a.as_int()}, true);
-  if (a.kind == "as_sym_int") return sym_value(a.value);
+  if (a.is(pt2::ArgKind::as_int)) return graph.constant_i64({a.as_int()}, true);
+  if (a.is(pt2::ArgKind::as_sym_int)) return sym_int_value(a.typed().as_sym_int());
   fail("argument '" + name + "' is not an int: " + a.describe());
 }
 
 std::string TranslateContext::int_list_value(const std::string& name) const {
   const pt2::Argument& a = required(name);
-  if (a.kind == "as_ints") return graph.constant_i64(a.as_ints());
-  if (a.kind != "as_sym_ints") fail("argument '" + name + "' is not an int list: " + a.describe());
+  if (a.is(pt2::ArgKind::as_ints)) return graph.constant_i64(a.as_ints());
+  if (!a.is(pt2::ArgKind::as_sym_ints)) fail("argument '" + name + "' is not an int list: " + a.describe());
+  using SymKind = pt2::schema::SymIntArgument::Kind;
+  const auto& items = a.typed().as_sym_ints();
   bool all_static = true;
-  for (const auto& s : a.value) all_static = all_static && s.contains("as_int");
+  for (const auto& s : items) all_static = all_static && s.kind() == SymKind::as_int;
   if (all_static) return graph.constant_i64(a.as_ints());
   // Mixed static/symbolic: unsqueeze each scalar to [1] and concatenate.
   std::vector<std::string> parts;
   const std::string axes = graph.constant_i64({0});
-  for (const auto& s : a.value) {
-    if (s.contains("as_int")) {
-      parts.push_back(graph.constant_i64({s["as_int"].get<int64_t>()}));
+  for (const auto& s : items) {
+    if (s.kind() == SymKind::as_int) {
+      parts.push_back(graph.constant_i64({s.as_int()}));
     } else {
       const std::string out = graph.unique_name(node.name + "_dim");
-      graph.add_node("Unsqueeze", {sym_value(s), axes}, {out});
+      graph.add_node("Unsqueeze", {symbol_value(s.as_name()), axes}, {out});
       parts.push_back(out);
     }
   }
@@ -307,14 +305,13 @@ namespace {
 const pt2::Node* producer_of(const pt2::Graph& graph, const std::string& fx) {
   for (const auto& node : graph.nodes)
     for (const auto& out : node.outputs)
-      if (out.kind == "as_tensor" && out.tensor_name() == fx) return &node;
+      if (out.is(pt2::ArgKind::as_tensor) && out.tensor_name() == fx) return &node;
   return nullptr;
 }
 
-bool target_is(const pt2::Node& node, const char* op) {
-  const std::string t = node.target;
-  const std::string suffix = std::string(".") + op;
-  return t.size() >= suffix.size() && t.compare(t.size() - suffix.size(), suffix.size(), suffix) == 0;
+bool target_is(const pt2::Node& node, const std::string& op_and_overload) {
+  const pt2::OpTarget t = pt2::OpTarget::parse(node.target);
+  return t.op + "." + t.overload == op_and_overload;
 }
 
 }  // namespace
@@ -345,11 +342,12 @@ void write_back_to_base(TranslateContext& ctx, const std::string& view_fx) {
     scatter.name = view->name + "_write_back";
     scatter.target = slice ? "torch.ops.aten.slice_scatter.default" : "torch.ops.aten.select_scatter.default";
     scatter.metadata = ctx.node.metadata;
-    scatter.inputs.push_back({"self", *base, 1});
-    scatter.inputs.push_back({"src", pt2::Argument{"as_tensor", {{"name", view_fx}}}, 1});
+    constexpr auto positional = pt2::schema::ArgumentKind::POSITIONAL;
+    scatter.inputs.push_back({"self", *base, positional});
+    scatter.inputs.push_back({"src", pt2::Argument::tensor(view_fx), positional});
     for (const char* name : {"dim", "start", "step", "index"})
-      if (const pt2::Argument* a = view->input(name)) scatter.inputs.push_back({name, *a, 1});
-    scatter.outputs.push_back(pt2::Argument{"as_tensor", {{"name", base_fx}}});
+      if (const pt2::Argument* a = view->input(name)) scatter.inputs.push_back({name, *a, positional});
+    scatter.outputs.push_back(pt2::Argument::tensor(base_fx));
     const std::string key = slice ? "aten::slice_scatter.default" : "aten::select_scatter.default";
     TranslateContext sub(ctx.program, ctx.fx_graph, scatter, ctx.graph, ctx.opset, values);
     sub.replace_bound_outputs();

@@ -96,8 +96,9 @@ class TranslateContext {
   [[noreturn]] void fail(const std::string& message) const;
 
  private:
-  std::vector<std::pair<std::string, std::string>> output_names() const;  // (FX name or "", kind)
-  std::string sym_value(const nlohmann::json& sym) const;
+  std::vector<std::pair<std::string, pt2::ArgKind>> output_names() const;  // (FX name or "", kind)
+  std::string symbol_value(const std::string& symbol) const;  // the ONNX value bound to a SymInt/Float/Bool
+  std::string sym_int_value(const pt2::schema::SymIntArgument& s) const;
   std::map<std::string, std::string>& values_;
   bool replace_bound_outputs_ = false;
 };

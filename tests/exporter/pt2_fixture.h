@@ -53,7 +53,8 @@ struct Pt2Fixture {
                            {"x", tensor_meta({batch_dim(), {{"as_int", 3}}}, {3, 1})},
                            {"linear", tensor_meta({batch_dim(), {{"as_int", 2}}}, {2, 1})},
                            {"relu", tensor_meta({batch_dim(), {{"as_int", 2}}}, {2, 1})}}},
-        {"sym_int_values", json::object()}};
+        {"sym_int_values", json::object()},
+        {"sym_bool_values", json::object()}};
     json signature = {
         {"input_specs", {{{"parameter", {{"arg", {{"name", "p_fc_weight"}}}, {"parameter_name", "fc.weight"}}}},
                          {{"parameter", {{"arg", {{"name", "p_fc_bias"}}}, {"parameter_name", "fc.bias"}}}},
@@ -61,6 +62,7 @@ struct Pt2Fixture {
         {"output_specs", {{{"user_output", {{"arg", {{"as_tensor", {{"name", "relu"}}}}}}}}}}};
     model = {{"graph_module", {{"graph", graph}, {"signature", signature}, {"module_call_graph", json::array()}}},
              {"schema_version", {{"major", 8}, {"minor", 20}}},
+             {"opset_version", {{"aten", 10}}},
              {"range_constraints", {{"s77", {{"min_val", 2}, {"max_val", nullptr}}}}},
              {"torch_version", "2.13.0+cpu"}};
     const float w[6] = {1, -2, 3, -4, 5, -6}, b[2] = {0.5f, -0.5f};

@@ -8,8 +8,6 @@
 namespace parity {
 namespace {
 
-using nlohmann::json;
-
 Tensor floats(Shape shape, std::vector<float> v) {
   Tensor t(DType::kFloat32, std::move(shape));
   std::copy(v.begin(), v.end(), t.data<float>());
@@ -21,7 +19,12 @@ Tensor longs(Shape shape, std::vector<int64_t> v) {
   return t;
 }
 
-pt2::Argument tensor_arg(const std::string& name) { return {"as_tensor", json{{"name", name}}}; }
+pt2::Argument tensor_arg(const std::string& name) { return pt2::Argument::tensor(name); }
+pt2::NamedArgument int_arg(const std::string& name, int64_t v) {
+  pt2::schema::Argument a;
+  a.set_as_int(v);
+  return {name, pt2::Argument(a), pt2::schema::ArgumentKind::POSITIONAL};
+}
 
 // One node `target(self=x, <args>)` with outputs `outs`; x has the given rank.
 pt2::Program program_with(const std::string& target, std::vector<pt2::NamedArgument> args, std::vector<std::string> outs,
@@ -30,7 +33,7 @@ pt2::Program program_with(const std::string& target, std::vector<pt2::NamedArgum
   pt2::Node node;
   node.name = "node0";
   node.target = "torch.ops." + target;
-  node.inputs.push_back({"self", tensor_arg("x"), 1});
+  node.inputs.push_back({"self", tensor_arg("x"), pt2::schema::ArgumentKind::POSITIONAL});
   for (auto& a : args) node.inputs.push_back(a);
   for (const auto& o : outs) node.outputs.push_back(tensor_arg(o));
   p.graph.nodes.push_back(node);
@@ -42,7 +45,7 @@ pt2::Program program_with(const std::string& target, std::vector<pt2::NamedArgum
 }
 
 TEST(Ties, TheFxOpDecidesWhichValuesAreIndices) {
-  const auto topk = program_with("aten.topk.default", {{"k", {"as_int", 2}, 1}}, {"values", "indices"}, 2);
+  const auto topk = program_with("aten.topk.default", {int_arg("k", 2)}, {"values", "indices"}, 2);
   const auto idx = verify::index_source(topk, "indices");
   ASSERT_TRUE(idx.has_value());
   EXPECT_EQ(idx->dim, 1);  // topk's default dim -1 of a rank-2 input
@@ -51,11 +54,11 @@ TEST(Ties, TheFxOpDecidesWhichValuesAreIndices) {
   const auto argmax = program_with("aten.argmax.default", {}, {"am"}, 2);
   ASSERT_TRUE(verify::index_source(argmax, "am").has_value());
   EXPECT_TRUE(verify::index_source(argmax, "am")->flat);
-  const auto maxdim = program_with("aten.max.dim", {{"dim", {"as_int", 0}, 1}}, {"v", "i"}, 2);
+  const auto maxdim = program_with("aten.max.dim", {int_arg("dim", 0)}, {"v", "i"}, 2);
   ASSERT_TRUE(verify::index_source(maxdim, "i").has_value());
   EXPECT_EQ(verify::index_source(maxdim, "i")->dim, 0);
   // An int64 output of another op is not an index output, whatever its dtype.
-  const auto other = program_with("aten.cumsum.default", {{"dim", {"as_int", 0}, 1}}, {"c"}, 2);
+  const auto other = program_with("aten.cumsum.default", {int_arg("dim", 0)}, {"c"}, 2);
   EXPECT_FALSE(verify::index_source(other, "c").has_value());
 }
 

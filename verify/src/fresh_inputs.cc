@@ -33,11 +33,11 @@ std::vector<FreshSet> make_fresh_sets(const pt2::Program& program, const std::ve
   std::vector<const pt2::TensorMeta*> metas;
   for (const auto& spec : program.input_specs) {
     if (spec.kind != pt2::InputSpec::Kind::kUserInput) continue;
-    if (spec.arg.kind == "as_tensor") {
+    if (spec.arg.is(pt2::ArgKind::as_tensor)) {
       names.push_back(spec.arg.tensor_name());
       metas.push_back(&program.graph.meta(names.back(), "fresh inputs"));
-    } else if (spec.arg.value.is_object() && spec.arg.value.contains("as_name")) {
-      names.push_back(spec.arg.value["as_name"].get<std::string>());
+    } else if (spec.arg.is_symbolic_scalar()) {
+      names.push_back(spec.arg.symbol());
       metas.push_back(nullptr);
     }
   }

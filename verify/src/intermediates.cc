@@ -32,8 +32,8 @@ namespace {
 std::vector<std::string> output_tensor_names(const pt2::Node& node) {
   std::vector<std::string> names;
   for (const auto& out : node.outputs) {
-    if (out.kind == "as_tensor") names.push_back(out.tensor_name());
-    else if (out.kind == "as_tensors") for (const auto& n : out.tensor_names()) names.push_back(n);
+    if (out.is(pt2::ArgKind::as_tensor)) names.push_back(out.tensor_name());
+    else if (out.is(pt2::ArgKind::as_tensors)) for (const auto& n : out.tensor_names()) names.push_back(n);
   }
   return names;
 }

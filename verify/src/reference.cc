@@ -116,10 +116,8 @@ class Interpreter {
     for (const auto& spec : program_.input_specs) {
       using Kind = pt2::InputSpec::Kind;
       if (spec.kind == Kind::kUserInput) {
-        const std::string& k = spec.arg.kind;
-        const bool symbolic = (k == "as_sym_int" || k == "as_sym_float" || k == "as_sym_bool") &&
-                              spec.arg.value.is_object() && spec.arg.value.contains("as_name");
-        if (k != "as_tensor" && !symbolic) continue;  // constants were baked in by torch.export
+        const bool symbolic = spec.arg.is_symbolic_scalar();
+        if (!spec.arg.is_tensor() && !symbolic) continue;  // constants were baked in by torch.export
         if (next >= user_inputs.size())
           throw Error({"verify", program_.archive_path}, "the program takes more user inputs than the " +
                                                              std::to_string(user_inputs.size()) + " given");
@@ -130,12 +128,12 @@ class Interpreter {
         }
         // A symbolic scalar input arrives as a 0-d tensor (the case folder holds tensors only).
         if (given.numel() != 1)
-          throw Error({"verify", program_.archive_path}, "symbolic scalar input '" + spec.arg.value["as_name"].get<std::string>() +
+          throw Error({"verify", program_.archive_path}, "symbolic scalar input '" + spec.arg.symbol() +
                                                              "' needs a one-element tensor, got shape " + shape_str(given.shape()));
         const at::Tensor scalar = to_aten(given).reshape({});
-        const std::string name = spec.arg.value["as_name"].get<std::string>();
-        if (k == "as_sym_int") ints_[name] = scalar.item<int64_t>();
-        else if (k == "as_sym_float") floats_[name] = scalar.item<double>();
+        const std::string name = spec.arg.symbol();
+        if (spec.arg.is(pt2::ArgKind::as_sym_int)) ints_[name] = scalar.item<int64_t>();
+        else if (spec.arg.is(pt2::ArgKind::as_sym_float)) floats_[name] = scalar.item<double>();
         else bools_[name] = scalar.item<bool>();
       } else if (spec.kind == Kind::kParameter || spec.kind == Kind::kBuffer || spec.kind == Kind::kTensorConstant) {
         tensors_[spec.arg.tensor_name()] = to_aten(program_.stored_tensor(spec));
@@ -156,90 +154,83 @@ class Interpreter {
     return it->second;
   }
 
-  int64_t sym_int(const json& sym) const {
-    if (sym.contains("as_int")) return sym["as_int"].get<int64_t>();
-    const std::string name = sym.at("as_name").get<std::string>();
-    auto it = ints_.find(name);
-    if (it == ints_.end()) throw Error({"verify"}, "symbolic int '" + name + "' is used before it is defined");
-    return it->second;
+  int64_t sym_int(const pt2::schema::SymIntArgument& s) const {
+    if (s.kind() == pt2::schema::SymIntArgument::Kind::as_int) return s.as_int();
+    return lookup(ints_, s.as_name());
   }
 
   c10::IValue to_ivalue(const Argument& a, const c10::Argument& formal) const {
+    using K = pt2::ArgKind;
     const auto kind = formal.type()->kind();
-    const std::string& k = a.kind;
-    if (k == "as_none") return c10::IValue();
-    if (k == "as_tensor") return tensor(a.tensor_name());
+    const auto& t = a.typed();
+    switch (a.kind()) {
+      case K::as_none: return c10::IValue();
+      case K::as_tensor: return tensor(a.tensor_name());
+      default: break;
+    }
     // A Python number where the schema wants a Tensor (`x * 2` serialised as mul.Tensor): a wrapped
     // number, which takes part in type promotion like the Python scalar did.
-    if (kind == c10::TypeKind::TensorType && is_scalar_kind(k)) return at::native::wrapped_scalar_tensor(scalar_of(a));
-    if (k == "as_tensors") {
-      std::vector<at::Tensor> list;
-      for (const auto& n : a.tensor_names()) list.push_back(tensor(n));
-      return list;
+    if (kind == c10::TypeKind::TensorType && is_scalar_kind(a.kind())) return at::native::wrapped_scalar_tensor(scalar_of(a));
+    switch (a.kind()) {
+      case K::as_tensors: {
+        std::vector<at::Tensor> list;
+        for (const auto& n : a.tensor_names()) list.push_back(tensor(n));
+        return list;
+      }
+      case K::as_optional_tensors: {
+        c10::List<std::optional<at::Tensor>> list;
+        for (const auto& n : a.optional_tensor_names()) list.push_back(n ? std::optional<at::Tensor>(tensor(*n)) : std::nullopt);
+        return list;
+      }
+      case K::as_int:
+        if (kind == c10::TypeKind::FloatType) return static_cast<double>(a.as_int());
+        return a.as_int();
+      case K::as_ints: return a.as_ints();
+      case K::as_float: return a.as_float();
+      case K::as_floats: return a.as_floats();
+      case K::as_bool: return a.as_bool();
+      case K::as_bools: {
+        c10::List<bool> list;
+        for (const bool b : t.as_bools()) list.push_back(b);
+        return list;
+      }
+      case K::as_string: return a.as_string();
+      case K::as_sym_int: return sym_int(t.as_sym_int());
+      case K::as_sym_float: return a.is_symbolic_scalar() ? lookup(floats_, a.symbol()) : a.as_float();
+      case K::as_sym_bool: return a.is_symbolic_scalar() ? lookup(bools_, a.symbol()) : a.as_bool();
+      case K::as_sym_ints: {
+        std::vector<int64_t> v;
+        for (const auto& s : t.as_sym_ints()) v.push_back(sym_int(s));
+        return v;
+      }
+      case K::as_scalar_type: return scalar_type_from_schema(static_cast<int64_t>(t.as_scalar_type()));
+      case K::as_layout: return layout_from_schema(static_cast<int64_t>(t.as_layout()));
+      case K::as_memory_format: return memory_format_from_schema(static_cast<int64_t>(t.as_memory_format()));
+      case K::as_device: return c10::Device(t.as_device().type);
+      default:
+        throw Error({"verify"}, "argument '" + formal.name() + "' of kind " + a.kind_name() +
+                                    " is not supported by the reference executor yet");
     }
-    if (k == "as_optional_tensors") {
-      c10::List<std::optional<at::Tensor>> list;
-      for (const auto& n : a.optional_tensor_names()) list.push_back(n ? std::optional<at::Tensor>(tensor(*n)) : std::nullopt);
-      return list;
-    }
-    if (k == "as_int") {
-      if (kind == c10::TypeKind::FloatType) return static_cast<double>(a.as_int());
-      return a.as_int();
-    }
-    if (k == "as_ints") return a.as_ints();
-    if (k == "as_float") return a.as_float();
-    if (k == "as_floats") {
-      std::vector<double> v;
-      for (const auto& x : a.value) v.push_back(Argument{"as_float", x}.as_float());
-      return v;
-    }
-    if (k == "as_bool") return a.as_bool();
-    if (k == "as_bools") {
-      c10::List<bool> list;
-      for (const auto& x : a.value) list.push_back(x.get<bool>());
-      return list;
-    }
-    if (k == "as_string") return a.value.get<std::string>();
-    if (k == "as_sym_int") return sym_int(a.value);
-    if (k == "as_sym_float") {
-      if (a.value.contains("as_float")) return Argument{"as_float", a.value["as_float"]}.as_float();
-      return lookup(floats_, a.value.at("as_name").get<std::string>());
-    }
-    if (k == "as_sym_bool") {
-      if (a.value.contains("as_bool")) return a.value["as_bool"].get<bool>();
-      return lookup(bools_, a.value.at("as_name").get<std::string>());
-    }
-    if (k == "as_sym_ints") {
-      std::vector<int64_t> v;
-      for (const auto& s : a.value) v.push_back(sym_int(s));
-      return v;
-    }
-    if (k == "as_scalar_type") return scalar_type_from_schema(a.value.get<int64_t>());
-    if (k == "as_layout") return layout_from_schema(a.value.get<int64_t>());
-    if (k == "as_memory_format") return memory_format_from_schema(a.value.get<int64_t>());
-    if (k == "as_device") return c10::Device(a.value.at("type").get<std::string>());
-    throw Error({"verify"}, "argument '" + formal.name() + "' of kind " + k + " is not supported by the reference executor yet");
   }
 
-  static bool is_scalar_kind(const std::string& k) {
-    return k == "as_int" || k == "as_float" || k == "as_bool" || k == "as_sym_int" || k == "as_sym_float" ||
-           k == "as_sym_bool";
+  static bool is_scalar_kind(pt2::ArgKind k) {
+    using K = pt2::ArgKind;
+    return k == K::as_int || k == K::as_float || k == K::as_bool || k == K::as_sym_int || k == K::as_sym_float ||
+           k == K::as_sym_bool;
   }
 
   // The value of a scalar argument (constant or symbolic) as a c10::Scalar.
   c10::Scalar scalar_of(const Argument& a) const {
-    const std::string& k = a.kind;
-    if (k == "as_int") return c10::Scalar(a.as_int());
-    if (k == "as_float") return c10::Scalar(a.as_float());
-    if (k == "as_bool") return c10::Scalar(a.as_bool());
-    if (k == "as_sym_int") return c10::Scalar(sym_int(a.value));
-    if (k == "as_sym_float")
-      return c10::Scalar(a.value.contains("as_float") ? Argument{"as_float", a.value["as_float"]}.as_float()
-                                                       : lookup(floats_, a.value.at("as_name").get<std::string>()));
-    if (k == "as_sym_bool")
-      return c10::Scalar(a.value.contains("as_bool") ? a.value["as_bool"].get<bool>()
-                                                      : lookup(bools_, a.value.at("as_name").get<std::string>()));
-    throw Error({"verify"}, "argument of kind " + k + " is not a scalar");
+    using K = pt2::ArgKind;
+    switch (a.kind()) {
+      case K::as_int: return c10::Scalar(a.as_int());
+      case K::as_float: return c10::Scalar(a.as_float());
+      case K::as_bool: return c10::Scalar(a.as_bool());
+      case K::as_sym_int: return c10::Scalar(sym_int(a.typed().as_sym_int()));
+      case K::as_sym_float: return c10::Scalar(a.is_symbolic_scalar() ? lookup(floats_, a.symbol()) : a.as_float());
+      case K::as_sym_bool: return c10::Scalar(a.is_symbolic_scalar() ? lookup(bools_, a.symbol()) : a.as_bool());
+      default: throw Error({"verify"}, std::string("argument of kind ") + a.kind_name() + " is not a scalar");
+    }
   }
 
   // Python's operator module on symbolic scalars (`_operator.sub`, `_operator.ge`, ...), concretely.
@@ -285,12 +276,12 @@ class Interpreter {
     }
     if (node.outputs.size() != 1) throw Error({"verify"}, "operator." + op + " must have one output");
     const Argument& out = node.outputs[0];
-    if (!out.value.is_object() || !out.value.contains("as_name")) return;  // a static result: nothing to bind
-    const std::string name = out.value["as_name"].get<std::string>();
-    if (out.kind == "as_sym_int") ints_[name] = r.toLong();
-    else if (out.kind == "as_sym_float") floats_[name] = r.toDouble();
-    else if (out.kind == "as_sym_bool") bools_[name] = r.toBool();
-    else throw Error({"verify"}, "output of kind " + out.kind + " is not supported for operator." + op);
+    if (!out.is_symbolic_scalar()) return;  // a static result: nothing to bind
+    const std::string name = out.symbol();
+    if (out.is(pt2::ArgKind::as_sym_int)) ints_[name] = r.toLong();
+    else if (out.is(pt2::ArgKind::as_sym_float)) floats_[name] = r.toDouble();
+    else if (out.is(pt2::ArgKind::as_sym_bool)) bools_[name] = r.toBool();
+    else throw Error({"verify"}, "output of kind " + std::string(out.kind_name()) + " is not supported for operator." + op);
   }
 
   void run_node(const pt2::Node& node) {
@@ -319,7 +310,7 @@ class Interpreter {
       else throw Error({"verify"}, "missing argument '" + formal.name() + "' and the schema has no default");
     }
     handle->callBoxed(&stack);
-    if (stack.size() != node.outputs.size() && !(node.outputs.size() == 1 && node.outputs[0].kind == "as_tensors"))
+    if (stack.size() != node.outputs.size() && !(node.outputs.size() == 1 && node.outputs[0].is(pt2::ArgKind::as_tensors)))
       throw Error({"verify"}, "operator returned " + std::to_string(stack.size()) + " values, the graph expects " +
                                   std::to_string(node.outputs.size()));
     for (size_t i = 0; i < node.outputs.size() && i < stack.size(); ++i) bind_output(node.outputs[i], stack[i]);
@@ -352,7 +343,7 @@ class Interpreter {
     if (i >= node.inputs.size()) throw Error({"verify"}, "missing argument #" + std::to_string(i));
     const Argument& a = node.inputs[i].arg;
     std::vector<at::Tensor> out;
-    if (a.kind == "as_tensors")
+    if (a.is(pt2::ArgKind::as_tensors))
       for (const auto& n : a.tensor_names()) out.push_back(tensor(n));
     else if (!a.is_none()) throw Error({"verify"}, "argument #" + std::to_string(i) + " is not a tensor list: " + a.describe());
     return out;
@@ -392,12 +383,12 @@ class Interpreter {
     const std::string op = node.target.substr(std::string("torch.ops.higher_order.").size());
     // Parsed once per node, not per iteration of a loop or scan.
     auto graph_at = [&](size_t i) {
-      if (i >= node.inputs.size() || node.inputs[i].arg.kind != "as_graph" || !node.inputs[i].arg.value.contains("graph"))
+      if (i >= node.inputs.size() || !node.inputs[i].arg.is(pt2::ArgKind::as_graph))
         throw Error({"verify"}, "argument #" + std::to_string(i) + " is not a subgraph");
-      return pt2::parse_graph(node.inputs[i].arg.value.at("graph"));
+      return node.inputs[i].arg.subgraph();
     };
     size_t n_outputs = 0;
-    for (const auto& o : node.outputs) n_outputs += o.kind == "as_tensors" ? o.tensor_names().size() : 1;
+    for (const auto& o : node.outputs) n_outputs += o.is(pt2::ArgKind::as_tensors) ? o.tensor_names().size() : 1;
     std::vector<at::Tensor> results;
     if (op == "cond") {
       const Argument& pred = node.inputs.at(0).arg;
@@ -427,8 +418,8 @@ class Interpreter {
     }
     std::vector<std::string> names;
     for (const auto& o : node.outputs) {
-      if (o.kind == "as_tensor") names.push_back(o.tensor_name());
-      else if (o.kind == "as_tensors") for (const auto& n : o.tensor_names()) names.push_back(n);
+      if (o.is(pt2::ArgKind::as_tensor)) names.push_back(o.tensor_name());
+      else if (o.is(pt2::ArgKind::as_tensors)) for (const auto& n : o.tensor_names()) names.push_back(n);
       else names.push_back("");  // an output nobody reads
     }
     if (names.size() != results.size())
@@ -439,30 +430,29 @@ class Interpreter {
   }
 
   bool to_ivalue_bool(const Argument& a) const {
-    if (a.kind == "as_bool") return a.as_bool();
-    if (a.kind == "as_sym_bool") return a.value.contains("as_bool") ? a.value["as_bool"].get<bool>()
-                                                                     : lookup(bools_, a.value.at("as_name").get<std::string>());
-    throw Error({"verify"}, "a cond predicate of kind " + a.kind + " is not supported");
+    if (a.is(pt2::ArgKind::as_bool)) return a.as_bool();
+    if (a.is(pt2::ArgKind::as_sym_bool)) return a.is_symbolic_scalar() ? lookup(bools_, a.symbol()) : a.as_bool();
+    throw Error({"verify"}, std::string("a cond predicate of kind ") + a.kind_name() + " is not supported");
   }
 
   void bind_output(const Argument& out, const c10::IValue& v) {
-    if (out.kind == "as_tensor") {
+    if (out.is(pt2::ArgKind::as_tensor)) {
       tensors_[out.tensor_name()] = v.toTensor();
-    } else if (out.kind == "as_tensors") {
+    } else if (out.is(pt2::ArgKind::as_tensors)) {
       const auto list = v.toTensorVector();
       const auto names = out.tensor_names();
       if (list.size() != names.size()) throw Error({"verify"}, "operator returned a list of the wrong length");
       for (size_t i = 0; i < names.size(); ++i) tensors_[names[i]] = list[i];
-    } else if (out.kind == "as_sym_int" && out.value.contains("as_name")) {
-      ints_[out.value["as_name"].get<std::string>()] = v.isDouble() ? static_cast<int64_t>(v.toDouble()) : v.toInt();
-    } else if (out.kind == "as_sym_float" && out.value.contains("as_name")) {
-      floats_[out.value["as_name"].get<std::string>()] = v.toDouble();
-    } else if (out.kind == "as_sym_bool" && out.value.contains("as_name")) {
-      bools_[out.value["as_name"].get<std::string>()] = v.toBool();
-    } else if (out.kind == "as_int" || out.kind == "as_none") {
+    } else if (out.is_symbolic_scalar() && out.is(pt2::ArgKind::as_sym_int)) {
+      ints_[out.symbol()] = v.isDouble() ? static_cast<int64_t>(v.toDouble()) : v.toInt();
+    } else if (out.is_symbolic_scalar() && out.is(pt2::ArgKind::as_sym_float)) {
+      floats_[out.symbol()] = v.toDouble();
+    } else if (out.is_symbolic_scalar() && out.is(pt2::ArgKind::as_sym_bool)) {
+      bools_[out.symbol()] = v.toBool();
+    } else if (out.is(pt2::ArgKind::as_int) || out.is_none() || out.is(pt2::ArgKind::as_sym_int)) {
       // statically known or absent: nothing to bind
     } else {
-      throw Error({"verify"}, "output of kind " + out.kind + " is not supported by the reference executor yet");
+      throw Error({"verify"}, "output of kind " + std::string(out.kind_name()) + " is not supported by the reference executor yet");
     }
   }
 

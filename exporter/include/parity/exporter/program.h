@@ -1,5 +1,7 @@
 // In-memory form of a torch.export program read from a PT2 archive (schema major 8).
-// Arguments keep their one-key JSON union form ({"as_tensor": {...}}); accessors interpret them.
+// The JSON of the archive is read into the schema's own types (schema::*, generated at build time from the
+// schema.yaml of the installed torch); this header adds what the exporter needs on top: dtypes Parity can
+// store, symbolic sizes in plain form, and accessors that explain what was expected when a kind is wrong.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -7,13 +9,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "parity/exporter/pt2_schema.h"
 #include "parity/tensor.h"
 
 namespace parity::pt2 {
-
-using json = nlohmann::json;
 
 // One dimension of a tensor: a static size or a symbolic expression (sympy srepr or plain form).
 struct SymDim {
@@ -30,27 +29,51 @@ struct TensorMeta {
   int64_t storage_offset = 0;
 };
 
-// A node argument: the kind (the union key, e.g. "as_tensor") and its JSON payload.
-struct Argument {
-  std::string kind;
-  json value;
+struct Graph;
+using ArgKind = schema::Argument::Kind;
 
-  bool is_none() const { return kind == "as_none" || kind.empty(); }
-  bool is_tensor() const { return kind == "as_tensor"; }
+// A node argument: one alternative of the schema's Argument union, with the lenient accessors translations
+// use (as_int() also takes a static SymInt, as_float() an int). A wrong kind throws an Error saying what
+// was expected and what was found.
+class Argument {
+ public:
+  Argument() = default;  // unset: an absent optional argument
+  Argument(schema::Argument a) : a_(std::move(a)) {}
+  static Argument tensor(const std::string& name);  // {"as_tensor": {"name": name}}
+
+  const schema::Argument& typed() const { return a_; }
+  ArgKind kind() const { return a_.kind(); }
+  bool is(ArgKind k) const { return a_.kind() == k; }
+  const char* kind_name() const { return a_.kind_name(); }  // "as_tensor"
+  bool is_none() const { return is(ArgKind::as_none) || is(ArgKind::unset); }
+  bool is_tensor() const { return is(ArgKind::as_tensor); }
+  // A SymInt/SymFloat/SymBool argument (or list element) that names a symbol rather than holding a value.
+  bool is_symbolic_scalar() const;
+
   std::string tensor_name() const;                   // as_tensor (throws otherwise)
   std::vector<std::string> tensor_names() const;     // as_tensors
-  std::vector<std::optional<std::string>> optional_tensor_names() const;  // as_optional_tensors
+  std::vector<std::optional<std::string>> optional_tensor_names() const;  // as_optional_tensors (or as_tensors)
   int64_t as_int() const;                            // as_int, or a static as_sym_int
-  std::vector<int64_t> as_ints() const;              // as_ints
-  double as_float() const;                           // as_float or as_int
-  bool as_bool() const;
-  std::string describe() const;                      // short text for error messages
+  std::vector<int64_t> as_ints() const;              // as_ints, or as_sym_ints that are all static
+  double as_float() const;                           // as_float, as_int, or a static as_sym_float
+  std::vector<double> as_floats() const;             // as_floats
+  size_t list_length() const;                        // the length of any list kind (as_ints, as_tensors, ...)
+  bool as_bool() const;                              // as_bool, or a static as_sym_bool
+  const std::string& as_string() const;              // as_string
+  std::string symbol() const;                        // the symbol of a symbolic as_sym_int/float/bool
+  Graph subgraph() const;                            // as_graph, as a Parity graph
+  std::string value_text() const;                    // the value alone, short: "3", "[1, 2]", "x_1"
+  std::string describe() const;                      // kind and value, for error messages
+
+ private:
+  [[noreturn]] void wrong_kind(const char* wanted) const;
+  schema::Argument a_;
 };
 
 struct NamedArgument {
   std::string name;
   Argument arg;
-  int kind = 0;  // 1 positional, 2 keyword
+  schema::ArgumentKind kind = schema::ArgumentKind::UNKNOWN;  // positional or keyword
 };
 
 struct Node {
@@ -69,7 +92,7 @@ struct Graph {
   std::vector<Argument> outputs;
   std::vector<Node> nodes;
   std::map<std::string, TensorMeta> tensor_values;
-  std::map<std::string, json> sym_int_values;
+  std::map<std::string, schema::SymInt> sym_int_values;
   const TensorMeta& meta(const std::string& tensor, const std::string& where) const;
 };
 
@@ -128,8 +151,23 @@ struct Program {
   std::vector<Mutation> mutations() const;
 };
 
+// An FX call target split once: "torch.ops.aten.relu_.default" -> {torch_ops, "aten", "relu_", "default"};
+// "_operator.add" -> {false, "_operator", "add", ""}; "torch.ops.higher_order.cond" has no overload.
+struct OpTarget {
+  bool torch_ops = false;  // the target was "torch.ops.<ns>.<op>[.<overload>]"
+  std::string ns, op, overload;
+
+  static OpTarget parse(const std::string& fx_target);
+  std::string key() const;         // the translation registry key: "aten::relu_.default", "higher_order::cond"
+  std::string qualified() const;   // "aten.relu_.default" (the target without "torch.ops.")
+  bool is_aten() const { return torch_ops && ns == "aten"; }
+  // An aten op whose name ends in one underscore (relu_, add_; not __and__).
+  bool is_in_place() const;
+};
+
 // A graph of the export schema (the root graph or a higher-order op's subgraph, e.g. a cond branch).
-Graph parse_graph(const json& j);
+Graph to_graph(const schema::Graph& g);
+TensorMeta to_tensor_meta(const schema::TensorMeta& m);
 
 // Reads and validates a PT2 archive written by torch.export.save. Throws parity::Error.
 Program read_pt2(const std::string& path);
