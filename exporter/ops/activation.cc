@@ -8,15 +8,16 @@ namespace {
 
 const char* input_name(TranslateContext& ctx) { return ctx.arg("self") ? "self" : "input"; }
 
-// gelu(self, approximate): Gelu at opset >= 20, else 0.5 x (1 + erf(x / sqrt 2)) or the tanh form.
-void gelu(TranslateContext& ctx) {
+// gelu(self, approximate) from opset 20: ONNX's Gelu.
+void gelu_op(TranslateContext& ctx) {
+  set_attr(ctx.emit("Gelu", {ctx.tensor("self")}, {ctx.output()}), "approximate", ctx.string_arg("approximate", "none"));
+}
+
+// gelu below opset 20: 0.5 x (1 + erf(x / sqrt 2)), or the tanh form.
+void gelu_formula(TranslateContext& ctx) {
   const DType t = ctx.output_meta().dtype;
   const std::string x = ctx.tensor("self");
   const std::string approximate = ctx.string_arg("approximate", "none");
-  if (ctx.opset >= 20) {
-    set_attr(ctx.emit("Gelu", {x}, {ctx.output()}), "approximate", approximate);
-    return;
-  }
   std::string inner;
   if (approximate == "tanh") {
     const std::string x3 = ctx.emit1("Mul", {x, ctx.emit1("Mul", {x, x})});
@@ -98,7 +99,8 @@ void prelu(TranslateContext& ctx) {
 
 }  // namespace
 
-PARITY_TRANSLATION("aten::gelu.default", gelu, 18);
+PARITY_TRANSLATION("aten::gelu.default", gelu_formula, 18);
+PARITY_TRANSLATION("aten::gelu.default", gelu_op, 20);
 PARITY_TRANSLATION("aten::elu.default", elu, 18);
 PARITY_TRANSLATION("aten::leaky_relu.default", leaky_relu, 18);
 PARITY_TRANSLATION("aten::hardtanh.default", hardtanh, 18);

@@ -419,23 +419,30 @@ void pdist(TranslateContext& ctx) {
   ctx.alias_output(0, p_norm_last(ctx, ctx.emit1("Sub", {take(first), take(second)}), ctx.float_arg("p", 2.0), t));
 }
 
-// rms_norm(input, normalized_shape, weight?, eps?): opset 23's RMSNormalization, below it the formula
-// x * rsqrt(mean(x^2) + eps) * weight computed in float32 for 16-bit inputs (as torch's CPU kernel). torch's
-// default eps is the machine epsilon of the compute type.
-void rms_norm(TranslateContext& ctx) {
+// rms_norm(input, normalized_shape, weight?, eps?): torch's default eps is the machine epsilon of the
+// compute type (float32 for 16-bit inputs, as torch's CPU kernel).
+double rms_norm_eps(TranslateContext& ctx, DType compute) {
+  return ctx.float_arg("eps", compute == DType::kFloat64 ? std::numeric_limits<double>::epsilon()
+                                                          : std::numeric_limits<float>::epsilon());
+}
+
+// rms_norm from opset 23: RMSNormalization.
+void rms_norm_op(TranslateContext& ctx) {
+  const DType t = ctx.output_meta().dtype;
+  const auto normalized = ctx.ints_arg("normalized_shape");
+  const std::string scale = affine_or(ctx, "weight", 1, ctx.graph.constant_i64(normalized), t);
+  auto* node = ctx.emit("RMSNormalization", {ctx.tensor("input"), scale}, {ctx.output()});
+  set_attr(node, "axis", -static_cast<int64_t>(normalized.size()));
+  set_attr(node, "epsilon", static_cast<float>(rms_norm_eps(ctx, t == DType::kFloat64 ? t : DType::kFloat32)));
+}
+
+// rms_norm below opset 23: x * rsqrt(mean(x^2) + eps) * weight, in float32 for 16-bit inputs.
+void rms_norm_formula(TranslateContext& ctx) {
   const DType t = ctx.output_meta().dtype;
   const auto normalized = ctx.ints_arg("normalized_shape");
   const DType compute = t == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
-  const double eps = ctx.float_arg("eps", compute == DType::kFloat64 ? std::numeric_limits<double>::epsilon()
-                                                                      : std::numeric_limits<float>::epsilon());
+  const double eps = rms_norm_eps(ctx, compute);
   const int64_t axis = -static_cast<int64_t>(normalized.size());
-  if (ctx.opset >= 23) {
-    const std::string scale = affine_or(ctx, "weight", 1, ctx.graph.constant_i64(normalized), t);
-    auto* node = ctx.emit("RMSNormalization", {ctx.tensor("input"), scale}, {ctx.output()});
-    set_attr(node, "axis", axis);
-    set_attr(node, "epsilon", static_cast<float>(eps));
-    return;
-  }
   std::vector<int64_t> axes;
   for (int64_t a = axis; a < 0; ++a) axes.push_back(a);
   const std::string x = ctx.cast_if_needed(ctx.tensor("input"), t, compute);
@@ -526,6 +533,7 @@ PARITY_TRANSLATION("aten::col2im.default", col2im, 18);
 PARITY_TRANSLATION("aten::_cdist_forward.default", cdist, 18);
 PARITY_TRANSLATION("aten::_pdist_forward.default", pdist, 18);
 PARITY_TRANSLATION("aten::scaled_dot_product_attention.default", sdpa, 18);
-PARITY_TRANSLATION("aten::rms_norm.default", rms_norm, 18);
+PARITY_TRANSLATION("aten::rms_norm.default", rms_norm_formula, 18);
+PARITY_TRANSLATION("aten::rms_norm.default", rms_norm_op, 23);
 
 }  // namespace parity::exporter

@@ -111,7 +111,7 @@ void translate_nodes(const pt2::Program& program, const pt2::Graph& fx_graph, Gr
   static std::set<std::string> warned;  // one warning per custom op per process
   for (const auto& node : fx_graph.nodes) {
     const std::string key = registry_key(node.target);
-    const auto translation = find_translation(key);
+    const auto translation = find_translation(key, opset);
     // A custom op (a TORCH_LIBRARY namespace) nobody translates: one node of the op's own domain.
     const auto custom = translation ? std::nullopt : custom_op_of(node.target);
     if (!custom && (!translation || translation->min_opset > opset)) {

@@ -7,8 +7,8 @@
 
 namespace parity::exporter {
 
-std::map<std::string, Translation>& translation_registry() {
-  static std::map<std::string, Translation> registry;
+std::map<std::string, std::map<int, Translation>>& translation_registry() {
+  static std::map<std::string, std::map<int, Translation>> registry;
   return registry;
 }
 
@@ -41,21 +41,25 @@ std::optional<std::string> functional_key(const std::string& key) {
   return t.key();
 }
 
-// A registered key or an alias of one (a plugin's registration of the alias key itself wins).
-const Translation* registered(const std::string& key) {
+// The version of a registered key (or of the key an alias names) for `opset`; a plugin's registration
+// of the alias key itself wins over the alias.
+const Translation* registered(const std::string& key, int opset) {
   const auto& registry = translation_registry();
-  if (auto it = registry.find(key); it != registry.end()) return &it->second;
-  if (auto alias = alias_registry().find(key); alias != alias_registry().end())
-    if (auto it = registry.find(alias->second); it != registry.end()) return &it->second;
-  return nullptr;
+  auto it = registry.find(key);
+  if (it == registry.end())
+    if (auto alias = alias_registry().find(key); alias != alias_registry().end()) it = registry.find(alias->second);
+  if (it == registry.end() || it->second.empty()) return nullptr;
+  const auto& versions = it->second;
+  auto newest = versions.upper_bound(opset);  // the first version that needs a newer opset
+  return newest == versions.begin() ? &newest->second : &std::prev(newest)->second;
 }
 
 }  // namespace
 
-std::optional<Translation> find_translation(const std::string& key) {
-  if (const Translation* t = registered(key)) return *t;
+std::optional<Translation> find_translation(const std::string& key, int opset) {
+  if (const Translation* t = registered(key, opset)) return *t;
   const auto functional = functional_key(key);
-  const Translation* t = functional ? registered(*functional) : nullptr;
+  const Translation* t = functional ? registered(*functional, opset) : nullptr;
   if (!t) return std::nullopt;
   Translation derived = *t;
   derived.in_place = true;
@@ -63,14 +67,19 @@ std::optional<Translation> find_translation(const std::string& key) {
 }
 
 void Translation::run(TranslateContext& ctx) const {
-  fn(ctx);
+  if (plugin_fn) run_plugin_translation(plugin_fn, ctx);
+  else fn(ctx);
   if (in_place) rebind_in_place_result(ctx);
 }
 
-bool has_translation(const std::string& key) { return find_translation(key).has_value(); }
+bool has_translation(const std::string& key) { return find_translation(key, kMaxOpset).has_value(); }
 
 TranslationRegistrar::TranslationRegistrar(const char* key, TranslateFn fn, int min_opset) {
-  translation_registry()[key] = Translation{fn, min_opset, false};
+  translation_registry()[key][min_opset] = Translation{fn, nullptr, min_opset, false};
+}
+
+void register_plugin_translation(const char* key, PluginTranslateFn fn, int min_opset) {
+  translation_registry()[key] = {{min_opset, Translation{nullptr, fn, min_opset, false}}};
 }
 
 void TranslateContext::fail(const std::string& message) const {
@@ -351,7 +360,7 @@ void write_back_to_base(TranslateContext& ctx, const std::string& view_fx) {
     const std::string key = slice ? "aten::slice_scatter.default" : "aten::select_scatter.default";
     TranslateContext sub(ctx.program, ctx.fx_graph, scatter, ctx.graph, ctx.opset, values);
     sub.replace_bound_outputs();
-    translation_registry().at(key).run(sub);
+    find_translation(key, ctx.opset)->run(sub);
   } else {
     return;  // not a view (clone, a computed tensor): the mutation stays local
   }

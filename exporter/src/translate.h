@@ -116,9 +116,12 @@ onnx::NodeProto* emit_reduce(TranslateContext& ctx, const std::string& op, const
                              const std::vector<int64_t>& axes, bool keepdims, const std::string& out);
 
 using TranslateFn = void (*)(TranslateContext&);
+class PluginContext;
+using PluginTranslateFn = void (*)(PluginContext&);
 
 struct Translation {
   TranslateFn fn = nullptr;
+  PluginTranslateFn plugin_fn = nullptr;  // a plugin's translation (parity/exporter/plugin.h), run instead
   int min_opset = 0;
   // Derived by the in-place rule: `fn` is the functional form, the result is rebound to `self` after it.
   bool in_place = false;
@@ -126,9 +129,12 @@ struct Translation {
   void run(TranslateContext& ctx) const;
 };
 
-// The translation of a registry key, or nullopt. Besides the registered keys, one rule covers every
-// in-place overload: "aten::relu_.default" is "aten::relu.default" plus the rebinding of `self`.
-std::optional<Translation> find_translation(const std::string& key);
+// The translation of a registry key at an export opset: of the versions registered for the key, the one
+// with the highest min_opset <= opset; when every version needs a newer opset, the oldest (its min_opset
+// says which opset is needed). nullopt when the key has no translation. Besides the registered keys, one
+// rule covers every in-place overload: "aten::relu_.default" is "aten::relu.default" plus the rebinding
+// of `self`.
+std::optional<Translation> find_translation(const std::string& key, int opset);
 
 // When `view_fx` was produced by a view op (slice, select, view, unsqueeze, ...), its new value is written
 // back into the view's base, and so on up the chain: `x[:2, :3] = 1` is fill_ on slice(slice(x)).
@@ -145,11 +151,16 @@ void in_place(TranslateContext& ctx) {
   rebind_in_place_result(ctx);
 }
 
-// Registry keyed by "aten::<op>.<overload>"; a registrar object per translation.
-std::map<std::string, Translation>& translation_registry();
+// Registry keyed by "aten::<op>.<overload>": the versions of a key by min_opset (one registrar object per
+// translation; a key may have one version per opset where ONNX gained a better operator).
+std::map<std::string, std::map<int, Translation>>& translation_registry();
 struct TranslationRegistrar {
   TranslationRegistrar(const char* key, TranslateFn fn, int min_opset);
 };
+// A plugin's registration replaces every built-in version of the key.
+void register_plugin_translation(const char* key, PluginTranslateFn fn, int min_opset);
+// Runs a plugin translation on the node `ctx` translates (src/plugin_context.cc).
+void run_plugin_translation(PluginTranslateFn fn, TranslateContext& ctx);
 
 // Aliases: keys whose computation and argument names are those of another key (aten::__and__.Tensor is
 // aten::bitwise_and.Tensor), resolved at lookup so that registration order across files does not matter.
