@@ -1,9 +1,12 @@
 // TensorProto round trips and hostile tensor files. The oracle for the bytes is numpy (via onnx's
 // numpy_helper) in the end-to-end tests; here we check the decoding rules of the ONNX spec.
 #include <gtest/gtest.h>
+#include <stdlib.h>  // mkdtemp
 
 #include <cstring>
 #include <filesystem>
+#include <stdexcept>
+#include <string>
 
 #include "parity/error.h"
 #include "parity/fs.h"
@@ -12,6 +15,20 @@
 
 namespace parity {
 namespace {
+
+// A fresh directory (mkdtemp: unique, so parallel runs never share a file), removed with its contents.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "parity_tensor_io_XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + pattern);
+    path = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+};
 
 TEST(TensorIo, RoundTripKeepsNameShapeAndBytes) {
   Tensor t(DType::kFloat32, {2, 3});
@@ -58,7 +75,8 @@ TEST(TensorIo, NegativeAndAbsurdDimsAreErrors) {
 }
 
 TEST(TensorIo, GarbageFileNamesTheFile) {
-  const std::string path = (std::filesystem::temp_directory_path() / "parity_garbage.pb").string();
+  const TempDir tmp;
+  const std::string path = (tmp.path / "parity_garbage.pb").string();
   write_file_atomic(path, std::string("\xff\xff\xff\xff not a tensor", 17));
   try {
     read_tensor_file(path);
@@ -70,8 +88,8 @@ TEST(TensorIo, GarbageFileNamesTheFile) {
 }
 
 TEST(TensorIo, AtomicWriteLeavesNoTemporaryFiles) {
-  const auto dir = std::filesystem::temp_directory_path() / "parity_atomic";
-  std::filesystem::remove_all(dir);
+  const TempDir tmp;
+  const auto dir = tmp.path / "parity_atomic";  // not there yet: write_file_atomic creates it
   write_file_atomic((dir / "a.txt").string(), "hello");
   EXPECT_EQ(read_file((dir / "a.txt").string()), "hello");
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1);

@@ -1,8 +1,11 @@
 // Test helper: a tiny hand-written torch.export program (schema 8) — y = relu(x @ W^T + b) with a
 // dynamic batch — whose JSON pieces tests can break one at a time.
 #pragma once
+#include <stdlib.h>  // mkdtemp
+
 #include <cstring>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +16,34 @@
 namespace parity::testing {
 
 using json = nlohmann::json;
+
+// A fresh directory under the system temp dir (mkdtemp: unique per call, so parallel test processes and
+// leftovers of an earlier run never collide), removed with everything in it when the object dies.
+class UniqueTempDir {
+ public:
+  explicit UniqueTempDir(const std::string& prefix = "parity_tests_") {
+    std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "XXXXXX")).string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + pattern);
+    path_ = pattern;
+  }
+  ~UniqueTempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  UniqueTempDir(const UniqueTempDir&) = delete;
+  UniqueTempDir& operator=(const UniqueTempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// The directory the fixture writes archives into: one per test process, removed at exit (an archive may
+// still be memory-mapped by a program object that outlives the fixture that wrote it).
+inline const std::filesystem::path& fixture_temp_dir() {
+  static const UniqueTempDir dir("parity_pt2_fixture_");
+  return dir.path();
+}
 
 inline json tensor_meta(std::vector<json> sizes, std::vector<int64_t> strides) {
   json s = json::array();
@@ -85,7 +116,7 @@ struct Pt2Fixture {
   }
 
   std::string write(const std::string& file_name, const std::string& content) const {
-    const auto path = std::filesystem::temp_directory_path() / "parity_tests" / file_name;
+    const auto path = fixture_temp_dir() / file_name;
     write_file_atomic(path.string(), content);
     return path.string();
   }

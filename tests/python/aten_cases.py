@@ -15,6 +15,8 @@ from typing import Callable
 
 import torch
 
+import random_props as rp
+
 aten = torch.ops.aten
 F = torch.nn.functional
 
@@ -24,7 +26,9 @@ class OpCase:
     key: str                 # "aten::add.Tensor"
     fn: Callable             # called on the inputs, inside torch.export
     inputs: Callable         # () -> tuple of tensors
-    check: str = "close"     # "close": values; "shape": shape and dtype only (random or uninitialised outputs)
+    check: str = "close"     # "close": values (integers and booleans exactly); "shape": shape and dtype only
+                             # (uninitialised outputs); "props": random outputs, shape, dtype and `props`
+    props: Callable | None = None  # (outs, ins) -> None, asserts what any correct sample satisfies (random_props)
     decompose: bool = False  # run_decompositions() first (for ops only the decomposed IR holds)
     dynamic: dict | None = None  # dynamic_shapes for torch.export
     tag: str = ""            # distinguishes several rows of one overload
@@ -69,6 +73,9 @@ def unary(name, lo=None, hi=None, **kw):
 # --- elementwise arithmetic ---
 case("aten::add.Tensor", lambda a, b: aten.add.Tensor(a, b, alpha=2), lambda: (r(3, 4), r(4)))
 case("aten::add.Scalar", lambda a: aten.add.Scalar(a, 1.5), lambda: (r(3, 4),))
+# int64 beyond 2^53: exact only if no step goes through double (integer outputs are compared exactly).
+case("aten::add.Tensor", lambda a, b: aten.add.Tensor(a, b), lambda: (ri(2 ** 40, 3, 4) + 2 ** 60, ri(9, 3, 4, lo=1)),
+     tag="int64_beyond_2_53")
 case("aten::sub.Tensor", lambda a, b: aten.sub.Tensor(a, b), lambda: (r(3, 4), r(3, 1)))
 case("aten::sub.Scalar", lambda a: aten.sub.Scalar(a, 2), lambda: (ri(9, 3, 4),))
 case("aten::mul.Tensor", lambda a, b: aten.mul.Tensor(a, b), lambda: (r(3, 4), ri(5, 3, 4)))
@@ -145,6 +152,8 @@ case("aten::min.dim", lambda a: aten.min.dim(a, 0, True), lambda: (r(3, 5),))
 case("aten::var.correction", lambda a: aten.var.correction(a, [1], correction=1), lambda: (r(3, 5),))
 case("aten::var.dim", lambda a: aten.var.dim(a, [0, 1], False, True), lambda: (r(3, 5),))
 case("aten::cumsum.default", lambda a: aten.cumsum.default(a, 1), lambda: (r(3, 5),))
+case("aten::cumsum.default", lambda a: aten.cumsum.default(a, 1), lambda: (ri(2 ** 40, 3, 5) + 2 ** 58,),
+     tag="int64_beyond_2_53")
 case("aten::topk.default", lambda a: aten.topk.default(a, 2, 1), lambda: (r(3, 5),))
 case("aten::sort.default", lambda a: aten.sort.default(a, 0, True), lambda: (r(4, 3),))
 case("aten::_softmax.default", lambda a: aten._softmax.default(a, 1, False), lambda: (r(3, 5),))
@@ -216,12 +225,16 @@ case("aten::scalar_tensor.default", lambda a: aten.scalar_tensor.default(2.5) * 
 case("aten::arange.start_step", lambda a: aten.arange.start_step(1, 10, 3) + a, lambda: (ri(5, 3),))
 case("aten::arange.start_step", lambda a: aten.arange.start_step(0.5, 2.0, 0.25, dtype=torch.float32) * a, lambda: (r(6),),
      tag="float")
-case("aten::rand.default", lambda a: aten.rand.default([2, 3]), lambda: (r(2, 3),), check="shape")
-case("aten::randn.default", lambda a: aten.randn.default([2, 3]), lambda: (r(2, 3),), check="shape")
-case("aten::randperm.default", lambda a: aten.randperm.default(6), lambda: (r(2, 3),), check="shape")
+# Random outputs: 4096 samples each, checked for support and moments (random_props; eager's sample too).
+case("aten::rand.default", lambda a: aten.rand.default([64, 64]), lambda: (r(2, 3),), check="props",
+     props=lambda o, i: rp.uniform(o[0], 0, 1))
+case("aten::randn.default", lambda a: aten.randn.default([64, 64]), lambda: (r(2, 3),), check="props",
+     props=lambda o, i: rp.standard_normal(o[0]))
+case("aten::randperm.default", lambda a: aten.randperm.default(1000), lambda: (r(2, 3),), check="props",
+     props=lambda o, i: rp.permutation(o[0], 1000))
 case("aten::native_dropout.default", lambda a: aten.native_dropout.default(a, 0.5, False), lambda: (r(2, 3),))
-case("aten::native_dropout.default", lambda a: aten.native_dropout.default(a, 0.5, True), lambda: (r(2, 3),), check="shape",
-     tag="train", refrt_lacks="Dropout with training_mode=true")
+case("aten::native_dropout.default", lambda a: aten.native_dropout.default(a, 0.3, True), lambda: (r(64, 64),), check="props",
+     props=lambda o, i: rp.dropout(o[0], i[0], 0.3, mask=o[1]), tag="train", refrt_lacks="Dropout with training_mode=true")
 
 # --- matrix products ---
 case("aten::mm.default", lambda a, b: aten.mm.default(a, b), lambda: (r(3, 4), r(4, 2)))
@@ -455,8 +468,10 @@ case("aten::ones.default", lambda a: aten.ones.default([2, 3]) + a, lambda: (r(3
 case("aten::zeros.default", lambda a: aten.zeros.default([2, 3], dtype=torch.int64) + a, lambda: (ri(5, 3),))
 case("aten::ones_like.default", lambda a: aten.ones_like.default(a), lambda: (ri(5, 3),))
 case("aten::zeros_like.default", lambda a: aten.zeros_like.default(a), lambda: (r(2, 3),))
-case("aten::rand_like.default", lambda a: aten.rand_like.default(a), lambda: (r(2, 3),), check="shape")
-case("aten::randn_like.default", lambda a: aten.randn_like.default(a), lambda: (r(2, 3),), check="shape")
+case("aten::rand_like.default", lambda a: aten.rand_like.default(a), lambda: (r(64, 64),), check="props",
+     props=lambda o, i: rp.uniform(o[0], 0, 1))
+case("aten::randn_like.default", lambda a: aten.randn_like.default(a), lambda: (r(64, 64),), check="props",
+     props=lambda o, i: rp.standard_normal(o[0]))
 case("aten::replication_pad1d.default", lambda a: aten.replication_pad1d.default(a, [2, 1]), lambda: (r(1, 2, 4),))
 case("aten::rsub.Tensor", lambda a, b: aten.rsub.Tensor(a, b, alpha=2), lambda: (r(3, 4), r(4)))
 case("aten::std.correction", lambda a: aten.std.correction(a, [1], correction=0, keepdim=True), lambda: (r(3, 5),))

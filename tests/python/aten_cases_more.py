@@ -7,6 +7,7 @@ import math
 
 import torch
 
+import random_props as rp
 from aten_cases import F, _batch, aten, case, r, rb, retarget, ri
 
 # --- elementwise: activations, special functions, predicates ---
@@ -253,20 +254,34 @@ case("aten::linspace.default", lambda a: aten.linspace.default(-1.5, 2.0, 7) + a
 case("aten::linspace.default", lambda a: aten.linspace.default(0, 10, 4, dtype=torch.int64) + a, lambda: (ri(5, 4),), tag="int")
 case("aten::linspace.Tensor_Tensor", lambda s, e: aten.linspace.Tensor_Tensor(s, e, 5), lambda: (r(()), r(()) + 3))
 case("aten::linspace.default", lambda a: aten.linspace.default(2.0, 3.0, 1) + a, lambda: (r(1),), tag="one_step")
-case("aten::bernoulli.default", lambda p: aten.bernoulli.default(p), lambda: (r(3, 4, lo=0, hi=1),), check="shape")
-case("aten::bernoulli.p", lambda x: aten.bernoulli.p(x, 0.3), lambda: (r(3, 4),), check="shape")
-case("aten::normal.Tensor_Tensor", lambda m, s: aten.normal.Tensor_Tensor(m, s), lambda: (r(3, 4), r(4, lo=0.5, hi=1)), check="shape")
-case("aten::normal.Tensor_float", lambda m: aten.normal.Tensor_float(m, 2.0), lambda: (r(3, 4),), check="shape")
-case("aten::normal.float_Tensor", lambda s: aten.normal.float_Tensor(1.0, s), lambda: (r(3, 4, lo=0.5, hi=1),), check="shape")
-case("aten::normal.float_float", lambda a: aten.normal.float_float(1.0, 2.0, [2, 3]) + a, lambda: (r(3),), check="shape")
-case("aten::normal_functional.default", lambda a: aten.normal_functional.default(a, 1.0, 0.5), lambda: (r(3, 4),), check="shape")
-case("aten::randint.default", lambda a: aten.randint.default(10, [3, 4]) + a, lambda: (ri(5, 4),), check="shape")
-case("aten::randint.low", lambda a: aten.randint.low(-3, 10, [3, 4]) + a, lambda: (ri(5, 4),), check="shape")
-case("aten::randint_like.default", lambda a: aten.randint_like.default(a, 7), lambda: (r(3, 4),), check="shape")
-case("aten::randint_like.low_dtype", lambda a: aten.randint_like.low_dtype(a, 2, 9), lambda: (ri(5, 3, 4),), check="shape")
-case("aten::multinomial.default", lambda p: aten.multinomial.default(p, 3), lambda: (r(2, 5, lo=0.1, hi=1),), check="shape")
-case("aten::multinomial.default", lambda p: aten.multinomial.default(p, 6, True), lambda: (r(4, lo=0.1, hi=1),), check="shape",
-     tag="replacement")
+# Random outputs: >= 4096 samples each, checked for support and moments (random_props; eager's sample too).
+_P = "props"
+case("aten::bernoulli.default", lambda p: aten.bernoulli.default(p), lambda: (r(64, 64, lo=0, hi=1),), check=_P,
+     props=lambda o, i: rp.zeros_and_ones(o[0], i[0]))
+case("aten::bernoulli.p", lambda x: aten.bernoulli.p(x, 0.3), lambda: (r(64, 64),), check=_P,
+     props=lambda o, i: rp.zeros_and_ones(o[0], 0.3))
+case("aten::normal.Tensor_Tensor", lambda m, s: aten.normal.Tensor_Tensor(m, s), lambda: (r(64, 64), r(64, lo=0.5, hi=1)),
+     check=_P, props=lambda o, i: rp.standard_normal((o[0] - i[0]) / i[1]))
+case("aten::normal.Tensor_float", lambda m: aten.normal.Tensor_float(m, 2.0), lambda: (r(64, 64),), check=_P,
+     props=lambda o, i: rp.standard_normal((o[0] - i[0]) / 2.0))
+case("aten::normal.float_Tensor", lambda s: aten.normal.float_Tensor(1.0, s), lambda: (r(64, 64, lo=0.5, hi=1),), check=_P,
+     props=lambda o, i: rp.standard_normal((o[0] - 1.0) / i[0]))
+case("aten::normal.float_float", lambda a: aten.normal.float_float(1.0, 2.0, [64, 64]) + a, lambda: (r(64),), check=_P,
+     props=lambda o, i: rp.standard_normal((o[0] - i[0] - 1.0) / 2.0))
+case("aten::normal_functional.default", lambda a: aten.normal_functional.default(a, 1.0, 0.5), lambda: (r(64, 64),), check=_P,
+     props=lambda o, i: rp.standard_normal((o[0] - 1.0) / 0.5))
+case("aten::randint.default", lambda a: aten.randint.default(10, [64, 64]) + a, lambda: (ri(5, 64),), check=_P,
+     props=lambda o, i: rp.integers(o[0] - i[0], 0, 10))
+case("aten::randint.low", lambda a: aten.randint.low(-3, 10, [64, 64]) + a, lambda: (ri(5, 64),), check=_P,
+     props=lambda o, i: rp.integers(o[0] - i[0], -3, 10))
+case("aten::randint_like.default", lambda a: aten.randint_like.default(a, 7), lambda: (r(64, 64),), check=_P,
+     props=lambda o, i: rp.integers(o[0], 0, 7))
+case("aten::randint_like.low_dtype", lambda a: aten.randint_like.low_dtype(a, 2, 9), lambda: (ri(5, 64, 64),), check=_P,
+     props=lambda o, i: rp.integers(o[0], 2, 9))
+case("aten::multinomial.default", lambda p: aten.multinomial.default(p, 3), lambda: (r(4096, 5, lo=0.1, hi=1),), check=_P,
+     props=lambda o, i: rp.without_replacement(o[0], i[0]))
+case("aten::multinomial.default", lambda p: aten.multinomial.default(p, 4096, True), lambda: (r(4, lo=0.1, hi=1),), check=_P,
+     props=lambda o, i: rp.categorical(o[0], i[0]), tag="replacement")
 case("aten::cross.default", lambda a, b: aten.cross.default(a, b), lambda: (r(3, 4), r(3, 4)))
 case("aten::linalg_cross.default", lambda a, b: aten.linalg_cross.default(a, b), lambda: (r(2, 5, 3), r(1, 5, 3)))
 case("aten::linalg_cross.default", lambda a, b: aten.linalg_cross.default(a, b, dim=1), lambda: (r(4, 3, 2), r(1, 3, 2)),

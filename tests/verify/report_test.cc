@@ -1,5 +1,6 @@
 // Known failures, baseline regressions, the run's verdict and the HTML page's structure.
 #include <gtest/gtest.h>
+#include <stdlib.h>  // mkdtemp
 
 #include <filesystem>
 #include <fstream>
@@ -39,7 +40,9 @@ TEST(KnownFailures, ListedFailureIsXfailListedPassIsXpass) {
 }
 
 TEST(KnownFailures, MalformedFileNamesEntry) {
-  const auto path = (std::filesystem::temp_directory_path() / "parity_known_failures_test.json").string();
+  std::string dir = (std::filesystem::temp_directory_path() / "parity_known_failures_XXXXXX").string();
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr) << dir;
+  const auto path = (std::filesystem::path(dir) / "known_failures.json").string();
   std::ofstream(path) << R"([{"case": "a", "mode": "strict", "reason": "ok"}, {"case": "b", "mode": "sloppy", "reason": "x"}])";
   try {
     verify::load_known_failures(path);
@@ -52,6 +55,7 @@ TEST(KnownFailures, MalformedFileNamesEntry) {
   EXPECT_THROW(verify::load_known_failures(path), Error);
   std::filesystem::remove(path);
   EXPECT_TRUE(verify::load_known_failures(path).empty());  // no file: nothing is known to fail
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Regressions, PassToFailAndTenfoldErrorGrowth) {
