@@ -23,6 +23,32 @@ void abort_if_requested(const std::string& case_dir) {
   if (label == target) std::abort();
 }
 
+// The per-output lines of one verified case (what `--quiet` leaves out).
+void print_case_details(const verify::CaseEntry& c) {
+  const std::string label = c.case_name + "/" + c.mode;
+  for (const auto& set : c.input_sets)
+    for (const auto& o : set.outputs) {
+      const auto& cross = o.refrt_vs_libtorch;
+      if (o.kind) {  // mutated state: libtorch is its oracle
+        std::cout << "  " << label << " " << set.name << " " << o.name.value_or("") << ": refrt vs libtorch max_abs "
+                  << cross.max_abs_error << (cross.passed ? " ok" : " MISMATCH") << "\n";
+        continue;
+      }
+      const auto &ours = *o.refrt_vs_eager, &torch = *o.libtorch_vs_eager;
+      std::cout << "  " << label << " " << set.name << " output " << o.index << ": refrt max_abs " << ours.max_abs_error
+                << (ours.passed ? " ok" : " MISMATCH") << (ours.ties ? " (" + std::to_string(ours.ties) + " ties)" : "")
+                << ", libtorch max_abs " << torch.max_abs_error << (torch.passed ? " ok" : " MISMATCH") << "\n";
+    }
+  if (const auto& d = c.first_divergence)
+    std::cout << "  " << label << " first divergence: " << d->fx_node << " (" << d->op << ", ONNX node " << d->onnx_node
+              << " " << d->onnx_op << ") at " << d->source << "\n";
+  for (const auto& f : c.fresh_sets.value_or(std::vector<verify::FreshSetEntry>{})) {
+    bool ok = true;
+    for (const auto& o : f.outputs) ok = ok && o.refrt_vs_libtorch.passed;
+    std::cout << "  " << label << " " << f.name << " " << f.dims.dump() << ": " << (ok ? "ok" : "MISMATCH") << "\n";
+  }
+}
+
 int cmd_verify(const std::vector<std::string>& argv) {
   Args args(argv, {"--out", "--opset", "--onnx", "--fresh"}, {"--quiet", "--intermediates", "--peers", "--no-html"});
   need_positional(args, 1, "one CASE_DIR argument (a captured case folder)");
@@ -31,7 +57,7 @@ int cmd_verify(const std::vector<std::string>& argv) {
   const std::string out = args.get("--out", (fs::path(dir) / "verify").string());
   verify::VerifyOptions options;
   options.opset = opset_option(args);
-  options.quiet = args.has("--quiet");
+  const bool quiet = args.has("--quiet");
   options.intermediates = args.has("--intermediates");
   options.onnx_path = args.get("--onnx");
   options.fresh = args.get_int("--fresh", 0);
@@ -42,7 +68,7 @@ int cmd_verify(const std::vector<std::string>& argv) {
   options.source_dir = env_or("PARITY_SOURCE_DIR", PARITY_SOURCE_DIR);
   if (!options.onnx_path.empty() && !fs::is_regular_file(options.onnx_path))
     throw Error({"io", options.onnx_path}, "no such ONNX file");
-  nlohmann::json cases = nlohmann::json::array();
+  std::vector<verify::CaseEntry> cases;
   const auto dirs = verify::find_case_dirs(dir);
   if (!options.onnx_path.empty() && dirs.size() != 1)
     throw Error({"cli"}, "--onnx verifies one model against one case: give a <case>/<mode> folder, not " +
@@ -51,14 +77,13 @@ int cmd_verify(const std::vector<std::string>& argv) {
     abort_if_requested(case_dir);
     const std::string case_out = dirs.size() == 1 ? out : (fs::path(out) / fs::path(case_dir).filename()).string();
     cases.push_back(verify::verify_case_dir(case_dir, case_out, options));
+    if (!quiet) print_case_details(cases.back());
   }
   const auto report = verify::make_report("parity verify " + dir, cases);
   verify::write_report(out, report, args.has("--no-html") ? "" : verify::find_plotly_js(options.python));
-  if (!options.quiet) {
+  if (!quiet) {
     for (const auto& c : cases)
-      std::cout << c["case"].get<std::string>() << "/" << c["mode"].get<std::string>() << ": "
-                << c["status"].get<std::string>()
-                << (c["error"].is_string() ? " — " + c["error"].get<std::string>() : "") << "\n";
+      std::cout << c.case_name << "/" << c.mode << ": " << c.status << (c.error ? " — " + *c.error : "") << "\n";
     std::cout << "report: " << (fs::path(out) / "report.md").string() << "\n";
   }
   return verify::report_passed(report) ? kExitOk : kExitFailed;
