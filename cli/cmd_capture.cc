@@ -12,21 +12,20 @@ namespace fs = std::filesystem;
 namespace parity::cli {
 namespace {
 
-int cmd_capture(const std::vector<std::string>& argv) {
-  Args args(argv, {"--out", "--modes", "--filter"}, {"--force"});
-  need_positional(args, 1, "one FILE.py or FILE.py:NAME argument (a suite file defining cases)");
-  const std::string spec = args.positional()[0];
-  const size_t colon = spec.rfind(':');
-  const std::string file = fs::exists(spec) || colon == std::string::npos ? spec : spec.substr(0, colon);
+struct CaptureArgs {
+  std::string spec;
+  verify::CaptureRequest request;
+};
+
+int run_capture_command(CaptureArgs& a) {
+  need_argument(a.spec, "one FILE.py or FILE.py:NAME argument (a suite file defining cases)");
+  const size_t colon = a.spec.rfind(':');
+  const std::string file = fs::exists(a.spec) || colon == std::string::npos ? a.spec : a.spec.substr(0, colon);
   if (!fs::exists(file)) throw Error({"io", file}, "no such suite file or folder");
-  verify::CaptureRequest r;
-  r.python = env_or("PARITY_PYTHON", PARITY_PYTHON);
-  r.source_dir = env_or("PARITY_SOURCE_DIR", PARITY_SOURCE_DIR);
-  r.out_dir = args.get("--out", "out/cases");
-  if (args.has("--modes")) r.modes = args.get_list("--modes");
-  r.filter = args.get("--filter");
-  r.scenarios = {spec};
-  r.force = args.has("--force");
+  verify::CaptureRequest& r = a.request;
+  r.python = venv_python();
+  r.source_dir = source_dir();
+  r.scenarios = {a.spec};
   size_t failed = 0;
   verify::run_capture(r, [&](const nlohmann::json& j) {
     const std::string status = j.value("status", "?");
@@ -41,11 +40,21 @@ int cmd_capture(const std::vector<std::string>& argv) {
   return failed ? kExitFailed : kExitOk;
 }
 
+std::function<int()> setup_capture(CLI::App& app) {
+  auto a = std::make_shared<CaptureArgs>();
+  a->request.out_dir = "out/cases";
+  CLI::App* cmd = app.add_subcommand(
+      "capture", "capture the cases a Python suite file defines (Case API, or a function NAME) into case folders");
+  cmd->add_option("FILE.py[:NAME]", a->spec, "a suite file (or folder) defining cases");
+  cmd->add_option("--out", a->request.out_dir, "cases go to DIR/<case>/<mode>/")->capture_default_str()->option_text("DIR");
+  add_modes_option(cmd, a->request.modes);
+  cmd->add_option("--filter", a->request.filter, "regular expression on case names")->option_text("REGEX");
+  cmd->add_flag("--force", a->request.force, "capture again even when cached");
+  return [a] { return run_capture_command(*a); };
+}
+
 }  // namespace
 
-PARITY_COMMAND("capture", 25,
-               "capture FILE.py[:NAME] [--out DIR] [--modes strict,nonstrict,decomposed] [--filter REGEX] [--force]",
-               "capture the cases a Python suite file defines (Case API, or a function NAME) into case folders",
-               cmd_capture);
+PARITY_SUBCOMMAND(25, setup_capture);
 
 }  // namespace parity::cli

@@ -10,15 +10,16 @@
 namespace parity::cli {
 namespace {
 
-int cmd_conformance(const std::vector<std::string>& argv) {
-  Args args(argv, {"--filter", "--data", "--exclusions"}, {"--verbose"});
-  if (!args.positional().empty()) throw Error({"cli"}, "conformance takes no positional arguments", ErrorKind::kUsage);
+struct ConformanceArgs {
   refrt::ConformanceOptions o;
-  o.data_dir = args.get("--data", env_or("PARITY_CONFORMANCE_DIR", PARITY_CONFORMANCE_DIR));
-  o.filter = args.get("--filter");
-  o.exclusions_file = args.get("--exclusions", env_or("PARITY_SOURCE_DIR", PARITY_SOURCE_DIR) +
-                                                   std::string("/refrt/conformance/exclusions.txt"));
-  const bool verbose = args.has("--verbose");
+  bool verbose = false;
+};
+
+int run_conformance_command(ConformanceArgs& a) {
+  refrt::ConformanceOptions& o = a.o;
+  if (o.data_dir.empty()) o.data_dir = env_or("PARITY_CONFORMANCE_DIR", PARITY_CONFORMANCE_DIR);
+  if (o.exclusions_file.empty()) o.exclusions_file = source_dir() + "/refrt/conformance/exclusions.txt";
+  const bool verbose = a.verbose;
   using Status = refrt::ConformanceResult::Status;
   int passed = 0, failed = 0, skipped = 0, unexpected = 0, excluded_passing = 0;
   std::map<std::string, int> skip_reasons;
@@ -61,9 +62,19 @@ int cmd_conformance(const std::vector<std::string>& argv) {
   return unexpected ? kExitFailed : kExitOk;
 }
 
+std::function<int()> setup_conformance(CLI::App& app) {
+  auto a = std::make_shared<ConformanceArgs>();
+  CLI::App* cmd = app.add_subcommand("conformance", "run the ONNX backend node tests on refrt (N passed, M failed)");
+  cmd->add_option("--filter", a->o.filter, "regular expression on test names")->option_text("REGEX");
+  cmd->add_flag("--verbose", a->verbose, "a line for every test, and the skip reasons");
+  cmd->add_option("--data", a->o.data_dir, "the generated node tests (default: the build's)")->option_text("DIR");
+  cmd->add_option("--exclusions", a->o.exclusions_file, "expected failures (default refrt/conformance/exclusions.txt)")
+      ->option_text("FILE");
+  return [a] { return run_conformance_command(*a); };
+}
+
 }  // namespace
 
-PARITY_COMMAND("conformance", 60, "conformance [--filter REGEX] [--verbose] [--data DIR] [--exclusions FILE]",
-               "run the ONNX backend node tests on refrt (N passed, M failed)", cmd_conformance);
+PARITY_SUBCOMMAND(60, setup_conformance);
 
 }  // namespace parity::cli

@@ -8,42 +8,62 @@
 namespace parity::cli {
 namespace {
 
-int cmd_export(const std::vector<std::string>& argv) {
-  Args args(argv, {"-o", "--output", "--opset", "--input-names", "--output-names", "--plugin"},
-            {"--drop-mutations", "--report", "--no-optimize"});
-  need_positional(args, 1, "one MODEL.pt2 argument");
-  const std::string out = args.get("-o", args.get("--output"));
-  if (out.empty()) throw Error({"cli"}, "missing -o MODEL.onnx", ErrorKind::kUsage);
+struct ExportArgs {
+  std::string model, out;
   exporter::ExportOptions options;
-  options.opset = opset_option(args);
-  options.input_names = args.get_list("--input-names");
-  options.output_names = args.get_list("--output-names");
-  options.plugins = args.get_all("--plugin");  // repeatable, or a comma list
-  options.keep_mutations = !args.has("--drop-mutations");
-  options.optimize = !args.has("--no-optimize");
-  if (args.has("--report")) {
+  std::vector<std::string> input_names, output_names, plugins;
+  bool drop_mutations = false, report = false, no_optimize = false;
+  // --external-data / --external-data-threshold (being added on another branch) are declared here.
+};
+
+int run_export(ExportArgs& a) {
+  need_argument(a.model, "one MODEL.pt2 argument");
+  if (a.out.empty()) throw Error({"cli"}, "missing -o MODEL.onnx", ErrorKind::kUsage);
+  exporter::ExportOptions& options = a.options;
+  options.input_names = a.input_names;
+  options.output_names = a.output_names;
+  options.plugins = a.plugins;
+  options.keep_mutations = !a.drop_mutations;
+  options.optimize = !a.no_optimize;
+  if (a.report) {
     // The report is written whether the export succeeds or not; a failure still exits with its code.
-    const std::string report = exporter::report_path_for(out);
+    const std::string report = exporter::report_path_for(a.out);
     try {
-      exporter::export_file(args.positional()[0], out, options);
+      exporter::export_file(a.model, a.out, options);
     } catch (const Error& e) {
-      exporter::write_export_report(args.positional()[0], options, &e, report);
+      exporter::write_export_report(a.model, options, &e, report);
       std::cerr << "parity: wrote the failure report " << report << "\n";
       throw;
     }
-    exporter::write_export_report(args.positional()[0], options, nullptr, report);
+    exporter::write_export_report(a.model, options, nullptr, report);
     std::cout << "wrote " << report << "\n";
   } else {
-    exporter::export_file(args.positional()[0], out, options);
+    exporter::export_file(a.model, a.out, options);
   }
-  std::cout << "wrote " << out << " (opset " << options.opset << ")\n";
+  std::cout << "wrote " << a.out << " (opset " << options.opset << ")\n";
   return kExitOk;
+}
+
+std::function<int()> setup_export(CLI::App& app) {
+  auto a = std::make_shared<ExportArgs>();
+  CLI::App* cmd = app.add_subcommand("export", "convert a torch.export program (.pt2) to ONNX");
+  cmd->add_option("MODEL.pt2", a->model, "the program, saved by torch.export.save");
+  cmd->add_option("-o,--output", a->out, "the ONNX file to write (atomically)")->option_text("MODEL.onnx");
+  add_opset_option(cmd, a->options.opset);
+  cmd->add_option("--input-names", a->input_names, "ONNX input names, in order")->delimiter(',')->allow_extra_args(false);
+  cmd->add_option("--output-names", a->output_names, "ONNX output names, in order")->delimiter(',')->allow_extra_args(false);
+  cmd->add_option("--plugin", a->plugins, "exporter plugin library (repeatable, or a comma list)")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->option_text("LIB.so");
+  cmd->add_flag("--drop-mutations", a->drop_mutations, "leave out the mutated buffers/inputs outputs");
+  cmd->add_flag("--report", a->report, "write MODEL.report.md next to the output (also on failure)");
+  cmd->add_flag("--no-optimize", a->no_optimize, "skip the exporter's graph passes");
+  return [a] { return run_export(*a); };
 }
 
 }  // namespace
 
-PARITY_COMMAND("export", 10, "export MODEL.pt2 -o MODEL.onnx [--opset N] [--input-names a,b] [--output-names y] [--drop-mutations] [--report]\n"
-               "       [--plugin LIB.so]... [--no-optimize]",
-               "convert a torch.export program (.pt2) to ONNX", cmd_export);
+PARITY_SUBCOMMAND(10, setup_export);
 
 }  // namespace parity::cli

@@ -12,50 +12,63 @@ namespace fs = std::filesystem;
 namespace parity::cli {
 namespace {
 
-int cmd_matrix(const std::vector<std::string>& argv) {
-  Args args(argv, {"--out", "--filter", "--modes", "--timeout", "--opset", "-j", "--jobs", "--baseline", "--known-failures",
-                   "--scenarios", "--shard"},
-            {"--force-capture", "--list", "--no-peers", "--with-builtin"});
-  if (!args.positional().empty()) throw Error({"cli"}, "matrix takes no positional arguments", ErrorKind::kUsage);
+struct MatrixArgs {
   verify::MatrixOptions o;
-  o.out_dir = args.get("--out", o.out_dir);
-  o.filter = args.get("--filter");
-  if (args.has("--modes")) o.modes = args.get_list("--modes");
-  o.timeout_seconds = args.get_double("--timeout", o.timeout_seconds);
-  o.opset = opset_option(args);
-  o.jobs = args.get_int("-j", args.get_int("--jobs", 1));
-  if (o.jobs < 1 || o.jobs > 64) throw Error({"cli"}, "-j takes a number of jobs between 1 and 64", ErrorKind::kUsage);
-  o.force_capture = args.has("--force-capture");
-  o.scenarios = args.get_all("--scenarios");
+  std::string known_failures;
+  bool no_peers = false, list = false;
+};
+
+int run_matrix_command(MatrixArgs& a) {
+  verify::MatrixOptions& o = a.o;
   for (const auto& suite : o.scenarios)
     if (!fs::exists(suite) && !fs::exists(suite.substr(0, suite.rfind(':'))))
       throw Error({"io", suite}, "no such scenario file or folder (--scenarios takes FILE.py, FILE.py:NAME or a folder)");
-  o.with_builtin = args.has("--with-builtin");
   if (o.with_builtin && o.scenarios.empty())
     throw Error({"cli"}, "--with-builtin adds the built-in cases to --scenarios suites: give --scenarios", ErrorKind::kUsage);
-  o.shard = args.get("--shard");
   if (!o.shard.empty()) verify::parse_shard(o.shard);  // a usage error before any work
-  o.peers = !args.has("--no-peers");
-  o.source_dir = env_or("PARITY_SOURCE_DIR", PARITY_SOURCE_DIR);
-  o.python = env_or("PARITY_PYTHON", PARITY_PYTHON);
+  o.peers = !a.no_peers;
+  o.source_dir = source_dir();
+  o.python = venv_python();
   o.self_exe = fs::read_symlink("/proc/self/exe").string();
-  o.baseline = args.get("--baseline");
   if (!o.baseline.empty() && !fs::is_regular_file(o.baseline)) throw Error({"io", o.baseline}, "no such baseline report");
-  o.known_failures = args.get("--known-failures", (fs::path(o.source_dir) / "scenarios" / "known_failures.json").string());
-  if (args.has("--list")) {
+  o.known_failures = a.known_failures.empty() ? (fs::path(o.source_dir) / "scenarios" / "known_failures.json").string()
+                                              : a.known_failures;
+  if (a.list) {
     for (const auto& name : verify::list_cases(o)) std::cout << name << "\n";
     return kExitOk;
   }
   return verify::run_matrix(o);
 }
 
+std::function<int()> setup_matrix(CLI::App& app) {
+  auto a = std::make_shared<MatrixArgs>();
+  verify::MatrixOptions& o = a->o;
+  CLI::App* cmd = app.add_subcommand(
+      "matrix", "capture all scenarios and verify every (case, mode) in parallel children; writes report.json/md/html");
+  cmd->add_option("--out", o.out_dir, "output folder (cases/, results/, report.*)")->capture_default_str()->option_text("DIR");
+  cmd->add_option("--filter", o.filter, "regular expression on case names")->option_text("REGEX");
+  add_modes_option(cmd, o.modes);
+  cmd->add_option("-j,--jobs", o.jobs, "parallel children")->check(CLI::Range(1, 64))->capture_default_str()->option_text("N");
+  cmd->add_option("--timeout", o.timeout_seconds, "time limit of one (case, mode)")->capture_default_str()->option_text("SECONDS");
+  add_opset_option(cmd, o.opset);
+  cmd->add_option("--baseline", o.baseline, "an older report.json: regressions against it fail the run")
+      ->option_text("OLD/report.json");
+  cmd->add_option("--known-failures", a->known_failures, "known failures (default scenarios/known_failures.json)")
+      ->option_text("FILE");
+  cmd->add_flag("--no-peers", a->no_peers, "without the official exporter / ONNX Runtime columns");
+  cmd->add_flag("--force-capture", o.force_capture, "capture again even when cached");
+  cmd->add_flag("--list", a->list, "print the matching scenario names and stop");
+  cmd->add_option("--scenarios", o.scenarios, "a user's suite instead of the built-in cases (repeatable)")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->option_text("FILE.py[:NAME]|DIR");
+  cmd->add_flag("--with-builtin", o.with_builtin, "with --scenarios: the built-in cases as well");
+  cmd->add_option("--shard", o.shard, "run the K-th of N shares of the (case, mode) pairs")->option_text("K/N");
+  return [a] { return run_matrix_command(*a); };
+}
+
 }  // namespace
 
-PARITY_COMMAND("matrix", 40,
-               "matrix [--out DIR] [--filter REGEX] [--modes strict,nonstrict,decomposed] [-j N] [--timeout SECONDS]\n"
-               "       [--baseline OLD/report.json] [--known-failures FILE] [--no-peers] [--force-capture] [--list]\n"
-               "       [--scenarios FILE.py[:NAME]|DIR]... [--with-builtin] [--shard K/N]",
-               "capture all scenarios and verify every (case, mode) in parallel children; writes report.json/md/html",
-               cmd_matrix);
+PARITY_SUBCOMMAND(40, setup_matrix);
 
 }  // namespace parity::cli

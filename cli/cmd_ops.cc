@@ -11,9 +11,7 @@
 namespace parity::cli {
 namespace {
 
-int cmd_ops(const std::vector<std::string>& argv) {
-  Args args(argv, {}, {});
-  if (!args.positional().empty()) throw Error({"cli"}, "ops takes no arguments", ErrorKind::kUsage);
+int run_ops() {
   struct Row {
     std::vector<int> since;
     std::set<std::string> dtypes;  // of the newest registration: what a current model may use
@@ -39,8 +37,13 @@ int cmd_ops(const std::vector<std::string>& argv) {
   return kExitOk;
 }
 
+std::function<int()> setup_ops(CLI::App& app) {
+  app.add_subcommand("ops", "list the operators refrt implements (op, domain, since-versions, dtypes)");
+  return run_ops;
+}
+
 }  // namespace
 
-PARITY_COMMAND("ops", 50, "ops", "list the operators refrt implements (op, domain, since-versions, dtypes)", cmd_ops);
+PARITY_SUBCOMMAND(50, setup_ops);
 
 }  // namespace parity::cli

@@ -13,35 +13,42 @@ namespace fs = std::filesystem;
 namespace parity::cli {
 namespace {
 
+struct ReportArgs {
+  std::vector<std::string> reports;
+  std::string out;
+  bool merge = false;
+};
+
 void write_renderings(const nlohmann::json& report, const fs::path& out) {
   write_file_atomic((out / "report.md").string(), verify::render_markdown(report), "report");
-  const std::string plotly = verify::find_plotly_js(env_or("PARITY_PYTHON", PARITY_PYTHON));
+  const std::string plotly = verify::find_plotly_js(venv_python());
   if (plotly.empty())
     throw Error({"report"}, "plotly is not installed in the venv (requirements.txt): cannot write report.html");
   write_file_atomic((out / "report.html").string(), verify::render_html(report, plotly), "report");
 }
 
 // parity report --merge A/report.json B/report.json ... --out DIR: the shards of one matrix run as one report.
-int merge(const Args& args) {
-  if (!args.has("--out")) throw Error({"cli"}, "--merge needs --out DIR for the joined report", ErrorKind::kUsage);
-  const fs::path out = args.get("--out");
-  const nlohmann::json report = verify::merge_reports(args.positional());
+int merge(const ReportArgs& a) {
+  if (a.out.empty()) throw Error({"cli"}, "--merge needs --out DIR for the joined report", ErrorKind::kUsage);
+  const fs::path out = a.out;
+  const nlohmann::json report = verify::merge_reports(a.reports);
   fs::create_directories(out);
   write_file_atomic((out / "report.json").string(), report.dump(2) + "\n", "report");
   write_renderings(report, out);
   const auto& s = report["summary"];
-  std::cout << "merged " << args.positional().size() << " reports: " << s["pass"].get<int>() << "/"
-            << s["total"].get<int>() << " passed";
+  std::cout << "merged " << a.reports.size() << " reports: " << s["pass"].get<int>() << "/" << s["total"].get<int>()
+            << " passed";
   if (s.contains("regressions")) std::cout << ", " << s["regressions"].get<int>() << " regressions";
   std::cout << "\nwrote " << (out / "report.json").string() << ", report.md and report.html\n";
   return verify::report_passed(report) ? kExitOk : kExitFailed;
 }
 
-int cmd_report(const std::vector<std::string>& argv) {
-  Args args(argv, {"--out"}, {"--merge"});
-  if (args.has("--merge")) return merge(args);
-  need_positional(args, 1, "one report.json argument (or --merge A/report.json B/report.json ... --out DIR)");
-  const std::string path = args.positional()[0];
+int run_report(const ReportArgs& a) {
+  if (a.merge) return merge(a);
+  if (a.reports.size() != 1)
+    throw Error({"cli"}, "expected one report.json argument (or --merge A/report.json B/report.json ... --out DIR)",
+                ErrorKind::kUsage);
+  const std::string path = a.reports[0];
   nlohmann::json report;
   try {
     report = nlohmann::json::parse(read_file(path, "report"));
@@ -54,17 +61,26 @@ int cmd_report(const std::vector<std::string>& argv) {
   if (version < 1 || version > verify::kReportSchemaVersion)
     throw Error({"report", path}, "schema_version " + std::to_string(version) + " is not one this parity reads (1.." +
                                       std::to_string(verify::kReportSchemaVersion) + ")", ErrorKind::kUnsupported);
-  const fs::path out = args.get("--out", fs::path(path).parent_path().empty() ? "." : fs::path(path).parent_path().string());
+  const fs::path out = a.out.empty() ? (fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path())
+                                      : fs::path(a.out);
   fs::create_directories(out);
   write_renderings(report, out);
   std::cout << "wrote " << (out / "report.md").string() << " and " << (out / "report.html").string() << "\n";
   return kExitOk;
 }
 
+std::function<int()> setup_report(CLI::App& app) {
+  auto a = std::make_shared<ReportArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "report", "render report.md and report.html from a report.json, or join the reports of matrix shards");
+  cmd->add_option("REPORT.json", a->reports, "a report.json (with --merge: the report.json of every shard)");
+  cmd->add_option("--out", a->out, "output folder (default: the report's folder; required with --merge)")->option_text("DIR");
+  cmd->add_flag("--merge", a->merge, "join the reports of the shards of one matrix run");
+  return [a] { return run_report(*a); };
+}
+
 }  // namespace
 
-PARITY_COMMAND("report", 50, "report REPORT.json [--out DIR]\nreport --merge A/report.json B/report.json ... --out DIR",
-               "render report.md and report.html from a report.json, or join the reports of matrix shards",
-               cmd_report);
+PARITY_SUBCOMMAND(50, setup_report);
 
 }  // namespace parity::cli

@@ -3,61 +3,68 @@
 #include <iostream>
 
 #include "command.h"
+#include "parity/element.h"
 #include "parity/error.h"
 #include "parity/refrt/random_inputs.h"
 #include "parity/refrt/session.h"
 #include "parity/tensor_io.h"
-#include "parity/verify/compare.h"
 
 namespace fs = std::filesystem;
 
 namespace parity::cli {
 namespace {
 
+struct RunArgs {
+  std::string model, outputs;
+  InputChoice inputs;
+  int threads = 0;
+  bool no_optimize = false;
+};
+
 void print_tensor_summary(const std::string& name, const Tensor& t) {
   std::cout << name << ": " << dtype_name(t.dtype()) << " " << shape_str(t.shape());
   const int64_t n = std::min<int64_t>(t.numel(), 6);
   if (n > 0) {
     std::cout << " [";
-    for (int64_t i = 0; i < n; ++i) std::cout << (i ? ", " : "") << verify::element_as_double(t, i);
+    for (int64_t i = 0; i < n; ++i) std::cout << (i ? ", " : "") << element_as_double(t, i);
     std::cout << (t.numel() > n ? ", ...]" : "]");
   }
   std::cout << "\n";
 }
 
-int cmd_run(const std::vector<std::string>& argv) {
-  Args args(argv, {"--inputs", "--outputs", "--dim", "--seed", "--threads"}, {"--random", "--no-optimize"});
-  need_positional(args, 1, "one MODEL.onnx argument");
-  if (args.has("--inputs") == args.has("--random"))
-    throw Error({"cli"}, "give exactly one of --inputs DIR (a folder of input_<i>.pb files) or --random", ErrorKind::kUsage);
+int run_run(const RunArgs& a) {
+  need_argument(a.model, "one MODEL.onnx argument");
   refrt::SessionOptions options;
-  options.threads = args.get_int("--threads", 0);
-  options.optimize = !args.has("--no-optimize");
-  auto session = refrt::Session::load_file(args.positional()[0], options);
-  std::vector<Tensor> inputs;
-  if (args.has("--random")) {
-    inputs = refrt::random_inputs(session->inputs(), refrt::parse_dim_overrides(args.get_list("--dim")),
-                                  static_cast<uint64_t>(args.get_int("--seed", 0)));
-  } else {
-    const std::string in_dir = args.get("--inputs");
-    if (!fs::is_directory(in_dir)) throw Error({"io", in_dir}, "is not a directory (expected a folder of input_<i>.pb files)");
-    for (auto& named : read_tensor_dir(in_dir, "input")) inputs.push_back(named.tensor);
-  }
+  options.threads = a.threads;
+  options.optimize = !a.no_optimize;
+  auto session = refrt::Session::load_file(a.model, options);
+  const std::vector<Tensor> inputs = load_inputs(*session, a.inputs);
   const auto result = session->run(inputs);
   for (size_t i = 0; i < result.outputs.size(); ++i) print_tensor_summary(session->outputs()[i].name, result.outputs[i]);
-  if (args.has("--outputs")) {
+  if (!a.outputs.empty()) {
     for (size_t i = 0; i < result.outputs.size(); ++i)
-      write_tensor_file((fs::path(args.get("--outputs")) / ("output_" + std::to_string(i) + ".pb")).string(),
-                        result.outputs[i], session->outputs()[i].name);
-    std::cout << "wrote " << result.outputs.size() << " outputs to " << args.get("--outputs") << "\n";
+      write_tensor_file((fs::path(a.outputs) / ("output_" + std::to_string(i) + ".pb")).string(), result.outputs[i],
+                        session->outputs()[i].name);
+    std::cout << "wrote " << result.outputs.size() << " outputs to " << a.outputs << "\n";
   }
   return kExitOk;
 }
 
+std::function<int()> setup_run(CLI::App& app) {
+  auto a = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand("run", "execute an ONNX model on refrt");
+  cmd->add_option("MODEL.onnx", a->model, "the model");
+  add_input_options(cmd, a->inputs);
+  cmd->add_option("--outputs", a->outputs, "write output_<i>.pb files into this folder")->option_text("DIR");
+  cmd->add_option("--threads", a->threads, "intra-op pool threads (0: no pool, OpenBLAS as configured)")
+      ->check(CLI::Range(0, 1024))
+      ->capture_default_str();
+  cmd->add_flag("--no-optimize", a->no_optimize, "skip refrt's load-time graph optimisation");
+  return [a] { return run_run(*a); };
+}
+
 }  // namespace
 
-PARITY_COMMAND("run", 20,
-               "run MODEL.onnx (--inputs DIR | --random [--dim name=value,...] [--seed S]) [--outputs DIR] [--threads T]\n"
-               "    [--no-optimize]", "execute an ONNX model on refrt", cmd_run);
+PARITY_SUBCOMMAND(20, setup_run);
 
 }  // namespace parity::cli

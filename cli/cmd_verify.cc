@@ -23,52 +23,89 @@ void abort_if_requested(const std::string& case_dir) {
   if (label == target) std::abort();
 }
 
-int cmd_verify(const std::vector<std::string>& argv) {
-  Args args(argv, {"--out", "--opset", "--onnx", "--fresh"}, {"--quiet", "--intermediates", "--peers", "--no-html"});
-  need_positional(args, 1, "one CASE_DIR argument (a captured case folder)");
-  const std::string dir = args.positional()[0];
-  if (!fs::is_directory(dir)) throw Error({"io", dir}, "is not a directory (expected a captured case folder)");
-  const std::string out = args.get("--out", (fs::path(dir) / "verify").string());
+struct VerifyArgs {
+  std::string dir, out;
   verify::VerifyOptions options;
-  options.opset = opset_option(args);
-  options.quiet = args.has("--quiet");
-  options.intermediates = args.has("--intermediates");
-  options.onnx_path = args.get("--onnx");
-  options.fresh = args.get_int("--fresh", 0);
-  if (options.fresh < 0 || options.fresh > 1000)
-    throw Error({"cli"}, "--fresh takes a count between 0 and 1000", ErrorKind::kUsage);
-  options.peers = args.has("--peers");
-  options.python = env_or("PARITY_PYTHON", PARITY_PYTHON);
-  options.source_dir = env_or("PARITY_SOURCE_DIR", PARITY_SOURCE_DIR);
+  bool quiet = false, no_html = false;
+};
+
+// The per-output lines of one verified case (what `--quiet` leaves out).
+void print_case_details(const verify::CaseEntry& c) {
+  const std::string label = c.case_name + "/" + c.mode;
+  for (const auto& set : c.input_sets)
+    for (const auto& o : set.outputs) {
+      const auto& cross = o.refrt_vs_libtorch;
+      if (o.kind) {  // mutated state: libtorch is its oracle
+        std::cout << "  " << label << " " << set.name << " " << o.name.value_or("") << ": refrt vs libtorch max_abs "
+                  << cross.max_abs_error << (cross.passed ? " ok" : " MISMATCH") << "\n";
+        continue;
+      }
+      const auto &ours = *o.refrt_vs_eager, &torch = *o.libtorch_vs_eager;
+      std::cout << "  " << label << " " << set.name << " output " << o.index << ": refrt max_abs " << ours.max_abs_error
+                << (ours.passed ? " ok" : " MISMATCH") << (ours.ties ? " (" + std::to_string(ours.ties) + " ties)" : "")
+                << ", libtorch max_abs " << torch.max_abs_error << (torch.passed ? " ok" : " MISMATCH") << "\n";
+    }
+  if (const auto& d = c.first_divergence)
+    std::cout << "  " << label << " first divergence: " << d->fx_node << " (" << d->op << ", ONNX node " << d->onnx_node
+              << " " << d->onnx_op << ") at " << d->source << "\n";
+  for (const auto& f : c.fresh_sets.value_or(std::vector<verify::FreshSetEntry>{})) {
+    bool ok = true;
+    for (const auto& o : f.outputs) ok = ok && o.refrt_vs_libtorch.passed;
+    std::cout << "  " << label << " " << f.name << " " << f.dims.dump() << ": " << (ok ? "ok" : "MISMATCH") << "\n";
+  }
+}
+
+int run_verify(VerifyArgs& a) {
+  need_argument(a.dir, "one CASE_DIR argument (a captured case folder)");
+  if (!fs::is_directory(a.dir)) throw Error({"io", a.dir}, "is not a directory (expected a captured case folder)");
+  const std::string out = a.out.empty() ? (fs::path(a.dir) / "verify").string() : a.out;
+  verify::VerifyOptions& options = a.options;
+  options.python = venv_python();
+  options.source_dir = source_dir();
   if (!options.onnx_path.empty() && !fs::is_regular_file(options.onnx_path))
     throw Error({"io", options.onnx_path}, "no such ONNX file");
-  nlohmann::json cases = nlohmann::json::array();
-  const auto dirs = verify::find_case_dirs(dir);
+  const auto dirs = verify::find_case_dirs(a.dir);
   if (!options.onnx_path.empty() && dirs.size() != 1)
     throw Error({"cli"}, "--onnx verifies one model against one case: give a <case>/<mode> folder, not " +
                              std::to_string(dirs.size()) + " cases", ErrorKind::kUsage);
+  std::vector<verify::CaseEntry> cases;
   for (const auto& case_dir : dirs) {
     abort_if_requested(case_dir);
     const std::string case_out = dirs.size() == 1 ? out : (fs::path(out) / fs::path(case_dir).filename()).string();
     cases.push_back(verify::verify_case_dir(case_dir, case_out, options));
+    if (!a.quiet) print_case_details(cases.back());
   }
-  const auto report = verify::make_report("parity verify " + dir, cases);
-  verify::write_report(out, report, args.has("--no-html") ? "" : verify::find_plotly_js(options.python));
-  if (!options.quiet) {
+  const auto report = verify::make_report("parity verify " + a.dir, cases);
+  verify::write_report(out, report, a.no_html ? "" : verify::find_plotly_js(options.python));
+  if (!a.quiet) {
     for (const auto& c : cases)
-      std::cout << c["case"].get<std::string>() << "/" << c["mode"].get<std::string>() << ": "
-                << c["status"].get<std::string>()
-                << (c["error"].is_string() ? " — " + c["error"].get<std::string>() : "") << "\n";
+      std::cout << c.case_name << "/" << c.mode << ": " << c.status << (c.error ? " — " + *c.error : "") << "\n";
     std::cout << "report: " << (fs::path(out) / "report.md").string() << "\n";
   }
   return verify::report_passed(report) ? kExitOk : kExitFailed;
 }
 
+std::function<int()> setup_verify(CLI::App& app) {
+  auto a = std::make_shared<VerifyArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "verify", "compare refrt on our ONNX (or a given one) with libtorch and eager PyTorch for a captured case");
+  cmd->add_option("CASE_DIR", a->dir, "a captured <case>/<mode> folder, or a folder of them");
+  cmd->add_option("--out", a->out, "where report.json/md/html go (default CASE_DIR/verify)")->option_text("DIR");
+  add_opset_option(cmd, a->options.opset);
+  cmd->add_option("--onnx", a->options.onnx_path, "verify this model instead of exporting one")->option_text("MODEL.onnx");
+  cmd->add_flag("--intermediates", a->options.intermediates, "compare every FX value; report the first divergence");
+  cmd->add_option("--fresh", a->options.fresh, "extra input sets with new dynamic dim values")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str()
+      ->option_text("K");
+  cmd->add_flag("--peers", a->options.peers, "the official exporter and ONNX Runtime columns");
+  cmd->add_flag("--no-html", a->no_html, "write report.json and report.md only");
+  cmd->add_flag("--quiet", a->quiet, "no per-output lines");
+  return [a] { return run_verify(*a); };
+}
+
 }  // namespace
 
-PARITY_COMMAND("verify", 30,
-               "verify CASE_DIR [--out DIR] [--opset N] [--onnx MODEL.onnx] [--intermediates] [--fresh K] [--peers] [--no-html] [--quiet]",
-               "compare refrt on our ONNX (or a given one) with libtorch and eager PyTorch for a captured case",
-               cmd_verify);
+PARITY_SUBCOMMAND(30, setup_verify);
 
 }  // namespace parity::cli

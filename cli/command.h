@@ -1,40 +1,79 @@
-// The command table: each `parity <command>` lives in its own cmd_<name>.cc and registers itself
-// with one PARITY_COMMAND line, so adding a command never touches main.cc.
+// The command table: each `parity <command>` lives in its own cmd_<name>.cc and registers itself with
+// one PARITY_SUBCOMMAND line, so adding a command never touches main.cc. A command declares its
+// options once, with CLI11 (type, range, default and help text in one place); `parity --help`,
+// `parity <command> --help` and the README's command list (checked by tests/python/test_cli_help.py)
+// all come from those declarations.
 #pragma once
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "args.h"
+#include "parity/tensor.h"
+
+namespace parity::refrt {
+class Session;
+}
 
 namespace parity::cli {
 
-using CommandFn = std::function<int(const std::vector<std::string>& argv)>;
+// Adds the command's subcommand (options bound to its own state) to `app` and returns what runs it
+// after a successful parse: a function returning the exit code.
+using CommandSetup = std::function<std::function<int()>(CLI::App& app)>;
 
 struct Command {
-  std::string name;
-  std::string usage;    // one or more lines after "parity ", e.g. "run MODEL.onnx --inputs DIR"
-  std::string summary;  // one line, for --help
-  int order;            // position in --help
-  CommandFn fn;
+  int order;  // position in --help
+  CommandSetup setup;
 };
 
 std::vector<Command>& command_table();
 
 struct CommandRegistrar {
-  CommandRegistrar(const char* name, int order, const char* usage, const char* summary, CommandFn fn);
+  CommandRegistrar(int order, CommandSetup setup);
+  // A command that parses its own arguments with Args (cmd_coverage.cc, not yet on CLI11).
+  CommandRegistrar(const char* name, int order, const char* usage, const char* summary,
+                   std::function<int(const std::vector<std::string>&)> fn);
 };
 
 #define PARITY_COMMAND_CONCAT_INNER(a, b) a##b
 #define PARITY_COMMAND_CONCAT(a, b) PARITY_COMMAND_CONCAT_INNER(a, b)
-// PARITY_COMMAND("run", 20, "run MODEL.onnx --inputs DIR", "execute an ONNX model on refrt", cmd_run);
+// PARITY_SUBCOMMAND(20, setup_run);
+#define PARITY_SUBCOMMAND(order, setup)                                                                   \
+  static const ::parity::cli::CommandRegistrar PARITY_COMMAND_CONCAT(parity_command_, __LINE__)(order, \
+                                                                                                  setup)
+// The Args-based form (name, order, usage, summary, fn(argv)).
 #define PARITY_COMMAND(name, order, usage, summary, fn)                                                \
   static const ::parity::cli::CommandRegistrar PARITY_COMMAND_CONCAT(parity_command_, __LINE__)( \
       name, order, usage, summary, fn)
 
-// Shared option helpers.
+// Options several commands share, declared here once.
+// --opset N: the export opset, range-checked against the exporter's (default: its default).
+CLI::Option* add_opset_option(CLI::App* cmd, int& opset);
+// --modes strict,nonstrict,decomposed (capture, matrix).
+CLI::Option* add_modes_option(CLI::App* cmd, std::vector<std::string>& modes);
+// --inputs DIR | --random [--dim name=value,...] [--seed S] (run, profile).
+struct InputChoice {
+  std::string inputs_dir;
+  bool random = false;
+  std::vector<std::string> dims;
+  uint64_t seed = 0;
+};
+void add_input_options(CLI::App* cmd, InputChoice& choice);
+// The inputs `choice` names for `session`'s inputs (input_inputs.cc).
+std::vector<Tensor> load_inputs(const refrt::Session& session, const InputChoice& choice);
+
 std::string env_or(const char* name, const std::string& fallback);
-int opset_option(const Args& args);  // --opset within the exporter's range
+// The venv's python and the source tree (PARITY_PYTHON / PARITY_SOURCE_DIR, else the build's).
+std::string venv_python();
+std::string source_dir();
+
+// A usage error "expected <what>" when a required positional argument is missing.
+void need_argument(const std::string& value, const std::string& what);
+
+// The Args form's positional check (cmd_coverage.cc).
 void need_positional(const Args& args, size_t n, const std::string& what);
 
 }  // namespace parity::cli

@@ -1,5 +1,5 @@
-// The `parity` command line: dispatches to the registered commands (cmd_*.cc). Errors become one
-// line on stderr and an exit code.
+// The `parity` command line: one CLI11 app with a subcommand per registered command (cmd_*.cc).
+// Errors become one line on stderr and an exit code.
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
@@ -16,21 +16,42 @@ std::vector<Command>& command_table() {
   return table;
 }
 
-CommandRegistrar::CommandRegistrar(const char* name, int order, const char* usage, const char* summary, CommandFn fn) {
-  command_table().push_back({name, usage, summary, order, std::move(fn)});
+CommandRegistrar::CommandRegistrar(int order, CommandSetup setup) { command_table().push_back({order, std::move(setup)}); }
+
+CommandRegistrar::CommandRegistrar(const char* name, int order, const char* usage, const char* summary,
+                                   std::function<int(const std::vector<std::string>&)> fn) {
+  command_table().push_back({order, [=](CLI::App& app) -> std::function<int()> {
+                               CLI::App* cmd = app.add_subcommand(name, summary);
+                               cmd->prefix_command();  // every argument goes to fn, parsed by Args
+                               cmd->footer(std::string("usage: parity ") + usage);
+                               return [cmd, fn] { return fn(cmd->remaining()); };
+                             }});
 }
 
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
   return v && *v ? v : fallback;
 }
+std::string venv_python() { return env_or("PARITY_PYTHON", PARITY_PYTHON); }
+std::string source_dir() { return env_or("PARITY_SOURCE_DIR", PARITY_SOURCE_DIR); }
 
-int opset_option(const Args& args) {
-  const int opset = args.get_int("--opset", exporter::kDefaultOpset);
-  if (opset < exporter::kMinOpset || opset > exporter::kMaxOpset)
-    throw Error({"cli"}, "--opset must be between " + std::to_string(exporter::kMinOpset) + " and " +
-                             std::to_string(exporter::kMaxOpset), ErrorKind::kUsage);
-  return opset;
+CLI::Option* add_opset_option(CLI::App* cmd, int& opset) {
+  opset = exporter::kDefaultOpset;
+  return cmd->add_option("--opset", opset, "ONNX opset to export to")
+      ->check(CLI::Range(exporter::kMinOpset, exporter::kMaxOpset))
+      ->capture_default_str();
+}
+
+CLI::Option* add_modes_option(CLI::App* cmd, std::vector<std::string>& modes) {
+  return cmd->add_option("--modes", modes, "capture modes")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->check(CLI::IsMember({"strict", "nonstrict", "decomposed"}))
+      ->option_text("strict,nonstrict,decomposed");
+}
+
+void need_argument(const std::string& value, const std::string& what) {
+  if (value.empty()) throw Error({"cli"}, "expected " + what, ErrorKind::kUsage);
 }
 
 void need_positional(const Args& args, size_t n, const std::string& what) {
@@ -38,25 +59,6 @@ void need_positional(const Args& args, size_t n, const std::string& what) {
 }
 
 namespace {
-
-std::vector<Command> sorted_commands() {
-  auto commands = command_table();
-  std::stable_sort(commands.begin(), commands.end(), [](const Command& a, const Command& b) { return a.order < b.order; });
-  return commands;
-}
-
-std::string usage_text() {
-  std::ostringstream s;
-  s << "parity — export PyTorch programs to ONNX and prove that both compute the same numbers\n\ncommands:\n";
-  for (const auto& c : sorted_commands()) s << "  " << c.name << std::string(c.name.size() < 12 ? 12 - c.name.size() : 1, ' ') << c.summary << "\n";
-  s << "\nusage:\n";
-  for (const auto& c : sorted_commands()) {
-    std::istringstream lines(c.usage);
-    for (std::string line; std::getline(lines, line);) s << "  parity " << line << "\n";
-  }
-  s << "\nexit codes: 0 ok, 1 verification failed, 2 usage, 3 bad input, 4 unsupported\n";
-  return s.str();
-}
 
 int exit_code_for(const Error& e) {
   switch (e.kind()) {
@@ -66,33 +68,62 @@ int exit_code_for(const Error& e) {
   }
 }
 
+// Subcommands in --help order, and what runs each.
+std::vector<std::pair<CLI::App*, std::function<int()>>> build_app(CLI::App& app) {
+  auto commands = command_table();
+  std::stable_sort(commands.begin(), commands.end(), [](const Command& a, const Command& b) { return a.order < b.order; });
+  std::vector<std::pair<CLI::App*, std::function<int()>>> out;
+  for (const auto& c : commands) {
+    auto run = c.setup(app);
+    out.emplace_back(app.get_subcommands({}).back(), std::move(run));
+  }
+  app.require_subcommand(1);
+  app.footer("exit codes: 0 ok, 1 verification failed, 2 usage, 3 bad input, 4 unsupported\n"
+             "`parity <command> --help` lists a command's options.");
+  return out;
+}
+
+bool is_command(CLI::App& app, const std::string& name) {
+  for (const CLI::App* sub : app.get_subcommands({}))
+    if (sub->get_name() == name) return true;
+  return false;
+}
+
+int usage_error(CLI::App& app, const std::string& message) {
+  std::cerr << "parity: error: " << message << "\n\n" << app.help();
+  return kExitUsage;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"parity — export PyTorch programs to ONNX and prove that both compute the same numbers", "parity"};
+  const auto commands = build_app(app);
+  const std::string first = argc > 1 ? argv[1] : "";
+  if (first == "--version") {
+    std::cout << "parity 0.1.0\n";
+    return kExitOk;
+  }
+  if (first == "help") return std::cout << app.help(), kExitOk;
+  if (first.empty()) return usage_error(app, "no command given");
+  if (first[0] != '-' && !is_command(app, first)) return usage_error(app, "unknown command '" + first + "'");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "parity: error: " << e.what() << "\nrun 'parity " << (is_command(app, first) ? first + " " : "")
+              << "--help' for usage\n";
+    return kExitUsage;
+  }
+  for (const auto& [cmd, fn] : commands)
+    if (cmd->parsed()) return fn();
+  return usage_error(app, "no command given");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> rest(argv + std::min(argc, 2), argv + argc);
-  const std::string command = argc > 1 ? argv[1] : "";
   try {
-    for (const auto& c : command_table()) {
-      if (c.name != command) continue;
-      if (std::find(rest.begin(), rest.end(), "--help") != rest.end() || std::find(rest.begin(), rest.end(), "-h") != rest.end()) {
-        std::istringstream lines(c.usage);
-        std::cout << c.summary << "\n\nusage:\n";
-        for (std::string line; std::getline(lines, line);) std::cout << "  parity " << line << "\n";
-        return kExitOk;
-      }
-      return c.fn(rest);
-    }
-    if (command == "--version") {
-      std::cout << "parity 0.1.0\n";
-      return kExitOk;
-    }
-    if (command == "-h" || command == "--help" || command == "help") {
-      std::cout << usage_text();
-      return kExitOk;
-    }
-    std::cerr << "parity: error: " << (command.empty() ? "no command given" : "unknown command '" + command + "'")
-              << "\n\n" << usage_text();
-    return kExitUsage;
+    return run(argc, argv);
   } catch (const Error& e) {
     std::cerr << "parity: error: " << e.what() << "\n";
     if (e.kind() == ErrorKind::kUsage) std::cerr << "run 'parity --help' for usage\n";

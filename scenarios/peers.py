@@ -24,8 +24,11 @@ import numpy as np
 import onnx
 import onnx.numpy_helper
 
-TOLERANCES = {np.dtype("float32"): (1e-5, 1e-4), np.dtype("float64"): (1e-7, 1e-7),
-              np.dtype("float16"): (1e-3, 1e-2)}
+# The one tolerance table (common/tolerances.json, built into the C++ comparison too), by dtype name
+# ("bfloat16" is ml_dtypes' name, which onnx.numpy_helper returns); unlisted dtypes compare exactly.
+TOLERANCES = {name: (row["atol"], row["rtol"])
+              for name, row in json.loads((Path(__file__).resolve().parents[1] / "common" / "tolerances.json")
+                                          .read_text()).items() if isinstance(row, dict)}
 
 
 def _message(e: BaseException, limit: int = 600) -> str:
@@ -52,7 +55,7 @@ def compare(expected: np.ndarray, actual: np.ndarray):
     """(mismatches, max_abs_error); a shape or dtype difference counts every element."""
     if expected.shape != actual.shape or expected.dtype != actual.dtype:
         return max(expected.size, 1), float("inf")
-    atol, rtol = TOLERANCES.get(expected.dtype, (0.0, 0.0))
+    atol, rtol = TOLERANCES.get(expected.dtype.name, (0.0, 0.0))
     e, a = expected.astype(np.float64), actual.astype(np.float64)
     nan_differs = np.isnan(e) != np.isnan(a)
     with np.errstate(invalid="ignore"):

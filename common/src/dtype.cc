@@ -1,4 +1,4 @@
-#include "parity/dtype.h"
+#include "parity/dtype_lists.h"
 
 namespace parity {
 
@@ -35,7 +35,9 @@ std::string dtype_name(DType t) {
 bool dtype_is_supported(int32_t v) { return dtype_size(static_cast<DType>(v)) != 0; }
 
 bool dtype_is_floating(DType t) {
-  return t == DType::kFloat32 || t == DType::kFloat64 || t == DType::kFloat16 || t == DType::kBFloat16;
+  for (DType f : kFloatingDTypes)
+    if (f == t) return true;
+  return false;
 }
 
 }  // namespace parity

@@ -2,16 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
 
-#include "dispatch.h"
+#include "kernel.h"
 #include "model_def.h"
 #include "onnx/onnx-ml.pb.h"
+#include "parity/compare.h"
 #include "parity/error.h"
 #include "parity/fs.h"
 #include "parity/refrt/session.h"
@@ -24,43 +24,17 @@ namespace {
 
 using Status = ConformanceResult::Status;
 
-double element(const Tensor& t, int64_t i) {
-  if (t.dtype() == DType::kFloat16) return half_to_float(static_cast<const uint16_t*>(t.raw())[i]);
-  if (t.dtype() == DType::kBFloat16) return bf16_to_float(static_cast<const uint16_t*>(t.raw())[i]);
-  if (t.dtype() == DType::kBool) return static_cast<const uint8_t*>(t.raw())[i] != 0;
-  double v = 0;
-  dispatch_numeric(t.dtype(), [&](auto tag) { v = static_cast<double>(static_cast<const decltype(tag)*>(t.raw())[i]); });
-  return v;
-}
-
-// "" when `got` matches `want` as numpy.testing.assert_allclose(want, got, rtol, atol) would see it
-// (NaN equals NaN, infinities must match), else what differs. Integers and bools compare exactly.
+// "" when `got` matches `want` at the backend tests' tolerance (numpy.testing.assert_allclose with
+// rtol 1e-3, atol 1e-7: NaN equals NaN, infinities must match; integers and bools exactly), else what
+// differs. The rule itself is common's (parity/compare.h), the one verify uses.
 std::string mismatch(const Tensor& got, const Tensor& want, double& max_abs) {
-  if (got.dtype() != want.dtype()) return "dtype " + dtype_name(got.dtype()) + ", expected " + dtype_name(want.dtype());
-  if (got.shape() != want.shape()) return "shape " + shape_str(got.shape()) + ", expected " + shape_str(want.shape());
-  const bool floating = dtype_is_floating(want.dtype());
-  const double rtol = 1e-3, atol = 1e-7;
-  const size_t width = dtype_size(want.dtype());
-  const auto* gb = static_cast<const unsigned char*>(got.raw());
-  const auto* wb = static_cast<const unsigned char*>(want.raw());
-  int64_t bad = 0, first = -1;
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    if (!floating) {  // integers and bools: exact, on the bytes (int64 beyond 2^53 is not exact as double)
-      if (std::memcmp(gb + i * width, wb + i * width, width) == 0) continue;
-    } else {
-      const double g = element(got, i), w = element(want, i);
-      if ((std::isnan(g) && std::isnan(w)) || g == w) continue;
-      const double err = std::fabs(g - w);
-      if (std::isfinite(err)) max_abs = std::max(max_abs, err);
-      if (std::isfinite(err) && err <= atol + rtol * std::fabs(w)) continue;
-    }
-    if (first < 0) first = i;
-    ++bad;
-  }
-  if (!bad) return "";
+  const TensorComparison c = compare_elementwise(want, got, Tolerance{1e-7, 1e-3});
+  if (!c.problem.empty()) return c.problem;
+  if (std::isfinite(c.max_abs_error)) max_abs = std::max(max_abs, c.max_abs_error);
+  if (c.passed) return "";
   std::ostringstream s;
-  s << bad << " of " << want.numel() << " elements differ (first at " << first << ": got " << element(got, first)
-    << ", expected " << element(want, first) << ")";
+  s << c.mismatches << " of " << want.numel() << " elements differ (first at " << c.first_mismatch << ": got "
+    << element_text(got, c.first_mismatch) << ", expected " << element_text(want, c.first_mismatch) << ")";
   return s.str();
 }
 

@@ -10,63 +10,16 @@
 #include <type_traits>
 
 #include "kernel.h"
+#include "parity/dtype_lists.h"
+#include "parity/float16.h"
 
 namespace parity::refrt {
 
-inline float bf16_to_float(uint16_t b) {
-  const uint32_t bits = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-inline uint16_t float_to_bf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40);  // quiet NaN
-  bits += 0x7fffu + ((bits >> 16) & 1u);  // round to nearest even
-  return static_cast<uint16_t>(bits >> 16);
-}
-
-inline float half_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu, bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (mant << 13);  // inf / NaN
-  } else if (exp != 0) {
-    bits = sign | ((exp + 112) << 23) | (mant << 13);
-  } else if (mant == 0) {
-    bits = sign;
-  } else {  // subnormal: normalise
-    int e = -1;
-    do { ++e; mant <<= 1; } while ((mant & 0x400u) == 0);
-    bits = sign | (static_cast<uint32_t>(112 - e) << 23) | ((mant & 0x3ffu) << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-inline uint16_t float_to_half(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
-  const uint32_t abs = bits & 0x7fffffffu;
-  if (abs > 0x7f800000u) return sign | 0x7e00u;          // NaN
-  if (abs >= 0x477ff000u) return sign | 0x7c00u;         // rounds to >= 65520: inf
-  if (abs >= 0x38800000u) {                              // normal half
-    const uint32_t rounded = abs + 0xfffu + ((abs >> 13) & 1u);
-    return sign | static_cast<uint16_t>((rounded - 0x38000000u) >> 13);
-  }
-  if (abs < 0x33000000u) return sign;                    // below half the smallest subnormal: 0
-  // Subnormal half: shift the full mantissa into place with round to nearest even.
-  const uint32_t exp = abs >> 23, mant = (abs & 0x7fffffu) | 0x800000u;
-  const uint32_t shift = 126 - exp;  // 14..24
-  const uint32_t half_mant = mant >> shift, rest = mant & ((1u << shift) - 1), halfway = 1u << (shift - 1);
-  uint32_t out = half_mant;
-  if (rest > halfway || (rest == halfway && (half_mant & 1u))) ++out;
-  return sign | static_cast<uint16_t>(out);
-}
+// The 16-bit float conversions are common's (parity/float16.h, Eigen::half / Eigen::bfloat16).
+using parity::bf16_to_float;
+using parity::float_to_bf16;
+using parity::float_to_half;
+using parity::half_to_float;
 
 inline bool is_float16_like(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16; }
 
@@ -127,9 +80,8 @@ bool dispatch_float(DType t, Fn&& fn) {
   }
 }
 
-inline const std::vector<DType> kFloatTypes16 = {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16};
-inline const std::vector<DType> kAllNumericTypes = {
-    DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt8,  DType::kInt16,
-    DType::kInt32,   DType::kInt64,   DType::kUInt8,   DType::kUInt16,   DType::kUInt32, DType::kUInt64};
+// The dtype lists are common's (parity/dtype.h).
+inline const std::vector<DType>& kFloatTypes16 = kFloatingDTypes;
+inline const std::vector<DType>& kAllNumericTypes = kNumericDTypes;
 
 }  // namespace parity::refrt

@@ -108,3 +108,42 @@ TEST(HtmlReport, TablePlotsAndEscaping) {
 
 }  // namespace
 }  // namespace parity
+
+// report.json is the contract: a real one (cases of a `parity matrix` run with peers: a pass, a
+// capture_failed made by the matrix itself, mutated buffers, an error, an official export failure)
+// read into the typed entries and written again is the same JSON.
+namespace parity {
+namespace {
+
+TEST(ReportTypes, RealReportRoundTripsThroughTheStructs) {
+  std::ifstream in(PARITY_SOURCE_DIR "/tests/verify/data/report_schema2.json");
+  ASSERT_TRUE(in) << "fixture missing";
+  const json report = json::parse(in);
+  ASSERT_EQ(report["schema_version"], verify::kReportSchemaVersion);
+  ASSERT_GE(report["cases"].size(), 5u);
+  for (const json& c : report["cases"]) {
+    const auto entry = c.get<verify::CaseEntry>();
+    EXPECT_EQ(json(entry), c) << c["case"] << "/" << c["mode"];
+  }
+  // Typed fields hold what the JSON says.
+  const auto pass = report["cases"][0].get<verify::CaseEntry>();
+  EXPECT_EQ(pass.status, "pass");
+  ASSERT_TRUE(pass.peers);
+  EXPECT_EQ(pass.peers->official.export_status, report["cases"][0]["peers"]["official"]["export"]);
+  ASSERT_FALSE(pass.input_sets.empty());
+  EXPECT_TRUE(pass.input_sets[0].outputs[0].refrt_vs_eager->passed);
+  const json again = verify::make_report(report["command"], report["cases"]);
+  EXPECT_EQ(again["summary"]["total"], report["cases"].size());
+  EXPECT_EQ(again["summary"], report["summary"]);
+}
+
+TEST(ReportTypes, EmptyOptionalFieldsAreLeftOut) {
+  const json failed = verify::failed_entry("a", "strict", "timeout", "verify", "no result");
+  for (const char* absent : {"peers", "profile", "fresh_sets", "onnx", "seconds", "wall_seconds", "expected_failure"})
+    EXPECT_FALSE(failed.contains(absent)) << absent;
+  for (const char* null : {"max_abs_error", "first_divergence"}) EXPECT_TRUE(failed.at(null).is_null()) << null;
+  EXPECT_EQ(failed["error"], "no result");
+}
+
+}  // namespace
+}  // namespace parity

@@ -6,6 +6,7 @@
 
 #include "parity/verify/compare.h"
 #include "parity/verify/report.h"
+#include "report_text.h"
 
 namespace parity::verify {
 
@@ -27,24 +28,13 @@ std::string esc(const std::string& s) {
   return out;
 }
 
-std::string str(const json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
-}
-
-std::string sci(const json& v) {
-  if (!v.is_number()) return v.is_string() ? v.get<std::string>() : "";
-  std::ostringstream s;
-  s << std::setprecision(3) << std::scientific << v.get<double>();
-  return s.str();
-}
-
 // Text inside <script>: "</" would end the element early.
 std::string script_safe(std::string s) {
   for (size_t p = 0; (p = s.find("</", p)) != std::string::npos; p += 3) s.replace(p, 2, "<\\/");
   return s;
 }
 
-std::string anchor(const json& c) { return "case-" + str(c, "case") + "-" + str(c, "mode"); }
+std::string anchor(const json& c) { return "case-" + text_of(c, "case") + "-" + text_of(c, "mode"); }
 
 std::vector<std::string> histogram_labels() {
   std::vector<std::string> labels = {"0"};
@@ -79,12 +69,11 @@ std::string status_cell(const std::string& status) {
 
 std::string summary_table(const json& report) {
   std::ostringstream h;
-  bool any_peers = false;
-  for (const auto& c : report["cases"]) any_peers = any_peers || c.contains("peers");
+  const bool with_peers = any_peers(report);
   h << "<table id=\"summary\" class=\"sortable\"><thead><tr>";
   std::vector<std::string> heads = {"case", "mode", "status", "export", "run", "verify", "max abs error", "max rel error",
                                     "first divergence", "seconds"};
-  if (any_peers) heads.insert(heads.end(), {"ours/refrt", "ours/ORT", "official/refrt", "official/ORT"});
+  if (with_peers) heads.insert(heads.end(), {"ours/refrt", "ours/ORT", "official/refrt", "official/ORT"});
   for (const auto& t : heads) h << "<th>" << esc(t) << "</th>";
   h << "</tr></thead><tbody>\n";
   for (const auto& c : report["cases"]) {
@@ -92,117 +81,126 @@ std::string summary_table(const json& report) {
     const double abs_err = c.value("max_abs_error", json()).is_number() ? c["max_abs_error"].get<double>() : -1;
     const double rel_err = c.value("max_rel_error", json()).is_number() ? c["max_rel_error"].get<double>() : -1;
     const double secs = c.value("wall_seconds", c.value("seconds", 0.0));
-    h << "<tr><td><a href=\"#" << esc(anchor(c)) << "\">" << esc(str(c, "case")) << "</a></td><td>" << esc(str(c, "mode"))
-      << "</td><td>" << status_cell(str(c, "status")) << "</td><td>" << esc(str(c, "export")) << "</td><td>"
-      << esc(str(c, "run")) << "</td><td>" << esc(str(c, "verify")) << "</td><td data-sort=\"" << abs_err << "\">"
-      << esc(sci(c.value("max_abs_error", json()))) << "</td><td data-sort=\"" << rel_err << "\">"
-      << esc(sci(c.value("max_rel_error", json()))) << "</td><td>"
-      << (d.is_object() ? esc(str(d, "fx_node") + " (" + str(d, "op") + ")") : "") << "</td><td data-sort=\"" << secs
+    h << "<tr><td><a href=\"#" << esc(anchor(c)) << "\">" << esc(text_of(c, "case")) << "</a></td><td>" << esc(text_of(c, "mode"))
+      << "</td><td>" << status_cell(text_of(c, "status")) << "</td><td>" << esc(text_of(c, "export")) << "</td><td>"
+      << esc(text_of(c, "run")) << "</td><td>" << esc(text_of(c, "verify")) << "</td><td data-sort=\"" << abs_err << "\">"
+      << esc(scientific(c.value("max_abs_error", json()))) << "</td><td data-sort=\"" << rel_err << "\">"
+      << esc(scientific(c.value("max_rel_error", json()))) << "</td><td>"
+      << (d.is_object() ? esc(text_of(d, "fx_node") + " (" + text_of(d, "op") + ")") : "") << "</td><td data-sort=\"" << secs
       << "\">" << std::fixed << std::setprecision(2) << secs << std::defaultfloat << "</td>";
-    if (any_peers)
-      for (const char* side : {"ours", "official"})
-        for (const char* engine : {"refrt", "ort"}) {
-          const json p = c.value("peers", json::object());
-          const std::string v = p.contains(side) && p[side].contains(engine) && p[side][engine].is_string()
-                                    ? p[side][engine].get<std::string>() : "";
-          h << "<td>" << status_cell(v) << "</td>";
-        }
+    if (with_peers)
+      for (const auto& col : kPeerColumns) h << "<td>" << status_cell(peer_cell(c, col[0], col[1])) << "</td>";
     h << "</tr>\n";
   }
   h << "</tbody></table>\n";
   return h.str();
 }
 
-std::string case_section(const json& c, Page& page) {
+// Output errors of every set, and the histogram of refrt vs eager over all of them.
+std::string outputs_table(const json& sets, Page& page) {
   std::ostringstream h;
-  h << "<section class=\"case\" id=\"" << esc(anchor(c)) << "\"><h2>" << esc(str(c, "case")) << " / " << esc(str(c, "mode"))
-    << " " << status_cell(str(c, "status")) << "</h2>\n";
-  if (c.value("error", json()).is_string())
-    h << "<p class=\"error\"><b>" << esc(str(c, "stage")) << ":</b> " << esc(str(c, "error")) << "</p>\n";
-  if (c.contains("expected_failure"))
-    h << "<p>Known failure (" << esc(str(c["expected_failure"], "mode")) << "): " << esc(str(c["expected_failure"], "reason"))
-      << "</p>\n";
-  // Output errors, every set.
-  const auto& sets = c.value("input_sets", json::array());
   std::vector<int64_t> histogram(histogram_edges().size() + 1, 0);
-  if (!sets.empty()) {
-    h << "<table class=\"outputs\"><thead><tr><th>input set</th><th>output</th><th>dtype</th><th>shape</th>"
-         "<th>refrt vs eager</th><th>libtorch vs eager</th><th>refrt vs libtorch</th><th>mismatches</th></tr></thead><tbody>\n";
-    for (const auto& s : sets)
-      for (const auto& o : s.value("outputs", json::array())) {
-        const json r = o.value("refrt_vs_eager", json::object());
-        if (r.contains("histogram"))
-          for (size_t i = 0; i < histogram.size() && i < r["histogram"].size(); ++i) histogram[i] += r["histogram"][i].get<int64_t>();
-        h << "<tr><td>" << esc(str(s, "name")) << "</td><td>" << esc(str(o, "name")) << "</td><td>" << esc(str(o, "dtype"))
-          << "</td><td>" << esc(o.value("shape", json::array()).dump()) << "</td>";
-        for (const char* k : {"refrt_vs_eager", "libtorch_vs_eager", "refrt_vs_libtorch"}) {
-          const json cmp = o.value(k, json::object());
-          if (cmp.empty()) {  // a mutation output has no eager record
-            h << "<td>-</td>";
-            continue;
-          }
-          h << "<td class=\"" << (cmp.value("passed", false) ? "ok" : "bad") << "\">" << esc(sci(cmp.value("max_abs_error", json())))
-            << "</td>";
+  h << "<table class=\"outputs\"><thead><tr><th>input set</th><th>output</th><th>dtype</th><th>shape</th>"
+       "<th>refrt vs eager</th><th>libtorch vs eager</th><th>refrt vs libtorch</th><th>mismatches</th></tr></thead><tbody>\n";
+  for (const auto& s : sets)
+    for (const auto& o : s.value("outputs", json::array())) {
+      const json r = o.value("refrt_vs_eager", json::object());
+      if (r.contains("histogram"))
+        for (size_t i = 0; i < histogram.size() && i < r["histogram"].size(); ++i) histogram[i] += r["histogram"][i].get<int64_t>();
+      h << "<tr><td>" << esc(text_of(s, "name")) << "</td><td>" << esc(text_of(o, "name")) << "</td><td>" << esc(text_of(o, "dtype"))
+        << "</td><td>" << esc(o.value("shape", json::array()).dump()) << "</td>";
+      for (const char* k : {"refrt_vs_eager", "libtorch_vs_eager", "refrt_vs_libtorch"}) {
+        const json cmp = o.value(k, json::object());
+        if (cmp.empty()) {  // a mutation output has no eager record
+          h << "<td>-</td>";
+          continue;
         }
-        h << "<td>" << r.value("mismatches", 0) << " / " << r.value("numel", 0);
-        if (r.value("ties", 0) > 0) h << " (" << r.value("ties", 0) << " ties)";  // equal values, other indices
-        h << "</td></tr>\n";
+        h << "<td class=\"" << (cmp.value("passed", false) ? "ok" : "bad") << "\">" << esc(scientific(cmp.value("max_abs_error", json())))
+          << "</td>";
       }
-    h << "</tbody></table>\n";
-    h << page.plot(json::array({{{"type", "bar"}, {"x", histogram_labels()}, {"y", histogram}, {"name", "refrt vs eager"}}}),
-                   {{"title", {{"text", "Output error histogram (|refrt - eager|, all sets)"}}},
-                    {"xaxis", {{"title", {{"text", "absolute error"}}}}},
-                    {"yaxis", {{"title", {{"text", "elements"}}}}}});
-  }
-  // First divergence and the error along the graph (topological order).
+      h << "<td>" << r.value("mismatches", 0) << " / " << r.value("numel", 0);
+      if (r.value("ties", 0) > 0) h << " (" << r.value("ties", 0) << " ties)";  // equal values, other indices
+      h << "</td></tr>\n";
+    }
+  h << "</tbody></table>\n";
+  h << page.plot(json::array({{{"type", "bar"}, {"x", histogram_labels()}, {"y", histogram}, {"name", "refrt vs eager"}}}),
+                 {{"title", {{"text", "Output error histogram (|refrt - eager|, all sets)"}}},
+                  {"xaxis", {{"title", {{"text", "absolute error"}}}}},
+                  {"yaxis", {{"title", {{"text", "elements"}}}}}});
+  return h.str();
+}
+
+// First divergence and the error along the graph (topological order).
+std::string divergence_block(const json& c, const json& sets, Page& page) {
+  std::ostringstream h;
   const json d = c.value("first_divergence", json());
   if (d.is_object())
-    h << "<div class=\"divergence\"><b>First divergence</b> in " << esc(str(d, "input_set")) << ": FX node <code>"
-      << esc(str(d, "fx_node")) << "</code> (" << esc(str(d, "op")) << ") → ONNX node <code>" << esc(str(d, "onnx_node"))
-      << "</code> (" << esc(str(d, "onnx_op")) << "), max abs error " << esc(sci(d.value("max_abs_error", json())))
-      << "<br>source: <code>" << esc(str(d, "source")) << "</code></div>\n";
+    h << "<div class=\"divergence\"><b>First divergence</b> in " << esc(text_of(d, "input_set")) << ": FX node <code>"
+      << esc(text_of(d, "fx_node")) << "</code> (" << esc(text_of(d, "op")) << ") → ONNX node <code>" << esc(text_of(d, "onnx_node"))
+      << "</code> (" << esc(text_of(d, "onnx_op")) << "), max abs error " << esc(scientific(d.value("max_abs_error", json())))
+      << "<br>source: <code>" << esc(text_of(d, "source")) << "</code></div>\n";
   for (const auto& s : sets) {
     if (!s.contains("intermediates")) continue;
-    if (d.is_object() && str(d, "input_set") != str(s, "name")) continue;
+    if (d.is_object() && text_of(d, "input_set") != text_of(s, "name")) continue;
     json names = json::array(), errors = json::array(), colors = json::array();
     for (const auto& v : s["intermediates"].value("values", json::array())) {
-      names.push_back(str(v, "value"));
+      names.push_back(text_of(v, "value"));
       const json e = v.value("max_abs_error", json());
       errors.push_back(e.is_number() ? std::max(e.get<double>(), 1e-12) : 1e3);
       colors.push_back(v.value("passed", false) ? "#2b8a3e" : "#c92a2a");
     }
     h << page.plot(json::array({{{"type", "scatter"}, {"mode", "lines+markers"}, {"x", names}, {"y", errors},
                                  {"marker", {{"color", colors}}}, {"name", "refrt vs libtorch"}}}),
-                   {{"title", {{"text", "Divergence path, " + str(s, "name") + " (red: beyond tolerance)"}}},
+                   {{"title", {{"text", "Divergence path, " + text_of(s, "name") + " (red: beyond tolerance)"}}},
                     {"yaxis", {{"type", "log"}, {"title", {{"text", "max abs error (0 at 1e-12)"}}}}}});
     break;
   }
-  if (c.contains("fresh_sets") && !c["fresh_sets"].empty()) {
-    h << "<p>Fresh dynamic dims (refrt vs libtorch): ";
-    for (const auto& f : c["fresh_sets"]) {
-      bool ok = true;
-      double worst = 0;
-      for (const auto& o : f.value("outputs", json::array())) {
-        const json cmp = o.value("refrt_vs_libtorch", json::object());
-        ok = ok && cmp.value("passed", false);
-        if (cmp.value("max_abs_error", json()).is_number()) worst = std::max(worst, cmp["max_abs_error"].get<double>());
-      }
-      h << "<span class=\"" << (ok ? "ok" : "bad") << "\">" << esc(f.value("dims", json::object()).dump()) << " "
-        << esc(sci(json(worst))) << "</span> ";
+  return h.str();
+}
+
+std::string fresh_block(const json& c) {
+  if (!c.contains("fresh_sets") || c["fresh_sets"].empty()) return "";
+  std::ostringstream h;
+  h << "<p>Fresh dynamic dims (refrt vs libtorch): ";
+  for (const auto& f : c["fresh_sets"]) {
+    bool ok = true;
+    double worst = 0;
+    for (const auto& o : f.value("outputs", json::array())) {
+      const json cmp = o.value("refrt_vs_libtorch", json::object());
+      ok = ok && cmp.value("passed", false);
+      if (cmp.value("max_abs_error", json()).is_number()) worst = std::max(worst, cmp["max_abs_error"].get<double>());
     }
-    h << "</p>\n";
+    h << "<span class=\"" << (ok ? "ok" : "bad") << "\">" << esc(f.value("dims", json::object()).dump()) << " "
+      << esc(scientific(json(worst))) << "</span> ";
   }
-  if (c.contains("profile") && c["profile"].is_object()) {
-    json ops = json::array(), ms = json::array();
-    for (const auto& o : c["profile"].value("ops", json::array())) {
-      ops.push_back(str(o, "op_type") + " ×" + std::to_string(o.value("count", 0)));
-      ms.push_back(o.value("ms", 0.0));
-    }
-    h << page.plot(json::array({{{"type", "bar"}, {"x", ops}, {"y", ms}, {"name", "refrt"}}}),
-                   {{"title", {{"text", "refrt time per op type (ms), " + str(c["profile"], "input_set")}}},
+  h << "</p>\n";
+  return h.str();
+}
+
+std::string profile_block(const json& c, Page& page) {
+  if (!c.contains("profile") || !c["profile"].is_object()) return "";
+  json ops = json::array(), ms = json::array();
+  for (const auto& o : c["profile"].value("ops", json::array())) {
+    ops.push_back(text_of(o, "op_type") + " ×" + std::to_string(o.value("count", 0)));
+    ms.push_back(o.value("ms", 0.0));
+  }
+  return page.plot(json::array({{{"type", "bar"}, {"x", ops}, {"y", ms}, {"name", "refrt"}}}),
+                   {{"title", {{"text", "refrt time per op type (ms), " + text_of(c["profile"], "input_set")}}},
                     {"yaxis", {{"title", {{"text", "ms"}}}}}});
-  }
-  h << "</section>\n";
+}
+
+std::string case_section(const json& c, Page& page) {
+  std::ostringstream h;
+  h << "<section class=\"case\" id=\"" << esc(anchor(c)) << "\"><h2>" << esc(text_of(c, "case")) << " / "
+    << esc(text_of(c, "mode")) << " " << status_cell(text_of(c, "status")) << "</h2>\n";
+  if (c.value("error", json()).is_string())
+    h << "<p class=\"error\"><b>" << esc(text_of(c, "stage")) << ":</b> " << esc(text_of(c, "error")) << "</p>\n";
+  if (c.contains("expected_failure"))
+    h << "<p>Known failure (" << esc(text_of(c["expected_failure"], "mode")) << "): "
+      << esc(text_of(c["expected_failure"], "reason")) << "</p>\n";
+  const json sets = c.value("input_sets", json::array());
+  if (!sets.empty()) h << outputs_table(sets, page);
+  h << divergence_block(c, sets, page) << fresh_block(c) << profile_block(c, page) << "</section>\n";
   return h.str();
 }
 
@@ -249,11 +247,11 @@ std::string render_html(const json& report, const std::string& plotly_js) {
   Page page;
   std::ostringstream body;
   const json& s = report.at("summary");
-  body << "<h1>Parity report</h1>\n<p><code>" << esc(str(report, "command")) << "</code> — " << esc(str(report, "created"))
-       << ", torch " << esc(str(report, "torch_version")) << ", schema " << report.value("schema_version", 0) << "</p>\n<p><b>"
+  body << "<h1>Parity report</h1>\n<p><code>" << esc(text_of(report, "command")) << "</code> — " << esc(text_of(report, "created"))
+       << ", torch " << esc(text_of(report, "torch_version")) << ", schema " << report.value("schema_version", 0) << "</p>\n<p><b>"
        << s.value("pass", 0) << " / " << s.value("total", 0) << " passed</b>";
-  for (const char* k : {"xfail", "xpass", "capture_failed", "fail", "error", "crashed", "timeout"})
-    if (s.value(k, 0) > 0) body << ", " << s.value(k, 0) << " " << k;
+  for (const char* k : kStatuses)
+    if (std::string(k) != "pass" && s.value(k, 0) > 0) body << ", " << s.value(k, 0) << " " << k;
   body << "</p>\n" << summary_table(report);
   if (s.contains("peers")) {
     body << "<h2>Peers</h2><table id=\"peers\"><thead><tr><th>column</th><th>pass</th><th>fail</th><th>error</th>"
@@ -264,9 +262,9 @@ std::string render_html(const json& report, const std::string& plotly_js) {
     body << "</tbody></table>\n";
   }
   if (report.contains("regressions") && !report["regressions"].empty()) {
-    body << "<h2>Regressions against " << esc(str(report, "baseline")) << "</h2><ul>\n";
+    body << "<h2>Regressions against " << esc(text_of(report, "baseline")) << "</h2><ul>\n";
     for (const auto& r : report["regressions"])
-      body << "<li><b>" << esc(str(r, "case")) << " / " << esc(str(r, "mode")) << "</b>: " << esc(str(r, "what")) << "</li>\n";
+      body << "<li><b>" << esc(text_of(r, "case")) << " / " << esc(text_of(r, "mode")) << "</b>: " << esc(text_of(r, "what")) << "</li>\n";
     body << "</ul>\n";
   }
   for (const auto& c : report.at("cases")) body << case_section(c, page);

@@ -24,6 +24,7 @@
 #include "peers.h"
 #include "process.h"
 #include "progress.h"
+#include "report_text.h"
 
 namespace parity::verify {
 
@@ -32,15 +33,8 @@ using json = nlohmann::json;
 
 namespace {
 
-json empty_entry(const std::string& name, const std::string& mode, const std::string& status, const std::string& stage,
-                 const std::string& error) {
-  return {{"case", name}, {"mode", mode}, {"status", status}, {"stage", stage}, {"error", error},
-          {"export", "skipped"}, {"run", "skipped"}, {"verify", "skipped"}, {"max_abs_error", nullptr},
-          {"max_rel_error", nullptr}, {"first_divergence", nullptr}, {"input_sets", json::array()}};
-}
-
 // Verifies one captured case in a child `parity verify`, so that a crash or hang is a result.
-json verify_in_child(const MatrixOptions& o, const std::string& name, const std::string& mode,
+CaseEntry verify_in_child(const MatrixOptions& o, const std::string& name, const std::string& mode,
                      const std::string& case_dir) {
   const std::string out = (fs::path(o.out_dir) / "results" / name / mode).string();
   fs::remove(fs::path(out) / "report.json");
@@ -48,28 +42,26 @@ json verify_in_child(const MatrixOptions& o, const std::string& name, const std:
                                    std::to_string(o.opset)};
   const ProcessResult r = run_process(argv, o.timeout_seconds, nullptr);
   if (r.timed_out)
-    return empty_entry(name, mode, "timeout", "verify", "no result within " + std::to_string(o.timeout_seconds) + " s");
+    return failed_entry(name, mode, "timeout", "verify", "no result within " + std::to_string(o.timeout_seconds) + " s");
   if (r.signal)
-    return empty_entry(name, mode, "crashed", "verify",
+    return failed_entry(name, mode, "crashed", "verify",
                        std::string("killed by signal ") + strsignal(r.signal) + ": " + r.stderr_tail);
   try {
     const json report = json::parse(read_file((fs::path(out) / "report.json").string(), "matrix"));
-    return report.at("cases").at(0);
+    return report.at("cases").at(0).get<CaseEntry>();
   } catch (const std::exception& e) {
-    return empty_entry(name, mode, "error", "verify",
+    return failed_entry(name, mode, "error", "verify",
                        "parity verify exited with code " + std::to_string(r.exit_code) + " and no report: " + r.stderr_tail);
   }
 }
 
-std::string result_line(const json& entry) {
+std::string result_line(const CaseEntry& entry) {
   std::ostringstream s;
-  s << std::left << std::setw(32) << (entry.value("case", "?") + "/" + entry.value("mode", "?")) << std::setw(15)
-    << entry.value("status", "?");
-  if (entry.value("max_abs_error", json()).is_number())
-    s << " max_abs " << std::scientific << std::setprecision(2) << entry["max_abs_error"].get<double>();
-  s << std::fixed << std::setprecision(1) << "  (" << entry.value("wall_seconds", 0.0) << " s)";
-  if (is_unexpected(entry.value("status", "")) && entry.value("error", json()).is_string())
-    s << "\n    " << entry["error"].get<std::string>().substr(0, 300);
+  s << std::left << std::setw(32) << (entry.case_name + "/" + entry.mode) << std::setw(15) << entry.status;
+  if (entry.max_abs_error.is_number())
+    s << " max_abs " << std::scientific << std::setprecision(2) << entry.max_abs_error.get<double>();
+  s << std::fixed << std::setprecision(1) << "  (" << entry.wall_seconds.value_or(0.0) << " s)";
+  if (is_unexpected(entry.status) && entry.error) s << "\n    " << entry.error->substr(0, 300);
   return s.str();
 }
 
@@ -91,8 +83,8 @@ std::vector<json> capture_all(const MatrixOptions& o, const std::string& cases_d
 }
 
 // Runs every captured (case, mode) in up to `jobs` children at once; entries keep the capture order.
-json verify_all(const MatrixOptions& o, const std::vector<json>& captured) {
-  std::vector<json> entries(captured.size());
+std::vector<CaseEntry> verify_all(const MatrixOptions& o, const std::vector<json>& captured) {
+  std::vector<CaseEntry> entries(captured.size());
   Progress progress(captured.size(), isatty(STDOUT_FILENO) != 0);
   std::atomic<size_t> next{0};
   std::atomic<size_t> workers_left{0};
@@ -102,16 +94,16 @@ json verify_all(const MatrixOptions& o, const std::vector<json>& captured) {
     for (size_t i; (i = next++) < captured.size();) {
       const json& c = captured[i];
       const std::string name = c.value("case", "?"), mode = c.value("mode", "?");
-      json entry;
+      CaseEntry entry;
       if (c.value("status", "") == "capture_failed") {
-        entry = empty_entry(name, mode, "capture_failed", "capture",
+        entry = failed_entry(name, mode, "capture_failed", "capture",
                             c.value("error", json()).is_string() ? c["error"].get<std::string>() : "torch.export failed");
       } else {
         progress.started(name + "/" + mode);
         const auto child_start = std::chrono::steady_clock::now();
         entry = verify_in_child(o, name, mode, c.value("dir", ""));
         // Wall time of the child process (libtorch start-up included), next to the verify time.
-        entry["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - child_start).count();
+        entry.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - child_start).count();
       }
       progress.finished(name + "/" + mode, result_line(entry));
       entries[i] = std::move(entry);
@@ -131,24 +123,20 @@ json verify_all(const MatrixOptions& o, const std::vector<json>& captured) {
   }
   for (auto& t : threads) t.join();
   progress.finish();
-  json cases = json::array();
-  for (auto& e : entries) cases.push_back(std::move(e));
-  return cases;
+  return entries;
 }
 
 // The peers columns: the captured cases split over up to `jobs` Python processes (torch starts once in each).
-void add_peers(const MatrixOptions& o, json& cases) {
+void add_peers(const MatrixOptions& o, std::vector<CaseEntry>& cases) {
   std::vector<size_t> index;
   std::vector<PeersJob> jobs;
   std::vector<std::string> ours_refrt;
   for (size_t i = 0; i < cases.size(); ++i) {
-    const json& c = cases[i];
-    if (c.value("status", "") == "capture_failed") continue;
-    const std::string name = c.value("case", ""), mode = c.value("mode", "");
+    const CaseEntry& c = cases[i];
+    if (c.status == "capture_failed") continue;
     index.push_back(i);
-    jobs.push_back({(fs::path(o.out_dir) / "cases" / name / mode).string(),
-                    c.value("onnx", json()).is_string() ? c["onnx"].get<std::string>() : "",
-                    (fs::path(o.out_dir) / "results" / name / mode / "peers").string()});
+    jobs.push_back({(fs::path(o.out_dir) / "cases" / c.case_name / c.mode).string(), c.onnx && *c.onnx ? **c.onnx : "",
+                    (fs::path(o.out_dir) / "results" / c.case_name / c.mode / "peers").string()});
     ours_refrt.push_back(ours_refrt_verdict(c));
   }
   if (jobs.empty()) return;
@@ -165,17 +153,15 @@ void add_peers(const MatrixOptions& o, json& cases) {
       for (size_t k = t; k < jobs.size(); k += slices)
         mine.push_back(jobs[k]), mine_refrt.push_back(ours_refrt[k]), mine_index.push_back(index[k]);
       run_peers_batch(mine, mine_refrt, o.python, o.source_dir, o.timeout_seconds * static_cast<double>(mine.size()),
-                      [&](size_t k, json peers) {
+                      [&](size_t k, Peers peers) {
                         std::lock_guard<std::mutex> lock(mu);
-                        json& c = cases[mine_index[k]];
+                        CaseEntry& c = cases[mine_index[k]];
                         ++done;
-                        std::cout << "  peers [" << done << "/" << jobs.size() << "] " << c.value("case", "") << "/"
-                                  << c.value("mode", "") << ": ours refrt " << peers["ours"].value("refrt", "?")
-                                  << ", ours ORT " << peers["ours"].value("ort", "?") << ", official export "
-                                  << peers["official"].value("export", "?") << ", refrt "
-                                  << peers["official"].value("refrt", "?") << ", ORT " << peers["official"].value("ort", "?")
-                                  << std::endl;
-                        c["peers"] = std::move(peers);
+                        std::cout << "  peers [" << done << "/" << jobs.size() << "] " << c.case_name << "/" << c.mode
+                                  << ": ours refrt " << peers.ours.refrt << ", ours ORT " << peers.ours.ort
+                                  << ", official export " << peers.official.export_status << ", refrt "
+                                  << peers.official.refrt << ", ORT " << peers.official.ort << std::endl;
+                        c.peers = std::move(peers);
                       });
     });
   for (auto& t : threads) t.join();
@@ -214,8 +200,9 @@ int run_matrix(const MatrixOptions& o) {
   const std::string cases_dir = (fs::path(o.out_dir) / "cases").string();
 
   const std::vector<json> captured = capture_all(o, cases_dir);
-  json cases = verify_all(o, captured);
-  if (o.peers) add_peers(o, cases);
+  std::vector<CaseEntry> entries = verify_all(o, captured);
+  if (o.peers) add_peers(o, entries);
+  json cases = entries;
   apply_known_failures(cases, known);
 
   json report = make_report("parity matrix", cases);
@@ -240,8 +227,8 @@ int run_matrix(const MatrixOptions& o) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const json& s = report["summary"];
   std::cout << s["pass"].get<int>() << "/" << s["total"].get<int>() << " passed";
-  for (const char* k : {"xfail", "xpass", "capture_failed", "fail", "error", "crashed", "timeout"})
-    if (s.value(k, 0) > 0) std::cout << ", " << s[k].get<int>() << " " << k;
+  for (const char* k : kStatuses)
+    if (std::string(k) != "pass" && s.value(k, 0) > 0) std::cout << ", " << s[k].get<int>() << " " << k;
   std::cout << " in " << std::fixed << std::setprecision(1) << seconds << " s" << std::endl;
   for (const auto& c : report["cases"])
     if (c.value("status", "") == "xpass")

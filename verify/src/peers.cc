@@ -17,7 +17,7 @@ using json = nlohmann::json;
 namespace {
 
 // refrt on the official exporter's model, every set against the stored eager outputs.
-json refrt_on(const std::string& onnx_path, const std::string& case_dir) {
+PeerRun refrt_on(const std::string& onnx_path, const std::string& case_dir) {
   try {
     const auto session = refrt::Session::load_file(onnx_path);
     int64_t mismatches = 0;
@@ -36,67 +36,66 @@ json refrt_on(const std::string& onnx_path, const std::string& case_dir) {
         max_abs = std::max(max_abs, c.problem.empty() ? c.max_abs_error : INFINITY);
       }
     }
-    return {{"status", mismatches == 0 ? "pass" : "fail"},
-            {"max_abs_error", std::isfinite(max_abs) ? json(max_abs) : json("Infinity")},
-            {"mismatches", mismatches}, {"error", nullptr}};
+    return {mismatches == 0 ? "pass" : "fail", std::isfinite(max_abs) ? json(max_abs) : json("Infinity"), mismatches, {}};
   } catch (const std::exception& e) {
-    return {{"status", "error"}, {"max_abs_error", nullptr}, {"mismatches", nullptr}, {"error", e.what()}};
+    return {"error", nullptr, {}, std::string(e.what())};
   }
 }
 
-json empty_peers(const std::string& ours_refrt) {
-  return {{"ours", {{"refrt", ours_refrt}, {"ort", "error"}}},
-          {"official", {{"export", "error"}, {"refrt", "skipped"}, {"ort", "skipped"}}},
-          {"error", nullptr}};
+Peers empty_peers(const std::string& ours_refrt) {
+  Peers p;
+  p.ours.refrt = ours_refrt, p.ours.ort = "error";
+  return p;
 }
 
 }  // namespace
 
-std::string ours_refrt_verdict(const json& entry) {
-  if (entry.value("run", "") != "ok") return "error";
+std::string ours_refrt_verdict(const CaseEntry& entry) {
+  if (entry.run != "ok") return "error";
   bool any = false;
-  for (const auto& set : entry.value("input_sets", json::array()))
-    for (const auto& out : set.value("outputs", json::array())) {
+  for (const auto& set : entry.input_sets)
+    for (const auto& out : set.outputs) {
       any = true;
-      const char* oracle = out.value("kind", "") == "mutation" ? "refrt_vs_libtorch" : "refrt_vs_eager";
-      if (!out.value(oracle, json::object()).value("passed", false)) return "fail";
+      const bool mutation = out.kind && *out.kind == "mutation";  // no eager record: libtorch is its oracle
+      const bool passed = mutation ? out.refrt_vs_libtorch.passed : out.refrt_vs_eager && out.refrt_vs_eager->passed;
+      if (!passed) return "fail";
     }
   return any ? "pass" : "error";
 }
 
-json peers_from_line(const json& line, const std::string& case_dir, const std::string& ours_refrt) {
-  json result = empty_peers(ours_refrt);
+Peers peers_from_line(const json& line, const std::string& case_dir, const std::string& ours_refrt) {
+  Peers result = empty_peers(ours_refrt);
   try {
-    result["ours"]["ort"] = line.at("ours").at("ort").value("status", "error");
-    result["ours"]["ort_detail"] = line["ours"]["ort"];
+    result.ours.ort = line.at("ours").at("ort").value("status", "error");
+    result.ours.ort_detail.emplace(line["ours"]["ort"]);
     const json& off = line.at("official");
-    result["official"]["export"] = off.value("export", "error");
-    result["official"]["export_error"] = off.value("error", json());
-    result["official"]["ort"] = off.at("ort").value("status", "error");
-    result["official"]["ort_detail"] = off["ort"];
+    result.official.export_status = off.value("export", "error");
+    result.official.export_error.emplace(off.value("error", json()));
+    result.official.ort = off.at("ort").value("status", "error");
+    result.official.ort_detail.emplace(off["ort"]);
     if (off.value("export", "") == "ok") {
-      const json refrt = refrt_on(off.at("onnx").get<std::string>(), case_dir);
-      result["official"]["refrt"] = refrt["status"];
-      result["official"]["refrt_detail"] = refrt;
-      result["official"]["onnx"] = off["onnx"];
+      PeerRun refrt = refrt_on(off.at("onnx").get<std::string>(), case_dir);
+      result.official.refrt = refrt.status;
+      result.official.refrt_detail = std::move(refrt);
+      result.official.onnx.emplace(off["onnx"]);
     }
   } catch (const std::exception& e) {
-    result["error"] = std::string("unexpected scenarios.peers output: ") + e.what();
+    result.error = std::string("unexpected scenarios.peers output: ") + e.what();
   }
   return result;
 }
 
-json run_peers(const std::string& case_dir, const std::string& our_onnx, const std::string& ours_refrt,
-               const std::string& out_dir, const VerifyOptions& options) {
-  json result = empty_peers(ours_refrt);
+Peers run_peers(const std::string& case_dir, const std::string& our_onnx, const std::string& ours_refrt,
+                const std::string& out_dir, const VerifyOptions& options) {
+  Peers result = empty_peers(ours_refrt);
   run_peers_batch({{case_dir, our_onnx, (fs::path(out_dir) / "peers").string()}}, {ours_refrt}, options.python,
-                  options.source_dir, 900, [&](size_t, json r) { result = std::move(r); });
+                  options.source_dir, 900, [&](size_t, Peers r) { result = std::move(r); });
   return result;
 }
 
 void run_peers_batch(const std::vector<PeersJob>& jobs, const std::vector<std::string>& ours_refrt,
                      const std::string& python, const std::string& source_dir, double timeout_seconds,
-                     const std::function<void(size_t, json)>& on_result) {
+                     const std::function<void(size_t, Peers)>& on_result) {
   if (jobs.empty()) return;
   std::vector<bool> reported(jobs.size(), false);
   std::string problem;
@@ -131,8 +130,8 @@ void run_peers_batch(const std::vector<PeersJob>& jobs, const std::vector<std::s
   }
   for (size_t i = 0; i < jobs.size(); ++i)
     if (!reported[i]) {
-      json result = empty_peers(ours_refrt[i]);
-      result["error"] = problem;
+      Peers result = empty_peers(ours_refrt[i]);
+      result.error = problem;
       on_result(i, result);
     }
 }

@@ -8,22 +8,22 @@
 
 #include <nlohmann/json.hpp>
 
+#include "parity/verify/report_types.h"
 #include "parity/verify/verify_case.h"
 
 namespace parity::verify {
 
 // The ours/refrt cell of a verified case entry: "pass" when every refrt output matched eager, "fail"
 // when one did not, "error" when refrt did not run.
-std::string ours_refrt_verdict(const nlohmann::json& entry);
+std::string ours_refrt_verdict(const CaseEntry& entry);
 
 // One case in its own Python process (parity verify --peers).
-// Returns {"ours": {"refrt": ..., "ort": ...}, "official": {"export": ..., "refrt": ..., "ort": ...}, ...};
-// each cell is "pass" | "fail" | "error" | "skipped", with details next to it. Never throws.
-nlohmann::json run_peers(const std::string& case_dir, const std::string& our_onnx, const std::string& ours_refrt,
+// Each cell of the result is "pass" | "fail" | "error" | "skipped", with details next to it. Never throws.
+Peers run_peers(const std::string& case_dir, const std::string& our_onnx, const std::string& ours_refrt,
                          const std::string& out_dir, const VerifyOptions& options);
 
 // The peers entry from one line of scenarios.peers (and refrt on the official model). Never throws.
-nlohmann::json peers_from_line(const nlohmann::json& line, const std::string& case_dir, const std::string& ours_refrt);
+Peers peers_from_line(const nlohmann::json& line, const std::string& case_dir, const std::string& ours_refrt);
 
 struct PeersJob {
   std::string case_dir, our_onnx, out_dir;
@@ -32,6 +32,6 @@ struct PeersJob {
 // called as each case finishes; cases the process never reported get an "error" entry.
 void run_peers_batch(const std::vector<PeersJob>& jobs, const std::vector<std::string>& ours_refrt,
                      const std::string& python, const std::string& source_dir, double timeout_seconds,
-                     const std::function<void(size_t, nlohmann::json)>& on_result);
+                     const std::function<void(size_t, Peers)>& on_result);
 
 }  // namespace parity::verify

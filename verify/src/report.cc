@@ -9,6 +9,7 @@
 #include "parity/fs.h"
 #include "parity/verify/reference.h"
 #include "process.h"
+#include "report_text.h"
 
 namespace parity::verify {
 
@@ -25,15 +26,6 @@ std::string utc_now() {
   return ss.str();
 }
 
-std::string error_cell(const json& v) {
-  if (v.is_number()) {
-    std::ostringstream ss;
-    ss << std::setprecision(3) << std::scientific << v.get<double>();
-    return ss.str();
-  }
-  return v.is_string() ? v.get<std::string>() : "";
-}
-
 // Markdown table cells must not contain pipes or newlines.
 std::string cell(std::string s) {
   for (auto& c : s)
@@ -42,12 +34,16 @@ std::string cell(std::string s) {
   return s;
 }
 
-std::string text(const json& j, const char* key) {
-  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
-}
+}  // namespace
 
-const char* const kStatuses[] = {"pass", "fail", "error", "capture_failed", "crashed", "timeout", "xfail", "xpass"};
-const char* const kPeerColumns[][2] = {{"ours", "refrt"}, {"ours", "ort"}, {"official", "refrt"}, {"official", "ort"}};
+std::string scientific(const json& v) {
+  if (v.is_number()) {
+    std::ostringstream ss;
+    ss << std::setprecision(3) << std::scientific << v.get<double>();
+    return ss.str();
+  }
+  return v.is_string() ? v.get<std::string>() : "";
+}
 
 std::string peer_cell(const json& c, const char* side, const char* engine) {
   if (!c.contains("peers") || !c["peers"].is_object()) return "";
@@ -55,7 +51,11 @@ std::string peer_cell(const json& c, const char* side, const char* engine) {
   return p.contains(side) && p[side].contains(engine) && p[side][engine].is_string() ? p[side][engine].get<std::string>() : "";
 }
 
-}  // namespace
+bool any_peers(const json& report) {
+  for (const auto& c : report.at("cases"))
+    if (c.contains("peers")) return true;
+  return false;
+}
 
 bool is_unexpected(const std::string& status) {
   return status != "pass" && status != "xfail" && status != "xpass" && status != "capture_failed";
@@ -65,12 +65,12 @@ void update_summary(json& report) {
   json summary = {{"total", report["cases"].size()}};
   for (const char* s : kStatuses) summary[s] = 0;
   json peers = json::object();
-  bool any_peers = false;
+  bool with_peers = false;
   for (const auto& c : report["cases"]) {
     const std::string status = c.value("status", "error");
     summary[status] = summary.value(status, 0) + 1;
     if (c.contains("peers") && c["peers"].is_object()) {
-      any_peers = true;
+      with_peers = true;
       for (const auto& col : kPeerColumns) {
         const std::string key = std::string(col[0]) + "_" + col[1];
         const std::string v = peer_cell(c, col[0], col[1]).empty() ? "skipped" : peer_cell(c, col[0], col[1]);
@@ -79,9 +79,13 @@ void update_summary(json& report) {
       }
     }
   }
-  if (any_peers) summary["peers"] = peers;
+  if (with_peers) summary["peers"] = peers;
   if (report.contains("regressions")) summary["regressions"] = report["regressions"].size();
   report["summary"] = summary;
+}
+
+json make_report(const std::string& command, const std::vector<CaseEntry>& cases) {
+  return make_report(command, json(cases));
 }
 
 json make_report(const std::string& command, json cases) {
@@ -106,27 +110,26 @@ std::string render_markdown(const json& report) {
   std::ostringstream md;
   const json& s = report.at("summary");
   md << "# Parity report\n\n"
-     << "`" << text(report, "command") << "` — " << text(report, "created") << ", torch " << text(report, "torch_version")
+     << "`" << text_of(report, "command") << "` — " << text_of(report, "created") << ", torch " << text_of(report, "torch_version")
      << "\n\n**" << s.value("pass", 0) << " / " << s.value("total", 0) << " passed**";
   for (const char* k : kStatuses)
     if (std::string(k) != "pass" && s.value(k, 0) > 0) md << ", " << s.value(k, 0) << " " << k;
   if (s.contains("regressions")) md << ", " << s["regressions"].get<int>() << " regressions";
-  bool any_peers = false;
-  for (const auto& c : report.at("cases")) any_peers = any_peers || c.contains("peers");
+  const bool with_peers = any_peers(report);
   md << "\n\n| case | mode | status | export | run | verify | max abs error | max rel error | first divergence |"
-     << (any_peers ? " ours/refrt | ours/ORT | official/refrt | official/ORT |" : "") << "\n"
-     << "|---|---|---|---|---|---|---|---|---|" << (any_peers ? "---|---|---|---|" : "") << "\n";
+     << (with_peers ? " ours/refrt | ours/ORT | official/refrt | official/ORT |" : "") << "\n"
+     << "|---|---|---|---|---|---|---|---|---|" << (with_peers ? "---|---|---|---|" : "") << "\n";
   for (const auto& c : report.at("cases")) {
     std::string divergence;
     if (c.contains("first_divergence") && c["first_divergence"].is_object()) {
       const json& d = c["first_divergence"];
-      divergence = text(d, "fx_node") + " (" + text(d, "op") + " → " + text(d, "onnx_op") + ")";
+      divergence = text_of(d, "fx_node") + " (" + text_of(d, "op") + " → " + text_of(d, "onnx_op") + ")";
     }
-    md << "| " << text(c, "case") << " | " << text(c, "mode") << " | " << text(c, "status") << " | "
-       << text(c, "export") << " | " << text(c, "run") << " | " << text(c, "verify") << " | "
-       << error_cell(c.value("max_abs_error", json())) << " | " << error_cell(c.value("max_rel_error", json())) << " | "
+    md << "| " << text_of(c, "case") << " | " << text_of(c, "mode") << " | " << text_of(c, "status") << " | "
+       << text_of(c, "export") << " | " << text_of(c, "run") << " | " << text_of(c, "verify") << " | "
+       << scientific(c.value("max_abs_error", json())) << " | " << scientific(c.value("max_rel_error", json())) << " | "
        << cell(divergence) << " |";
-    if (any_peers)
+    if (with_peers)
       for (const auto& col : kPeerColumns) md << " " << peer_cell(c, col[0], col[1]) << " |";
     md << "\n";
   }
@@ -142,7 +145,7 @@ std::string render_markdown(const json& report) {
   if (report.contains("regressions") && !report["regressions"].empty()) {
     md << "\n## Regressions against the baseline\n\n";
     for (const auto& r : report["regressions"])
-      md << "- **" << text(r, "case") << " / " << text(r, "mode") << "**: " << cell(text(r, "what")) << "\n";
+      md << "- **" << text_of(r, "case") << " / " << text_of(r, "mode") << "**: " << cell(text_of(r, "what")) << "\n";
   }
   bool any_divergence = false;
   for (const auto& c : report.at("cases")) {
@@ -150,10 +153,10 @@ std::string render_markdown(const json& report) {
     if (!any_divergence) md << "\n## First divergences\n\n";
     any_divergence = true;
     const json& d = c["first_divergence"];
-    md << "- **" << text(c, "case") << " / " << text(c, "mode") << "**: FX node `" << text(d, "fx_node") << "` ("
-       << text(d, "op") << "), ONNX node `" << text(d, "onnx_node") << "` (" << text(d, "onnx_op") << "), max abs error "
-       << error_cell(d.value("max_abs_error", json())) << ", input set " << text(d, "input_set") << "; source: `"
-       << cell(text(d, "source")) << "`\n";
+    md << "- **" << text_of(c, "case") << " / " << text_of(c, "mode") << "**: FX node `" << text_of(d, "fx_node") << "` ("
+       << text_of(d, "op") << "), ONNX node `" << text_of(d, "onnx_node") << "` (" << text_of(d, "onnx_op") << "), max abs error "
+       << scientific(d.value("max_abs_error", json())) << ", input set " << text_of(d, "input_set") << "; source: `"
+       << cell(text_of(d, "source")) << "`\n";
   }
   bool any_ties = false;
   for (const auto& c : report.at("cases"))
@@ -164,17 +167,17 @@ std::string render_markdown(const json& report) {
         if (!any_ties) md << "\n## Ties\n\nIndex outputs where refrt and eager pick different indices of equal values "
                               "(both right; counted as passing):\n\n";
         any_ties = true;
-        md << "- **" << text(c, "case") << " / " << text(c, "mode") << "** " << text(set, "name") << " output "
-           << o.value("index", 0) << " `" << text(o, "name") << "`: " << ties << " ties\n";
+        md << "- **" << text_of(c, "case") << " / " << text_of(c, "mode") << "** " << text_of(set, "name") << " output "
+           << o.value("index", 0) << " `" << text_of(o, "name") << "`: " << ties << " ties\n";
       }
   bool any_error = false;
   for (const auto& c : report.at("cases")) {
     if (!c.value("error", json()).is_string()) continue;
     if (!any_error) md << "\n## Problems\n\n";
     any_error = true;
-    md << "- **" << text(c, "case") << " / " << text(c, "mode") << "** (" << text(c, "status") << ", stage "
-       << text(c, "stage") << "): " << cell(text(c, "error"));
-    if (c.contains("expected_failure")) md << " — expected: " << cell(text(c["expected_failure"], "reason"));
+    md << "- **" << text_of(c, "case") << " / " << text_of(c, "mode") << "** (" << text_of(c, "status") << ", stage "
+       << text_of(c, "stage") << "): " << cell(text_of(c, "error"));
+    if (c.contains("expected_failure")) md << " — expected: " << cell(text_of(c["expected_failure"], "reason"));
     md << "\n";
   }
   return md.str();

@@ -1,9 +1,12 @@
+// parity verify for one case, in stages: load, export, run (refrt), reference (libtorch), compare,
+// fresh dims, report. Each stage records its failure in the entry and says whether to go on; nothing
+// here prints (the CLI prints the entry).
 #include "parity/verify/verify_case.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <iostream>
 #include <optional>
 
 #include "fresh_inputs.h"
@@ -27,42 +30,280 @@ using json = nlohmann::json;
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 json number_or_string(double v) { return std::isfinite(v) ? json(v) : json(std::isnan(v) ? "NaN" : "Infinity"); }
 
-void fail_entry(json& entry, const std::string& status, const std::string& stage, const std::string& error) {
-  entry["status"] = status;
-  entry["stage"] = stage;
-  entry["error"] = error;
-}
-
-std::vector<Tensor> tensors_of(const std::vector<NamedTensor>& named) {
-  std::vector<Tensor> out;
-  for (const auto& n : named) out.push_back(n.tensor);
-  return out;
-}
-
-// Per-op-type totals of one profiled refrt run, slowest first.
-json profile_summary(const std::vector<refrt::NodeTiming>& timings, const std::string& set_name) {
-  std::map<std::string, std::pair<int64_t, double>> by_op;
-  double total = 0;
+ProfileSummary profile_summary(const std::vector<refrt::NodeTiming>& timings, const std::string& set_name) {
+  std::map<std::string, ProfileOp> by_op;
+  ProfileSummary p{set_name, 0, timings.size(), {}};
   for (const auto& t : timings) {
-    auto& [count, ms] = by_op[t.op_type];
-    ++count, ms += t.ms, total += t.ms;
+    ProfileOp& op = by_op[t.op_type];
+    op.op_type = t.op_type, ++op.count, op.ms += t.ms, p.total_ms += t.ms;
   }
-  json ops = json::array();
-  for (const auto& [op, v] : by_op) ops.push_back({{"op_type", op}, {"count", v.first}, {"ms", v.second}});
-  std::sort(ops.begin(), ops.end(), [](const json& a, const json& b) { return a["ms"].get<double>() > b["ms"].get<double>(); });
-  return {{"input_set", set_name}, {"total_ms", total}, {"nodes", timings.size()}, {"ops", ops}};
+  for (const auto& [name, op] : by_op) p.ops.push_back(op);
+  std::sort(p.ops.begin(), p.ops.end(), [](const ProfileOp& a, const ProfileOp& b) { return a.ms > b.ms; });
+  return p;
 }
 
 uint64_t name_seed(const std::string& s) {
   uint64_t h = 1469598103934665603ull;  // FNV-1a: a stable seed per case, the same on every run
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
   return h;
+}
+
+// What the stages of one case share.
+struct CaseRun {
+  std::string case_dir, out_dir;
+  const VerifyOptions& options;
+  CaseInfo info;
+  CaseEntry entry;
+  pt2::Program program;
+  std::string onnx_path;
+  std::unique_ptr<refrt::Session> session;
+  std::map<std::string, OnnxProducer> producers;
+  std::vector<std::vector<Tensor>> captured_inputs;
+  double max_abs = 0, max_rel = 0;
+  bool all_passed = true;
+  int64_t first_index = -1;
+};
+
+// One input set: its tensors and both engines' results.
+struct SetRun {
+  InputSetEntry entry;
+  std::vector<Tensor> inputs;
+  std::vector<NamedTensor> expected;
+  refrt::RunResult ours;
+  ReferenceResult reference;
+  std::optional<std::map<std::string, Tensor>> kept;  // every libtorch value, for index ties
+};
+
+bool load_stage(CaseRun& r) {
+  r.entry.case_name = r.info.name, r.entry.mode = r.info.mode, r.entry.onnx_given = !r.options.onnx_path.empty();
+  r.entry.onnx = Nullable<std::string>{};
+  if (r.info.status != "captured") {
+    fail(r.entry, "capture_failed", "capture", r.info.error.empty() ? "capture did not finish" : r.info.error);
+    return false;
+  }
+  // A case with custom ops lists its TORCH_LIBRARY libraries (the libtorch reference dispatches their
+  // ops) and the exporter plugins that translate them: case.json "torch_libraries", "export_plugins".
+  try {
+    for (const auto& library : r.info.torch_libraries) load_torch_library(library);
+  } catch (const Error& e) {
+    fail(r.entry, "error", "reference", e.what());
+    return false;
+  }
+  return true;
+}
+
+// Export, or take the model we were given.
+bool export_stage(CaseRun& r) {
+  r.onnx_path = r.options.onnx_path;
+  try {
+    r.program = pt2::read_pt2((fs::path(r.case_dir) / "model.pt2").string());
+    if (r.onnx_path.empty()) {
+      r.onnx_path = (fs::path(r.out_dir) / "model.onnx").string();
+      exporter::ExportOptions eo;
+      eo.opset = r.options.opset;
+      eo.plugins = r.info.export_plugins;
+      fs::create_directories(r.out_dir);
+      write_file_atomic(r.onnx_path, exporter::export_program(r.program, eo), "export");
+      r.entry.export_status = "ok";
+    }
+    r.entry.onnx = Nullable<std::string>{r.onnx_path};
+  } catch (const Error& e) {
+    r.entry.export_status = "error";
+    fail(r.entry, "error", e.context().stage.empty() ? "export" : e.context().stage, e.what());
+    return false;
+  }
+  return true;
+}
+
+bool load_session_stage(CaseRun& r) {
+  try {
+    r.session = refrt::Session::load_file(r.onnx_path);
+    if (r.options.intermediates) r.producers = onnx_producers(r.onnx_path);
+  } catch (const Error& e) {
+    r.entry.run = "error";
+    fail(r.entry, "error", "refrt", e.what());
+    return false;
+  }
+  return true;
+}
+
+bool read_set(CaseRun& r, const std::string& set_dir, SetRun& s) {
+  s.entry.name = fs::path(set_dir).filename().string();
+  try {
+    for (auto& n : read_tensor_dir(set_dir, "input")) s.inputs.push_back(std::move(n.tensor));
+    s.expected = read_tensor_dir(set_dir, "output");
+  } catch (const Error& e) {
+    fail(r.entry, "error", "inputs", e.what());
+    return false;
+  }
+  r.captured_inputs.push_back(s.inputs);
+  return true;
+}
+
+bool run_stage(CaseRun& r, SetRun& s) {
+  try {
+    refrt::RunOptions ro;
+    ro.keep_intermediates = r.options.intermediates;
+    ro.profile = !r.entry.profile;  // one profiled run per case (the first set)
+    s.ours = r.session->run(s.inputs, ro);
+    if (ro.profile) r.entry.profile = profile_summary(s.ours.timings, s.entry.name);
+    r.entry.run = "ok";
+  } catch (const Error& e) {
+    r.entry.run = "error";
+    fail(r.entry, "error", "refrt", e.what());
+    return false;
+  }
+  return true;
+}
+
+bool reference_stage(CaseRun& r, SetRun& s) {
+  try {
+    s.reference = run_reference(r.program, s.inputs, r.options.intermediates);
+  } catch (const Error& e) {
+    fail(r.entry, "error", "reference", e.what());
+    return false;
+  }
+  return true;
+}
+
+// Index outputs with ties: the input the indices select from, from libtorch's run of this set
+// (repeated with every value kept only when an index output differs).
+void settle(CaseRun& r, SetRun& s, Comparison& cmp, size_t i, const Tensor& want, const Tensor& got) {
+  const auto user_outputs = r.program.user_output_names();
+  if (cmp.passed || i >= user_outputs.size()) return;
+  const auto source = index_source(r.program, user_outputs[i]);
+  if (!source) return;
+  if (!s.kept)
+    s.kept = r.options.intermediates ? s.reference.intermediates : run_reference(r.program, s.inputs, true).intermediates;
+  const auto input = s.kept->find(source->input_value);
+  if (input != s.kept->end()) settle_ties(cmp, *source, input->second, want, got);
+}
+
+std::string output_name(const CaseRun& r, size_t i) {
+  return r.session->outputs().size() > i ? r.session->outputs()[i].name : "";
+}
+
+void compare_user_outputs(CaseRun& r, SetRun& s) {
+  for (size_t i = 0; i < s.expected.size(); ++i) {
+    const Tensor& eager = s.expected[i].tensor;
+    Comparison ours = compare_tensors(eager, s.ours.outputs[i]);
+    Comparison torch = compare_tensors(eager, s.reference.outputs[i]);
+    Comparison cross = compare_tensors(s.reference.outputs[i], s.ours.outputs[i]);
+    settle(r, s, ours, i, eager, s.ours.outputs[i]);
+    settle(r, s, torch, i, eager, s.reference.outputs[i]);
+    settle(r, s, cross, i, s.reference.outputs[i], s.ours.outputs[i]);
+    r.all_passed = r.all_passed && ours.passed && torch.passed;
+    r.max_abs = std::max(r.max_abs, ours.problem.empty() ? ours.max_abs_error : INFINITY);
+    r.max_rel = std::max(r.max_rel, ours.max_rel_error);
+    OutputEntry o{i, output_name(r, i), {}, dtype_name(eager.dtype()), eager.shape(), ours, torch, cross};
+    s.entry.outputs.push_back(std::move(o));
+  }
+}
+
+// Mutated state has no eager record: libtorch's run of the same program is its oracle.
+void compare_mutations(CaseRun& r, SetRun& s) {
+  const size_t n_user = s.expected.size();
+  for (size_t i = 0; i < s.reference.mutations.size(); ++i) {
+    const Tensor& want = s.reference.mutations[i];
+    const Comparison cross = compare_tensors(want, s.ours.outputs[n_user + i]);
+    r.all_passed = r.all_passed && cross.passed;
+    OutputEntry o{n_user + i, output_name(r, n_user + i), "mutation", dtype_name(want.dtype()), want.shape(), {}, {}, cross};
+    s.entry.outputs.push_back(std::move(o));
+  }
+}
+
+void compare_intermediate_values(CaseRun& r, SetRun& s) {
+  const IntermediateScan scan =
+      compare_intermediates(r.program, r.producers, s.reference.intermediates, s.ours.intermediates);
+  s.entry.intermediates = json{{"compared", scan.values.size()}, {"unmatched", scan.unmatched}, {"values", scan.values}};
+  if (scan.first_index >= 0 && (r.first_index < 0 || scan.first_index < r.first_index)) {
+    r.first_index = scan.first_index;
+    FirstDivergence d = scan.first_divergence.get<FirstDivergence>();
+    d.input_set = s.entry.name;
+    r.entry.first_divergence = d;
+  }
+}
+
+bool compare_stage(CaseRun& r, SetRun& s) {
+  // Our ONNX may carry the mutated state after the user's outputs; a given model (--onnx) may not.
+  const size_t n_user = s.expected.size(), n_mutated = s.reference.mutations.size();
+  const bool with_mutations = n_mutated > 0 && s.ours.outputs.size() == n_user + n_mutated;
+  if ((s.ours.outputs.size() != n_user && !with_mutations) || s.reference.outputs.size() != n_user) {
+    fail(r.entry, "fail", "verify", "output count differs: eager " + std::to_string(n_user) + ", refrt " +
+                                        std::to_string(s.ours.outputs.size()) + ", libtorch " +
+                                        std::to_string(s.reference.outputs.size()));
+    r.entry.verify = "fail";
+    return false;
+  }
+  compare_user_outputs(r, s);
+  if (with_mutations) compare_mutations(r, s);
+  if (r.options.intermediates) compare_intermediate_values(r, s);
+  return true;
+}
+
+// Every captured input set through run, reference and compare.
+bool input_sets_stage(CaseRun& r) {
+  const auto sets = list_test_data_sets(r.case_dir);
+  if (sets.empty()) {
+    fail(r.entry, "error", "verify", "no test_data_set_* directories in " + r.case_dir);
+    return false;
+  }
+  for (const auto& set_dir : sets) {
+    SetRun s;
+    if (!read_set(r, set_dir, s) || !run_stage(r, s) || !reference_stage(r, s) || !compare_stage(r, s)) return false;
+    r.entry.input_sets.push_back(std::move(s.entry));
+  }
+  r.entry.max_abs_error = number_or_string(r.max_abs);
+  r.entry.max_rel_error = number_or_string(r.max_rel);
+  r.entry.verify = r.all_passed ? "pass" : "fail";
+  if (!r.all_passed) fail(r.entry, "fail", "verify", "outputs differ from eager beyond tolerance");
+  return true;
+}
+
+// One fresh set: refrt against libtorch (with the mutated state when our model returns it).
+FreshSetEntry compare_fresh_set(CaseRun& r, const FreshSet& fresh, bool& passed) {
+  FreshSetEntry set{fresh.name, json::object(), {}};
+  for (const auto& [sym, v] : fresh.dims) set.dims[r.program.dim_names.count(sym) ? r.program.dim_names.at(sym) : sym] = v;
+  const auto ours = r.session->run(fresh.inputs).outputs;
+  const ReferenceResult result = run_reference(r.program, fresh.inputs);
+  std::vector<Tensor> reference = result.outputs;
+  if (ours.size() == reference.size() + result.mutations.size())
+    reference.insert(reference.end(), result.mutations.begin(), result.mutations.end());
+  if (ours.size() != reference.size())
+    throw Error({"fresh"}, "refrt returned " + std::to_string(ours.size()) + " outputs, libtorch " +
+                               std::to_string(reference.size()));
+  for (size_t i = 0; i < ours.size(); ++i) {
+    const Comparison cmp = compare_tensors(reference[i], ours[i]);
+    passed = passed && cmp.passed;
+    set.outputs.push_back({i, {}, {}, dtype_name(reference[i].dtype()), reference[i].shape(), {}, {}, cmp});
+  }
+  return set;
+}
+
+// Fresh dynamic dims: libtorch and refrt must agree on shapes never seen at capture.
+void fresh_stage(CaseRun& r) {
+  r.entry.fresh_sets.emplace();
+  try {
+    const uint64_t seed = r.options.fresh_seed ? r.options.fresh_seed : name_seed(r.info.name + "/" + r.info.mode);
+    bool passed = true;
+    for (const auto& fresh : make_fresh_sets(r.program, r.captured_inputs, r.options.fresh, seed))
+      r.entry.fresh_sets->push_back(compare_fresh_set(r, fresh, passed));
+    if (!passed && r.entry.status == "pass") {
+      r.entry.verify = "fail";
+      fail(r.entry, "fail", "fresh", "refrt differs from libtorch on fresh dynamic dims");
+    }
+  } catch (const Error& e) {
+    if (r.entry.status == "pass") fail(r.entry, "error", "fresh", e.what());
+  }
+}
+
+void verify_stages(CaseRun& r) {
+  if (!load_stage(r) || !export_stage(r) || !load_session_stage(r) || !input_sets_stage(r)) return;
+  if (r.options.fresh > 0) fresh_stage(r);
+  if (r.options.peers)
+    r.entry.peers = run_peers(r.case_dir, r.onnx_path, ours_refrt_verdict(r.entry), r.out_dir, r.options);
 }
 
 }  // namespace
@@ -79,231 +320,12 @@ std::vector<std::string> find_case_dirs(const std::string& dir) {
   return out;
 }
 
-json verify_case_dir(const std::string& case_dir, const std::string& out_dir, const VerifyOptions& options) {
+CaseEntry verify_case_dir(const std::string& case_dir, const std::string& out_dir, const VerifyOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  const CaseInfo info = load_case_info(case_dir);
-  json entry = {{"case", info.name},
-                {"mode", info.mode},
-                {"status", "pass"}, {"stage", nullptr}, {"error", nullptr},
-                {"export", "skipped"}, {"run", "skipped"}, {"verify", "skipped"},
-                {"max_abs_error", nullptr}, {"max_rel_error", nullptr}, {"onnx", nullptr},
-                {"onnx_given", !options.onnx_path.empty()}, {"first_divergence", nullptr},
-                {"input_sets", json::array()}};
-  auto finish = [&]() -> json {
-    entry["seconds"] = seconds_since(start);
-    return entry;
-  };
-  if (info.status != "captured") {
-    fail_entry(entry, "capture_failed", "capture", info.error.empty() ? "capture did not finish" : info.error);
-    return finish();
-  }
-  const std::string label = info.name + "/" + info.mode;
-
-  // A case with custom ops lists its TORCH_LIBRARY libraries (the libtorch reference dispatches their
-  // ops) and the exporter plugins that translate them: case.json "torch_libraries", "export_plugins".
-  try {
-    for (const auto& library : info.torch_libraries) load_torch_library(library);
-  } catch (const Error& e) {
-    fail_entry(entry, "error", "reference", e.what());
-    return finish();
-  }
-
-  // Export, or take the model we were given.
-  pt2::Program program;
-  std::string onnx_path = options.onnx_path;
-  try {
-    program = pt2::read_pt2((fs::path(case_dir) / "model.pt2").string());
-    if (onnx_path.empty()) {
-      onnx_path = (fs::path(out_dir) / "model.onnx").string();
-      exporter::ExportOptions eo;
-      eo.opset = options.opset;
-      eo.plugins = info.export_plugins;
-      fs::create_directories(out_dir);
-      write_file_atomic(onnx_path, exporter::export_program(program, eo), "export");
-      entry["export"] = "ok";
-    }
-    entry["onnx"] = onnx_path;
-  } catch (const Error& e) {
-    entry["export"] = "error";
-    fail_entry(entry, "error", e.context().stage.empty() ? "export" : e.context().stage, e.what());
-    return finish();
-  }
-
-  // Run on refrt and on the libtorch reference, every input set, both against eager.
-  std::unique_ptr<refrt::Session> session;
-  std::map<std::string, OnnxProducer> producers;
-  try {
-    session = refrt::Session::load_file(onnx_path);
-    if (options.intermediates) producers = onnx_producers(onnx_path);
-  } catch (const Error& e) {
-    entry["run"] = "error";
-    fail_entry(entry, "error", "refrt", e.what());
-    return finish();
-  }
-  double max_abs = 0, max_rel = 0;
-  bool all_passed = true;
-  int64_t first_index = -1;
-  const auto sets = list_test_data_sets(case_dir);
-  if (sets.empty()) {
-    fail_entry(entry, "error", "verify", "no test_data_set_* directories in " + case_dir);
-    return finish();
-  }
-  std::vector<std::vector<Tensor>> captured_inputs;
-  const std::vector<std::string> user_outputs = program.user_output_names();
-  for (const auto& set_dir : sets) {
-    json set = {{"name", fs::path(set_dir).filename().string()}, {"outputs", json::array()}};
-    std::vector<Tensor> inputs;
-    std::vector<NamedTensor> expected;
-    try {
-      inputs = tensors_of(read_tensor_dir(set_dir, "input"));
-      expected = read_tensor_dir(set_dir, "output");
-    } catch (const Error& e) {
-      fail_entry(entry, "error", "inputs", e.what());
-      return finish();
-    }
-    captured_inputs.push_back(inputs);
-    refrt::RunResult ours;
-    ReferenceResult reference;
-    try {
-      refrt::RunOptions ro;
-      ro.keep_intermediates = options.intermediates;
-      ro.profile = !entry.contains("profile");  // one profiled run per case (the first set)
-      ours = session->run(inputs, ro);
-      if (ro.profile) entry["profile"] = profile_summary(ours.timings, set["name"]);
-      entry["run"] = "ok";
-    } catch (const Error& e) {
-      entry["run"] = "error";
-      fail_entry(entry, "error", "refrt", e.what());
-      return finish();
-    }
-    try {
-      reference = run_reference(program, inputs, options.intermediates);
-    } catch (const Error& e) {
-      fail_entry(entry, "error", "reference", e.what());
-      return finish();
-    }
-    // Our ONNX may carry the mutated state after the user's outputs; a given model (--onnx) may not.
-    const size_t n_user = expected.size(), n_mutated = reference.mutations.size();
-    const bool with_mutations = n_mutated > 0 && ours.outputs.size() == n_user + n_mutated;
-    if ((ours.outputs.size() != n_user && !with_mutations) || reference.outputs.size() != n_user) {
-      fail_entry(entry, "fail", "verify", "output count differs: eager " + std::to_string(expected.size()) +
-                                              ", refrt " + std::to_string(ours.outputs.size()) + ", libtorch " +
-                                              std::to_string(reference.outputs.size()));
-      entry["verify"] = "fail";
-      return finish();
-    }
-    // Index outputs with ties: the input the indices select from, from libtorch's run of this set
-    // (repeated with every value kept only when an index output differs).
-    std::optional<std::map<std::string, Tensor>> kept;
-    auto settle = [&](Comparison& cmp, size_t i, const Tensor& want, const Tensor& got) {
-      if (cmp.passed || i >= user_outputs.size()) return;
-      const auto source = index_source(program, user_outputs[i]);
-      if (!source) return;
-      if (!kept) kept = options.intermediates ? reference.intermediates : run_reference(program, inputs, true).intermediates;
-      const auto input = kept->find(source->input_value);
-      if (input != kept->end()) settle_ties(cmp, *source, input->second, want, got);
-    };
-    for (size_t i = 0; i < expected.size(); ++i) {
-      Comparison refrt_cmp = compare_tensors(expected[i].tensor, ours.outputs[i]);
-      Comparison torch_cmp = compare_tensors(expected[i].tensor, reference.outputs[i]);
-      Comparison cross = compare_tensors(reference.outputs[i], ours.outputs[i]);
-      settle(refrt_cmp, i, expected[i].tensor, ours.outputs[i]);
-      settle(torch_cmp, i, expected[i].tensor, reference.outputs[i]);
-      settle(cross, i, reference.outputs[i], ours.outputs[i]);
-      all_passed = all_passed && refrt_cmp.passed && torch_cmp.passed;
-      max_abs = std::max(max_abs, refrt_cmp.problem.empty() ? refrt_cmp.max_abs_error : INFINITY);
-      max_rel = std::max(max_rel, refrt_cmp.max_rel_error);
-      set["outputs"].push_back({{"index", i},
-                                {"name", session->outputs().size() > i ? session->outputs()[i].name : ""},
-                                {"dtype", dtype_name(expected[i].tensor.dtype())},
-                                {"shape", expected[i].tensor.shape()},
-                                {"refrt_vs_eager", refrt_cmp.to_json()},
-                                {"libtorch_vs_eager", torch_cmp.to_json()},
-                                {"refrt_vs_libtorch", cross.to_json()}});
-      if (!options.quiet)
-        std::cout << "  " << label << " " << set["name"].get<std::string>() << " output " << i << ": refrt max_abs "
-                  << refrt_cmp.max_abs_error << (refrt_cmp.passed ? " ok" : " MISMATCH")
-                  << (refrt_cmp.ties ? " (" + std::to_string(refrt_cmp.ties) + " ties)" : "") << ", libtorch max_abs "
-                  << torch_cmp.max_abs_error << (torch_cmp.passed ? " ok" : " MISMATCH") << "\n";
-    }
-    // Mutated state has no eager record: libtorch's run of the same program is its oracle.
-    for (size_t i = 0; with_mutations && i < n_mutated; ++i) {
-      const Comparison cross = compare_tensors(reference.mutations[i], ours.outputs[n_user + i]);
-      all_passed = all_passed && cross.passed;
-      set["outputs"].push_back({{"index", n_user + i},
-                                {"name", session->outputs()[n_user + i].name},
-                                {"kind", "mutation"},
-                                {"dtype", dtype_name(reference.mutations[i].dtype())},
-                                {"shape", reference.mutations[i].shape()},
-                                {"refrt_vs_libtorch", cross.to_json()}});
-      if (!options.quiet)
-        std::cout << "  " << label << " " << set["name"].get<std::string>() << " "
-                  << session->outputs()[n_user + i].name << ": refrt vs libtorch max_abs " << cross.max_abs_error
-                  << (cross.passed ? " ok" : " MISMATCH") << "\n";
-    }
-    if (options.intermediates) {
-      const IntermediateScan scan = compare_intermediates(program, producers, reference.intermediates, ours.intermediates);
-      set["intermediates"] = {{"compared", scan.values.size()}, {"unmatched", scan.unmatched}, {"values", scan.values}};
-      if (scan.first_index >= 0 && (first_index < 0 || scan.first_index < first_index)) {
-        first_index = scan.first_index;
-        entry["first_divergence"] = scan.first_divergence;
-        entry["first_divergence"]["input_set"] = set["name"];
-      }
-    }
-    entry["input_sets"].push_back(set);
-  }
-  entry["max_abs_error"] = number_or_string(max_abs);
-  entry["max_rel_error"] = number_or_string(max_rel);
-  entry["verify"] = all_passed ? "pass" : "fail";
-  if (!all_passed) fail_entry(entry, "fail", "verify", "outputs differ from eager beyond tolerance");
-  if (!options.quiet && entry["first_divergence"].is_object()) {
-    const json& d = entry["first_divergence"];
-    std::cout << "  " << label << " first divergence: " << d["fx_node"].get<std::string>() << " ("
-              << d["op"].get<std::string>() << ", ONNX node " << d["onnx_node"].get<std::string>() << " "
-              << d["onnx_op"].get<std::string>() << ") at " << d["source"].get<std::string>() << "\n";
-  }
-
-  // Fresh dynamic dims: libtorch and refrt must agree on shapes never seen at capture.
-  if (options.fresh > 0) {
-    entry["fresh_sets"] = json::array();
-    try {
-      const uint64_t seed = options.fresh_seed ? options.fresh_seed : name_seed(label);
-      bool fresh_passed = true;
-      for (const auto& fresh : make_fresh_sets(program, captured_inputs, options.fresh, seed)) {
-        json dims = json::object();
-        for (const auto& [sym, v] : fresh.dims)
-          dims[program.dim_names.count(sym) ? program.dim_names.at(sym) : sym] = v;
-        json set = {{"name", fresh.name}, {"dims", dims}, {"outputs", json::array()}};
-        const auto ours = session->run(fresh.inputs).outputs;
-        const ReferenceResult result = run_reference(program, fresh.inputs);
-        std::vector<Tensor> reference = result.outputs;
-        if (ours.size() == reference.size() + result.mutations.size())
-          reference.insert(reference.end(), result.mutations.begin(), result.mutations.end());
-        if (ours.size() != reference.size())
-          throw Error({"fresh"}, "refrt returned " + std::to_string(ours.size()) + " outputs, libtorch " +
-                                     std::to_string(reference.size()));
-        for (size_t i = 0; i < ours.size(); ++i) {
-          const Comparison cmp = compare_tensors(reference[i], ours[i]);
-          fresh_passed = fresh_passed && cmp.passed;
-          set["outputs"].push_back({{"index", i}, {"dtype", dtype_name(reference[i].dtype())},
-                                    {"shape", reference[i].shape()}, {"refrt_vs_libtorch", cmp.to_json()}});
-        }
-        if (!options.quiet)
-          std::cout << "  " << label << " " << fresh.name << " " << dims.dump() << ": "
-                    << (set["outputs"].empty() || fresh_passed ? "ok" : "MISMATCH") << "\n";
-        entry["fresh_sets"].push_back(set);
-      }
-      if (!fresh_passed && entry["status"] == "pass") {
-        entry["verify"] = "fail";
-        fail_entry(entry, "fail", "fresh", "refrt differs from libtorch on fresh dynamic dims");
-      }
-    } catch (const Error& e) {
-      if (entry["status"] == "pass") fail_entry(entry, "error", "fresh", e.what());
-    }
-  }
-
-  if (options.peers) entry["peers"] = run_peers(case_dir, onnx_path, ours_refrt_verdict(entry), out_dir, options);
-  return finish();
+  CaseRun run{case_dir, out_dir, options, load_case_info(case_dir)};
+  verify_stages(run);
+  run.entry.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return std::move(run.entry);
 }
 
 }  // namespace parity::verify

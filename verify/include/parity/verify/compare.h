@@ -1,49 +1,36 @@
-// Numerical comparison of two tensors with dtype-aware tolerances.
+// verify's view of the common comparison (parity/compare.h): the report's output comparison adds
+// index ties (ties.h) and its report.json form.
 #pragma once
 #include <cstdint>
-#include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "parity/compare.h"
+#include "parity/element.h"
 #include "parity/tensor.h"
 
 namespace parity::verify {
 
-struct Tolerance {
-  double atol = 0, rtol = 0;
-};
-// Documented defaults (README): float32 1e-5/1e-4, float64 1e-7/1e-7, float16 1e-3/1e-2,
-// bfloat16 1e-2/2e-2, integers and bool exact.
-Tolerance default_tolerance(DType dtype);
+using parity::default_tolerance;
+using parity::element_as_double;
+using parity::histogram_bin;
+using parity::histogram_edges;
+using parity::Tolerance;
 
-struct Comparison {
-  bool passed = false;
-  std::string problem;  // set when shapes/dtypes differ (then errors are not computed)
-  double max_abs_error = 0;
-  double max_rel_error = 0;  // over elements whose |expected| > atol (near zero it is meaningless)
-  int64_t mismatches = 0, numel = 0;
+struct Comparison : TensorComparison {
   // Index outputs: elements whose indices differ but select equal values (counted as passing, see ties.h).
   int64_t ties = 0;
-  Tolerance tolerance;
-  // Fixed-bin histogram of |actual - expected| (see histogram_edges()); empty when `problem` is set.
-  std::vector<int64_t> histogram;
   nlohmann::json to_json() const;
 };
 
-// Upper edges of the error histogram's bins: bin 0 counts exact zeros, bin i (1..10) errors in
-// (edges[i-1], edges[i]] with edges = 0, 1e-9, 1e-8, ..., 1e0, and the last bin errors > 1, infinite
-// errors and NaN disagreements. Fixed decades so that histograms of different runs line up.
-const std::vector<double>& histogram_edges();
-size_t histogram_bin(double abs_error);
+// report.json form: {passed, max_abs_error ("Infinity" when infinite), max_rel_error, mismatches, numel,
+// atol, rtol[, problem][, ties][, histogram]}.
+void to_json(nlohmann::json& j, const Comparison& c);
+void from_json(const nlohmann::json& j, Comparison& c);
 
-// An element mismatches when |actual - expected| > atol + rtol * |expected|, or NaN-ness differs.
 Comparison compare_tensors(const Tensor& expected, const Tensor& actual, const Tolerance& tol);
 inline Comparison compare_tensors(const Tensor& expected, const Tensor& actual) {
-  return compare_tensors(expected, actual, default_tolerance(expected.dtype()));
+  return verify::compare_tensors(expected, actual, default_tolerance(expected.dtype()));
 }
-
-// Element i of any numeric dtype as a double (float16/bfloat16 decoded).
-double element_as_double(const Tensor& t, int64_t i);
 
 }  // namespace parity::verify

@@ -1,8 +1,11 @@
 // report.json (the versioned contract other tools read) and its Markdown and HTML renderings.
 #pragma once
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "parity/verify/report_types.h"
 
 namespace parity::verify {
 
@@ -11,6 +14,7 @@ constexpr int kReportSchemaVersion = 2;
 
 // Wraps case entries into a report: schema_version, tool info, summary counts, cases.
 nlohmann::json make_report(const std::string& command, nlohmann::json cases);
+nlohmann::json make_report(const std::string& command, const std::vector<CaseEntry>& cases);
 // Recomputes report["summary"] from report["cases"] (and report["regressions"] when present).
 void update_summary(nlohmann::json& report);
 std::string render_markdown(const nlohmann::json& report);

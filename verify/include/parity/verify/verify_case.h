@@ -3,13 +3,12 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "parity/verify/report_types.h"
 
 namespace parity::verify {
 
 struct VerifyOptions {
   int opset = 18;
-  bool quiet = false;          // no per-set lines on stdout
   bool intermediates = false;  // compare every FX value with the ONNX value of the same name
   std::string onnx_path;       // verify this ONNX model instead of exporting one
   int fresh = 0;               // extra input sets with new dynamic dim values (libtorch vs refrt)
@@ -20,9 +19,9 @@ struct VerifyOptions {
 };
 
 // Verifies one `<case>/<mode>` directory (holding case.json) and returns its report.json case entry
-// (fields documented in the README). Failures of the case are recorded in the entry, not thrown;
+// (fields documented in the README). Prints nothing. Failures of the case are recorded in the entry, not thrown;
 // only an unusable case directory throws parity::Error.
-nlohmann::json verify_case_dir(const std::string& case_dir, const std::string& out_dir, const VerifyOptions& options);
+CaseEntry verify_case_dir(const std::string& case_dir, const std::string& out_dir, const VerifyOptions& options);
 
 // The `<case>/<mode>` directories below `dir`: `dir` itself when it holds case.json, else its subdirectories.
 std::vector<std::string> find_case_dirs(const std::string& dir);

@@ -1,0 +1,25 @@
+// Internal: the pieces of report.json that report.md and report.html both show, read the same way.
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace parity::verify {
+
+// Every case status, in the order the summaries list them.
+inline const char* const kStatuses[] = {"pass", "fail", "error", "capture_failed", "crashed", "timeout", "xfail", "xpass"};
+// The peers columns: (side, engine).
+inline const char* const kPeerColumns[][2] = {{"ours", "refrt"}, {"ours", "ort"}, {"official", "refrt"}, {"official", "ort"}};
+
+// j[key] when it is a string, else "".
+inline std::string text_of(const nlohmann::json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+// A number as 1.234e-05; a string ("Infinity") as is; anything else "".
+std::string scientific(const nlohmann::json& v);
+// A case's peers cell ("pass", "fail", ...), "" when it has no peers.
+std::string peer_cell(const nlohmann::json& c, const char* side, const char* engine);
+// Whether any case of the report carries peers.
+bool any_peers(const nlohmann::json& report);
+
+}  // namespace parity::verify
