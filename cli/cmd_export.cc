@@ -13,7 +13,6 @@ struct ExportArgs {
   exporter::ExportOptions options;
   std::vector<std::string> input_names, output_names, plugins;
   bool drop_mutations = false, report = false, no_optimize = false;
-  // --external-data / --external-data-threshold (being added on another branch) are declared here.
 };
 
 int run_export(ExportArgs& a) {
@@ -25,11 +24,14 @@ int run_export(ExportArgs& a) {
   options.plugins = a.plugins;
   options.keep_mutations = !a.drop_mutations;
   options.optimize = !a.no_optimize;
+  // External data: on request, and always for a model over protobuf's 2 GiB limit.
+  options.external_data = options.external_data || !options.external_data_file.empty();
+  bool external = false;
   if (a.report) {
     // The report is written whether the export succeeds or not; a failure still exits with its code.
     const std::string report = exporter::report_path_for(a.out);
     try {
-      exporter::export_file(a.model, a.out, options);
+      external = exporter::export_file(a.model, a.out, options);
     } catch (const Error& e) {
       exporter::write_export_report(a.model, options, &e, report);
       std::cerr << "parity: wrote the failure report " << report << "\n";
@@ -38,9 +40,12 @@ int run_export(ExportArgs& a) {
     exporter::write_export_report(a.model, options, nullptr, report);
     std::cout << "wrote " << report << "\n";
   } else {
-    exporter::export_file(a.model, a.out, options);
+    external = exporter::export_file(a.model, a.out, options);
   }
   std::cout << "wrote " << a.out << " (opset " << options.opset << ")\n";
+  if (external)
+    std::cout << "wrote the weights as external data: "
+              << (options.external_data_file.empty() ? a.out + ".data" : options.external_data_file) << "\n";
   return kExitOk;
 }
 
@@ -59,6 +64,16 @@ std::function<int()> setup_export(CLI::App& app) {
   cmd->add_flag("--drop-mutations", a->drop_mutations, "leave out the mutated buffers/inputs outputs");
   cmd->add_flag("--report", a->report, "write MODEL.report.md next to the output (also on failure)");
   cmd->add_flag("--no-optimize", a->no_optimize, "skip the exporter's graph passes");
+  cmd->add_flag("--external-data", a->options.external_data,
+                "write the weights to MODEL.onnx.data (always done for a model over 2 GiB)");
+  cmd->add_option("--external-data-file", a->options.external_data_file,
+                  "name of the external data file, next to the .onnx (implies --external-data)")
+      ->option_text("NAME");
+  cmd->add_option("--external-data-threshold", a->options.external_data_threshold,
+                  "initializers of at least this many bytes go to the external data file")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str()
+      ->option_text("BYTES");
   return [a] { return run_export(*a); };
 }
 

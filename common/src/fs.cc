@@ -9,6 +9,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <vector>
+#include <algorithm>
 #include <sstream>
 
 #include "parity/error.h"
@@ -53,7 +56,26 @@ void write_file_atomic(const std::string& path, const std::string& data, const s
   }
 }
 
-std::shared_ptr<MappedFile> MappedFile::open(const std::string& path, const std::string& stage) {
+namespace {
+
+// Live read-only mappings, for release_pages / containing. Never destroyed (mappings may outlive main).
+struct MappingRegistry {
+  std::mutex mutex;
+  std::vector<std::weak_ptr<MappedFile>> live;
+  static MappingRegistry& instance() {
+    static MappingRegistry* r = new MappingRegistry();
+    return *r;
+  }
+};
+
+size_t page_size() {
+  static const size_t size = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+}  // namespace
+
+std::shared_ptr<MappedFile> MappedFile::map(const std::string& path, const std::string& stage, bool writable) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error({stage, path}, "cannot open file: " + errno_text());
   struct stat st {};
@@ -64,8 +86,10 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path, const std:
   std::shared_ptr<MappedFile> f(new MappedFile());
   f->path_ = path;
   f->size_ = static_cast<size_t>(st.st_size);
+  f->writable_ = writable;
   if (f->size_ > 0) {
-    void* p = ::mmap(nullptr, f->size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    // MAP_PRIVATE either way: a writable mapping is copy-on-write, the file is never modified.
+    void* p = ::mmap(nullptr, f->size_, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) {
       ::close(fd);
       throw Error({stage, path}, "mmap failed: " + errno_text());
@@ -74,6 +98,54 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path, const std:
   }
   ::close(fd);
   return f;
+}
+
+std::shared_ptr<MappedFile> MappedFile::open(const std::string& path, const std::string& stage) {
+  auto f = map(path, stage, /*writable=*/false);
+  if (f->size_ > 0) {
+    auto& registry = MappingRegistry::instance();
+    std::lock_guard<std::mutex> lock(registry.mutex);
+    std::erase_if(registry.live, [](const std::weak_ptr<MappedFile>& w) { return w.expired(); });
+    registry.live.push_back(f);
+  }
+  return f;
+}
+
+std::shared_ptr<MappedFile> MappedFile::open_private_writable(const std::string& path, const std::string& stage) {
+  return map(path, stage, /*writable=*/true);
+}
+
+std::shared_ptr<MappedFile> MappedFile::containing(const void* p) {
+  const auto* q = static_cast<const unsigned char*>(p);
+  auto& registry = MappingRegistry::instance();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  for (const auto& w : registry.live)
+    if (auto f = w.lock())
+      if (q >= f->data_ && q < f->data_ + f->size_) return f;
+  return nullptr;
+}
+
+void MappedFile::release_pages(const void* p, size_t n) {
+  const auto f = containing(p);
+  if (!f || n == 0) return;
+  const auto begin = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t end = std::min(begin + n, reinterpret_cast<uintptr_t>(f->data_) + f->size_);
+  const uintptr_t page = page_size();
+  const uintptr_t first = (begin + page - 1) / page * page;  // whole pages only: neighbours stay resident
+  const uintptr_t last = end / page * page;
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
+void MappedFile::release_all_pages() {
+  std::vector<std::shared_ptr<MappedFile>> files;
+  {
+    auto& registry = MappingRegistry::instance();
+    std::lock_guard<std::mutex> lock(registry.mutex);
+    for (const auto& w : registry.live)
+      if (auto f = w.lock()) files.push_back(std::move(f));
+  }
+  for (const auto& f : files)  // the mapping itself is page-aligned
+    ::madvise(const_cast<unsigned char*>(f->data_), f->size_, MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile() {

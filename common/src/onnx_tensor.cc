@@ -20,8 +20,10 @@ void copy_field(const Field& field, Tensor& t, const std::string& origin, const 
 
 }  // namespace
 
-Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& origin,
-                         const ExternalDataResolver* external) {
+namespace {
+
+Tensor from_proto(const onnx::TensorProto& proto, const std::string& origin, const ExternalDataResolver* external,
+                  onnx::TensorProto* adopt_from, size_t adopt_bytes) {
   const std::string where = proto.name().empty() ? origin : origin + " (tensor '" + proto.name() + "')";
   if (!proto.has_data_type() || !dtype_is_supported(proto.data_type()))
     throw Error({"tensor", where}, "unsupported or missing data_type " + std::to_string(proto.data_type()));
@@ -43,15 +45,22 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& orig
     if (t.nbytes() != expected) throw Error({"tensor", where}, "external data has the wrong length");
     return t;
   }
-  Tensor t(dtype, shape);
   if (proto.has_raw_data()) {
     if (proto.raw_data().size() != expected)
       throw Error({"tensor", where}, "raw_data has " + std::to_string(proto.raw_data().size()) +
                                          " bytes but shape " + shape_str(shape) + " x " + dtype_name(dtype) +
                                          " needs " + std::to_string(expected));
+    if (adopt_from && expected >= adopt_bytes && expected > 0) {
+      // The parsed string becomes the tensor's buffer: no second copy of a large weight.
+      std::shared_ptr<std::string> owner(adopt_from->release_raw_data());
+      const void* data = owner->data();
+      return Tensor::view(dtype, shape, std::move(owner), data);
+    }
+    Tensor t(dtype, shape);
     if (expected) std::memcpy(t.mutable_raw(), proto.raw_data().data(), expected);
     return t;
   }
+  Tensor t(dtype, shape);
   switch (dtype) {
     case DType::kFloat32: copy_field<float>(proto.float_data(), t, where, "float_data"); break;
     case DType::kFloat64: copy_field<double>(proto.double_data(), t, where, "double_data"); break;
@@ -67,6 +76,18 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& orig
     default: throw Error({"tensor", where}, "unsupported data_type " + dtype_name(dtype));
   }
   return t;
+}
+
+}  // namespace
+
+Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& origin,
+                         const ExternalDataResolver* external) {
+  return from_proto(proto, origin, external, nullptr, 0);
+}
+
+Tensor tensor_from_proto_adopting(onnx::TensorProto& proto, const std::string& origin,
+                                  const ExternalDataResolver* external, size_t adopt_bytes) {
+  return from_proto(proto, origin, external, &proto, adopt_bytes);
 }
 
 void tensor_to_proto(const Tensor& t, const std::string& name, onnx::TensorProto* proto) {

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "model_writer.h"
 #include "parity/internal/onnx_tensor.h"
 
 namespace parity::exporter {
@@ -36,7 +37,16 @@ onnx::NodeProto* GraphBuilder::add_node(const std::string& op_type, const std::v
 
 void GraphBuilder::add_initializer(const std::string& name, const Tensor& t) {
   names_->used.insert(name);
-  tensor_to_proto(t, name, graph_->add_initializer());
+  onnx::TensorProto* proto = graph_->add_initializer();
+  if (t.nbytes() < kDeferredPayloadBytes) {
+    tensor_to_proto(t, name, proto);
+    return;
+  }
+  proto->set_name(name);
+  proto->set_data_type(static_cast<int32_t>(t.dtype()));
+  for (int64_t d : t.shape()) proto->add_dims(d);
+  set_pending_payload(proto, names_->payloads.size());
+  names_->payloads.push_back(t);
 }
 
 std::string GraphBuilder::constant_i64(const std::vector<int64_t>& values, bool as_scalar) {

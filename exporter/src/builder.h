@@ -26,8 +26,11 @@ class GraphBuilder {
   // Appends a node; its name derives from the current FX node, and it carries that node's metadata.
   onnx::NodeProto* add_node(const std::string& op_type, const std::vector<std::string>& inputs,
                             const std::vector<std::string>& outputs);
-  // Adds an initializer named exactly `name` (the caller made it unique).
+  // Adds an initializer named exactly `name` (the caller made it unique). Tensors of at least
+  // kDeferredPayloadBytes are not copied: the initializer refers to them (model_writer.h) until written.
   void add_initializer(const std::string& name, const Tensor& t);
+  // The tensors that pending initializers refer to (shared by the whole model's builders).
+  const std::vector<Tensor>& payloads() const { return names_->payloads; }
   // A small int64 / floating constant as an initializer with a fresh name.
   std::string constant_i64(const std::vector<int64_t>& values, bool as_scalar = false);
   std::string constant_scalar(double value, DType dtype);
@@ -45,6 +48,7 @@ class GraphBuilder {
     std::set<std::string> used;
     std::map<std::string, int> node_counts;
     std::set<std::string> domains;
+    std::vector<Tensor> payloads;
   };
   onnx::GraphProto* graph_;
   std::shared_ptr<Names> names_;

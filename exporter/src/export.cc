@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "builder.h"
+#include "model_writer.h"
 #include "driver.h"
 #include "parity/error.h"
 #include "parity/fs.h"
@@ -58,12 +59,15 @@ void set_value_info(onnx::ValueInfoProto* vi, const std::string& name, const pt2
 
 }  // namespace
 
-std::string export_program(const pt2::Program& program, const ExportOptions& options) {
+namespace {
+
+// The model with its large initializers as references to `payloads` (views of the mapped .pt2).
+void build_model(const pt2::Program& program, const ExportOptions& options, onnx::ModelProto& model,
+                 std::vector<Tensor>& payloads) {
   const ErrorContext where{"export", program.archive_path};
   if (options.opset < kMinOpset || options.opset > kMaxOpset)
     throw Error(where, "opset " + std::to_string(options.opset) + " is outside the supported range " +
                            std::to_string(kMinOpset) + ".." + std::to_string(kMaxOpset));
-  onnx::ModelProto model;
   model.set_ir_version(ir_version_for(options.opset));
   model.set_producer_name("parity");
   model.set_producer_version(kProducerVersion);
@@ -183,14 +187,33 @@ std::string export_program(const pt2::Program& program, const ExportOptions& opt
         passes.protected_names.insert(spec.target);
     optimize(model, passes);
   }
-  std::string bytes;
-  if (!model.SerializeToString(&bytes)) throw Error(where, "cannot serialize the ONNX model (is it over 2 GiB?)");
-  return bytes;
+  payloads = graph.payloads();
 }
 
-void export_file(const std::string& pt2_path, const std::string& onnx_path, const ExportOptions& options) {
+}  // namespace
+
+std::string export_program(const pt2::Program& program, const ExportOptions& options) {
+  onnx::ModelProto model;
+  std::vector<Tensor> payloads;
+  build_model(program, options, model, payloads);
+  return serialize_model(model, payloads, program.archive_path);
+}
+
+bool export_program_to_file(const pt2::Program& program, const std::string& onnx_path, const ExportOptions& options) {
+  onnx::ModelProto model;
+  std::vector<Tensor> payloads;
+  build_model(program, options, model, payloads);
+  ModelWriteOptions write;
+  write.external_data = options.external_data;
+  write.external_data_file = options.external_data_file;
+  write.external_threshold = options.external_data_threshold;
+  write.auto_external_bytes = options.external_data_auto_bytes;
+  return write_model_file(model, payloads, onnx_path, write);
+}
+
+bool export_file(const std::string& pt2_path, const std::string& onnx_path, const ExportOptions& options) {
   const pt2::Program program = pt2::read_pt2(pt2_path);
-  write_file_atomic(onnx_path, export_program(program, options), "export");
+  return export_program_to_file(program, onnx_path, options);
 }
 
 }  // namespace parity::exporter

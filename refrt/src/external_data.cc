@@ -95,8 +95,10 @@ Tensor ModelDirExternalData::resolve(const onnx::TensorProto& proto, DType dtype
                            std::to_string(file->size()) + " bytes)");
   const unsigned char* data = file->data() + offset;
   if (length == 0) return Tensor(dtype, shape);
-  // 64-byte aligned data (page-aligned mapping + aligned offset) is used in place; else copied.
-  if (reinterpret_cast<uintptr_t>(data) % 64 == 0) return Tensor::view(dtype, shape, file, data);
+  // Used in place whenever the elements are naturally aligned (the mapping is page-aligned, so this is the
+  // offset's alignment): the kernels need no more. Only a misaligned offset is copied (unaligned loads
+  // would be undefined behaviour).
+  if (reinterpret_cast<uintptr_t>(data) % dtype_size(dtype) == 0) return Tensor::view(dtype, shape, file, data);
   Tensor t(dtype, shape);
   std::memcpy(t.mutable_raw(), data, length);
   return t;

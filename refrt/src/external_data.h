@@ -10,7 +10,8 @@
 namespace parity::refrt {
 
 // Files must be relative to the model's directory, with no `..`, no symlink on the way, not
-// hard-linked, regular, and offset + length within the file. Aligned data is memory-mapped.
+// hard-linked, regular, and offset + length within the file. Data at an offset aligned to its
+// element size is used in place from the memory-mapped file (never copied); misaligned data is copied.
 class ModelDirExternalData : public ExternalDataResolver {
  public:
   ModelDirExternalData(std::string base_dir, std::string origin);

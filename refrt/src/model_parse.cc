@@ -37,7 +37,7 @@ ValueInfo value_info(const onnx::ValueInfoProto& vi, bool require_type, const Er
 }
 
 GraphDef parse_graph(const onnx::GraphProto& g, const ModelDef& def, const ExternalDataResolver* external,
-                     bool top_level);
+                     bool top_level, onnx::GraphProto* owned = nullptr);
 
 Attribute attribute(const onnx::AttributeProto& a, const ModelDef& def, const ExternalDataResolver* external) {
   const std::string& origin = def.origin;
@@ -123,8 +123,11 @@ NodeDef node_def(const onnx::NodeProto& p, int index, const ModelDef& def, const
 }
 
 
+// Inline initializers of at least this size are moved out of the parsed model (`owned`), not copied.
+constexpr size_t kAdoptBytes = 64 * 1024;
+
 GraphDef parse_graph(const onnx::GraphProto& g, const ModelDef& def, const ExternalDataResolver* external,
-                     bool top_level) {
+                     bool top_level, onnx::GraphProto* owned) {
   const ErrorContext where{"refrt", def.origin};
   const std::string scope = top_level ? "" : " (in subgraph '" + g.name() + "')";
   GraphDef graph;
@@ -132,12 +135,16 @@ GraphDef parse_graph(const onnx::GraphProto& g, const ModelDef& def, const Exter
   if (g.sparse_initializer_size() > 0)
     throw Error(where, "sparse initializers are not implemented", ErrorKind::kUnsupported);
   std::set<std::string> defined;
-  for (const auto& init : g.initializer()) {
+  for (int i = 0; i < g.initializer_size(); ++i) {
+    const onnx::TensorProto& init = g.initializer(i);
     if (init.name().empty()) throw Error(where, "an initializer has no name" + scope);
     if (!defined.insert(init.name()).second)
       throw Error(where, "initializer '" + init.name() + "' is defined twice" + scope);
     try {
-      graph.initializers.emplace_back(init.name(), frozen(tensor_from_proto(init, def.origin, external)));
+      const std::string name = init.name();
+      graph.initializers.emplace_back(
+          name, frozen(owned ? tensor_from_proto_adopting(*owned->mutable_initializer(i), def.origin, external, kAdoptBytes)
+                             : tensor_from_proto(init, def.origin, external)));
     } catch (const Error& e) {
       throw as_refrt_error(e, where);
     }
@@ -183,7 +190,7 @@ ModelDef parse_model(const std::string& bytes, const std::string& origin, const 
   def.origin = origin;
   parse_opsets(model, def, where);
   const ModelDirExternalData external(base_dir, origin);
-  def.graph = parse_graph(model.graph(), def, &external, /*top_level=*/true);
+  def.graph = parse_graph(model.graph(), def, &external, /*top_level=*/true, model.mutable_graph());
   return def;
 }
 

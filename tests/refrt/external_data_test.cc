@@ -4,10 +4,13 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <cstring>
 #include <fstream>
 
+#include "../../refrt/src/external_data.h"
 #include "model_builder.h"
 #include "parity/error.h"
+#include "parity/fs.h"
 #include "parity/refrt/session.h"
 
 namespace parity {
@@ -139,6 +142,45 @@ TEST_F(ExternalData, MissingFileOrDirectoryIsRefused) {
   expect_load_error(model_path("nowhere.bin"), {"cannot be read"});
   expect_load_error(model_path("sub"), {"not a regular file"});
   expect_load_error(model_path(""), {"no location"});
+}
+
+}  // namespace
+}  // namespace parity
+
+namespace parity {
+namespace {
+
+// Naturally aligned external data is used in place from the mapped file (no copy); misaligned data is
+// copied. MappedFile::containing tells which: it finds the read-only mapping a pointer lies in.
+TEST(ExternalDataMapping, AlignedDataIsMappedMisalignedDataIsCopied) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("refrt_external_map_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string bytes(64, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i);
+  std::ofstream(dir / "d.bin", std::ios::binary) << bytes;
+  const refrt::ModelDirExternalData resolver(dir.string(), "m.onnx");
+  auto proto = [](const std::string& offset) {
+    onnx::TensorProto t;
+    t.set_name("w");
+    t.set_data_type(onnx::TensorProto::FLOAT);
+    t.add_dims(4);
+    t.set_data_location(onnx::TensorProto::EXTERNAL);
+    for (const auto& [k, v] : {std::pair<std::string, std::string>{"location", "d.bin"}, {"offset", offset}}) {
+      auto* e = t.add_external_data();
+      e->set_key(k);
+      e->set_value(v);
+    }
+    return t;
+  };
+  const Tensor aligned = tensor_from_proto(proto("4"), "m.onnx", &resolver);
+  const Tensor misaligned = tensor_from_proto(proto("3"), "m.onnx", &resolver);
+  EXPECT_NE(MappedFile::containing(aligned.raw()), nullptr);
+  EXPECT_EQ(MappedFile::containing(misaligned.raw()), nullptr);
+  EXPECT_EQ(std::memcmp(aligned.raw(), bytes.data() + 4, 16), 0);
+  EXPECT_EQ(std::memcmp(misaligned.raw(), bytes.data() + 3, 16), 0);
+  fs::remove_all(dir);
 }
 
 }  // namespace

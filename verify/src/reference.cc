@@ -15,6 +15,7 @@
 #include <filesystem>
 
 #include "parity/error.h"
+#include "parity/fs.h"
 
 namespace parity::verify {
 
@@ -136,7 +137,7 @@ class Interpreter {
         else if (spec.arg.is(pt2::ArgKind::as_sym_float)) floats_[name] = scalar.item<double>();
         else bools_[name] = scalar.item<bool>();
       } else if (spec.kind == Kind::kParameter || spec.kind == Kind::kBuffer || spec.kind == Kind::kTensorConstant) {
-        tensors_[spec.arg.tensor_name()] = to_aten(program_.stored_tensor(spec));
+        tensors_[spec.arg.tensor_name()] = stored_to_aten(program_.stored_tensor(spec));
       } else if (spec.kind == Kind::kConstantInput) {
         continue;  // a Python scalar or None specialised at capture: the graph already holds its value
       } else {
@@ -146,6 +147,23 @@ class Interpreter {
     if (next != user_inputs.size())
       throw Error({"verify", program_.archive_path}, "the program takes " + std::to_string(next) + " user inputs, " +
                                                          std::to_string(user_inputs.size()) + " were given");
+  }
+
+  // A parameter, buffer or constant: the archive's own bytes, not a copy. The program's view of the archive is
+  // read-only, and the graph may write a buffer in place (batch norm statistics, `add_`), so each run maps
+  // the archive again privately copy-on-write: a write stays in this run, unread pages cost nothing.
+  at::Tensor stored_to_aten(const Tensor& t) {
+    const auto archive = t.nbytes() ? MappedFile::containing(t.raw()) : nullptr;
+    if (!archive) return to_aten(t);  // an owned copy (a non-contiguous record was gathered at read time)
+    auto& run_map = run_mappings_[archive->path()];
+    if (!run_map) run_map = MappedFile::open_private_writable(archive->path(), "verify");
+    if (run_map->size() != archive->size())
+      throw Error({"verify", archive->path()}, "the archive changed on disk while it was being verified");
+    const size_t offset = static_cast<size_t>(static_cast<const unsigned char*>(t.raw()) - archive->data());
+    std::vector<int64_t> shape(t.shape().begin(), t.shape().end());
+    std::shared_ptr<MappedFile> keep = run_map;
+    return at::from_blob(run_map->mutable_data() + offset, shape, [keep](void*) {},
+                         at::TensorOptions().dtype(to_aten(t.dtype())));
   }
 
   const at::Tensor& tensor(const std::string& name) const {
@@ -458,6 +476,7 @@ class Interpreter {
 
   const pt2::Program& program_;
   std::map<std::string, at::Tensor> tensors_;
+  std::map<std::string, std::shared_ptr<MappedFile>> run_mappings_;  // archive path -> this run's mapping
   std::map<std::string, int64_t> ints_;
   std::map<std::string, double> floats_;
   std::map<std::string, bool> bools_;
@@ -475,8 +494,16 @@ class Interpreter {
 ReferenceResult run_reference(const pt2::Program& program, const std::vector<Tensor>& user_inputs,
                               bool keep_intermediates) {
   at::NoGradGuard no_grad;
-  Interpreter interp(program);
-  return interp.run(user_inputs, keep_intermediates);
+  // Pages of read-only mappings that other stages touched (the exporter's view of the archive, refrt's
+  // external data) go back to the page cache, so that the weights are resident once, not once per engine.
+  MappedFile::release_all_pages();
+  ReferenceResult result;
+  {
+    Interpreter interp(program);
+    result = interp.run(user_inputs, keep_intermediates);
+  }
+  MappedFile::release_all_pages();
+  return result;
 }
 
 std::string libtorch_version() { return TORCH_VERSION; }

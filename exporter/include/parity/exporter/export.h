@@ -1,5 +1,6 @@
 // parity export: PT2 program -> ONNX model bytes. No protobuf or libtorch types in this header.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,13 +26,27 @@ struct ExportOptions {
   // Graph passes before serialisation: dead code, constant folding, CSE, identity removal, shape-chain
   // simplification (FX value names, inputs and outputs are kept; see exporter/src/passes.h).
   bool optimize = true;
+  // ONNX external data (export_file / export_program_to_file only): initializers of at least
+  // `external_data_threshold` bytes are written to `external_data_file` next to the .onnx (default
+  // "<onnx file name>.data"), offsets aligned (64 KiB from 1 MiB up, else 64 bytes). Used when
+  // `external_data` is set, and always when the model would be larger than `external_data_auto_bytes`
+  // (protobuf's 2 GiB limit).
+  bool external_data = false;
+  std::string external_data_file;
+  uint64_t external_data_threshold = 1024;
+  uint64_t external_data_auto_bytes = 2147483647;
 };
 
-// Serialized ONNX ModelProto. Throws parity::Error (stage "export") naming node, ATen target and reason;
-// unsupported ops are collected first and reported together.
+// Serialized ONNX ModelProto, all data inline (a model over 2 GiB is an error: use export_program_to_file).
+// Throws parity::Error (stage "export") naming node, ATen target and reason; unsupported ops are
+// collected first and reported together.
 std::string export_program(const pt2::Program& program, const ExportOptions& options = {});
-// Reads `pt2_path`, exports, writes `onnx_path` atomically (nothing is left behind on failure).
-void export_file(const std::string& pt2_path, const std::string& onnx_path, const ExportOptions& options = {});
+// Exports and writes `onnx_path` (+ its external data file, see ExportOptions) atomically: temporary files
+// renamed into place, nothing left behind on failure. Weights are streamed from the program's memory-mapped
+// archive into the file(s), never all in memory at once. Returns true when external data was written.
+bool export_program_to_file(const pt2::Program& program, const std::string& onnx_path, const ExportOptions& options = {});
+// read_pt2(pt2_path) + export_program_to_file.
+bool export_file(const std::string& pt2_path, const std::string& onnx_path, const ExportOptions& options = {});
 
 // Every registered translation key ("aten::add.Tensor", "_operator::add", ...), sorted.
 std::vector<std::string> registered_translations();
