@@ -1,8 +1,10 @@
-// MatMul (numpy semantics, batch broadcasting) and Gemm, on OpenBLAS's cblas.
+// MatMul (numpy semantics, batch dims broadcast as broadcast.h does) and Gemm, on gemm.h.
+#include <array>
 #include <climits>
 #include <cstring>
 
 #include "../src/activation.h"
+#include "../src/broadcast.h"
 #include "../src/dispatch.h"
 #include "../src/gemm.h"
 
@@ -77,33 +79,27 @@ class MatMulKernel : public Kernel {
   template <typename T>
   void run(const KernelIO& io, const Tensor& a, const Tensor& b, Tensor& out, const Shape& batch, const Shape& batch_a,
            const Shape& batch_b, int64_t m, int64_t k, int64_t n) const {
-    const int64_t count = checked_numel(batch);
     T* po = out.data<T>();
     if (k == 0) {
       std::memset(po, 0, out.nbytes());
       return;
     }
+    // B without batch dims (or all of size 1): the batch of A is just more rows of one product.
+    bool b_single = true;
+    for (int64_t d : batch_b) b_single = b_single && d == 1;
+    if (b_single && batch_a.size() >= batch_b.size()) {
+      const int64_t rows = checked_numel(batch) * m;
+      check_blas_dims(node_, rows, n, k);
+      return pool_gemm<T>(io, false, false, rows, n, k, T(1), a.data<T>(), k, b.data<T>(), n, T(0), po, n);
+    }
+    // Batch index -> matrix index in a and b (numpy broadcasting of the batch dims, broadcast.h).
+    const auto plan = plan_broadcast<2>({&batch_a, &batch_b}, node_);
+    std::vector<std::array<int64_t, 2>> offsets(static_cast<size_t>(plan.numel));
+    for_each_broadcast(plan, [&](int64_t o, const std::array<int64_t, 2>& off) { offsets[static_cast<size_t>(o)] = off; });
+    const int64_t count = plan.numel;
     auto one = [&](int64_t i, bool split) {
-      // Batch index i -> matrix offsets in a and b (broadcast dims repeat).
-      int64_t rest = i, off_a = 0, off_b = 0, stride_a = 1, stride_b = 1;
-      for (int64_t d = static_cast<int64_t>(batch.size()) - 1; d >= 0; --d) {
-        const int64_t idx = rest % batch[static_cast<size_t>(d)];
-        rest /= batch[static_cast<size_t>(d)];
-        const int64_t da = d - static_cast<int64_t>(batch.size() - batch_a.size());
-        const int64_t db = d - static_cast<int64_t>(batch.size() - batch_b.size());
-        if (da >= 0) {
-          const int64_t size = batch_a[static_cast<size_t>(da)];
-          off_a += (size == 1 ? 0 : idx) * stride_a;
-          stride_a *= size;
-        }
-        if (db >= 0) {
-          const int64_t size = batch_b[static_cast<size_t>(db)];
-          off_b += (size == 1 ? 0 : idx) * stride_b;
-          stride_b *= size;
-        }
-      }
-      const T* pa = a.data<T>() + off_a * m * k;
-      const T* pb = b.data<T>() + off_b * k * n;
+      const T* pa = a.data<T>() + offsets[static_cast<size_t>(i)][0] * m * k;
+      const T* pb = b.data<T>() + offsets[static_cast<size_t>(i)][1] * k * n;
       if (split) pool_gemm<T>(io, false, false, m, n, k, T(1), pa, k, pb, n, T(0), po + i * m * n, n);
       else gemm<T>(false, false, m, n, k, T(1), pa, k, pb, n, T(0), po + i * m * n, n);
     };
