@@ -13,68 +13,79 @@
 namespace parity::refrt::conv_direct {
 namespace {
 
-// acc[j] = sum over taps t of w[t] * src[off[t] + j], for j in [0, span): blocks of four 32-byte
-// vectors are summed in registers over all taps (GCC vector types: ymm registers in the AVX2 build,
-// pairs of xmm in the baseline one), so each tap costs one load and one multiply-add per vector and
-// acc is written once.
+// acc[o * span + j] = sum over taps t of w[o * ntaps + t] * src[off[t] + j], for the `nout` output
+// channels o that read the same input channels and j in [0, span). Blocks of four 32-byte vectors are
+// summed in registers over all taps (GCC vector types: ymm registers in the AVX2 build, pairs of xmm
+// in the baseline one), so each tap costs one load and one multiply-add per vector; the output
+// channels loop inside the block loop, so the input block they all read stays in L1.
 template <typename T>
-[[gnu::always_inline]] inline void taps_body(T* __restrict acc, const T* __restrict src, const int64_t* __restrict off,
-                                             const T* __restrict w, int64_t ntaps, int64_t span) {
+[[gnu::always_inline]] inline void taps_body(T* __restrict acc, int64_t nout, const T* __restrict src,
+                                             const int64_t* __restrict off, const T* __restrict w, int64_t ntaps,
+                                             int64_t span) {
   typedef T V __attribute__((vector_size(32)));
   constexpr int64_t kLanes = 32 / sizeof(T), kBlock = 4 * kLanes;
   int64_t j0 = 0;
-  for (; j0 + kBlock <= span; j0 += kBlock) {
-    V r0 = {}, r1 = {}, r2 = {}, r3 = {};
-    for (int64_t t = 0; t < ntaps; ++t) {
-      const V wv = V{} + w[t];
-      const T* s = src + off[t] + j0;
-      V s0, s1, s2, s3;
-      __builtin_memcpy(&s0, s, sizeof(V));
-      __builtin_memcpy(&s1, s + kLanes, sizeof(V));
-      __builtin_memcpy(&s2, s + 2 * kLanes, sizeof(V));
-      __builtin_memcpy(&s3, s + 3 * kLanes, sizeof(V));
-      r0 += wv * s0;
-      r1 += wv * s1;
-      r2 += wv * s2;
-      r3 += wv * s3;
+  for (; j0 + kBlock <= span; j0 += kBlock)
+    for (int64_t o = 0; o < nout; ++o) {
+      const T* wo = w + o * ntaps;
+      V r0 = {}, r1 = {}, r2 = {}, r3 = {};
+      for (int64_t t = 0; t < ntaps; ++t) {
+        const V wv = V{} + wo[t];
+        const T* s = src + off[t] + j0;
+        V s0, s1, s2, s3;
+        __builtin_memcpy(&s0, s, sizeof(V));
+        __builtin_memcpy(&s1, s + kLanes, sizeof(V));
+        __builtin_memcpy(&s2, s + 2 * kLanes, sizeof(V));
+        __builtin_memcpy(&s3, s + 3 * kLanes, sizeof(V));
+        r0 += wv * s0;
+        r1 += wv * s1;
+        r2 += wv * s2;
+        r3 += wv * s3;
+      }
+      T* ao = acc + o * span + j0;
+      __builtin_memcpy(ao, &r0, sizeof(V));
+      __builtin_memcpy(ao + kLanes, &r1, sizeof(V));
+      __builtin_memcpy(ao + 2 * kLanes, &r2, sizeof(V));
+      __builtin_memcpy(ao + 3 * kLanes, &r3, sizeof(V));
     }
-    __builtin_memcpy(acc + j0, &r0, sizeof(V));
-    __builtin_memcpy(acc + j0 + kLanes, &r1, sizeof(V));
-    __builtin_memcpy(acc + j0 + 2 * kLanes, &r2, sizeof(V));
-    __builtin_memcpy(acc + j0 + 3 * kLanes, &r3, sizeof(V));
-  }
-  for (; j0 + kLanes <= span; j0 += kLanes) {  // the rest: one vector at a time, then one by one
-    V r = {};
-    for (int64_t t = 0; t < ntaps; ++t) {
-      V sv;
-      __builtin_memcpy(&sv, src + off[t] + j0, sizeof(V));
-      r += (V{} + w[t]) * sv;
+  for (int64_t o = 0; o < nout; ++o) {  // the rest: one vector at a time, then one by one
+    const T* wo = w + o * ntaps;
+    int64_t j = j0;
+    for (; j + kLanes <= span; j += kLanes) {
+      V r = {};
+      for (int64_t t = 0; t < ntaps; ++t) {
+        V sv;
+        __builtin_memcpy(&sv, src + off[t] + j, sizeof(V));
+        r += (V{} + wo[t]) * sv;
+      }
+      __builtin_memcpy(acc + o * span + j, &r, sizeof(V));
     }
-    __builtin_memcpy(acc + j0, &r, sizeof(V));
-  }
-  for (int64_t j = j0; j < span; ++j) {
-    T sum = 0;
-    for (int64_t t = 0; t < ntaps; ++t) sum += w[t] * src[off[t] + j];
-    acc[j] = sum;
+    for (; j < span; ++j) {
+      T sum = 0;
+      for (int64_t t = 0; t < ntaps; ++t) sum += wo[t] * src[off[t] + j];
+      acc[o * span + j] = sum;
+    }
   }
 }
 
 // Built for AVX2+FMA and for the baseline, chosen once from the CPU's features (not its model name:
 // target_clones("arch=haswell") picks the baseline on AMD CPUs that have every Haswell feature).
-__attribute__((target("avx2,fma"))) void taps_avx2(float* acc, const float* src, const int64_t* off, const float* w,
-                                                   int64_t ntaps, int64_t span) {
-  taps_body(acc, src, off, w, ntaps, span);
+__attribute__((target("avx2,fma"))) void taps_avx2(float* acc, int64_t nout, const float* src, const int64_t* off,
+                                                   const float* w, int64_t ntaps, int64_t span) {
+  taps_body(acc, nout, src, off, w, ntaps, span);
 }
-void taps_base(float* acc, const float* src, const int64_t* off, const float* w, int64_t ntaps, int64_t span) {
-  taps_body(acc, src, off, w, ntaps, span);
+void taps_base(float* acc, int64_t nout, const float* src, const int64_t* off, const float* w, int64_t ntaps,
+               int64_t span) {
+  taps_body(acc, nout, src, off, w, ntaps, span);
 }
 const bool kAvx2Fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 
-void taps(float* acc, const float* src, const int64_t* off, const float* w, int64_t ntaps, int64_t span) {
-  kAvx2Fma ? taps_avx2(acc, src, off, w, ntaps, span) : taps_base(acc, src, off, w, ntaps, span);
+void taps(float* acc, int64_t nout, const float* src, const int64_t* off, const float* w, int64_t ntaps, int64_t span) {
+  kAvx2Fma ? taps_avx2(acc, nout, src, off, w, ntaps, span) : taps_base(acc, nout, src, off, w, ntaps, span);
 }
-void taps(double* acc, const double* src, const int64_t* off, const double* w, int64_t ntaps, int64_t span) {
-  taps_body(acc, src, off, w, ntaps, span);
+void taps(double* acc, int64_t nout, const double* src, const int64_t* off, const double* w, int64_t ntaps,
+          int64_t span) {
+  taps_body(acc, nout, src, off, w, ntaps, span);
 }
 
 struct Layout {
@@ -149,7 +160,7 @@ void run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, 
   const int64_t threads = io.pool ? io.pool->size() : 1;
   const int64_t blocks = std::min(mg, std::max<int64_t>(1, (threads + n * group - 1) / (n * group)));
   parallel_for(io, n * group * blocks, 1, [&](int64_t u0, int64_t u1) {
-    std::vector<T> phases(l.direct ? 0 : static_cast<size_t>(cg * l.channel_size)), acc(static_cast<size_t>(l.span));
+    std::vector<T> phases(l.direct ? 0 : static_cast<size_t>(cg * l.channel_size)), acc;
     int64_t filled = -1;  // the (image, group) whose phases are in `phases`
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t ig = u / blocks, blk = u % blocks, i = ig / group, gi = ig % group;
@@ -161,13 +172,15 @@ void run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, 
         filled = ig;
         src = phases.data();
       }
-      for (int64_t o = gi * mg + mg * blk / blocks; o < gi * mg + mg * (blk + 1) / blocks; ++o) {
-        taps(acc.data(), src, off.data(), pw + o * ntaps, ntaps, l.span);
+      const int64_t o0 = gi * mg + mg * blk / blocks, o1 = gi * mg + mg * (blk + 1) / blocks;
+      acc.resize(static_cast<size_t>((o1 - o0) * l.span));
+      taps(acc.data(), o1 - o0, src, off.data(), pw + o0 * ntaps, ntaps, l.span);
+      for (int64_t o = o0; o < o1; ++o) {
         T* y = py + (i * m + o) * out_size;
         const T* z = pz ? pz + (i * m + o) * out_size : nullptr;
         const T bias = pb ? pb[o] : T(0);
         for (int64_t r = 0; r < oh; ++r) {
-          const T* a = acc.data() + r * l.qw;
+          const T* a = acc.data() + (o - o0) * l.span + r * l.qw;
           T* dst = y + r * ow;
           for (int64_t j = 0; j < ow; ++j) dst[j] = a[j] + bias;
           if (z)
