@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <climits>
 #include <type_traits>
+#include <vector>
 
 #include "kernel.h"
 #include "thread_pool.h"
@@ -75,6 +76,25 @@ template <typename T>
 void pool_gemm(const KernelIO& io, bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
                const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
   const int64_t threads = io.pool ? io.pool->size() : 1;
+  if (threads > 1 && m == 1 && !tb && k >= 64 * threads && n * k >= (int64_t{1} << 16)) {
+    // One row times a [k, n] matrix (decode): each thread streams a contiguous band of B's rows into
+    // its own partial row, then the partial rows are added (column blocks would read every row of B
+    // in pieces, which the prefetchers follow less well).
+    std::vector<T> partial(static_cast<size_t>((threads - 1) * n));
+    const int64_t inc = ta ? lda : 1;
+    parallel_for(io, threads, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t k0 = k * p / threads, k1 = k * (p + 1) / threads;
+        gemv<T>(true, k1 - k0, n, alpha, b + k0 * ldb, ldb, a + k0 * inc, inc, p == 0 ? beta : T(0),
+                p == 0 ? c : partial.data() + (p - 1) * n, 1);
+      }
+    });
+    for (int64_t p = 1; p < threads; ++p) {
+      const T* part = partial.data() + (p - 1) * n;
+      for (int64_t j = 0; j < n; ++j) c[j] += part[j];
+    }
+    return;
+  }
   if (threads <= 1 || m * n * k < (int64_t{1} << 16) || n < 32)
     return gemm<T>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   const int64_t block = ((n + threads - 1) / threads + 15) / 16 * 16;
