@@ -9,6 +9,7 @@
 
 #include "../src/activation.h"
 #include "../src/broadcast.h"
+#include "../src/scratch.h"
 #include "../src/thread_pool.h"
 #include "conv_direct.h"
 #include "im2col.h"
@@ -199,7 +200,7 @@ class ConvKernel : public Kernel {
         const T* xg = px + (i * c + gi * cg) * in_size;
         T* yg = py + (i * m + gi * mg) * out_size;
         auto run_chunks = [&](int64_t c0, int64_t c1) {
-          std::unique_ptr<T[]> col(pointwise ? nullptr : new T[static_cast<size_t>(col_rows * rows_per * ow)]);
+          T* col = pointwise ? nullptr : scratch<T>(static_cast<size_t>(col_rows * rows_per * ow), ScratchSlot::kConvColumns);
           for (int64_t ch = c0; ch < c1; ++ch) {
             const int64_t r0 = ch * rows_per, r1 = std::min(oh, r0 + rows_per), ncols = (r1 - r0) * ow;
             const T* cols = xg + r0 * ow;
@@ -208,7 +209,7 @@ class ConvKernel : public Kernel {
               for (int64_t ci = 0; ci < cg; ++ci)
                 for (int64_t a = 0; a < kh; ++a)
                   for (int64_t b = 0; b < kw; ++b) {
-                    T* dstk = col.get() + ((ci * kh + a) * kw + b) * ncols;
+                    T* dstk = col + ((ci * kh + a) * kw + b) * ncols;
                     const int64_t shift = b * dw - pwd, l = lo[static_cast<size_t>(b)], h = hi[static_cast<size_t>(b)];
                     for (int64_t r = r0; r < r1; ++r) {
                       T* dst = dstk + (r - r0) * ow;
@@ -224,7 +225,7 @@ class ConvKernel : public Kernel {
                       std::fill(dst + h, dst + ow, T(0));
                     }
                   }
-              cols = col.get();
+              cols = col;
               ldb = ncols;
             }
             // Output channels [o0, o1): GEMM then epilogue (bias, added input, activations).
