@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/models_vs_ort.py [--build build] [--out out/bench] [--threads 1,2]
                                                  [--runs 10] [--warmup 2] [--filter REGEX] [--json FILE]
+                                                 [--repeat R] [--stat median|min]
 
 Each model is built in plain torch with random weights (nothing downloaded), captured with
 torch.export and `run_decompositions()` (the decomposed mode), saved as .pt2 and exported by
@@ -9,7 +10,8 @@ torch.export and `run_decompositions()` (the decomposed mode), saved as .pt2 and
   refrt  `parity profile --threads T` (each run's wall time from the trace's model_run events)
   ORT    onnxruntime CPU provider, intra_op_num_threads = T, inter_op_num_threads = 1
   eager  torch.inference_mode(), torch.set_num_threads(T)
-With --repeat R the three are measured R times in turn and each keeps its best median. It prints a table with refrt/ORT and refrt/eager, a final line
+With --repeat R the three are measured R times in turn and each keeps its best median (--stat min:
+the fastest run instead of the median, for a machine loaded by other work). It prints a table with refrt/ORT and refrt/eager, a final line
 `refrt/ORT geomean X at 1 thread, Y at 2 threads`, and writes the numbers as JSON (for comparing
 commits). PARITY_REFRT_OPTIONS (e.g. "--no-optimize") is appended to the `parity profile` call.
 """
@@ -246,6 +248,12 @@ def export(name, make, folder: Path, parity: Path):
     return module, args, onnx_path, inputs_dir
 
 
+# The statistic over the timed runs: "median" (default), or "min" (on a loaded machine the fastest run
+# is the one least disturbed by other processes; applied alike to refrt, ORT and eager).
+STAT = {"median": np.median, "min": np.min}
+stat = np.median
+
+
 def median_ms(fn, runs, warmup):
     for _ in range(warmup):
         fn()
@@ -254,7 +262,7 @@ def median_ms(fn, runs, warmup):
         t = time.perf_counter()
         fn()
         times.append((time.perf_counter() - t) * 1000)
-    return float(np.median(times))
+    return float(stat(times))
 
 
 def time_refrt(parity, onnx_path, inputs_dir, threads, runs, warmup, out):
@@ -264,7 +272,7 @@ def time_refrt(parity, onnx_path, inputs_dir, threads, runs, warmup, out):
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     trace = json.loads((out / "trace.json").read_text())
     runs_us = [e["dur"] for e in trace if e.get("name") == "model_run"]
-    return float(np.median(runs_us)) / 1000
+    return float(stat(runs_us)) / 1000
 
 
 def time_ort(onnx_path, args, threads, runs, warmup):
@@ -293,12 +301,16 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--filter", default="")
+    ap.add_argument("--stat", choices=sorted(STAT), default="median",
+                    help="statistic of the timed runs (min: least disturbed run, for loaded machines)")
     ap.add_argument("--json", default="")
     ap.add_argument("--fresh", action="store_true", help="re-export even when model.onnx exists")
     ap.add_argument("--repeat", type=int, default=1,
                     help="measure refrt, ORT and eager this many times in turn and keep each one's best median "
                          "(on a shared machine, the load then hits all three alike)")
     a = ap.parse_args(argv)
+    global stat
+    stat = STAT[a.stat]
     parity = (ROOT / a.build / "parity") if not Path(a.build).is_absolute() else Path(a.build) / "parity"
     out = Path(a.out)
     threads = [int(t) for t in a.threads.split(",")]
@@ -336,7 +348,7 @@ def main(argv=None):
     doc = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "commit": commit,
            "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "processor": platform.processor()},
            "versions": {"torch": torch.__version__, "onnxruntime": ort.__version__},
-           "runs": a.runs, "warmup": a.warmup, "repeat": a.repeat,
+           "runs": a.runs, "warmup": a.warmup, "repeat": a.repeat, "stat": a.stat,
            "load_average": os.getloadavg(), "refrt_options": os.environ.get("PARITY_REFRT_OPTIONS", ""),
            "results": results, "geomean_refrt_over_ort": {str(t): g for t, g in gm.items()}}
     path = Path(a.json) if a.json else out / "results.json"

@@ -104,6 +104,16 @@ void BM_RefrtConvDepthwise3x3(benchmark::State& state) {
   run_session(state, model, {filled({1, c, hw, hw}), filled({c, 1, 3, 3})}, 2.0 * double(c * hw * hw * 9));
 }
 
+// Any 2-D conv of an image net, batch 1: C channels HxH, M outputs, k x k kernel, stride, group,
+// pad k/2 (MobileNetV3-small's shapes below: its stem, depthwise 3x3 / 5x5, small-K pointwise).
+void BM_RefrtConv(benchmark::State& state) {
+  const int64_t c = state.range(0), hw = state.range(1), m = state.range(2), k = state.range(3), s = state.range(4),
+                g = state.range(5), p = k / 2, out = (hw + 2 * p - k) / s + 1;
+  const std::string model = single_node_model(
+      "Conv", {"x", "w"}, {{"pads", {{p, p, p, p}}}, {"strides", {{s, s}}}, {"group", {{}, g, true}}});
+  run_session(state, model, {filled({1, c, hw, hw}), filled({m, c / g, k, k})}, 2.0 * double(m * out * out * (c / g) * k * k));
+}
+
 void BM_RefrtGemm(benchmark::State& state) {
   const int64_t n = state.range(0);
   const std::string model = single_node_model("Gemm", {"a", "b", "c"}, {{"transB", {{}, 1, true}}});
@@ -124,6 +134,11 @@ void BM_RefrtLayerNorm(benchmark::State& state) {
 BENCHMARK(BM_RefrtConv3x3)->Args({64, 56, 64})->Args({128, 28, 128})->Args({3, 224, 64})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CblasConvGemm)->Args({64, 56, 64})->Args({128, 28, 128})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RefrtConvDepthwise3x3)->Args({64, 56})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RefrtConv)
+    ->ArgNames({"C", "H", "M", "k", "s", "g"})
+    ->Args({3, 224, 16, 3, 2, 1})->Args({16, 112, 16, 3, 1, 16})->Args({72, 56, 72, 3, 2, 72})
+    ->Args({240, 14, 240, 5, 1, 240})->Args({576, 7, 576, 5, 1, 576})->Args({16, 56, 72, 1, 1, 1})
+    ->Args({96, 7, 576, 1, 1, 1})->Args({144, 1, 576, 1, 1, 1})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RefrtGemm)->RangeMultiplier(4)->Range(64, 1024)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RefrtSoftmax)->Args({128, 1000})->Args({4096, 128})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RefrtLayerNorm)->Args({128, 768})->Args({4096, 64})->Unit(benchmark::kMicrosecond);

@@ -144,7 +144,7 @@ class AttentionKernel : public Kernel {
         const int64_t ldq = three_d ? qh * hd : hd;
         const T* kp = kk.data<T>() + (bi * kvh + kvi) * total * hd;
         const T* vp = vv.data<T>() + (bi * kvh + kvi) * total * vd;
-        nn::gemm<T>(node_, false, true, sq, total, hd, static_cast<T>(scale), qp, ldq, kp, hd, T(0), scores.data(), total);
+        gemm<T>(node_, false, true, sq, total, hd, static_cast<T>(scale), qp, ldq, kp, hd, T(0), scores.data(), total);
         T* qk_rows = want_qk ? qk_out.data<T>() + (bi * qh + h) * sq * total : nullptr;
         for (int64_t i = 0; i < sq; ++i) {
           T* srow = scores.data() + i * total;
@@ -174,7 +174,7 @@ class AttentionKernel : public Kernel {
           }
         }
         T* yp = three_d ? y.data<T>() + bi * sq * qh * vd + h * vd : y.data<T>() + (bi * qh + h) * sq * vd;
-        nn::gemm<T>(node_, false, false, sq, vd, total, T(1), scores.data(), total, vp, vd, T(0), yp,
+        gemm<T>(node_, false, false, sq, vd, total, T(1), scores.data(), total, vp, vd, T(0), yp,
                     three_d ? qh * vd : vd);
       }
     io.outputs[0] = std::move(y);

@@ -1,5 +1,6 @@
 // Conv (1-D/2-D/3-D and beyond): groups (depthwise included), strides, dilations, pads, auto_pad and
-// bias. Per image and group: im2col into [C/group * kernel, out], then one GEMM with the group's
+// bias. 2-D convs with few products per output (depthwise, stems) run directly (conv_direct.h); the
+// others per image and group: im2col into [C/group * kernel, out], then one GEMM with the group's
 // weights [M/group, C/group * kernel]. A 1x1 stride-1 unpadded conv skips im2col (the input is the
 // column matrix).
 #include <algorithm>
@@ -8,36 +9,15 @@
 
 #include "../src/activation.h"
 #include "../src/broadcast.h"
+#include "../src/scratch.h"
 #include "../src/thread_pool.h"
+#include "conv_direct.h"
 #include "im2col.h"
 
 namespace parity::refrt {
 namespace {
 
 using nn::WindowGeometry;
-
-// acc[j] += w[a, b] * pad[j + a * row_step + b * col_step] for every tap: the depthwise inner loop.
-// The float version is compiled twice (AVX2+FMA and the portable default), picked at load by the CPU.
-__attribute__((target_clones("arch=haswell", "default")))
-void depthwise_taps(float* __restrict acc, const float* __restrict pad, const float* w, int64_t kh, int64_t kw,
-                    int64_t row_step, int64_t col_step, int64_t span) {
-  for (int64_t a = 0; a < kh; ++a)
-    for (int64_t b = 0; b < kw; ++b) {
-      const float wv = w[a * kw + b];
-      const float* src = pad + a * row_step + b * col_step;
-      for (int64_t j = 0; j < span; ++j) acc[j] += wv * src[j];
-    }
-}
-
-void depthwise_taps(double* __restrict acc, const double* __restrict pad, const double* w, int64_t kh, int64_t kw,
-                    int64_t row_step, int64_t col_step, int64_t span) {
-  for (int64_t a = 0; a < kh; ++a)
-    for (int64_t b = 0; b < kw; ++b) {
-      const double wv = w[a * kw + b];
-      const double* src = pad + a * row_step + b * col_step;
-      for (int64_t j = 0; j < span; ++j) acc[j] += wv * src[j];
-    }
-}
 
 class ConvKernel : public Kernel {
  public:
@@ -92,8 +72,8 @@ class ConvKernel : public Kernel {
     if (z && z->dtype() != x.dtype()) node_.fail("the added input's dtype differs from X's");
     const bool z_same = z && z->shape() == out_shape;
     const T* pz = z_same ? z->data<T>() : nullptr;
-    if (cg == 1 && !pointwise && g.rank() == 2 && !z) {
-      depthwise_2d(io, g, n, c, mg, px, pw, pb, py);  // bias and activations included
+    if (conv_direct::applies(g, cg) && (!z || z_same)) {  // depthwise, small stems: no GEMM
+      conv_direct::run<T>(io, g, n, c, m, group_, px, pw, pb, pz, py, acts_);  // epilogue included
       io.outputs[0] = std::move(y);
       return;
     }
@@ -118,7 +98,7 @@ class ConvKernel : public Kernel {
             });
             cols = col.get();
           }
-          nn::gemm<T>(node_, false, false, mg, out_size, col_rows, T(1), pw + gi * mg * col_rows, col_rows, cols,
+          gemm<T>(node_, false, false, mg, out_size, col_rows, T(1), pw + gi * mg * col_rows, col_rows, cols,
                       out_size, T(0), yg, out_size);
         }
     }
@@ -220,7 +200,7 @@ class ConvKernel : public Kernel {
         const T* xg = px + (i * c + gi * cg) * in_size;
         T* yg = py + (i * m + gi * mg) * out_size;
         auto run_chunks = [&](int64_t c0, int64_t c1) {
-          std::unique_ptr<T[]> col(pointwise ? nullptr : new T[static_cast<size_t>(col_rows * rows_per * ow)]);
+          T* col = pointwise ? nullptr : scratch<T>(static_cast<size_t>(col_rows * rows_per * ow), ScratchSlot::kConvColumns);
           for (int64_t ch = c0; ch < c1; ++ch) {
             const int64_t r0 = ch * rows_per, r1 = std::min(oh, r0 + rows_per), ncols = (r1 - r0) * ow;
             const T* cols = xg + r0 * ow;
@@ -229,7 +209,7 @@ class ConvKernel : public Kernel {
               for (int64_t ci = 0; ci < cg; ++ci)
                 for (int64_t a = 0; a < kh; ++a)
                   for (int64_t b = 0; b < kw; ++b) {
-                    T* dstk = col.get() + ((ci * kh + a) * kw + b) * ncols;
+                    T* dstk = col + ((ci * kh + a) * kw + b) * ncols;
                     const int64_t shift = b * dw - pwd, l = lo[static_cast<size_t>(b)], h = hi[static_cast<size_t>(b)];
                     for (int64_t r = r0; r < r1; ++r) {
                       T* dst = dstk + (r - r0) * ow;
@@ -245,12 +225,12 @@ class ConvKernel : public Kernel {
                       std::fill(dst + h, dst + ow, T(0));
                     }
                   }
-              cols = col.get();
+              cols = col;
               ldb = ncols;
             }
             // Output channels [o0, o1): GEMM then epilogue (bias, added input, activations).
             auto channels = [&](int64_t o0, int64_t o1) {
-              nn::gemm<T>(node_, false, false, o1 - o0, ncols, col_rows, T(1), pw + (gi * mg + o0) * col_rows, col_rows,
+              gemm<T>(node_, false, false, o1 - o0, ncols, col_rows, T(1), pw + (gi * mg + o0) * col_rows, col_rows,
                           cols, ldb, T(0), yg + o0 * out_size + r0 * ow, out_size);
               for (int64_t o = o0; o < o1; ++o) {
                 T* row = yg + o * out_size + r0 * ow;
@@ -277,149 +257,6 @@ class ConvKernel : public Kernel {
         if (m_blocks > 1) run_chunks(0, chunks);  // the pool is busy inside each chunk
         else parallel_for(io, chunks, 1, run_chunks);
       }
-  }
-
-  // Depthwise 2-D (one input channel per group): per output row, every kernel tap is one
-  // multiply-add over the row's valid output range, which the compiler vectorises at unit stride.
-  // Output planes are independent: parallel over (image, channel).
-  template <typename T>
-  void depthwise_2d(const KernelIO& io, const WindowGeometry& g, int64_t n, int64_t c, int64_t mg, const T* px,
-                    const T* pw, const T* pb, T* py) const {
-    const int64_t ih = g.in[0], iw = g.in[1], oh = g.out[0], ow = g.out[1], kh = g.kernel[0], kw = g.kernel[1];
-    const int64_t sh = g.stride[0], sw = g.stride[1], ph = g.pad_begin[0], pwd = g.pad_begin[1];
-    const int64_t dh = g.dilation[0], dw = g.dilation[1], m = c * mg;
-    if (n * m * oh * ow == 0) return;
-    // Per kernel column: the output columns whose input column lies inside the row.
-    std::vector<int64_t> lo(static_cast<size_t>(kw)), hi(static_cast<size_t>(kw));
-    for (int64_t k = 0; k < kw; ++k) {
-      const int64_t shift = k * dw - pwd;
-      lo[static_cast<size_t>(k)] = shift >= 0 ? 0 : std::min(ow, (-shift + sw - 1) / sw);
-      hi[static_cast<size_t>(k)] = std::max(lo[static_cast<size_t>(k)], std::min(ow, iw - shift <= 0 ? 0 : (iw - shift - 1) / sw + 1));
-    }
-    if (sh == 1 && sw == 1) {
-      // Unit stride: copy the plane into a zero-padded buffer of width wp; then output (r, j) sits at
-      // r * wp + j and each kernel tap is ONE multiply-add over the whole plane at a fixed offset
-      // (the wp - ow columns past each row's end are computed and dropped).
-      const int64_t wp = ow + (kw - 1) * dw, hp = oh + (kh - 1) * dh, span = (oh - 1) * wp + ow;
-      parallel_for(io, n * m, 1, [&](int64_t begin, int64_t end) {
-        std::vector<T> pad(static_cast<size_t>(hp * wp)), acc(static_cast<size_t>(span));
-        for (int64_t plane = begin; plane < end; ++plane) {
-          const int64_t i = plane / m, o = plane % m;
-          const T* x = px + (i * c + o / mg) * ih * iw;
-          for (int64_t r = 0; r < hp; ++r) {
-            T* dst = pad.data() + r * wp;
-            const int64_t row = r - ph;
-            if (row < 0 || row >= ih) {
-              std::fill(dst, dst + wp, T(0));
-              continue;
-            }
-            // Columns [pwd, pwd + iw) hold the input row (clipped to the buffer), the rest zeros.
-            const int64_t l = std::min(wp, pwd), h = std::min(wp, pwd + iw);
-            std::fill(dst, dst + l, T(0));
-            std::copy(x + row * iw, x + row * iw + (h - l), dst + l);
-            std::fill(dst + h, dst + wp, T(0));
-          }
-          const T* wk = pw + o * kh * kw;
-          std::fill(acc.begin(), acc.end(), T(0));
-          T* pa = acc.data();
-          depthwise_taps(pa, pad.data(), wk, kh, kw, dh * wp, dw, span);
-          T* y = py + plane * oh * ow;
-          const T bias = pb ? pb[o] : T(0);
-          for (int64_t r = 0; r < oh; ++r) {
-            T* dst = y + r * ow;
-            const T* src = pa + r * wp;
-            if (pb) for (int64_t j = 0; j < ow; ++j) dst[j] = src[j] + bias;
-            else std::copy(src, src + ow, dst);
-          }
-          apply_activations(acts_, y, oh * ow);
-        }
-      });
-      return;
-    }
-    if (sh == sw && sh > 1) {
-      // Stride s: the zero-padded plane is split into s column phases (phase q holds columns
-      // q, q + s, ...), so that every tap reads a contiguous run of its phase's row.
-      const int64_t s = sh, qw = (ow - 1) + ((kw - 1) * dw) / s + 1, hp = (oh - 1) * s + (kh - 1) * dh + 1;
-      parallel_for(io, n * m, 1, [&](int64_t begin, int64_t end) {
-        const int64_t span = (oh - 1) * s * qw + ow;
-        std::vector<T> phases(static_cast<size_t>(s * hp * qw)), acc(static_cast<size_t>(span));
-        for (int64_t plane = begin; plane < end; ++plane) {
-          const int64_t i = plane / m, o = plane % m;
-          const T* x = px + (i * c + o / mg) * ih * iw;
-          for (int64_t q = 0; q < s; ++q) {
-            // Phase q, entry j: input column j * s + q - pwd, inside the row for j in [jl, jh).
-            const int64_t off = q - pwd;
-            const int64_t jl = std::min(qw, off >= 0 ? 0 : (-off + s - 1) / s);
-            const int64_t jh = std::max(jl, std::min(qw, iw - off <= 0 ? 0 : (iw - off - 1) / s + 1));
-            for (int64_t r = 0; r < hp; ++r) {
-              T* dst = phases.data() + (q * hp + r) * qw;
-              const int64_t row = r - ph;
-              if (row < 0 || row >= ih) {
-                std::fill(dst, dst + qw, T(0));
-                continue;
-              }
-              const T* src = x + row * iw;
-              std::fill(dst, dst + jl, T(0));
-              for (int64_t j = jl; j < jh; ++j) dst[j] = src[j * s + off];
-              std::fill(dst + jh, dst + qw, T(0));
-            }
-          }
-          // Output (r, j) accumulates at r * s * qw + j: tap (a, b) then reads its phase at a fixed
-          // offset from there, so each tap is one multiply-add over the whole plane (the columns past
-          // each row's ow are computed and dropped).
-          const T* wk = pw + o * kh * kw;
-          std::fill(acc.begin(), acc.end(), T(0));
-          for (int64_t a = 0; a < kh; ++a)
-            for (int64_t b = 0; b < kw; ++b) {
-              const int64_t col = b * dw;
-              const T* src = phases.data() + ((col % s) * hp + a * dh) * qw + col / s;
-              const T wv = wk[a * kw + b];
-              T* pa = acc.data();
-              for (int64_t j = 0; j < span; ++j) pa[j] += wv * src[j];
-            }
-          const T bias = pb ? pb[o] : T(0);
-          T* y = py + plane * oh * ow;
-          for (int64_t r = 0; r < oh; ++r) {
-            T* dst = y + r * ow;
-            const T* src = acc.data() + r * s * qw;
-            if (pb) for (int64_t j = 0; j < ow; ++j) dst[j] = src[j] + bias;
-            else std::copy(src, src + ow, dst);
-          }
-          apply_activations(acts_, y, oh * ow);
-        }
-      });
-      return;
-    }
-    parallel_for(io, n * m, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t plane = begin; plane < end; ++plane) {
-        const int64_t i = plane / m, o = plane % m;
-        const T* x = px + (i * c + o / mg) * ih * iw;
-        const T* wk = pw + o * kh * kw;
-        const T bias = pb ? pb[o] : T(0);
-        T* y = py + plane * oh * ow;
-        for (int64_t r = 0; r < oh; ++r) {
-          T* dst = y + r * ow;
-          std::fill(dst, dst + ow, T(0));
-          for (int64_t a = 0; a < kh; ++a) {
-            const int64_t row = r * sh - ph + a * dh;
-            if (row < 0 || row >= ih) continue;
-            const T* src = x + row * iw;
-            for (int64_t b = 0; b < kw; ++b) {
-              const T wv = wk[a * kw + b];
-              const int64_t shift = b * dw - pwd, l = lo[static_cast<size_t>(b)], h = hi[static_cast<size_t>(b)];
-              if (sw == 1) {
-                for (int64_t j = l; j < h; ++j) dst[j] += wv * src[j + shift];
-              } else {
-                for (int64_t j = l; j < h; ++j) dst[j] += wv * src[j * sw + shift];
-              }
-            }
-          }
-          if (pb)
-            for (int64_t j = 0; j < ow; ++j) dst[j] += bias;
-          apply_activations(acts_, dst, ow);
-        }
-      }
-    });
   }
 
   NodeDef node_;

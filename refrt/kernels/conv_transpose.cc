@@ -103,7 +103,7 @@ class ConvTransposeKernel : public Kernel {
     for (int64_t i = 0; i < n && !col.empty(); ++i)
       for (int64_t gi = 0; gi < group_; ++gi) {
         // col[mg*k, in] = W_g^T [mg*k, cg] x X_g [cg, in]
-        nn::gemm<T>(node_, true, false, col_rows, in_size, cg, T(1), pw + gi * cg * col_rows, col_rows,
+        gemm<T>(node_, true, false, col_rows, in_size, cg, T(1), pw + gi * cg * col_rows, col_rows,
                     px + (i * c + gi * cg) * in_size, in_size, T(0), col.data(), in_size);
         nn::col2im(g, mg, col.data(), py + (i * m + gi * mg) * out_size);
       }

@@ -1,10 +1,15 @@
-// MatMul (numpy semantics, batch broadcasting) and Gemm, on OpenBLAS's cblas.
+// MatMul (numpy semantics, batch dims broadcast as broadcast.h does) and Gemm, on gemm.h.
+#include <array>
 #include <climits>
 #include <cstring>
+#include <optional>
+#include <tuple>
 
 #include "../src/activation.h"
+#include "../src/broadcast.h"
 #include "../src/dispatch.h"
 #include "../src/gemm.h"
+#include "../src/strided_copy.h"
 
 namespace parity::refrt {
 namespace {
@@ -28,16 +33,23 @@ void rows_epilogue(const KernelIO& io, Tensor& out, const Tensor* bias, int64_t 
 
 class MatMulKernel : public Kernel {
  public:
-  explicit MatMulKernel(const NodeDef& node) : node_(node), acts_(parse_activations(node)) {}
+  explicit MatMulKernel(const NodeDef& node)
+      : node_(node), acts_(parse_activations(node)), trans_b_(node.attr_int("transB", 0) != 0),
+        b_shape_(node.attr("b_shape") ? std::optional(node.attr_ints("b_shape")) : std::nullopt) {}
   void compute(KernelIO& io) const override {
     const Tensor& a = io.in(0);
-    const Tensor& b = io.in(1);
-    if (a.dtype() != b.dtype()) node_.fail("input dtypes differ");
+    if (a.dtype() != io.in(1).dtype()) node_.fail("input dtypes differ");
     // float16/bfloat16: computed in float32 and rounded once (the attention graphs of the backend tests need it).
     if (is_float16_like(a.dtype())) return with_float32(io, a.dtype(), [&](KernelIO& f) { compute(f); });
+    // FusedMatMul with transB (graph_optimize.h's fold_transpose_matmul): B is stored [..., N, K].
+    bool tb = false;
+    Tensor b = io.in(1);
+    Shape sb = b.shape();
+    if (trans_b_) std::tie(b, sb, tb) = transposed_b(b);
     if (a.rank() == 0 || b.rank() == 0) node_.fail("MatMul inputs must have rank >= 1");
     // 1-D operands are promoted to matrices and the added dim is removed from the result.
-    Shape sa = a.shape(), sb = b.shape();
+    Shape sa = a.shape();
+    const size_t b_rank = sb.size();
     if (sa.size() == 1) sa.insert(sa.begin(), 1);
     if (sb.size() == 1) sb.push_back(1);
     const int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
@@ -48,17 +60,17 @@ class MatMulKernel : public Kernel {
     const Shape batch = broadcast_shapes(batch_a, batch_b, &node_);
     Shape out_shape = batch;
     if (a.rank() > 1) out_shape.push_back(m);
-    if (b.rank() > 1) out_shape.push_back(n);
+    if (b_rank > 1) out_shape.push_back(n);
     Tensor out(a.dtype(), out_shape);
     // FusedMatMul: an optional bias [N] (or [1, N]) added to every row, then the activations.
     const Tensor* bias = io.optional(2);
-    if (bias && (bias->dtype() != a.dtype() || bias->numel() != n || b.rank() < 2))
+    if (bias && (bias->dtype() != a.dtype() || bias->numel() != n || b_rank < 2))
       node_.fail("bias " + shape_str(bias->shape()) + " must have the " + std::to_string(n) + " columns of the product");
     if (a.dtype() == DType::kFloat32) {
-      run<float>(io, a, b, out, batch, batch_a, batch_b, m, k, n);
+      run<float>(io, a, b, tb, out, batch, batch_a, batch_b, m, k, n);
       epilogue<float>(io, out, bias, n);
     } else if (a.dtype() == DType::kFloat64) {
-      run<double>(io, a, b, out, batch, batch_a, batch_b, m, k, n);
+      run<double>(io, a, b, tb, out, batch, batch_a, batch_b, m, k, n);
       epilogue<double>(io, out, bias, n);
     } else {
       node_.fail("dtype " + dtype_name(a.dtype()) + " is not implemented", ErrorKind::kUnsupported);
@@ -75,37 +87,32 @@ class MatMulKernel : public Kernel {
     rows_epilogue<T>(io, out, bias, n, acts_);
   }
   template <typename T>
-  void run(const KernelIO& io, const Tensor& a, const Tensor& b, Tensor& out, const Shape& batch, const Shape& batch_a,
-           const Shape& batch_b, int64_t m, int64_t k, int64_t n) const {
-    const int64_t count = checked_numel(batch);
+  void run(const KernelIO& io, const Tensor& a, const Tensor& b, bool tb, Tensor& out, const Shape& batch,
+           const Shape& batch_a, const Shape& batch_b, int64_t m, int64_t k, int64_t n) const {
+    const int64_t ldb = tb ? k : n;
     T* po = out.data<T>();
     if (k == 0) {
       std::memset(po, 0, out.nbytes());
       return;
     }
+    // B without batch dims (or all of size 1): the batch of A is just more rows of one product.
+    bool b_single = true;
+    for (int64_t d : batch_b) b_single = b_single && d == 1;
+    if (b_single && batch_a.size() >= batch_b.size()) {
+      const int64_t rows = checked_numel(batch) * m;
+      check_blas_dims(node_, rows, n, k);
+      return pool_gemm<T>(io, false, tb, rows, n, k, T(1), a.data<T>(), k, b.data<T>(), ldb, T(0), po, n);
+    }
+    // Batch index -> matrix index in a and b (numpy broadcasting of the batch dims, broadcast.h).
+    const auto plan = plan_broadcast<2>({&batch_a, &batch_b}, node_);
+    std::vector<std::array<int64_t, 2>> offsets(static_cast<size_t>(plan.numel));
+    for_each_broadcast(plan, [&](int64_t o, const std::array<int64_t, 2>& off) { offsets[static_cast<size_t>(o)] = off; });
+    const int64_t count = plan.numel;
     auto one = [&](int64_t i, bool split) {
-      // Batch index i -> matrix offsets in a and b (broadcast dims repeat).
-      int64_t rest = i, off_a = 0, off_b = 0, stride_a = 1, stride_b = 1;
-      for (int64_t d = static_cast<int64_t>(batch.size()) - 1; d >= 0; --d) {
-        const int64_t idx = rest % batch[static_cast<size_t>(d)];
-        rest /= batch[static_cast<size_t>(d)];
-        const int64_t da = d - static_cast<int64_t>(batch.size() - batch_a.size());
-        const int64_t db = d - static_cast<int64_t>(batch.size() - batch_b.size());
-        if (da >= 0) {
-          const int64_t size = batch_a[static_cast<size_t>(da)];
-          off_a += (size == 1 ? 0 : idx) * stride_a;
-          stride_a *= size;
-        }
-        if (db >= 0) {
-          const int64_t size = batch_b[static_cast<size_t>(db)];
-          off_b += (size == 1 ? 0 : idx) * stride_b;
-          stride_b *= size;
-        }
-      }
-      const T* pa = a.data<T>() + off_a * m * k;
-      const T* pb = b.data<T>() + off_b * k * n;
-      if (split) pool_gemm<T>(io, false, false, m, n, k, T(1), pa, k, pb, n, T(0), po + i * m * n, n);
-      else gemm<T>(false, false, m, n, k, T(1), pa, k, pb, n, T(0), po + i * m * n, n);
+      const T* pa = a.data<T>() + offsets[static_cast<size_t>(i)][0] * m * k;
+      const T* pb = b.data<T>() + offsets[static_cast<size_t>(i)][1] * k * n;
+      if (split) pool_gemm<T>(io, false, tb, m, n, k, T(1), pa, k, pb, ldb, T(0), po + i * m * n, n);
+      else gemm<T>(false, tb, m, n, k, T(1), pa, k, pb, ldb, T(0), po + i * m * n, n);
     };
     // A batch at least as large as the pool is spread over it (one product per task); otherwise each
     // product is split by columns over the pool (pool_gemm). BLAS itself runs on one thread.
@@ -119,8 +126,62 @@ class MatMulKernel : public Kernel {
       for (int64_t i = 0; i < count; ++i) one(i, true);
     }
   }
+  // B given as X with the Transpose of its last two axes (and a Reshape to b_shape_) folded away:
+  // (storage, logical shape of B, transposed). The transpose stays virtual when the Reshape keeps the
+  // last two dims (it then only regroups the batch dims); otherwise it is materialised, as the
+  // unfused graph would compute it.
+  std::tuple<Tensor, Shape, bool> transposed_b(const Tensor& x) const {
+    if (x.rank() < 2) node_.fail("transB needs B of rank >= 2, got " + shape_str(x.shape()));
+    Shape st = x.shape();
+    std::swap(st[st.size() - 1], st[st.size() - 2]);
+    if (!b_shape_) return {x, st, true};
+    const std::optional<Shape> target = reshape_target(st, *b_shape_);
+    if (!target) node_.fail("cannot reshape " + shape_str(st) + " to " + shape_str(*b_shape_));
+    const size_t r = target->size();
+    if (r >= 2 && (*target)[r - 2] == st[st.size() - 2] && (*target)[r - 1] == st.back()) {
+      Shape storage = *target;
+      std::swap(storage[r - 1], storage[r - 2]);
+      return {x.reshaped(storage), *target, true};
+    }
+    Tensor t(x.dtype(), st);
+    std::vector<int64_t> strides = row_major_strides(x.shape());
+    std::swap(strides[strides.size() - 1], strides[strides.size() - 2]);
+    strided_copy(x.raw(), 0, strides, t.mutable_raw(), st, dtype_size(x.dtype()));
+    return {t.reshaped(*target), *target, false};
+  }
+  // ONNX Reshape (allowzero = 0: 0 copies the input dim, one -1 is inferred) of `in`; nullopt when
+  // the element counts cannot match.
+  static std::optional<Shape> reshape_target(const Shape& in, const std::vector<int64_t>& spec) {
+    Shape out(spec.begin(), spec.end());
+    int64_t known = 1, infer = -1;
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (out[i] == 0) {
+        if (i >= in.size()) return std::nullopt;
+        out[i] = in[i];
+      }
+      if (out[i] == -1) {
+        if (infer >= 0) return std::nullopt;
+        infer = static_cast<int64_t>(i);
+      } else if (out[i] < 0) {
+        return std::nullopt;
+      } else {
+        known *= out[i];
+      }
+    }
+    const int64_t total = checked_numel(in);
+    if (infer >= 0) {
+      if (known == 0 || total % known != 0) return std::nullopt;
+      out[static_cast<size_t>(infer)] = total / known;
+    } else if (known != total) {
+      return std::nullopt;
+    }
+    return out;
+  }
+
   NodeDef node_;
   std::vector<ActStep> acts_;
+  bool trans_b_;
+  std::optional<std::vector<int64_t>> b_shape_;
 };
 
 // Y = alpha * A' B' + beta * C, C broadcast to (M, N).

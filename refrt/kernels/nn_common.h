@@ -1,14 +1,13 @@
 // Internal helpers shared by the neural-network kernels (conv, pool, normalization, ...): float dtype
-// dispatch with float16/bfloat16 computed in float32, sliding-window geometry and a BLAS GEMM.
+// dispatch with float16/bfloat16 computed in float32 and sliding-window geometry (GEMM: ../src/gemm.h).
 #pragma once
-#include <cblas.h>
-
 #include <climits>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "../src/dispatch.h"
+#include "../src/gemm.h"
 
 namespace parity::refrt::nn {
 
@@ -22,27 +21,6 @@ void run_float(const NodeDef& node, KernelIO& io, DType dtype, Run&& run) {
   }
   if (!dispatch_float(dtype, [&](auto tag) { run(tag, io); }))
     node.fail("dtype " + dtype_name(dtype) + " is not implemented", ErrorKind::kUnsupported);
-}
-
-// Row-major C = alpha * op(A) op(B) + beta * C through cblas; sizes must fit in int (checked).
-template <typename T>
-void gemm(const NodeDef& node, bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
-          const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
-  if (m == 0 || n == 0) return;
-  if (m > INT_MAX || n > INT_MAX || k > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX)
-    node.fail("GEMM dimensions exceed the BLAS int range", ErrorKind::kUnsupported);
-  if (k == 0) {
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == T(0) ? T(0) : beta * c[i * ldc + j];
-    return;
-  }
-  const auto transa = ta ? CblasTrans : CblasNoTrans, transb = tb ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>)
-    cblas_sgemm(CblasRowMajor, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a,
-                static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
-  else
-    cblas_dgemm(CblasRowMajor, transa, transb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a,
-                static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
 }
 
 enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };

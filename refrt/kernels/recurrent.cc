@@ -225,9 +225,9 @@ class LstmKernel : public RecurrentBase {
       const T* r = io.in(2).data<T>() + dir * G * H;
       const T* p = peepholes ? peepholes->data<T>() + dir * 3 * H : nullptr;
       std::vector<T> h = initial_state<T>(io.optional(5), d, dir), c = initial_state<T>(initial_c, d, dir);
-      nn::gemm<T>(node_, false, true, d.seq * d.batch, G, d.input, T(1), x.data(), d.input, w, d.input, T(0), gx.data(), G);
+      gemm<T>(node_, false, true, d.seq * d.batch, G, d.input, T(1), x.data(), d.input, w, d.input, T(0), gx.data(), G);
       for (int64_t s = 0; s < d.seq; ++s) {
-        nn::gemm<T>(node_, false, true, d.batch, G, H, T(1), h.data(), H, r, H, T(0), rec.data(), G);
+        gemm<T>(node_, false, true, d.batch, G, H, T(1), h.data(), H, r, H, T(0), rec.data(), G);
         for (int64_t b = 0; b < d.batch; ++b) {
           const int64_t len = lens[static_cast<size_t>(b)];
           if (s >= len) continue;
@@ -303,10 +303,10 @@ class GruKernel : public RecurrentBase {
       const T* w = io.in(1).data<T>() + dir * G * d.input;
       const T* r = io.in(2).data<T>() + dir * G * H;
       std::vector<T> h = initial_state<T>(io.optional(5), d, dir);
-      nn::gemm<T>(node_, false, true, d.seq * d.batch, G, d.input, T(1), x.data(), d.input, w, d.input, T(0), gx.data(), G);
+      gemm<T>(node_, false, true, d.seq * d.batch, G, d.input, T(1), x.data(), d.input, w, d.input, T(0), gx.data(), G);
       for (int64_t s = 0; s < d.seq; ++s) {
         // z and r (and, before reset, the h part) of H_{t-1}·R^T
-        nn::gemm<T>(node_, false, true, d.batch, linear_before_reset_ ? G : 2 * H, H, T(1), h.data(), H, r, H, T(0),
+        gemm<T>(node_, false, true, d.batch, linear_before_reset_ ? G : 2 * H, H, T(1), h.data(), H, r, H, T(0),
                     rec.data(), G);
         auto step = [&](int64_t b) -> int64_t {  // the time index of entry b at step s, or -1 when done
           const int64_t len = lens[static_cast<size_t>(b)];
@@ -325,7 +325,7 @@ class GruKernel : public RecurrentBase {
           }
         }
         if (!linear_before_reset_)
-          nn::gemm<T>(node_, false, true, d.batch, H, H, T(1), reset_h.data(), H, r + 2 * H * H, H, T(0), rec_h.data(), H);
+          gemm<T>(node_, false, true, d.batch, H, H, T(1), reset_h.data(), H, r + 2 * H * H, H, T(0), rec_h.data(), H);
         for (int64_t b = 0; b < d.batch; ++b) {
           const int64_t t = step(b);
           if (t < 0) continue;
@@ -380,9 +380,9 @@ class RnnKernel : public RecurrentBase {
       const T* w = io.in(1).data<T>() + dir * H * d.input;
       const T* r = io.in(2).data<T>() + dir * H * H;
       std::vector<T> h = initial_state<T>(io.optional(5), d, dir);
-      nn::gemm<T>(node_, false, true, d.seq * d.batch, H, d.input, T(1), x.data(), d.input, w, d.input, T(0), gx.data(), H);
+      gemm<T>(node_, false, true, d.seq * d.batch, H, d.input, T(1), x.data(), d.input, w, d.input, T(0), gx.data(), H);
       for (int64_t s = 0; s < d.seq; ++s) {
-        nn::gemm<T>(node_, false, true, d.batch, H, H, T(1), h.data(), H, r, H, T(0), rec.data(), H);
+        gemm<T>(node_, false, true, d.batch, H, H, T(1), h.data(), H, r, H, T(0), rec.data(), H);
         for (int64_t b = 0; b < d.batch; ++b) {
           const int64_t len = lens[static_cast<size_t>(b)];
           if (s >= len) continue;

@@ -1,11 +1,14 @@
-// Internal: row-major GEMM on OpenBLAS's cblas, shared by MatMul, Gemm and Conv.
-// C = alpha * op(A) op(B) + beta * C with op = transpose when asked; leading dims in elements.
+// Internal: the one row-major GEMM wrapper of refrt (OpenBLAS's cblas), used by MatMul, Gemm, Conv,
+// ConvTranspose, Attention and the recurrent ops. C = alpha * op(A) op(B) + beta * C with op =
+// transpose when asked; leading dims in elements. A one-row or one-column product runs as a GEMV
+// (it streams the matrix once; sgemm would pack it first).
 #pragma once
 #include <cblas.h>
 
 #include <algorithm>
 #include <climits>
 #include <type_traits>
+#include <vector>
 
 #include "kernel.h"
 #include "thread_pool.h"
@@ -13,25 +16,41 @@
 namespace parity::refrt {
 
 // cblas takes int sizes: larger matrices are refused rather than silently truncated.
-inline void check_blas_dims(const NodeDef& node, int64_t m, int64_t n, int64_t k) {
-  if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
+inline void check_blas_dims(const NodeDef& node, int64_t m, int64_t n, int64_t k, int64_t lda = 0, int64_t ldb = 0,
+                            int64_t ldc = 0) {
+  if (std::max({m, n, k, lda, ldb, ldc}) > INT_MAX)
     node.fail("matrix dimensions " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) +
                   " exceed the BLAS int range",
               ErrorKind::kUnsupported);
 }
 
 template <typename T>
+void gemv(bool trans, int64_t rows, int64_t cols, T alpha, const T* a, int64_t lda, const T* x, int64_t incx, T beta,
+          T* y, int64_t incy) {
+  const auto t = trans ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemv(CblasRowMajor, t, static_cast<int>(rows), static_cast<int>(cols), alpha, a, static_cast<int>(lda), x,
+                static_cast<int>(incx), beta, y, static_cast<int>(incy));
+  else
+    cblas_dgemv(CblasRowMajor, t, static_cast<int>(rows), static_cast<int>(cols), alpha, a, static_cast<int>(lda), x,
+                static_cast<int>(incx), beta, y, static_cast<int>(incy));
+}
+
+// Sizes must fit in int (check_blas_dims, or the overload taking the node).
+template <typename T>
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
           int64_t ldb, T beta, T* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
-  if (m == 1 && !ta) {  // one row (decode, batch 1): y = op(B)^T a as a GEMV, which streams B once
-    const auto trans = tb ? CblasNoTrans : CblasTrans;
-    const int rows = static_cast<int>(tb ? n : k), cols = static_cast<int>(tb ? k : n);
-    if constexpr (std::is_same_v<T, float>)
-      cblas_sgemv(CblasRowMajor, trans, rows, cols, alpha, b, static_cast<int>(ldb), a, 1, beta, c, 1);
-    else
-      cblas_dgemv(CblasRowMajor, trans, rows, cols, alpha, b, static_cast<int>(ldb), a, 1, beta, c, 1);
+  if (k == 0) {  // BLAS may leave C alone here; the product is empty: C = beta * C
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == T(0) ? T(0) : beta * c[i * ldc + j];
     return;
+  }
+  if (m == 1) {  // one row (decode, batch 1): c = op(B)^T a
+    return gemv<T>(!tb, tb ? n : k, tb ? k : n, alpha, b, ldb, a, ta ? lda : 1, beta, c, 1);
+  }
+  if (n == 1) {  // one column (a 1x1 conv on a 1x1 plane, squeeze-excitation): c = op(A) b
+    return gemv<T>(ta, ta ? k : m, ta ? m : k, alpha, a, lda, b, tb ? 1 : ldb, beta, c, ldc);
   }
   const auto transa = ta ? CblasTrans : CblasNoTrans, transb = tb ? CblasTrans : CblasNoTrans;
   if constexpr (std::is_same_v<T, float>)
@@ -42,6 +61,14 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a
                 static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
 }
 
+// The same, checking the sizes against the BLAS int range first (fails naming the node).
+template <typename T>
+void gemm(const NodeDef& node, bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
+          const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  check_blas_dims(node, m, n, k, lda, ldb, ldc);
+  gemm<T>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
 // The same GEMM split into column blocks over io's pool, one BLAS thread each (the session runs
 // BLAS single-threaded when it has a pool: one set of threads for every kernel). Small products
 // and runs without a pool make one call.
@@ -49,6 +76,25 @@ template <typename T>
 void pool_gemm(const KernelIO& io, bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
                const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
   const int64_t threads = io.pool ? io.pool->size() : 1;
+  if (threads > 1 && m == 1 && !tb && k >= 64 * threads && n * k >= (int64_t{1} << 16)) {
+    // One row times a [k, n] matrix (decode): each thread streams a contiguous band of B's rows into
+    // its own partial row, then the partial rows are added (column blocks would read every row of B
+    // in pieces, which the prefetchers follow less well).
+    std::vector<T> partial(static_cast<size_t>((threads - 1) * n));
+    const int64_t inc = ta ? lda : 1;
+    parallel_for(io, threads, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t k0 = k * p / threads, k1 = k * (p + 1) / threads;
+        gemv<T>(true, k1 - k0, n, alpha, b + k0 * ldb, ldb, a + k0 * inc, inc, p == 0 ? beta : T(0),
+                p == 0 ? c : partial.data() + (p - 1) * n, 1);
+      }
+    });
+    for (int64_t p = 1; p < threads; ++p) {
+      const T* part = partial.data() + (p - 1) * n;
+      for (int64_t j = 0; j < n; ++j) c[j] += part[j];
+    }
+    return;
+  }
   if (threads <= 1 || m * n * k < (int64_t{1} << 16) || n < 32)
     return gemm<T>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   const int64_t block = ((n + threads - 1) / threads + 15) / 16 * 16;

@@ -3,9 +3,47 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 
 namespace parity::refrt {
+
+// One parallel_for call: chunks are taken by an atomic counter, by the caller and by any worker that
+// joined (`active`, counted under the pool's mutex so the caller knows when none still uses the job).
+struct ThreadPool::Job {
+  const std::function<void(int64_t, int64_t)>* fn = nullptr;
+  int64_t n = 0, chunks = 0;
+  std::atomic<int64_t> next{0};
+  int active = 0;  // workers inside drain(); guarded by the pool's mutex
+  std::mutex error_mutex;
+  std::exception_ptr error;
+
+  bool exhausted() const { return next.load(std::memory_order_relaxed) >= chunks; }
+  void drain() {
+    for (int64_t c; (c = next.fetch_add(1, std::memory_order_relaxed)) < chunks;) {
+      try {
+        (*fn)(n * c / chunks, n * (c + 1) / chunks);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+      }
+    }
+  }
+};
+
+namespace {
+
+// How long a worker keeps polling for the next job before it sleeps on the condition variable: about
+// the gap between two small kernels of one run, far below a scheduler tick.
+constexpr auto kSpin = std::chrono::microseconds(50);
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+}  // namespace
 
 ThreadPool::ThreadPool(int threads) {
   for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
@@ -20,17 +58,38 @@ ThreadPool::~ThreadPool() {
   for (auto& t : workers_) t.join();
 }
 
-void ThreadPool::work() {
+// The oldest job with chunks left (finished ones are dropped from the queue), or nullptr on stop.
+// Called with the lock held; returns with it held.
+ThreadPool::Job* ThreadPool::wait_for_job(std::unique_lock<std::mutex>& lock) const {
   for (;;) {
-    std::function<void()> task;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [this] { return stop_ || !tasks_.empty(); });
-      if (tasks_.empty()) return;  // stopping, nothing left
-      task = std::move(tasks_.front());
-      tasks_.pop_front();
+    while (!jobs_.empty() && jobs_.front()->exhausted()) {
+      jobs_.pop_front();
+      queued_.fetch_sub(1, std::memory_order_relaxed);
     }
-    task();
+    if (!jobs_.empty()) return jobs_.front();
+    if (stop_) return nullptr;
+    // Spin without the lock for a little while: the next kernel of the run usually comes soon.
+    lock.unlock();
+    const auto until = std::chrono::steady_clock::now() + kSpin;
+    bool seen = false;
+    for (int i = 0; !seen; ++i) {
+      seen = queued_.load(std::memory_order_relaxed) > 0;
+      if (!seen && (i & 63) == 63 && std::chrono::steady_clock::now() > until) break;
+      cpu_relax();
+    }
+    lock.lock();
+    if (!seen) wake_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
+  }
+}
+
+void ThreadPool::work() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (Job* job = wait_for_job(lock)) {
+    ++job->active;
+    lock.unlock();
+    job->drain();
+    lock.lock();
+    if (--job->active == 0) finished_.notify_all();
   }
 }
 
@@ -38,43 +97,28 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain, const std::function<void
   if (n <= 0) return;
   const int64_t chunks = std::min<int64_t>(size(), std::max<int64_t>(1, n / std::max<int64_t>(grain, 1)));
   if (chunks <= 1) return fn(0, n);
-  // Shared state of this call: chunks still running and the first exception, rethrown here.
-  struct Call {
-    std::mutex m;
-    std::condition_variable done;
-    int64_t pending;
-    std::exception_ptr error;
-  } call;
-  call.pending = chunks - 1;
-  auto chunk_range = [&](int64_t c) { return std::make_pair(n * c / chunks, n * (c + 1) / chunks); };
+  Job job;
+  job.fn = &fn;
+  job.n = n;
+  job.chunks = chunks;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (int64_t c = 1; c < chunks; ++c)
-      tasks_.emplace_back([&, c] {
-        std::exception_ptr error;
-        try {
-          auto [b, e] = chunk_range(c);
-          fn(b, e);
-        } catch (...) {
-          error = std::current_exception();
-        }
-        std::lock_guard<std::mutex> l(call.m);
-        if (error && !call.error) call.error = error;
-        if (--call.pending == 0) call.done.notify_one();
-      });
+    jobs_.push_back(&job);
+    queued_.fetch_add(1, std::memory_order_relaxed);
   }
-  wake_.notify_all();
-  std::exception_ptr mine;
-  try {
-    auto [b, e] = chunk_range(0);
-    fn(b, e);
-  } catch (...) {
-    mine = std::current_exception();
+  for (int64_t i = 1; i < chunks; ++i) wake_.notify_one();
+  job.drain();
+  {
+    // No worker may join once the job has left the queue; wait for those inside it.
+    std::unique_lock<std::mutex> lock(mutex_);
+    auto it = std::find(jobs_.begin(), jobs_.end(), &job);
+    if (it != jobs_.end()) {
+      jobs_.erase(it);
+      queued_.fetch_sub(1, std::memory_order_relaxed);
+    }
+    finished_.wait(lock, [&] { return job.active == 0; });
   }
-  std::unique_lock<std::mutex> lock(call.m);
-  call.done.wait(lock, [&] { return call.pending == 0; });
-  if (mine) std::rethrow_exception(mine);
-  if (call.error) std::rethrow_exception(call.error);
+  if (job.error) std::rethrow_exception(job.error);
 }
 
 bool set_blas_threads(int threads) {

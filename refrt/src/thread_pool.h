@@ -1,11 +1,16 @@
 // Internal: refrt's intra-op thread pool (SessionOptions::threads, `--threads`).
 //
-// parallel_for splits [0, n) into at most size() contiguous chunks of at least `grain` items; the
-// calling thread runs one chunk itself, so a pool of size 1 has no worker threads at all. Several
-// runs of one Session may call parallel_for at the same time. A session with a pool runs BLAS on
+// parallel_for splits [0, n) into at most size() contiguous chunks of at least `grain` items (the
+// split depends only on n, grain and size(), so results do not depend on timing). The calling thread
+// takes chunks too, and keeps taking them until none is left: it never waits for a worker to wake up
+// for a chunk it could run itself, and only waits for chunks already running. Workers spin briefly
+// after a job before sleeping, so the many small parallel ops of a decode step do not each pay a
+// futex wake-up. Several runs of one Session may call parallel_for at the same time (each call is a
+// job in a queue; every thread drains the oldest unfinished one). A session with a pool runs BLAS on
 // one thread, and the GEMM kernels split their products over the pool (gemm.h's pool_gemm, Conv's
 // row chunks): one set of threads for all the work, never BLAS threads competing with the pool's.
 #pragma once
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -26,11 +31,16 @@ class ThreadPool {
   int size() const { return static_cast<int>(workers_.size()) + 1; }
   void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t begin, int64_t end)>& fn) const;
 
+  struct Job;
+
  private:
   void work();
+  Job* wait_for_job(std::unique_lock<std::mutex>& lock) const;
   mutable std::mutex mutex_;
-  mutable std::condition_variable wake_;
-  mutable std::deque<std::function<void()>> tasks_;
+  mutable std::condition_variable wake_;      // workers: a job was queued, or stop
+  mutable std::condition_variable finished_;  // callers: a worker left a job
+  mutable std::deque<Job*> jobs_;             // jobs with chunks not yet taken, oldest first
+  mutable std::atomic<int> queued_{0};        // jobs_.size(), read by spinning workers without the lock
   bool stop_ = false;
   std::vector<std::thread> workers_;
 };

@@ -237,3 +237,34 @@ def build(api):
     ab, bb3 = rand(2, 40, 48), rand(2, 48, 70)
     case("pool_gemm_batched", [node("MatMul", ["a", "b"], ["y"])], {"a": ab, "b": bb3},
          {"y": (ab.astype(np.float64) @ bb3).astype(f32)}, tol=tol)
+    # Decode-sized GEMV split over the pool by bands of B's rows (k >= 64 per thread)
+    a1, bk = rand(1, 1, 320), rand(320, 48)
+    case("pool_gemm_gemv_k_split", [node("MatMul", ["a", "b"], ["y"])], {"a": a1}, {"y": (a1.astype(np.float64) @ bk).astype(f32)},
+         initializers={"b": bk}, tol=tol)
+
+    # Transpose of the last two axes folded into the MatMul (attention's q @ k^T as torch decomposes
+    # it: k^T scaled, batch dims merged by a Reshape), scalar first or second, Div, a Reshape that
+    # regroups the last dims (the kernel then materialises the transpose), and k^T read twice (kept).
+    q, k = rand(2, 3, 4, 8), rand(2, 3, 5, 8)
+    kt = k.astype(np.float64).transpose(0, 1, 3, 2)
+    sc = {"s": scalar(0.5), "shape3": np.array([6, 8, 5], np.int64), "q3": np.array([6, 4, 8], np.int64)}
+    nodes = [node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]), node("Mul", ["kt", "s"], ["kts"]),
+             node("Identity", ["kts"], ["kti"]), node("Reshape", ["kti", "shape3"], ["kt3"]),
+             node("Reshape", ["q", "q3"], ["qr"]), node("MatMul", ["qr", "kt3"], ["y"])]
+    want = (q.astype(np.float64).reshape(6, 4, 8) @ (kt * 0.5).reshape(6, 8, 5)).astype(f32)
+    case("fusion_transpose_matmul_scaled_reshape", nodes, {"q": q, "k": k}, {"y": want}, initializers=sc, tol=tol)
+    nodes = [node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]), node("Mul", ["s", "kt"], ["kts"]),
+             node("Div", ["kts", "s"], ["ktd"]), node("MatMul", ["q", "ktd"], ["y"])]
+    case("fusion_transpose_matmul_scalar_first_div", nodes, {"q": q, "k": k}, {"y": (q @ kt).astype(f32)},
+         initializers={"s": scalar(0.25)}, tol=tol)
+    x2 = rand(2, 6, 4)  # Transpose -> [2, 4, 6] -> Reshape [2, 8, 3]: the last dims change
+    a2 = rand(2, 5, 8)
+    nodes = [node("Transpose", ["x"], ["xt"], perm=[0, 2, 1]), node("Reshape", ["xt", "shape"], ["xr"]),
+             node("MatMul", ["a", "xr"], ["y"])]
+    want = (a2.astype(np.float64) @ x2.transpose(0, 2, 1).reshape(2, 8, 3)).astype(f32)
+    case("fusion_transpose_matmul_reshape_regroups", nodes, {"a": a2, "x": x2}, {"y": want},
+         initializers={"shape": np.array([2, 8, -1], np.int64)}, tol=tol)
+    nodes = [node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]), node("MatMul", ["q", "kt"], ["y"]),
+             node("Neg", ["kt"], ["z"])]
+    case("fusion_keep_transpose_read_twice", nodes, {"q": q, "k": k}, {"y": (q @ kt).astype(f32), "z": (-kt).astype(f32)},
+         tol=tol)
