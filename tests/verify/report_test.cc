@@ -39,6 +39,21 @@ TEST(KnownFailures, ListedFailureIsXfailListedPassIsXpass) {
   EXPECT_TRUE(verify::report_passed(verify::make_report("t", expected_only)));
 }
 
+TEST(KnownFailures, OtherSidesAnnotateWithoutChangingOurStatus) {
+  json cases = {entry("swin", "strict", "pass"), entry("gpt2", "decomposed", "capture_failed"),
+                entry("t5", "strict", "fail")};
+  cases[0]["peers"] = {{"official", {{"export", "error"}}}};
+  verify::apply_known_failures(cases, {{"swin", "*", "official: Failed to decompose the FX graph", "official"},
+                                       {"gpt2", "decomposed", "torch cannot view the tensor", "capture"},
+                                       {"t5", "*", "official exporter fails", "official"}});
+  EXPECT_EQ(cases[0]["status"], "pass");  // our status is ours alone
+  EXPECT_EQ(cases[0]["peers"]["official"]["known_failure"], "official: Failed to decompose the FX graph");
+  EXPECT_EQ(cases[1]["status"], "capture_failed");
+  EXPECT_EQ(cases[1]["expected_failure"]["reason"], "torch cannot view the tensor");
+  EXPECT_EQ(cases[2]["status"], "fail");  // listed for the official exporter only: still our failure
+  EXPECT_FALSE(cases[2].contains("expected_failure"));
+}
+
 TEST(KnownFailures, MalformedFileNamesEntry) {
   std::string dir = (std::filesystem::temp_directory_path() / "parity_known_failures_XXXXXX").string();
   ASSERT_NE(::mkdtemp(dir.data()), nullptr) << dir;
@@ -52,6 +67,8 @@ TEST(KnownFailures, MalformedFileNamesEntry) {
     EXPECT_NE(std::string(e.what()).find("sloppy"), std::string::npos) << e.what();
   }
   std::ofstream(path) << R"([{"case": "a", "reason": ""}])";
+  EXPECT_THROW(verify::load_known_failures(path), Error);
+  std::ofstream(path) << R"([{"case": "a", "reason": "r", "side": "theirs"}])";
   EXPECT_THROW(verify::load_known_failures(path), Error);
   std::filesystem::remove(path);
   EXPECT_TRUE(verify::load_known_failures(path).empty());  // no file: nothing is known to fail

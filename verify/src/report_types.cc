@@ -33,7 +33,8 @@ void drop_absent(json& j) {
 
 void to_json(json& j, const OfficialPeers& v) {
   j = {{"export", v.export_status}, {"refrt", v.refrt},           {"ort", v.ort},   {"export_error", v.export_error},
-       {"ort_detail", v.ort_detail}, {"refrt_detail", v.refrt_detail}, {"onnx", v.onnx}};
+       {"ort_detail", v.ort_detail}, {"refrt_detail", v.refrt_detail}, {"onnx", v.onnx},
+       {"known_failure", v.known_failure}};
 }
 
 void from_json(const json& j, OfficialPeers& v) {
@@ -45,6 +46,7 @@ void from_json(const json& j, OfficialPeers& v) {
   v.ort_detail = j.value("ort_detail", d.ort_detail);
   v.refrt_detail = j.value("refrt_detail", d.refrt_detail);
   v.onnx = j.value("onnx", d.onnx);
+  v.known_failure = j.value("known_failure", d.known_failure);
 }
 
 void to_json(json& j, const CaseEntry& v) {

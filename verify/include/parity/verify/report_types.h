@@ -114,6 +114,7 @@ struct OfficialPeers {  // JSON key "export" (a C++ keyword, hence export_status
   std::string export_status = "error", refrt = "skipped", ort = "skipped";
   Absent<nlohmann::json> export_error, ort_detail, onnx;
   Absent<PeerRun> refrt_detail;
+  Absent<std::string> known_failure;  // the reason scenarios/known_failures.json gives (side "official")
 };
 struct Peers {
   OursPeers ours;
