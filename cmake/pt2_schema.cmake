@@ -20,3 +20,10 @@ add_custom_command(
           ${PT2_SCHEMA_HDR} ${PT2_SCHEMA_SRC}
   DEPENDS ${PARITY_PT2_SCHEMA} ${CMAKE_SOURCE_DIR}/exporter/tools/gen_pt2_schema.py
   COMMENT "Generating the PT2 schema types from ${PARITY_PT2_SCHEMA}")
+
+# The types and their JSON readers as one library, linked by the exporter and the PT2 fuzz targets.
+add_library(parity_pt2_schema STATIC ${PT2_SCHEMA_SRC} ${CMAKE_SOURCE_DIR}/exporter/src/pt2_schema_read.cc)
+target_include_directories(parity_pt2_schema PUBLIC ${PT2_SCHEMA_GEN_DIR} PRIVATE ${CMAKE_SOURCE_DIR}/exporter/src)
+target_link_libraries(parity_pt2_schema PUBLIC nlohmann_json::nlohmann_json)
+target_compile_options(parity_pt2_schema PRIVATE ${PARITY_WARNINGS})
+set_target_properties(parity_pt2_schema PROPERTIES POSITION_INDEPENDENT_CODE ON)
