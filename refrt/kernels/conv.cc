@@ -187,6 +187,10 @@ class ConvKernel : public Kernel {
     rows_per = std::max(rows_per, (int64_t{1024} + ow - 1) / ow);
     rows_per = std::min({rows_per, (oh + threads - 1) / threads, oh});
     if (threads > 1 && rows_per * ow < 128) rows_per = oh;  // small planes: split output channels instead
+    if (threads > 1 && rows_per < oh) {  // a multiple of `threads` chunks: 3 chunks on 2 threads idle one a third of the time
+      const int64_t balanced = std::min(oh, ((oh + rows_per - 1) / rows_per + threads - 1) / threads * threads);
+      rows_per = (oh + balanced - 1) / balanced;
+    }
     const int64_t chunks = (oh + rows_per - 1) / rows_per;
     // Fewer chunks than threads: each chunk's GEMM is split by output channels over the pool.
     const int64_t m_blocks = chunks < threads ? std::min<int64_t>(threads, mg) : 1;
