@@ -1,4 +1,5 @@
 // parity export: .pt2 → .onnx.
+#include <filesystem>
 #include <iostream>
 
 #include "command.h"
@@ -57,7 +58,10 @@ int cmd_export(const std::vector<std::string>& argv) {
   std::cout << "wrote " << out << " (opset " << options.opset << ")\n";
   if (external)
     std::cout << "wrote the weights as external data: "
-              << (options.external_data_file.empty() ? out + ".data" : options.external_data_file) << "\n";
+              << (options.external_data_file.empty()
+                      ? out + ".data"
+                      : (std::filesystem::path(out).parent_path() / options.external_data_file).string())
+              << "\n";
   return kExitOk;
 }
 
