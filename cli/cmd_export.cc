@@ -1,4 +1,5 @@
 // parity export: .pt2 → .onnx.
+#include <filesystem>
 #include <iostream>
 
 #include "command.h"
@@ -45,7 +46,10 @@ int run_export(ExportArgs& a) {
   std::cout << "wrote " << a.out << " (opset " << options.opset << ")\n";
   if (external)
     std::cout << "wrote the weights as external data: "
-              << (options.external_data_file.empty() ? a.out + ".data" : options.external_data_file) << "\n";
+              << (options.external_data_file.empty()
+                      ? a.out + ".data"
+                      : (std::filesystem::path(a.out).parent_path() / options.external_data_file).string())
+              << "\n";
   return kExitOk;
 }
 
