@@ -59,7 +59,16 @@ int run_conformance_command(ConformanceArgs& a) {
             << " not listed" << (excluded_passing ? ", " + std::to_string(excluded_passing) + " listed tests now pass" : "")
             << "\n";
   std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped\n";
-  return unexpected ? kExitFailed : kExitOk;
+  // A green run must not hide a regression: an unlisted failure, a listed test that passes now (the
+  // list must shrink, or it would hide the next regression of that test), or no test at all (a missing
+  // or empty test tree, a filter that matches nothing) each fail the run.
+  if (passed + failed + skipped == 0)
+    std::cout << "FAILED: no conformance test ran (" << o.data_dir << (o.filter.empty() ? "" : ", filter " + o.filter)
+              << ")\n";
+  if (excluded_passing)
+    std::cout << "FAILED: " << excluded_passing << " tests listed in " << o.exclusions_file
+              << " pass now: remove them from the list\n";
+  return unexpected || excluded_passing || passed + failed + skipped == 0 ? kExitFailed : kExitOk;
 }
 
 std::function<int()> setup_conformance(CLI::App& app) {

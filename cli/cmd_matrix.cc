@@ -1,5 +1,6 @@
 // parity matrix: capture every scenario and verify each (case, mode) in its own process.
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
 
 #include "command.h"
@@ -17,6 +18,26 @@ struct MatrixArgs {
   std::string known_failures;
   bool no_peers = false, list = false;
 };
+
+void print_summary(const verify::MatrixResult& result, const std::string& out_dir) {
+  const nlohmann::json& report = result.report;
+  const nlohmann::json& s = report["summary"];
+  std::cout << s["pass"].get<int>() << "/" << s["total"].get<int>() << " passed";
+  for (const char* k : {"fail", "error", "capture_failed", "crashed", "timeout", "xfail", "xpass"})
+    if (s.value(k, 0) > 0) std::cout << ", " << s[k].get<int>() << " " << k;
+  std::cout << " in " << std::fixed << std::setprecision(1) << result.seconds << " s" << std::endl;
+  for (const auto& c : report["cases"])
+    if (c.value("status", "") == "xpass")
+      std::cout << "  xpass: " << c.value("case", "") << "/" << c.value("mode", "")
+                << " passes: remove it from the known failures" << std::endl;
+  for (const auto& r : report.value("regressions", nlohmann::json::array()))
+    std::cout << "  REGRESSION " << r.value("case", "") << "/" << r.value("mode", "") << ": " << r.value("what", "")
+              << std::endl;
+  std::cout << "report: " << (fs::path(out_dir) / "report.md").string()
+            << (result.html ? ", " + (fs::path(out_dir) / "report.html").string()
+                            : " (no report.html: plotly is not installed in the venv)")
+            << std::endl;
+}
 
 int run_matrix_command(MatrixArgs& a) {
   verify::MatrixOptions& o = a.o;
@@ -37,7 +58,9 @@ int run_matrix_command(MatrixArgs& a) {
     for (const auto& name : verify::list_cases(o)) std::cout << name << "\n";
     return kExitOk;
   }
-  return verify::run_matrix(o);
+  const verify::MatrixResult result = verify::run_matrix(o);
+  print_summary(result, o.out_dir);
+  return result.exit_code;
 }
 
 std::function<int()> setup_matrix(CLI::App& app) {

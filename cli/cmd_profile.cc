@@ -1,12 +1,12 @@
 // parity profile: per-op CPU profile of refrt on a model, optionally beside onnxruntime's.
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
 #include "command.h"
 #include "parity/error.h"
 #include "parity/fs.h"
+#include "parity/process.h"
 #include "parity/refrt/profile.h"
 #include "parity/refrt/session.h"
 #include "parity/tensor_io.h"
@@ -23,21 +23,17 @@ struct ProfileArgs {
   bool compare_ort = false, no_optimize = false;
 };
 
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
+// onnxruntime's profile of the same model and inputs (scenarios/ort_profile.py in the venv); its
+// output goes to ours.
 nlohmann::json profile_with_ort(const ProfileArgs& a, const std::string& inputs_dir, const std::string& out_dir) {
-  const std::string summary = (fs::path(out_dir) / "ort_summary.json").string();
-  const std::string cmd = "cd " + shell_quote(source_dir()) + " && " + shell_quote(venv_python()) +
-                          " -m scenarios.ort_profile " + shell_quote(fs::absolute(a.model).string()) + " --inputs " +
-                          shell_quote(fs::absolute(inputs_dir).string()) + " --runs " + std::to_string(a.runs) +
-                          " --warmup " + std::to_string(a.warmup) + " --threads " + std::to_string(a.threads) +
-                          " --out " + shell_quote(fs::absolute(summary).string());
-  if (std::system(cmd.c_str()) != 0)
-    throw Error({"profile", a.model}, "onnxruntime could not profile the model (see its message above)");
+  const std::string summary = fs::absolute(fs::path(out_dir) / "ort_summary.json").string();
+  const ProcessResult r = run_process(
+      {venv_python(), "-m", "scenarios.ort_profile", fs::absolute(a.model).string(), "--inputs",
+       fs::absolute(inputs_dir).string(), "--runs", std::to_string(a.runs), "--warmup", std::to_string(a.warmup),
+       "--threads", std::to_string(a.threads), "--out", summary},
+      3600, [](const std::string& line) { std::cout << line << "\n"; }, /*echo_stderr=*/true,
+      {{"PYTHONPATH", source_dir()}});
+  if (!r.ok()) throw Error({"profile", a.model}, "onnxruntime could not profile the model (see its message above)");
   return nlohmann::json::parse(read_file(summary));
 }
 

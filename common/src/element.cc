@@ -5,29 +5,12 @@
 #include <limits>
 #include <type_traits>
 
+#include "parity/dtype_lists.h"
 #include "parity/error.h"
 #include "parity/float16.h"
 
 namespace parity {
 namespace {
-
-// Calls fn(T{}) with the C++ type of the plain numeric dtypes (not bool, float16, bfloat16).
-template <typename Fn>
-bool visit_plain(DType t, Fn&& fn) {
-  switch (t) {
-    case DType::kFloat32: fn(float{}); return true;
-    case DType::kFloat64: fn(double{}); return true;
-    case DType::kInt8: fn(int8_t{}); return true;
-    case DType::kInt16: fn(int16_t{}); return true;
-    case DType::kInt32: fn(int32_t{}); return true;
-    case DType::kInt64: fn(int64_t{}); return true;
-    case DType::kUInt8: fn(uint8_t{}); return true;
-    case DType::kUInt16: fn(uint16_t{}); return true;
-    case DType::kUInt32: fn(uint32_t{}); return true;
-    case DType::kUInt64: fn(uint64_t{}); return true;
-    default: return false;
-  }
-}
 
 [[noreturn]] void not_numeric(DType t) {
   throw Error({"element"}, "dtype " + dtype_name(t) + " has no numeric value");
@@ -43,7 +26,7 @@ double element_as_double(const Tensor& t, int64_t i) {
     default: break;
   }
   double v = 0;
-  if (!visit_plain(t.dtype(), [&](auto tag) { v = static_cast<double>(static_cast<const decltype(tag)*>(t.raw())[i]); }))
+  if (!dispatch_numeric(t.dtype(), [&](auto tag) { v = static_cast<double>(static_cast<const decltype(tag)*>(t.raw())[i]); }))
     not_numeric(t.dtype());
   return v;
 }
@@ -76,7 +59,7 @@ std::vector<unsigned char> element_bytes(DType t, double v) {
     case DType::kBFloat16: put(float_to_bf16(static_cast<float>(v))); return out;
     default: break;
   }
-  if (!visit_plain(t, [&](auto tag) {
+  if (!dispatch_numeric(t, [&](auto tag) {
         using T = decltype(tag);
         if constexpr (std::is_floating_point_v<T>) {
           put(static_cast<T>(v));

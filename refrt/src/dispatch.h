@@ -51,24 +51,8 @@ void with_float32(KernelIO& io, DType dtype, Body&& body) {
     io.outputs[i] = f.outputs[i].dtype() == DType::kFloat32 ? narrow_from_float32(f.outputs[i], dtype) : std::move(f.outputs[i]);
 }
 
-// Calls `fn(T{})` with the C++ type of `t` for the raw-storage numeric dtypes (bool as uint8_t is
-// NOT included: kernels that accept bool handle it explicitly). Returns false for other dtypes.
-template <typename Fn>
-bool dispatch_numeric(DType t, Fn&& fn) {
-  switch (t) {
-    case DType::kFloat32: fn(float{}); return true;
-    case DType::kFloat64: fn(double{}); return true;
-    case DType::kInt8: fn(int8_t{}); return true;
-    case DType::kInt16: fn(int16_t{}); return true;
-    case DType::kInt32: fn(int32_t{}); return true;
-    case DType::kInt64: fn(int64_t{}); return true;
-    case DType::kUInt8: fn(uint8_t{}); return true;
-    case DType::kUInt16: fn(uint16_t{}); return true;
-    case DType::kUInt32: fn(uint32_t{}); return true;
-    case DType::kUInt64: fn(uint64_t{}); return true;
-    default: return false;
-  }
-}
+// dispatch_numeric(dtype, fn) is common's (parity/dtype_lists.h).
+using parity::dispatch_numeric;
 
 // Same for float32/float64 only.
 template <typename Fn>

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "parity/error.h"
-#include "process.h"
+#include "parity/process.h"
 
 namespace parity::verify {
 

@@ -22,9 +22,8 @@
 #include "parity/verify/merge.h"
 #include "parity/verify/report.h"
 #include "peers.h"
-#include "process.h"
+#include "parity/process.h"
 #include "progress.h"
-#include "report_text.h"
 
 namespace parity::verify {
 
@@ -182,7 +181,7 @@ std::vector<std::string> list_cases(const MatrixOptions& o) {
   return names;
 }
 
-int run_matrix(const MatrixOptions& o) {
+MatrixResult run_matrix(const MatrixOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   // Inputs that can be wrong are checked before minutes of work.
   const auto known = o.known_failures.empty() ? std::vector<KnownFailure>{} : load_known_failures(o.known_failures);
@@ -224,27 +223,13 @@ int run_matrix(const MatrixOptions& o) {
   const std::string plotly = find_plotly_js(o.python);
   write_report(o.out_dir, report, plotly);
 
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const json& s = report["summary"];
-  std::cout << s["pass"].get<int>() << "/" << s["total"].get<int>() << " passed";
-  for (const char* k : kStatuses)
-    if (std::string(k) != "pass" && s.value(k, 0) > 0) std::cout << ", " << s[k].get<int>() << " " << k;
-  std::cout << " in " << std::fixed << std::setprecision(1) << seconds << " s" << std::endl;
-  for (const auto& c : report["cases"])
-    if (c.value("status", "") == "xpass")
-      std::cout << "  xpass: " << c.value("case", "") << "/" << c.value("mode", "")
-                << " passes: remove it from the known failures" << std::endl;
-  if (report.contains("regressions"))
-    for (const auto& r : report["regressions"])
-      std::cout << "  REGRESSION " << r.value("case", "") << "/" << r.value("mode", "") << ": " << r.value("what", "")
-                << std::endl;
-  std::cout << "report: " << (fs::path(o.out_dir) / "report.md").string()
-            << (plotly.empty() ? " (no report.html: plotly is not installed in the venv)"
-                               : ", " + (fs::path(o.out_dir) / "report.html").string())
-            << std::endl;
+  MatrixResult result;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.html = !plotly.empty();
   // A shard may hold no pair at all (more shards than pairs): nothing failed there.
-  if (!o.shard.empty() && report["cases"].empty()) return 0;
-  return report_passed(report) ? 0 : 1;
+  result.exit_code = (!o.shard.empty() && report["cases"].empty()) || report_passed(report) ? 0 : 1;
+  result.report = std::move(report);
+  return result;
 }
 
 }  // namespace parity::verify

@@ -7,7 +7,7 @@
 #include "parity/refrt/session.h"
 #include "parity/tensor_io.h"
 #include "parity/verify/compare.h"
-#include "process.h"
+#include "parity/process.h"
 
 namespace parity::verify {
 

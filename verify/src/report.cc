@@ -8,7 +8,7 @@
 
 #include "parity/fs.h"
 #include "parity/verify/reference.h"
-#include "process.h"
+#include "parity/process.h"
 #include "report_text.h"
 
 namespace parity::verify {

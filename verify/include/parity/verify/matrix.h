@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace parity::verify {
 
 struct MatrixOptions {
@@ -24,9 +26,17 @@ struct MatrixOptions {
   std::string self_exe;    // this parity binary (each case is verified by `parity verify` in a child)
 };
 
-// Returns the process exit code: 0 when no case failed unexpectedly and nothing regressed, 1 otherwise.
-// Throws parity::Error when the matrix cannot run at all (capture cannot start, bad filter, bad baseline).
-int run_matrix(const MatrixOptions& options);
+struct MatrixResult {
+  nlohmann::json report;  // as written to OUT/report.json
+  double seconds = 0;
+  bool html = false;  // report.html written (plotly is installed in the venv)
+  int exit_code = 0;  // 0 when no case failed unexpectedly and nothing regressed, 1 otherwise
+};
+
+// Captures, verifies and writes the report; prints progress lines as cases finish (the summary is the
+// caller's). Throws parity::Error when the matrix cannot run at all (capture cannot start, bad filter,
+// bad baseline).
+MatrixResult run_matrix(const MatrixOptions& options);
 
 // The scenario names (`python -m scenarios list`) matching the filter, sorted.
 std::vector<std::string> list_cases(const MatrixOptions& options);

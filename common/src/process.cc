@@ -1,4 +1,4 @@
-#include "process.h"
+#include "parity/process.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,12 +12,12 @@
 
 #include "parity/error.h"
 
-namespace parity::verify {
+namespace parity {
 
-ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds,
-                          const std::function<void(const std::string&)>& on_line, bool echo_stderr,
-                          const std::vector<std::pair<std::string, std::string>>& extra_env, bool keep_stdout) {
-  // Everything the child needs is prepared here: between fork and exec only async-signal-safe calls.
+namespace {
+
+// The environment with `extra_env` applied, as KEY=VALUE strings.
+std::vector<std::string> child_environment(const std::vector<std::pair<std::string, std::string>>& extra_env) {
   std::vector<std::string> env_strings;
   for (char** e = environ; *e; ++e) {
     const std::string kv = *e;
@@ -27,6 +27,18 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
     if (!overridden) env_strings.push_back(kv);
   }
   for (const auto& [k, v] : extra_env) env_strings.push_back(k + "=" + v);
+  return env_strings;
+}
+
+struct Child {
+  pid_t pid;
+  int out_fd, err_fd;
+};
+
+// Forks and execs argv with its stdout and stderr on pipes, stdin from /dev/null, in its own group.
+Child spawn(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& extra_env) {
+  // Everything the child needs is prepared here: between fork and exec only async-signal-safe calls.
+  std::vector<std::string> env_strings = child_environment(extra_env);
   std::vector<char*> envp, args;
   for (auto& e : env_strings) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -52,18 +64,22 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
   }
   close(out_pipe[1]);
   close(err_pipe[1]);
+  return {pid, out_pipe[0], err_pipe[0]};
+}
 
-  ProcessResult result;
-  std::string out_buf, err_buf;
+// Reads the child's pipes until both close or the deadline passes (then kills its group).
+void pump(const Child& child, double timeout_seconds, const std::function<void(const std::string&)>& on_line,
+          bool echo_stderr, bool keep_stdout, ProcessResult& result, std::string& err_buf) {
+  std::string out_buf;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  pollfd fds[2] = {{child.out_fd, POLLIN, 0}, {child.err_fd, POLLIN, 0}};
   int open_fds = 2;
   char buf[4096];
   while (open_fds > 0) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       result.timed_out = true;
-      kill(-pid, SIGKILL);
+      kill(-child.pid, SIGKILL);
       break;
     }
     if (poll(fds, 2, static_cast<int>(std::min<long>(left.count(), 1000))) < 0 && errno != EINTR) break;
@@ -93,12 +109,23 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
   for (auto& fd : fds)
     if (fd.fd >= 0) close(fd.fd);
   if (!out_buf.empty() && on_line) on_line(out_buf);
+}
+
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds,
+                          const std::function<void(const std::string&)>& on_line, bool echo_stderr,
+                          const std::vector<std::pair<std::string, std::string>>& extra_env, bool keep_stdout) {
+  const Child child = spawn(argv, extra_env);
+  ProcessResult result;
+  std::string err_buf;
+  pump(child, timeout_seconds, on_line, echo_stderr, keep_stdout, result, err_buf);
   int status = 0;
-  waitpid(pid, &status, 0);
+  waitpid(child.pid, &status, 0);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   result.stderr_tail = err_buf.size() > 2000 ? err_buf.substr(err_buf.size() - 2000) : err_buf;
   return result;
 }
 
-}  // namespace parity::verify
+}  // namespace parity
