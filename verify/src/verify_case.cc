@@ -105,7 +105,7 @@ bool export_stage(CaseRun& r) {
       eo.opset = r.options.opset;
       eo.plugins = r.info.export_plugins;
       fs::create_directories(r.out_dir);
-      write_file_atomic(r.onnx_path, exporter::export_program(r.program, eo), "export");
+      exporter::export_program_to_file(r.program, r.onnx_path, eo);  // external data past 2 GiB, streamed
       r.entry.export_status = "ok";
     }
     r.entry.onnx = Nullable<std::string>{r.onnx_path};
