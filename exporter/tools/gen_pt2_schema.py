@@ -85,10 +85,13 @@ def order_types(schema):
     return order
 
 
-def default_init(field, t):
+def default_init(field, t, schema):
+    """The member initializer: the schema default, zero for scalars and enums, nothing for class types
+    (a `{}` on a container of a type still incomplete there would instantiate its constructor early)."""
     d = field.get("default")
+    scalar = t in ("int", "float", "bool") or (t in schema and schema[t]["kind"] == "enum")
     if d is None or d in ("None", "[]", "{}"):
-        return "{}"
+        return "{}" if scalar else ""
     if d in ("False", "True"):
         return "{" + d.lower() + "}"
     if t == "str":
@@ -113,6 +116,7 @@ def header(schema, order, version):
            " private:",
            "  std::string path_, detail_;",
            "};", ""]
+    setters = []
     for name in order:
         if schema[name]["kind"] != "enum":
             out.append(f"struct {name};" if schema[name]["kind"] == "struct" else f"class {name};")
@@ -127,7 +131,7 @@ def header(schema, order, version):
             out.append(f"struct {name} {{")
             for fname, f in fields.items():
                 t = parse_type(f["type"])
-                out.append(f"  {cpp_type(t)} {fname}{default_init(f, t)};")
+                out.append(f"  {cpp_type(t)} {fname}{default_init(f, t, schema)};")
             out += ["};", ""]
         else:
             kinds = list(fields)
@@ -148,8 +152,10 @@ def header(schema, order, version):
             for i, (k, f) in enumerate(fields.items(), start=1):
                 ct = cpp_type(parse_type(f["type"]))
                 out += [f"  const {ct}& {k}() const {{ return get<{i}>(); }}",
-                        f"  void set_{k}({ct} v) {{ value_.template emplace<{i}>(std::move(v)); }}"]
+                        f"  void set_{k}({ct} v);  // defined below, where every alternative is complete"]
+                setters.append(f"inline void {name}::set_{k}({ct} v) {{ value_.template emplace<{i}>(std::move(v)); }}")
             out += ["", " private:", "  [[noreturn]] void wrong_kind(Kind wanted) const;", "};", ""]
+    out += setters + [""]
     for name in order:
         out.append(f"void from_json(const nlohmann::json& j, {name}& v);")
     out += ["", "}  // namespace parity::pt2::schema", ""]
