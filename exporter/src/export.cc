@@ -61,133 +61,158 @@ void set_value_info(onnx::ValueInfoProto* vi, const std::string& name, const pt2
 
 namespace {
 
-// The model with its large initializers as references to `payloads` (views of the mapped .pt2).
-void build_model(const pt2::Program& program, const ExportOptions& options, onnx::ModelProto& model,
-                 std::vector<Tensor>& payloads) {
-  const ErrorContext where{"export", program.archive_path};
-  if (options.opset < kMinOpset || options.opset > kMaxOpset)
-    throw Error(where, "opset " + std::to_string(options.opset) + " is outside the supported range " +
-                           std::to_string(kMinOpset) + ".." + std::to_string(kMaxOpset));
-  model.set_ir_version(ir_version_for(options.opset));
+// One export in progress: the ONNX graph being built and the FX -> ONNX value names.
+struct ModelBuild {
+  const pt2::Program& program;
+  const ExportOptions& options;
+  onnx::GraphProto* g;
+  GraphBuilder graph;
+  ErrorContext where;
+  std::map<std::string, std::string> values;  // FX value name -> ONNX value name
+  std::set<std::string> output_names, input_like;
+
+  ModelBuild(const pt2::Program& p, const ExportOptions& o, onnx::GraphProto* graph_proto)
+      : program(p), options(o), g(graph_proto), graph(graph_proto), where{"export", p.archive_path} {}
+};
+
+void start_model(const ModelBuild& b, onnx::ModelProto& model) {
+  if (b.options.opset < kMinOpset || b.options.opset > kMaxOpset)
+    throw Error(b.where, "opset " + std::to_string(b.options.opset) + " is outside the supported range " +
+                             std::to_string(kMinOpset) + ".." + std::to_string(kMaxOpset));
+  model.set_ir_version(ir_version_for(b.options.opset));
   model.set_producer_name("parity");
   model.set_producer_version(kProducerVersion);
   auto* opset = model.add_opset_import();
   opset->set_domain("");
-  opset->set_version(options.opset);
-  onnx::GraphProto* g = model.mutable_graph();
-  g->set_name("main_graph");
-  GraphBuilder graph(g);
-  std::map<std::string, std::string> values;  // FX value name -> ONNX value name
+  opset->set_version(b.options.opset);
+  b.g->set_name("main_graph");
+}
 
-  // Inputs: user tensors become graph inputs; parameters, buffers and constants become initializers.
+// A user input: a tensor becomes a graph input; a constant was baked into the graph by torch.export.
+void add_user_input(ModelBuild& b, const pt2::InputSpec& spec, size_t& user_index) {
+  using K = pt2::ArgKind;
+  if (spec.arg.is(K::as_none) || spec.arg.is(K::as_int) || spec.arg.is(K::as_float) || spec.arg.is(K::as_bool) ||
+      spec.arg.is(K::as_string))
+    return;
+  if (!spec.arg.is(K::as_tensor))
+    throw Error(b.where, "user input of kind " + std::string(spec.arg.kind_name()) + " is not supported yet");
+  const std::string fx = spec.arg.tensor_name();
+  const std::string name = user_index < b.options.input_names.size() ? b.options.input_names[user_index] : fx;
+  ++user_index;
+  b.graph.reserve_name(name);
+  b.values[fx] = name;
+  set_value_info(b.g->add_input(), name, b.program.graph.meta(fx, fx), b.program.dim_names);
+}
+
+// Inputs: user tensors become graph inputs; parameters, buffers and constants become initializers, one
+// per stored tensor (tied weights, a constant lifted twice).
+void add_inputs(ModelBuild& b) {
+  using Kind = pt2::InputSpec::Kind;
   size_t user_index = 0;
   std::map<const void*, std::pair<std::string, Tensor>> initializer_of;  // stored bytes -> initializer
-  for (const auto& spec : program.input_specs) {
-    using Kind = pt2::InputSpec::Kind;
+  for (const auto& spec : b.program.input_specs) {
     if (spec.kind == Kind::kUserInput) {
-      if (spec.arg.is(pt2::ArgKind::as_tensor)) {
-        const std::string fx = spec.arg.tensor_name();
-        std::string name = fx;
-        if (user_index < options.input_names.size()) name = options.input_names[user_index];
-        ++user_index;
-        graph.reserve_name(name);
-        values[fx] = name;
-        set_value_info(g->add_input(), name, program.graph.meta(fx, fx), program.dim_names);
-      } else if (spec.arg.is(pt2::ArgKind::as_none) || spec.arg.is(pt2::ArgKind::as_int) || spec.arg.is(pt2::ArgKind::as_float) ||
-                 spec.arg.is(pt2::ArgKind::as_bool) || spec.arg.is(pt2::ArgKind::as_string)) {
-        continue;  // a constant user input: torch.export already baked its value into the graph
-      } else {
-        throw Error(where, "user input of kind " + std::string(spec.arg.kind_name()) + " is not supported yet");
-      }
+      add_user_input(b, spec, user_index);
     } else if (spec.kind == Kind::kParameter || spec.kind == Kind::kBuffer || spec.kind == Kind::kTensorConstant) {
       const std::string& fx = spec.arg.tensor_name();
-      const Tensor& stored = program.stored_tensor(spec);
-      // One tensor under several names (tied weights, a constant lifted twice): one initializer.
-      const auto same_bytes = initializer_of.find(stored.raw());
-      if (stored.numel() > 0 && same_bytes != initializer_of.end() && same_bytes->second.second.dtype() == stored.dtype() &&
-          same_bytes->second.second.shape() == stored.shape()) {
-        values[fx] = same_bytes->second.first;
+      const Tensor& stored = b.program.stored_tensor(spec);
+      const auto same = initializer_of.find(stored.raw());
+      if (stored.numel() > 0 && same != initializer_of.end() && same->second.second.dtype() == stored.dtype() &&
+          same->second.second.shape() == stored.shape()) {
+        b.values[fx] = same->second.first;
         continue;
       }
-      graph.add_initializer(spec.target, stored);
+      b.graph.add_initializer(spec.target, stored);
       if (stored.numel() > 0) initializer_of.emplace(stored.raw(), std::make_pair(spec.target, stored));
-      values[fx] = spec.target;
+      b.values[fx] = spec.target;
     } else if (spec.kind == Kind::kCustomObj) {
-      throw Error(where, "custom object '" + spec.target + "' (graph input '" + spec.arg.describe() +
-                             "'): torchbind script objects have no ONNX form; export the module without them",
+      throw Error(b.where, "custom object '" + spec.target + "' (graph input '" + spec.arg.describe() +
+                               "'): torchbind script objects have no ONNX form; export the module without them",
                   ErrorKind::kUnsupported);
     } else if (spec.kind == Kind::kTokenInput) {
-      throw Error(where, "effect token input '" + spec.target +
-                             "': programs with side-effecting ops (tokens) are not supported yet",
+      throw Error(b.where, "effect token input '" + spec.target +
+                               "': programs with side-effecting ops (tokens) are not supported yet",
                   ErrorKind::kUnsupported);
-    } else if (spec.kind == Kind::kConstantInput) {
-      continue;  // a Python scalar or None specialised by torch.export: its value is already in the graph
-    } else {
-      throw Error(where, "input spec kind " + std::to_string(static_cast<int>(spec.kind)) + " is not supported yet");
+    } else if (spec.kind != Kind::kConstantInput) {  // a specialised Python scalar or None: already in the graph
+      throw Error(b.where, "input spec kind " + std::to_string(static_cast<int>(spec.kind)) + " is not supported yet");
     }
   }
+}
 
-  // Nodes: every unsupported op is collected so that one run lists them all.
-  load_translation_plugins(options.plugins);  // their translations join the registry
-  translate_nodes(program, program.graph, graph, options.opset, values);
-  for (const auto& domain : graph.used_domains()) {
+// Nodes: every unsupported op is collected so that one run lists them all.
+void add_nodes(ModelBuild& b, onnx::ModelProto& model) {
+  load_translation_plugins(b.options.plugins);  // their translations join the registry
+  translate_nodes(b.program, b.program.graph, b.graph, b.options.opset, b.values);
+  for (const auto& domain : b.graph.used_domains()) {
     auto* custom_opset = model.add_opset_import();
     custom_opset->set_domain(domain);
     custom_opset->set_version(1);
   }
-  graph.set_current_node("", {});
+  b.graph.set_current_node("", {});
+}
 
-  // Outputs: a graph output needs its own name; alias through Identity when it is an input,
-  // an initializer, or already used by an earlier output.
-  std::set<std::string> output_names;
-  std::set<std::string> input_like;
-  for (const auto& in : g->input()) input_like.insert(in.name());
-  for (const auto& init : g->initializer()) input_like.insert(init.name());
-  auto add_output = [&](const std::string& fx, const std::string& wanted) {
-    auto it = values.find(fx);
-    if (it == values.end()) throw Error(where, "output '" + fx + "' is not produced by the graph");
-    std::string name = it->second;
-    if (wanted != name || input_like.count(name) || output_names.count(name)) {
-      if (graph.is_used(wanted) && wanted != name) {
-        if (std::any_of(g->input().begin(), g->input().end(), [&](const auto& i) { return i.name() == wanted; }))
-          throw Error(where, "output name '" + wanted + "' collides with an input name");
-      }
-      const std::string alias = wanted != name && !graph.is_used(wanted) ? wanted : graph.unique_name(fx + "_output");
-      graph.reserve_name(alias);
-      graph.add_node("Identity", {name}, {alias});
-      name = alias;
-    }
-    output_names.insert(name);
-    set_value_info(g->add_output(), name, program.graph.meta(fx, "output"), program.dim_names);
-  };
+// A graph output needs its own name: alias through Identity when it is an input, an initializer, or
+// already used by an earlier output.
+void add_output(ModelBuild& b, const std::string& fx, const std::string& wanted) {
+  auto it = b.values.find(fx);
+  if (it == b.values.end()) throw Error(b.where, "output '" + fx + "' is not produced by the graph");
+  std::string name = it->second;
+  if (wanted != name || b.input_like.count(name) || b.output_names.count(name)) {
+    if (b.graph.is_used(wanted) && wanted != name &&
+        std::any_of(b.g->input().begin(), b.g->input().end(), [&](const auto& i) { return i.name() == wanted; }))
+      throw Error(b.where, "output name '" + wanted + "' collides with an input name");
+    const std::string alias = wanted != name && !b.graph.is_used(wanted) ? wanted : b.graph.unique_name(fx + "_output");
+    b.graph.reserve_name(alias);
+    b.graph.add_node("Identity", {name}, {alias});
+    name = alias;
+  }
+  b.output_names.insert(name);
+  set_value_info(b.g->add_output(), name, b.program.graph.meta(fx, "output"), b.program.dim_names);
+}
+
+// The user's outputs, then the mutated buffers and inputs (so a caller can carry the state forward), then
+// typed intermediates (they help readers and shape inference; FX metadata gives them for free).
+void add_outputs(ModelBuild& b) {
+  for (const auto& in : b.g->input()) b.input_like.insert(in.name());
+  for (const auto& init : b.g->initializer()) b.input_like.insert(init.name());  // translations add some too
   size_t out_index = 0;
-  for (const auto& fx : program.user_output_names()) {
-    const bool named = out_index < options.output_names.size();
-    add_output(fx, named ? options.output_names[out_index] : values.count(fx) ? values.at(fx) : fx);
+  for (const auto& fx : b.program.user_output_names()) {
+    const bool named = out_index < b.options.output_names.size();
+    add_output(b, fx, named ? b.options.output_names[out_index] : b.values.count(fx) ? b.values.at(fx) : fx);
     ++out_index;
   }
-  // Mutated buffers and inputs follow the user's outputs, so a caller can carry the state forward.
-  if (options.keep_mutations)
-    for (const auto& m : program.mutations()) add_output(m.fx_value, m.output_name);
-  // Typed intermediates help readers and shape inference; FX metadata gives them for free.
-  std::set<std::string> declared(output_names);
-  declared.insert(input_like.begin(), input_like.end());
-  for (const auto& [fx, onnx_name] : values) {
+  if (b.options.keep_mutations)
+    for (const auto& m : b.program.mutations()) add_output(b, m.fx_value, m.output_name);
+  std::set<std::string> declared(b.output_names);
+  declared.insert(b.input_like.begin(), b.input_like.end());
+  for (const auto& [fx, onnx_name] : b.values) {
     if (declared.count(onnx_name)) continue;
-    auto meta = program.graph.tensor_values.find(fx);
-    if (meta == program.graph.tensor_values.end()) continue;
-    set_value_info(g->add_value_info(), onnx_name, meta->second, program.dim_names);
+    auto meta = b.program.graph.tensor_values.find(fx);
+    if (meta != b.program.graph.tensor_values.end())
+      set_value_info(b.g->add_value_info(), onnx_name, meta->second, b.program.dim_names);
   }
-  if (options.optimize) {
-    // Parameter, buffer and constant names are the module's state: never merged into another name.
-    OptimizeOptions passes;
-    for (const auto& spec : program.input_specs)
-      if (spec.kind == pt2::InputSpec::Kind::kParameter || spec.kind == pt2::InputSpec::Kind::kBuffer ||
-          spec.kind == pt2::InputSpec::Kind::kTensorConstant)
-        passes.protected_names.insert(spec.target);
-    optimize(model, passes);
-  }
-  payloads = graph.payloads();
+}
+
+// The exporter's passes; parameter, buffer and constant names are the module's state, never merged away.
+void run_passes(const ModelBuild& b, onnx::ModelProto& model) {
+  OptimizeOptions passes;
+  for (const auto& spec : b.program.input_specs)
+    if (spec.kind == pt2::InputSpec::Kind::kParameter || spec.kind == pt2::InputSpec::Kind::kBuffer ||
+        spec.kind == pt2::InputSpec::Kind::kTensorConstant)
+      passes.protected_names.insert(spec.target);
+  optimize(model, passes);
+}
+
+// The model with its large initializers as references to `payloads` (views of the mapped .pt2).
+void build_model(const pt2::Program& program, const ExportOptions& options, onnx::ModelProto& model,
+                 std::vector<Tensor>& payloads) {
+  ModelBuild b(program, options, model.mutable_graph());
+  start_model(b, model);
+  add_inputs(b);
+  add_nodes(b, model);
+  add_outputs(b);
+  if (options.optimize) run_passes(b, model);
+  payloads = b.graph.payloads();
 }
 
 }  // namespace

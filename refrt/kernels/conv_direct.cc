@@ -118,7 +118,11 @@ __attribute__((target("avx2"))) void gather_stride2_avx2(float* dst, const float
     V a, b;
     __builtin_memcpy(&a, src + 2 * j, sizeof(V));
     __builtin_memcpy(&b, src + 2 * j + 8, sizeof(V));
+#if defined(__clang__)  // clang spells GCC's vector shuffle differently
+    const V even = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+#else
     const V even = __builtin_shuffle(a, b, I{0, 2, 4, 6, 8, 10, 12, 14});
+#endif
     __builtin_memcpy(dst + j, &even, sizeof(V));
   }
   for (; j < n; ++j) dst[j] = src[2 * j];
