@@ -148,6 +148,26 @@ uint64_t estimated_size(const onnx::ModelProto& model, const std::vector<Tensor>
   return total;
 }
 
+// Appends `p` to the data file and makes `t` refer to it (location, offset, length).
+void write_external(onnx::TensorProto& t, const Payload& p, Sink& data_sink, const std::string& location) {
+  // 64 KiB (mmap allocation granularity on every OS) for large tensors, a cache line for the rest.
+  const uint64_t align = p.bytes >= (uint64_t{1} << 20) ? 65536 : 64;
+  const uint64_t offset = (data_sink.position() + align - 1) / align * align;
+  static const char zeros[65536] = {};
+  data_sink.write(zeros, static_cast<size_t>(offset - data_sink.position()));
+  stream_bytes(data_sink, p.data, p.bytes);
+  t.clear_raw_data();
+  t.set_data_location(onnx::TensorProto::EXTERNAL);
+  auto add = [&](const char* key, const std::string& value) {
+    auto* kv = t.add_external_data();
+    kv->set_key(key);
+    kv->set_value(value);
+  };
+  add("location", location);
+  add("offset", std::to_string(offset));
+  add("length", std::to_string(p.bytes));
+}
+
 // The core: writes `model` to `onnx_sink`; with `data_sink`, initializers of at least `threshold`
 // bytes go there instead (offsets aligned), referenced by `location`. Returns how many did.
 size_t write_model(onnx::ModelProto& model, const std::vector<Tensor>& payloads, Sink& onnx_sink, Sink* data_sink,
@@ -174,22 +194,7 @@ size_t write_model(onnx::ModelProto& model, const std::vector<Tensor>& payloads,
       p = {t.raw_data().data(), t.raw_data().size()};
     }
     if (data_sink && p.bytes > 0 && p.bytes >= threshold) {
-      // 64 KiB (mmap allocation granularity on every OS) for large tensors, a cache line for the rest.
-      const uint64_t align = p.bytes >= (uint64_t{1} << 20) ? 65536 : 64;
-      const uint64_t offset = (data_sink->position() + align - 1) / align * align;
-      static const char zeros[65536] = {};
-      data_sink->write(zeros, static_cast<size_t>(offset - data_sink->position()));
-      stream_bytes(*data_sink, p.data, p.bytes);
-      t.clear_raw_data();
-      t.set_data_location(onnx::TensorProto::EXTERNAL);
-      auto add = [&](const char* key, const std::string& value) {
-        auto* kv = t.add_external_data();
-        kv->set_key(key);
-        kv->set_value(value);
-      };
-      add("location", location);
-      add("offset", std::to_string(offset));
-      add("length", std::to_string(p.bytes));
+      write_external(t, p, *data_sink, location);
       ++external;
     } else if (index) {
       inline_payloads[static_cast<size_t>(i)] = p;  // streamed after the tensor's other fields
