@@ -4,8 +4,6 @@ Oracles: onnx.checker.check_model(path) (checks the external data references), o
 (load_external_data), onnxruntime and eager PyTorch. The layout facts checked are the spec's: location
 relative to the model, offset and length, offsets aligned, tensors below the threshold inline.
 """
-import os
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -16,14 +14,7 @@ import torch
 from onnx import numpy_helper
 from torch import nn
 
-ROOT = Path(__file__).resolve().parents[2]
-PARITY = ROOT / os.environ.get("PARITY_BUILD_DIR", "build") / "parity"
-
-
-def parity(*args, expect=0):
-    proc = subprocess.run([str(PARITY), *map(str, args)], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == expect, f"parity {' '.join(map(str, args))} -> {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
-    return proc
+from conftest import PARITY, ROOT, parity  # noqa: E402,F401
 
 
 class ThreeLinear(nn.Module):

@@ -20,14 +20,7 @@ import pytest
 import torch
 from torch import nn
 
-ROOT = Path(__file__).resolve().parents[2]
-PARITY = ROOT / os.environ.get("PARITY_BUILD_DIR", "build") / "parity"
-
-
-def parity(*args, expect=0):
-    proc = subprocess.run([str(PARITY), *map(str, args)], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == expect, f"parity {' '.join(map(str, args))} -> {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
-    return proc
+from conftest import PARITY, ROOT, parity  # noqa: E402,F401
 
 
 class AllState(nn.Module):
