@@ -3,11 +3,12 @@
 // The core list (torch.Tag.core) and the tested list (the rows of tests/python/aten_cases.py) come from
 // the venv's Python at run time, so both always match the installed torch and the real test table.
 #include <algorithm>
-#include <cstdio>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <string>
+#include <vector>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -16,31 +17,28 @@
 #include "parity/error.h"
 #include "parity/exporter/export.h"
 #include "parity/exporter/program.h"
+#include "parity/process.h"
 
 namespace parity::cli {
 namespace {
 
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
+// Runs `python script args...` (no shell) and parses its stdout as JSON (the case table, the torch_lib registry).
+nlohmann::json python_listing(const std::vector<std::string>& argv, const std::string& what) {
+  const ProcessResult r = run_process(argv, 600.0, nullptr, /*echo_stderr=*/false, {}, /*keep_stdout=*/true);
+  if (!r.ok())
+    throw Error({"coverage", argv.at(1)}, "listing " + what + " failed (" +
+                    (r.timed_out ? std::string("timed out") : r.signal ? "signal " + std::to_string(r.signal)
+                                                                        : "exit status " + std::to_string(r.exit_code)) +
+                    "): " + r.stderr_tail);
+  try {
+    return nlohmann::json::parse(r.stdout_text);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error({"coverage", argv.at(1)}, "the " + what + " listing is not JSON: " + std::string(e.what()));
+  }
 }
 
-// Runs `python script args` and parses its stdout as JSON (the case table, the torch_lib registry).
-nlohmann::json python_listing(const std::string& python, const std::string& script_args, const std::string& what) {
-  const std::string command = shell_quote(python) + " " + script_args;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) throw Error({"coverage"}, "cannot start " + command);
-  std::string text;
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe.get())) text.append(buffer, n);
-  const int status = pclose(pipe.release());
-  if (status != 0) throw Error({"coverage", command}, "listing " + what + " failed (exit status " + std::to_string(status) + ")");
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error({"coverage", command}, "the " + what + " listing is not JSON: " + std::string(e.what()));
-  }
+nlohmann::json aten_case_listing() {
+  return python_listing({venv_python(), source_dir() + "/tests/python/aten_cases.py", "--list"}, "the ATen case table");
 }
 
 std::set<std::string> tested_keys(const nlohmann::json& listing) {
@@ -63,9 +61,15 @@ bool covers_torchlib_key(const std::string& key, const std::set<std::string>& tr
   return it != translated.end() && it->rfind(key + ".", 0) == 0;
 }
 
-int torchlib_coverage(const Args& args, const std::string& python) {
-  const nlohmann::json registry = python_listing(python, shell_quote(std::string(PARITY_SOURCE_DIR) + "/scenarios/torchlib_keys.py"), "the torch_lib registry");
-  const auto tested = tested_keys(python_listing(python, shell_quote(std::string(PARITY_SOURCE_DIR) + "/tests/python/aten_cases.py") + " --list", "the ATen case table"));
+struct CoverageArgs {
+  std::string program;
+  bool missing = false, all = false, torchlib = false;
+};
+
+int torchlib_coverage(const CoverageArgs& args) {
+  const nlohmann::json registry =
+      python_listing({venv_python(), source_dir() + "/scenarios/torchlib_keys.py"}, "the torch_lib registry");
+  const auto tested = tested_keys(aten_case_listing());
   const auto keys = exporter::registered_translations();
   const std::set<std::string> translated(keys.begin(), keys.end());
   const auto torchlib = registry.at("keys").get<std::vector<std::string>>();
@@ -80,7 +84,7 @@ int torchlib_coverage(const Args& args, const std::string& python) {
     const bool t = covers_torchlib_key(key, translated), s = is_tested(key);
     covered += t;
     covered_tested += t && s;
-    if (!args.has("--missing") || !t || !s) row(key, t, s);
+    if (!args.missing || !t || !s) row(key, t, s);
   }
   std::cout << "\nonnxscript " << registry.value("onnxscript", "?") << ", torch " << registry.value("torch", "?") << ": "
             << covered_tested << " of the covered keys have an oracle row in tests/python/aten_cases.py\n";
@@ -91,8 +95,8 @@ int torchlib_coverage(const Args& args, const std::string& python) {
 
 // The ATen ops of one program (subgraphs included) and whether each has a translation; with --missing only
 // the keys without one, one per line (what `python -m scenarios.decompose` reads).
-int program_coverage(const Args& args, const std::string& path) {
-  const pt2::Program program = pt2::read_pt2(path);
+int program_coverage(const CoverageArgs& args) {
+  const pt2::Program program = pt2::read_pt2(args.program);
   std::map<std::string, int> counts;
   std::vector<pt2::Graph> pending{program.graph};
   while (!pending.empty()) {
@@ -107,7 +111,7 @@ int program_coverage(const Args& args, const std::string& path) {
   for (const auto& [key, count] : counts) {
     const bool aten = key.rfind("aten::", 0) == 0 || key.rfind("prims::", 0) == 0;
     const bool translated = exporter::has_translation(key) || !aten;  // other namespaces: custom-op fallback
-    if (args.has("--missing")) {
+    if (args.missing) {
       if (!translated) std::cout << key << "\n";
     } else {
       std::cout << std::left << std::setw(56) << key << std::setw(8) << count << (translated ? "yes" : "no") << "\n";
@@ -116,14 +120,8 @@ int program_coverage(const Args& args, const std::string& path) {
   return kExitOk;
 }
 
-int cmd_coverage(const std::vector<std::string>& argv) {
-  Args args(argv, {"--program"}, {"--missing", "--all", "--torchlib"});
-  if (!args.positional().empty()) throw Error({"cli"}, "coverage takes no positional arguments", ErrorKind::kUsage);
-  const std::string python = env_or("PARITY_PYTHON", PARITY_PYTHON);
-  if (args.has("--program")) return program_coverage(args, args.get("--program"));
-  if (args.has("--torchlib")) return torchlib_coverage(args, python);
-  const nlohmann::json listing =
-      python_listing(python, shell_quote(std::string(PARITY_SOURCE_DIR) + "/tests/python/aten_cases.py") + " --list", "the ATen case table");
+int core_coverage(const CoverageArgs& args) {
+  const nlohmann::json listing = aten_case_listing();
   const auto core = listing.at("core").get<std::vector<std::string>>();
   const std::set<std::string> tested = tested_keys(listing);
   const auto keys = exporter::registered_translations();
@@ -135,9 +133,9 @@ int cmd_coverage(const std::vector<std::string>& argv) {
     const bool t = exporter::has_translation(op), s = tested.count(op) != 0;
     n_translated += t;
     n_tested += t && s;
-    if (!args.has("--missing") || !t || !s) row(op, t, s);
+    if (!args.missing || !t || !s) row(op, t, s);
   }
-  if (args.has("--all")) {
+  if (args.all) {
     std::cout << "\nother translations (non-core overloads, symbolic scalars, guards)\n";
     for (const auto& op : keys)
       if (!core_set.count(op)) row(op, true, tested.count(op) != 0);
@@ -148,11 +146,25 @@ int cmd_coverage(const std::vector<std::string>& argv) {
   return kExitOk;
 }
 
+std::function<int()> setup_coverage(CLI::App& app) {
+  auto a = std::make_shared<CoverageArgs>();
+  CLI::App* cmd = app.add_subcommand("coverage",
+                                     "ATen overloads translated and tested: core ATen of the installed torch, the official "
+                                     "exporter's torch_lib registry (--torchlib), or the ops of one program (--program)");
+  cmd->add_flag("--missing", a->missing, "only what lacks a translation or an oracle row");
+  cmd->add_flag("--all", a->all, "also the translations outside core ATen");
+  auto* torchlib = cmd->add_flag("--torchlib", a->torchlib, "against the installed onnxscript's torch_lib registry");
+  cmd->add_option("--program", a->program, "the ATen ops of one saved program instead")
+      ->option_text("MODEL.pt2")
+      ->excludes(torchlib);
+  return [a]() -> int {
+    if (!a->program.empty()) return program_coverage(*a);
+    return a->torchlib ? torchlib_coverage(*a) : core_coverage(*a);
+  };
+}
+
 }  // namespace
 
-PARITY_COMMAND("coverage", 60, "coverage [--missing] [--all] [--torchlib] [--program MODEL.pt2]",
-               "ATen overloads translated and tested: core ATen of the installed torch, the official exporter's "
-               "torch_lib registry (--torchlib), or the ops of one program (--program)",
-               cmd_coverage);
+PARITY_SUBCOMMAND(60, setup_coverage);
 
 }  // namespace parity::cli

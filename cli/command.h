@@ -11,7 +11,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include "args.h"
 #include "parity/tensor.h"
 
 namespace parity::refrt {
@@ -33,9 +32,6 @@ std::vector<Command>& command_table();
 
 struct CommandRegistrar {
   CommandRegistrar(int order, CommandSetup setup);
-  // A command that parses its own arguments with Args (cmd_coverage.cc, not yet on CLI11).
-  CommandRegistrar(const char* name, int order, const char* usage, const char* summary,
-                   std::function<int(const std::vector<std::string>&)> fn);
 };
 
 #define PARITY_COMMAND_CONCAT_INNER(a, b) a##b
@@ -44,10 +40,6 @@ struct CommandRegistrar {
 #define PARITY_SUBCOMMAND(order, setup)                                                                   \
   static const ::parity::cli::CommandRegistrar PARITY_COMMAND_CONCAT(parity_command_, __LINE__)(order, \
                                                                                                   setup)
-// The Args-based form (name, order, usage, summary, fn(argv)).
-#define PARITY_COMMAND(name, order, usage, summary, fn)                                                \
-  static const ::parity::cli::CommandRegistrar PARITY_COMMAND_CONCAT(parity_command_, __LINE__)( \
-      name, order, usage, summary, fn)
 
 // Options several commands share, declared here once.
 // --opset N: the export opset, range-checked against the exporter's (default: its default).
@@ -62,7 +54,7 @@ struct InputChoice {
   uint64_t seed = 0;
 };
 void add_input_options(CLI::App* cmd, InputChoice& choice);
-// The inputs `choice` names for `session`'s inputs (input_inputs.cc).
+// The inputs `choice` names for `session`'s inputs (input_options.cc).
 std::vector<Tensor> load_inputs(const refrt::Session& session, const InputChoice& choice);
 
 std::string env_or(const char* name, const std::string& fallback);
@@ -72,8 +64,5 @@ std::string source_dir();
 
 // A usage error "expected <what>" when a required positional argument is missing.
 void need_argument(const std::string& value, const std::string& what);
-
-// The Args form's positional check (cmd_coverage.cc).
-void need_positional(const Args& args, size_t n, const std::string& what);
 
 }  // namespace parity::cli

@@ -18,16 +18,6 @@ std::vector<Command>& command_table() {
 
 CommandRegistrar::CommandRegistrar(int order, CommandSetup setup) { command_table().push_back({order, std::move(setup)}); }
 
-CommandRegistrar::CommandRegistrar(const char* name, int order, const char* usage, const char* summary,
-                                   std::function<int(const std::vector<std::string>&)> fn) {
-  command_table().push_back({order, [=](CLI::App& app) -> std::function<int()> {
-                               CLI::App* cmd = app.add_subcommand(name, summary);
-                               cmd->prefix_command();  // every argument goes to fn, parsed by Args
-                               cmd->footer(std::string("usage: parity ") + usage);
-                               return [cmd, fn] { return fn(cmd->remaining()); };
-                             }});
-}
-
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
   return v && *v ? v : fallback;
@@ -52,10 +42,6 @@ CLI::Option* add_modes_option(CLI::App* cmd, std::vector<std::string>& modes) {
 
 void need_argument(const std::string& value, const std::string& what) {
   if (value.empty()) throw Error({"cli"}, "expected " + what, ErrorKind::kUsage);
-}
-
-void need_positional(const Args& args, size_t n, const std::string& what) {
-  if (args.positional().size() != n) throw Error({"cli"}, "expected " + what, ErrorKind::kUsage);
 }
 
 namespace {

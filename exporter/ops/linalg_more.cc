@@ -28,15 +28,7 @@ Lu lu_factor(TranslateContext& ctx, const std::string& a_name, bool transposed =
   if (!dtype_is_floating(t)) ctx.fail("determinants need a floating-point input");
   auto c = [&](std::vector<int64_t> v, bool scalar = false) { return ctx.graph.constant_i64(v, scalar); };
   std::string a = ctx.tensor(a_name);
-  if (transposed) {
-    std::vector<int64_t> perm;
-    for (int64_t i = 0; i < rank - 2; ++i) perm.push_back(i);
-    perm.push_back(rank - 1);
-    perm.push_back(rank - 2);
-    auto* tr = ctx.emit("Transpose", {a}, {ctx.temp("transposed")});
-    set_attr(tr, "perm", perm);
-    a = tr->output(0);
-  }
+  if (transposed) a = transpose_last_two(ctx, a, rank, "transposed");
   const std::string rows = ctx.emit1("Range", {c({0}, true), c({n}, true), c({1}, true)});  // [n]
   const std::string rows_col = ctx.emit1("Unsqueeze", {rows, c({1})});                     // [n, 1]
   Lu out;

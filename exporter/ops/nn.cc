@@ -10,13 +10,7 @@ namespace parity::exporter {
 // query @ key^T * scale (the `scale` argument, else 1/sqrt(head dim)): the scores of an unfused attention.
 std::string attention_scores(TranslateContext& ctx, DType t) {
   const std::string q = ctx.tensor("query"), k = ctx.tensor("key");
-  const int64_t rank = ctx.rank("key");
-  std::vector<int64_t> perm;
-  for (int64_t i = 0; i < rank - 2; ++i) perm.push_back(i);
-  perm.push_back(rank - 1);
-  perm.push_back(rank - 2);
-  auto* kt = ctx.emit("Transpose", {k}, {ctx.temp("key_t")});
-  set_attr(kt, "perm", perm);
+  const std::string kt = transpose_last_two(ctx, k, ctx.rank("key"), "key_t");
   std::string scale;
   if (ctx.has("scale")) {
     scale = ctx.value("scale", t);
@@ -24,7 +18,7 @@ std::string attention_scores(TranslateContext& ctx, DType t) {
     const std::string e = ctx.cast_if_needed(element(ctx, shape_of(ctx, q), ctx.rank("query") - 1), DType::kInt64, t);
     scale = ctx.emit1("Reciprocal", {ctx.emit1("Sqrt", {e})}, "scale");
   }
-  return ctx.emit1("Mul", {ctx.emit1("MatMul", {q, kt->output(0)}), scale}, "scores");
+  return ctx.emit1("Mul", {ctx.emit1("MatMul", {q, kt}), scale}, "scores");
 }
 
 namespace {

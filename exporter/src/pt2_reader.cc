@@ -7,7 +7,7 @@
 
 #include "parity/error.h"
 #include "parity/exporter/program.h"
-#include "parity/exporter/zip_reader.h"
+#include "zip_reader.h"
 
 namespace parity::pt2 {
 

@@ -385,6 +385,16 @@ std::string element(TranslateContext& ctx, const std::string& v, int64_t i) {
   return g->output(0);
 }
 
+std::string transpose_last_two(TranslateContext& ctx, const std::string& v, int64_t rank, const std::string& hint) {
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < rank - 2; ++i) perm.push_back(i);
+  perm.push_back(rank - 1);
+  perm.push_back(rank - 2);
+  auto* node = ctx.emit("Transpose", {v}, {ctx.temp(hint)});
+  set_attr(node, "perm", perm);
+  return node->output(0);
+}
+
 std::string unsqueeze0(TranslateContext& ctx, const std::string& scalar) {
   return ctx.emit1("Unsqueeze", {scalar, ctx.graph.constant_i64({0})}, "unsqueeze");
 }

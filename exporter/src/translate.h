@@ -108,6 +108,8 @@ std::string shape_of(TranslateContext& ctx, const std::string& v);
 // One element of a 1-D int64 value as a rank-0 value.
 std::string element(TranslateContext& ctx, const std::string& v, int64_t i);
 std::string unsqueeze0(TranslateContext& ctx, const std::string& scalar);  // rank 0 -> [1]
+// v with its last two dimensions swapped (a Transpose; `rank` >= 2 is v's rank, `hint` names the value).
+std::string transpose_last_two(TranslateContext& ctx, const std::string& v, int64_t rank, const std::string& hint);
 // torch's type promotion of two operands (tensors win over scalars of the same kind).
 DType promote(TranslateContext& ctx, const std::string& a, const std::string& b);
 // query @ key^T * scale (`scale` argument or 1/sqrt(head dim)) for the unfused attention translations.

@@ -1,4 +1,4 @@
-#include "parity/exporter/zip_reader.h"
+#include "zip_reader.h"
 
 #include <cstring>
 

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "parity/error.h"
+#include "parity/dtype_lists.h"
 #include "parity/tensor.h"
 
 namespace parity::refrt {
@@ -112,13 +113,12 @@ KernelFactory make_factory() {
   static const ::parity::refrt::KernelRegistrar PARITY_KERNEL_CONCAT(parity_kernel_, __LINE__)( \
       op, "com.parity.refrt", 1, __VA_ARGS__, ::parity::refrt::make_factory<cls>())
 
-// Dtype lists shared by registrations. Inline, so that they are initialised before the
+// Dtype lists shared by registrations: refrt's narrower float/numeric sets, and every storable dtype
+// from common's one list. Inline (or bound to common's inline list), so that they are initialised before the
 // registrars that follow this header in every kernel file (no static-initialisation-order trap).
 inline const std::vector<DType> kFloatTypes = {DType::kFloat32, DType::kFloat64};
 inline const std::vector<DType> kNumericTypes = {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64};
-inline const std::vector<DType> kAllTypes = {  // every dtype stored as raw bytes
-    DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt8,   DType::kInt16, DType::kInt32,
-    DType::kInt64,   DType::kUInt8,   DType::kUInt16,  DType::kUInt32,   DType::kUInt64, DType::kBool};
+inline const std::vector<DType>& kAllTypes = kStorableDTypes;  // every dtype stored as raw bytes
 
 // fn(begin, end) over [0, n) on io's pool (chunks of >= grain items), or serially without one.
 void parallel_for(const KernelIO& io, int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);

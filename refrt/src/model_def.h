@@ -28,9 +28,11 @@ struct ModelDef {
   GraphDef graph;
 };
 
-// Parses `bytes` (a serialized ModelProto) and checks what a single pass can: opsets, unique
-// initializer/input names, tensor types of inputs, initializer payloads. External data is
-// resolved under `base_dir`. Throws parity::Error (stage "refrt", file = origin).
-ModelDef parse_model(const std::string& bytes, const std::string& origin, const std::string& base_dir);
+// Parses `size` bytes at `data` (a serialized ModelProto) and checks what a single pass can: opsets,
+// unique initializer/input names, tensor types of inputs, initializer payloads. External data is
+// resolved under `base_dir`. Throws parity::Error (stage "refrt", file = origin). When `data` lies in a
+// read-only MappedFile, the parser hands the pages it has passed back to the page cache, so a mapped
+// model is never resident twice (its bytes and the parsed tensors).
+ModelDef parse_model(const void* data, size_t size, const std::string& origin, const std::string& base_dir);
 
 }  // namespace parity::refrt

@@ -1,8 +1,12 @@
 // ModelProto -> ModelDef. The only place (with external_data.cc) where refrt sees protobuf.
+#include <algorithm>
 #include <set>
+
+#include <google/protobuf/io/zero_copy_stream.h>
 
 #include "external_data.h"
 #include "model_def.h"
+#include "parity/fs.h"
 #include "parity/internal/onnx_tensor.h"
 
 namespace parity::refrt {
@@ -179,12 +183,48 @@ GraphDef parse_graph(const onnx::GraphProto& g, const ModelDef& def, const Exter
   return graph;
 }
 
+// The model's bytes in chunks, giving back the pages of every chunk the parser has moved past (a no-op
+// unless the bytes are a read-only mapping). Protobuf copies what it keeps, and once it asks for the next
+// chunk it no longer reads the previous ones, so those pages can go: the file is read once, from the page
+// cache, and never held resident next to the parsed model.
+class ReleasingInput : public google::protobuf::io::ZeroCopyInputStream {
+ public:
+  ReleasingInput(const void* data, size_t size) : data_(static_cast<const unsigned char*>(data)), size_(size) {}
+  bool Next(const void** chunk, int* n) override {
+    if (pos_ >= size_) return false;
+    const size_t behind = pos_ > kChunk ? pos_ - kChunk : 0;  // one chunk of margin for BackUp
+    if (behind > released_) {
+      MappedFile::release_pages(data_ + released_, behind - released_);
+      released_ = behind;
+    }
+    const size_t len = std::min(kChunk, size_ - pos_);
+    *chunk = data_ + pos_;
+    *n = static_cast<int>(len);
+    pos_ += len;
+    return true;
+  }
+  void BackUp(int count) override { pos_ -= static_cast<size_t>(count); }
+  bool Skip(int count) override {
+    const size_t step = std::min(static_cast<size_t>(count), size_ - pos_);
+    pos_ += step;
+    return step == static_cast<size_t>(count);
+  }
+  int64_t ByteCount() const override { return static_cast<int64_t>(pos_); }
+
+ private:
+  static constexpr size_t kChunk = size_t{16} << 20;
+  const unsigned char* data_;
+  size_t size_, pos_ = 0, released_ = 0;
+};
+
 }  // namespace
 
-ModelDef parse_model(const std::string& bytes, const std::string& origin, const std::string& base_dir) {
+ModelDef parse_model(const void* data, size_t size, const std::string& origin, const std::string& base_dir) {
   const ErrorContext where{"refrt", origin};
   onnx::ModelProto model;
-  if (!model.ParseFromString(bytes)) throw Error(where, "not a valid ONNX model (protobuf parse failed)");
+  ReleasingInput input(data, size);
+  if (size > static_cast<size_t>(INT32_MAX) || !model.ParseFromZeroCopyStream(&input))
+    throw Error(where, "not a valid ONNX model (protobuf parse failed)");
   if (!model.has_graph()) throw Error(where, "the model has no graph");
   ModelDef def;
   def.origin = origin;

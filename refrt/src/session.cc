@@ -119,9 +119,14 @@ Session::~Session() = default;
 
 std::unique_ptr<Session> Session::load_bytes(const std::string& bytes, const std::string& origin,
                                              SessionOptions options) {
+  return load_bytes(bytes.data(), bytes.size(), origin, options);
+}
+
+std::unique_ptr<Session> Session::load_bytes(const void* data, size_t size, const std::string& origin,
+                                             SessionOptions options) {
   const std::string base_dir = std::filesystem::path(origin).parent_path().string();
   auto impl = std::make_unique<Impl>();
-  ModelDef model = parse_model(bytes, origin, base_dir);
+  ModelDef model = parse_model(data, size, origin, base_dir);
   if (options.optimize) {
     impl->model = model;  // shares the initializers' buffers
     impl->plan = build_optimized_plan(std::move(model), options.fold_constants, options.disabled_passes);
@@ -140,7 +145,10 @@ std::unique_ptr<Session> Session::load_bytes(const std::string& bytes, const std
 }
 
 std::unique_ptr<Session> Session::load_file(const std::string& path, SessionOptions options) {
-  return load_bytes(read_file(path, "refrt"), path, options);
+  // Mapped, not read into a string: parse_model gives the pages back as it passes them, so an inline
+  // model's weights are resident once (as tensors), not twice. The mapping ends with this call.
+  const auto file = MappedFile::open(path, "refrt");
+  return load_bytes(file->data(), file->size(), path, options);
 }
 
 const std::vector<ValueInfo>& Session::inputs() const { return impl_->plan.inputs; }

@@ -1,7 +1,7 @@
 // libFuzzer target: the zip container reader of PT2 archives (central directory, zip64, local headers).
 #include "fuzz_util.h"
 #include "parity/error.h"
-#include "parity/exporter/zip_reader.h"
+#include "../../exporter/src/zip_reader.h"  // private to the exporter; the fuzz target drives it directly
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   parity::fuzz::MemFile file(data, size);

@@ -42,9 +42,6 @@ def declared_options(command: str) -> list[set[str]]:
         m = re.match(r"\s+((?:-[\w-]+,?)+)", line)
         if m and m.group(1) not in ("-h,--help",):
             options.append(set(m.group(1).rstrip(",").split(",")))
-    usage = re.search(r"usage: parity (.*)", help_text(command))  # commands still parsed with Args
-    if usage and not options:
-        options = [{o} for o in OPTION.findall(usage.group(1))]
     return options
 
 

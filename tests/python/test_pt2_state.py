@@ -7,7 +7,6 @@ Oracles: eager PyTorch (the module's forward), onnx.checker and onnxruntime runn
 libtorch reference (`parity verify`) on the same archive.
 """
 import json
-import os
 import subprocess
 import sys
 import zipfile

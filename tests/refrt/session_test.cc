@@ -2,7 +2,11 @@
 // timings, the kernel registry, and edge values that numpy does not pin down portably.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <cmath>
 #include <limits>
 #include <atomic>
@@ -239,6 +243,46 @@ TEST(Session, ConcurrentRunsOnOneSession) {
     });
   for (auto& t : threads) t.join();
   EXPECT_EQ(ok.load(), 200);
+}
+
+// load_file maps the model and parses it in 16 MiB chunks, handing pages back behind the parser: an inline
+// initializer spanning several chunks, and the one after it, must come out exact, and the session must not
+// depend on the file once loaded. Oracle: the sum computed here.
+TEST(Session, LoadFileParsesAMappedModelAcrossChunks) {
+  const int64_t n = 12'000'003;  // 48 MB of float32: three chunk boundaries inside one initializer
+  std::vector<float> w(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) w[static_cast<size_t>(i)] = static_cast<float>(i % 1000) - 500.0f;
+  ModelBuilder b;
+  b.input("x", DType::kFloat32, {n});
+  b.initializer("w", make<float>(DType::kFloat32, {n}, w));
+  b.initializer("b", make<float>(DType::kFloat32, {1}, {0.25f}));
+  b.node("Add", {"x", "w"}, {"s"}, "add_w");
+  b.node("Add", {"s", "b"}, {"y"}, "add_b");
+  b.output("y");
+  const auto dir = std::filesystem::temp_directory_path() / ("refrt_load_file_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "model.onnx").string();
+  const std::string bytes = b.bytes();
+  std::ofstream(path, std::ios::binary) << bytes;
+
+  auto session = refrt::Session::load_file(path);
+  std::filesystem::remove(path);  // the weights now live in the session, not in the mapping
+  std::vector<float> x(static_cast<size_t>(n), 1.0f);
+  const Tensor y = session->run({make<float>(DType::kFloat32, {n}, x)}).outputs.at(0);
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i) wrong += y.data<float>()[i] != w[static_cast<size_t>(i)] + 1.25f;
+  EXPECT_EQ(wrong, 0);
+
+  // Cut inside the large initializer: a parse error naming the file, not a crash.
+  std::ofstream(path, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  try {
+    refrt::Session::load_file(path);
+    ADD_FAILURE() << "a truncated model loaded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not a valid ONNX model"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

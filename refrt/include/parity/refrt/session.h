@@ -74,6 +74,8 @@ class Session {
   // `origin` names the bytes in errors; external data is resolved relative to its directory.
   static std::unique_ptr<Session> load_bytes(const std::string& bytes, const std::string& origin,
                                              SessionOptions options = {});
+  static std::unique_ptr<Session> load_bytes(const void* data, size_t size, const std::string& origin,
+                                             SessionOptions options = {});
   ~Session();
 
   const std::vector<ValueInfo>& inputs() const;   // graph inputs that are not initializers, in order
