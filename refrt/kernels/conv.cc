@@ -13,6 +13,7 @@
 #include "../src/broadcast.h"
 #include "../src/scratch.h"
 #include "../src/thread_pool.h"
+#include "conv_depthwise.h"
 #include "conv_direct.h"
 #include "conv_gemm.h"
 #include "im2col.h"
@@ -89,6 +90,13 @@ class ConvKernel : public Kernel {
     if (z && z->dtype() != x.dtype()) node_.fail("the added input's dtype differs from X's");
     const bool z_same = z && z->shape() == out_shape;
     const T* pz = z_same ? z->data<T>() : nullptr;
+    if constexpr (std::is_same_v<T, float>) {
+      if (conv_depthwise::applies(g, c, m, group_) && (!z || z_same) && !conv_gemm_disabled()) {  // small planes
+        conv_depthwise::run(io, g, n, c, px, pw, pb, pz, py, acts_);
+        io.outputs[0] = std::move(y);
+        return;
+      }
+    }
     if (conv_direct::applies(g, cg) && (!z || z_same)) {  // depthwise, small stems: no GEMM
       conv_direct::run<T>(io, g, n, c, m, group_, px, pw, pb, pz, py, acts_);  // epilogue included
       io.outputs[0] = std::move(y);
@@ -198,7 +206,8 @@ class ConvKernel : public Kernel {
     const int64_t col_rows = cg * kh * kw;
     const int64_t threads = io.pool ? io.pool->size() : 1;
     // float32 on AVX2+FMA: our GEMM (conv_gemm.h: weights read in place, columns packed per chunk).
-    const bool own_gemm = std::is_same_v<T, float> && conv_gemm::available() && !conv_gemm_disabled();
+    // A plane of fewer than 16 outputs (squeeze-excitation's 1x1) stays with BLAS's GEMV.
+    const bool own_gemm = std::is_same_v<T, float> && conv_gemm::available() && !conv_gemm_disabled() && out_size >= conv_gemm::kNR;
     // Rows per chunk: a column buffer of about 256 KiB, but at least 1024 columns (OpenBLAS packs the
     // whole weight matrix again for every GEMM: with 128-column chunks a 128-channel 3x3 conv on 28x28
     // ran at 53 GFLOP/s, with 1024 at 68, the bare GEMM at 86), and enough chunks for every thread.

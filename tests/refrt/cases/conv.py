@@ -110,6 +110,12 @@ def build(api):
         "2d_deep_k_7x7": ((2, 40, 7, 7), (130, 40, 3, 3), dict(pads=[1, 1, 1, 1])),
         "2d_pointwise_7x7_deep": ((1, 300, 7, 7), (20, 300, 1, 1), {}),
         "2d_stride2_generic": ((1, 6, 15, 16), (9, 6, 3, 3), dict(pads=[1, 1, 1, 1], strides=[2, 2])),
+        # Depthwise on small planes, 8 channels per vector (refrt/kernels/conv_depthwise.h): a partial
+        # block of channels, strides, dilations, asymmetric pads, rows not a multiple of 4 columns.
+        "2d_depthwise_5x5_s2_partial_block": ((1, 12, 13, 14), (12, 1, 5, 5), dict(group=12, pads=[2, 2, 2, 2], strides=[2, 2])),
+        "2d_depthwise_dilated_asymmetric": ((2, 16, 9, 10), (16, 1, 3, 3), dict(group=16, pads=[1, 2, 0, 1], dilations=[2, 1])),
+        "2d_depthwise_odd_plane": ((1, 9, 7, 7), (9, 1, 3, 3), dict(group=9, pads=[1, 1, 1, 1])),
+        "2d_depthwise_s2_unpadded": ((1, 8, 11, 9), (8, 1, 3, 2), dict(group=8, strides=[2, 3])),
         "1d": ((2, 3, 11), (4, 3, 3), dict(pads=[1, 2], strides=[2])),
         "1d_dilated_groups": ((1, 4, 13), (6, 2, 3), dict(dilations=[3], group=2)),
         "3d": ((1, 2, 5, 6, 4), (3, 2, 3, 2, 3), dict(pads=[1, 0, 1, 1, 1, 0], strides=[1, 2, 1])),
