@@ -263,8 +263,13 @@ class ConvKernel : public Kernel {
                       }
                       const T* src = xg + ci * in_size + row * iw;
                       std::fill(dst, dst + l, T(0));
-                      if (sw == 1) std::copy(src + l + shift, src + h + shift, dst + l);
-                      else for (int64_t j = l; j < h; ++j) dst[j] = src[j * sw + shift];
+                      if (sw == 1) {
+                        std::copy(src + l + shift, src + h + shift, dst + l);
+                      } else if (std::is_same_v<T, float> && own_gemm && sw == 2) {  // (own_gemm: AVX2 is there)
+                        if constexpr (std::is_same_v<T, float>) conv_gemm::gather_stride2(dst + l, src + l * 2 + shift, h - l);
+                      } else {
+                        for (int64_t j = l; j < h; ++j) dst[j] = src[j * sw + shift];
+                      }
                       std::fill(dst + h, dst + ow, T(0));
                     }
                     if constexpr (std::is_same_v<T, float>)

@@ -168,6 +168,18 @@ __attribute__((target("avx2"))) void run_avx2(int64_t r, int64_t k, int64_t j0, 
 }
 }  // namespace
 
+__attribute__((target("avx2"))) void gather_stride2(float* dst, const float* src, int64_t n) {
+  int64_t j = 0;
+  // Reads src[2j .. 2j + 15] while j + 8 < n, i.e. never past src[2 (n - 1)].
+  for (; j + 8 < n; j += 8) {
+    const __m256 a = _mm256_loadu_ps(src + 2 * j), b = _mm256_loadu_ps(src + 2 * j + 8);
+    // even lanes of a and b: (a0 a2 b0 b2 | a4 a6 b4 b6), then the 64-bit pairs into order
+    const __m256 even = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+    _mm256_storeu_ps(dst + j, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(even), _MM_SHUFFLE(3, 1, 2, 0))));
+  }
+  for (; j < n; ++j) dst[j] = src[2 * j];
+}
+
 void pack_run(int64_t r, int64_t k, int64_t j0, int64_t j1, const float* src, float* packed) {
   run_avx2<false>(r, k, j0, j1, src, packed);
 }

@@ -25,6 +25,8 @@ void pack_b(int64_t k, int64_t n, const float* b, int64_t ldb, float* packed);
 
 // Row r of a packed [k, n] matrix, columns [j0, j1): packed(r, j) = src[j] (src indexed by column).
 void pack_run(int64_t r, int64_t k, int64_t j0, int64_t j1, const float* src, float* packed);
+// dst[j] = src[2 j] for j < n (im2col of a stride-2 conv); requires available().
+void gather_stride2(float* dst, const float* src, int64_t n);
 // The same with zeros.
 void zero_run(int64_t r, int64_t k, int64_t j0, int64_t j1, float* packed);
 // Row r from n contiguous floats, zeros in the last panel past n (the same layout as pack_b).
