@@ -208,6 +208,7 @@ class ConvKernel : public Kernel {
     // float32 on AVX2+FMA: our GEMM (conv_gemm.h: weights read in place, columns packed per chunk).
     // A plane of fewer than 16 outputs (squeeze-excitation's 1x1) stays with BLAS's GEMV.
     const bool own_gemm = std::is_same_v<T, float> && conv_gemm::available() && !conv_gemm_disabled() && out_size >= conv_gemm::kNR;
+    const bool relu_only = acts_.size() == 1 && acts_[0].kind == ActKind::kRelu;
     // Rows per chunk: a column buffer of about 256 KiB, but at least 1024 columns (OpenBLAS packs the
     // whole weight matrix again for every GEMM: with 128-column chunks a 128-channel 3x3 conv on 28x28
     // ran at 53 GFLOP/s, with 1024 at 68, the bare GEMM at 86), and enough chunks for every thread.
@@ -283,13 +284,21 @@ class ConvKernel : public Kernel {
             // Output channels [o0, o1): GEMM then epilogue (bias, added input, activations).
             auto channels = [&](int64_t o0, int64_t o1) {
               if constexpr (std::is_same_v<T, float>) {
-                if (own_gemm)
+                if (own_gemm) {  // bias, added input and a lone Relu in the GEMM's registers
+                  conv_gemm::Epilogue ep;
+                  ep.bias = pb ? pb + gi * mg + o0 : nullptr;
+                  ep.add = pz ? pz + (i * m + gi * mg + o0) * out_size + r0 * ow : nullptr;
+                  ep.ldz = out_size;
+                  ep.relu = relu_only;
                   conv_gemm::gemm(o1 - o0, ncols, col_rows, pw + (gi * mg + o0) * col_rows, col_rows, packed,
-                                  yg + o0 * out_size + r0 * ow, out_size);
+                                  yg + o0 * out_size + r0 * ow, out_size, ep);
+                  if (!relu_only)
+                    for (int64_t o = o0; o < o1; ++o) apply_activations(acts_, yg + o * out_size + r0 * ow, ncols);
+                  return;
+                }
               }
-              if (!own_gemm)
-                gemm<T>(node_, false, false, o1 - o0, ncols, col_rows, T(1), pw + (gi * mg + o0) * col_rows, col_rows,
-                        cols, ldb, T(0), yg + o0 * out_size + r0 * ow, out_size);
+              gemm<T>(node_, false, false, o1 - o0, ncols, col_rows, T(1), pw + (gi * mg + o0) * col_rows, col_rows,
+                      cols, ldb, T(0), yg + o0 * out_size + r0 * ow, out_size);
               for (int64_t o = o0; o < o1; ++o) {
                 T* row = yg + o * out_size + r0 * ow;
                 if (pb) {

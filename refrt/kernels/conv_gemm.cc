@@ -20,11 +20,28 @@ constexpr int64_t kMR = 6, kKC = 256, kMC = 120, kFewPanels = 8;
 alignas(64) const int32_t kMaskSource[32] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
                                              0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0};
 
-// c[MR rows, nr <= 16 columns] (+)= a[MR rows, kc] (leading dim lda) times one packed panel bp [kc, 16].
+// How a tile is stored: added to c's values (k blocks after the first), and on the last k block the
+// epilogue (pointers at the tile's first row / element).
+struct Out {
+  bool accumulate = false;
+  const float* bias = nullptr;
+  const float* add = nullptr;
+  int64_t ldz = 0;
+  bool relu = false;
+  Out at(int64_t i, int64_t j) const {  // the same for the tile at row i, column j
+    Out o = *this;
+    if (bias) o.bias = bias + i;
+    if (add) o.add = add + i * ldz + j;
+    return o;
+  }
+};
+
+// c[MR rows, nr <= 16 columns] (+)= a[MR rows, kc] (leading dim lda) times one packed panel bp [kc, 16],
+// then the epilogue in registers: + bias[row], + add, max(0, .) (the order of the unfused epilogue).
 template <int MR>
 __attribute__((target("avx2,fma"), always_inline)) inline void tile(int64_t kc, const float* __restrict a, int64_t lda,
                                                                      const float* __restrict bp, float* __restrict c,
-                                                                     int64_t ldc, int64_t nr, bool accumulate) {
+                                                                     int64_t ldc, int64_t nr, const Out& o) {
   __m256 lo[MR], hi[MR];
 #pragma GCC unroll 6
   for (int i = 0; i < MR; ++i) lo[i] = hi[i] = _mm256_setzero_ps();
@@ -37,13 +54,27 @@ __attribute__((target("avx2,fma"), always_inline)) inline void tile(int64_t kc, 
       hi[i] = _mm256_fmadd_ps(av, b1, hi[i]);
     }
   }
+  const __m256 zero = _mm256_setzero_ps();
   if (nr == kNR) {
 #pragma GCC unroll 6
     for (int i = 0; i < MR; ++i) {
       float* ci = c + i * ldc;
-      if (accumulate) {
+      if (o.accumulate) {
         lo[i] = _mm256_add_ps(lo[i], _mm256_loadu_ps(ci));
         hi[i] = _mm256_add_ps(hi[i], _mm256_loadu_ps(ci + 8));
+      }
+      if (o.bias) {
+        const __m256 bv = _mm256_broadcast_ss(o.bias + i);
+        lo[i] = _mm256_add_ps(lo[i], bv);
+        hi[i] = _mm256_add_ps(hi[i], bv);
+      }
+      if (o.add) {
+        lo[i] = _mm256_add_ps(lo[i], _mm256_loadu_ps(o.add + i * o.ldz));
+        hi[i] = _mm256_add_ps(hi[i], _mm256_loadu_ps(o.add + i * o.ldz + 8));
+      }
+      if (o.relu) {  // max(0, x): x itself when x is NaN, as the scalar x < 0 ? 0 : x
+        lo[i] = _mm256_max_ps(zero, lo[i]);
+        hi[i] = _mm256_max_ps(zero, hi[i]);
       }
       _mm256_storeu_ps(ci, lo[i]);
       _mm256_storeu_ps(ci + 8, hi[i]);
@@ -55,9 +86,22 @@ __attribute__((target("avx2,fma"), always_inline)) inline void tile(int64_t kc, 
 #pragma GCC unroll 6
   for (int i = 0; i < MR; ++i) {
     float* ci = c + i * ldc;
-    if (accumulate) {  // masked loads never touch the lanes past nr (they may be past the buffer)
+    if (o.accumulate) {  // masked loads never touch the lanes past nr (they may be past the buffer)
       lo[i] = _mm256_add_ps(lo[i], _mm256_maskload_ps(ci, m0));
       hi[i] = _mm256_add_ps(hi[i], _mm256_maskload_ps(ci + 8, m1));
+    }
+    if (o.bias) {
+      const __m256 bv = _mm256_broadcast_ss(o.bias + i);
+      lo[i] = _mm256_add_ps(lo[i], bv);
+      hi[i] = _mm256_add_ps(hi[i], bv);
+    }
+    if (o.add) {
+      lo[i] = _mm256_add_ps(lo[i], _mm256_maskload_ps(o.add + i * o.ldz, m0));
+      hi[i] = _mm256_add_ps(hi[i], _mm256_maskload_ps(o.add + i * o.ldz + 8, m1));
+    }
+    if (o.relu) {
+      lo[i] = _mm256_max_ps(zero, lo[i]);
+      hi[i] = _mm256_max_ps(zero, hi[i]);
     }
     _mm256_maskstore_ps(ci, m0, lo[i]);
     _mm256_maskstore_ps(ci + 8, m1, hi[i]);
@@ -85,29 +129,37 @@ __attribute__((target("avx2,fma"), always_inline)) inline float dot(const float*
 // Rows [i, i1) of c against panel p: 6-row tiles, then one tile of the remaining 1-5 rows.
 __attribute__((target("avx2,fma"), always_inline)) inline void rows(int64_t i, int64_t i1, int64_t kc, const float* a,
                                                                     int64_t lda, const float* bp, float* c, int64_t ldc,
-                                                                    int64_t nr, bool accumulate) {
-  for (; i + kMR <= i1; i += kMR) tile<6>(kc, a + i * lda, lda, bp, c + i * ldc, ldc, nr, accumulate);
+                                                                    int64_t nr, const Out& o) {
+  for (; i + kMR <= i1; i += kMR) tile<6>(kc, a + i * lda, lda, bp, c + i * ldc, ldc, nr, o.at(i, 0));
   const float* ai = a + i * lda;
   float* ci = c + i * ldc;
+  const Out oi = o.at(i, 0);
   switch (i1 - i) {
-    case 5: tile<5>(kc, ai, lda, bp, ci, ldc, nr, accumulate); break;
-    case 4: tile<4>(kc, ai, lda, bp, ci, ldc, nr, accumulate); break;
-    case 3: tile<3>(kc, ai, lda, bp, ci, ldc, nr, accumulate); break;
-    case 2: tile<2>(kc, ai, lda, bp, ci, ldc, nr, accumulate); break;
-    case 1: tile<1>(kc, ai, lda, bp, ci, ldc, nr, accumulate); break;
+    case 5: tile<5>(kc, ai, lda, bp, ci, ldc, nr, oi); break;
+    case 4: tile<4>(kc, ai, lda, bp, ci, ldc, nr, oi); break;
+    case 3: tile<3>(kc, ai, lda, bp, ci, ldc, nr, oi); break;
+    case 2: tile<2>(kc, ai, lda, bp, ci, ldc, nr, oi); break;
+    case 1: tile<1>(kc, ai, lda, bp, ci, ldc, nr, oi); break;
     default: break;
   }
 }
 
 __attribute__((target("avx2,fma"))) void gemm_avx2(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-                                                   const float* pb, float* c, int64_t ldc) {
+                                                   const float* pb, float* c, int64_t ldc, const Epilogue& ep) {
   const int64_t panels = (n + kNR - 1) / kNR;
   // k in equal blocks of at most kKC (576 = 3 x 192, not 256 + 256 + 64: a short last block pays the
   // loads and stores of C for few products).
   const int64_t kblocks = (k + kKC - 1) / kKC, kstep = (k + kblocks - 1) / kblocks;
   for (int64_t k0 = 0; k0 < k; k0 += kstep) {
     const int64_t kc = std::min(kstep, k - k0);
-    const bool accumulate = k0 > 0;
+    Out o;
+    o.accumulate = k0 > 0;
+    if (k0 + kc == k) {  // the last k block stores the finished values: the epilogue goes with it
+      o.bias = ep.bias;
+      o.add = ep.add;
+      o.ldz = ep.ldz;
+      o.relu = ep.relu;
+    }
     if (panels <= kFewPanels) {
       // Few columns (pointwise convs on 7x7 / 14x14 planes, 3x3 on 7x7): B's kc rows (<= 160 KiB) stay
       // in L2, and each 6-row strip of A, read once from memory, is kept in L1 over every panel.
@@ -126,13 +178,18 @@ __attribute__((target("avx2,fma"))) void gemm_avx2(int64_t m, int64_t n, int64_t
         const int64_t i1 = std::min(m, i + kMR);
         for (int64_t p = 0; p < tiled; ++p)
           rows(i, i1, kc, a + k0, lda, pb + p * kNR * k + k0 * kNR, c + p * kNR, ldc, std::min(kNR, n - p * kNR),
-               accumulate);
+               o.at(0, p * kNR));
         if (dot_tail)
           for (int64_t r = i; r < i1; ++r)
             for (int64_t q = 0; q < tail; ++q) {
-              float& out = c[r * ldc + full * kNR + q];
+              const int64_t j = full * kNR + q;
+              float& out = c[r * ldc + j];
               const float d = dot(a + r * lda + k0, columns[q], kc);
-              out = accumulate ? out + d : d;
+              float v = o.accumulate ? out + d : d;
+              if (o.bias) v += o.bias[r];
+              if (o.add) v += o.add[r * o.ldz + j];
+              if (o.relu) v = v < 0.0f ? 0.0f : v;
+              out = v;
             }
       }
       continue;
@@ -140,7 +197,7 @@ __attribute__((target("avx2,fma"))) void gemm_avx2(int64_t m, int64_t n, int64_t
     for (int64_t i0 = 0; i0 < m; i0 += kMC)  // a block of A's rows stays in L2, each panel of B in L1
       for (int64_t p = 0; p < panels; ++p)
         rows(i0, std::min(m, i0 + kMC), kc, a + k0, lda, pb + p * kNR * k + k0 * kNR, c + p * kNR, ldc,
-             std::min(kNR, n - p * kNR), accumulate);
+             std::min(kNR, n - p * kNR), o.at(0, p * kNR));
   }
 }
 
@@ -191,13 +248,21 @@ void pack_b(int64_t k, int64_t n, const float* b, int64_t ldb, float* packed) {
   for (int64_t r = 0; r < k; ++r) pack_row(r, k, n, b + r * ldb, packed);
 }
 
-void gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b, float* c, int64_t ldc) {
+void gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b, float* c, int64_t ldc,
+          const Epilogue& ep) {
   if (m <= 0 || n <= 0) return;
-  if (k <= 0) {
-    for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+  if (k <= 0) {  // an empty sum, then the epilogue
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float v = 0.0f;
+        if (ep.bias) v += ep.bias[i];
+        if (ep.add) v += ep.add[i * ep.ldz + j];
+        if (ep.relu) v = v < 0.0f ? 0.0f : v;
+        c[i * ldc + j] = v;
+      }
     return;
   }
-  gemm_avx2(m, n, k, a, lda, packed_b, c, ldc);
+  gemm_avx2(m, n, k, a, lda, packed_b, c, ldc, ep);
 }
 
 }  // namespace parity::refrt::conv_gemm

@@ -35,8 +35,18 @@ inline void pack_row(int64_t r, int64_t k, int64_t n, const float* src, float* p
   zero_run(r, k, n, (n + kNR - 1) / kNR * kNR, packed);
 }
 
-// c[m, n] (leading dim ldc) = a[m, k] (leading dim lda) times the packed b; overwrites c.
-// Requires available().
-void gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b, float* c, int64_t ldc);
+// Applied to each finished value of c, in this order, while it is in registers (the conv's epilogue):
+// + bias[row], + add[row * ldz + column], then max(0, .) if relu.
+struct Epilogue {
+  const float* bias = nullptr;
+  const float* add = nullptr;
+  int64_t ldz = 0;
+  bool relu = false;
+};
+
+// c[m, n] (leading dim ldc) = a[m, k] (leading dim lda) times the packed b, then the epilogue;
+// overwrites c. Requires available().
+void gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b, float* c, int64_t ldc,
+          const Epilogue& epilogue = {});
 
 }  // namespace parity::refrt::conv_gemm
