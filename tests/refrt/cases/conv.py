@@ -111,6 +111,7 @@ def build(api):
         "2d_pointwise_7x7_deep": ((1, 300, 7, 7), (20, 300, 1, 1), {}),
         "2d_stride2_generic": ((1, 6, 15, 16), (9, 6, 3, 3), dict(pads=[1, 1, 1, 1], strides=[2, 2])),
         "2d_stride2_wide_7x7": ((1, 3, 40, 41), (5, 3, 7, 7), dict(pads=[3, 3, 3, 3], strides=[2, 2])),
+        "2d_stem_3x3_s2": ((1, 3, 34, 35), (16, 3, 3, 3), dict(pads=[1, 1, 1, 1], strides=[2, 2])),
         # Depthwise on small planes, 8 channels per vector (refrt/kernels/conv_depthwise.h): a partial
         # block of channels, strides, dilations, asymmetric pads, rows not a multiple of 4 columns.
         "2d_depthwise_5x5_s2_partial_block": ((1, 12, 13, 14), (12, 1, 5, 5), dict(group=12, pads=[2, 2, 2, 2], strides=[2, 2])),
