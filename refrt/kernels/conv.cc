@@ -219,6 +219,9 @@ class ConvKernel : public Kernel {
     // packed columns, at least kOwnMinColumns columns.
     int64_t rows_per = std::max<int64_t>(1, (own_gemm ? kOwnChunkBytes : int64_t{256} << 10) / static_cast<int64_t>(sizeof(T)) / std::max<int64_t>(1, col_rows * ow));
     rows_per = std::max(rows_per, ((own_gemm ? kOwnMinColumns : int64_t{1024}) + ow - 1) / ow);
+    // A small plane (<= 16x16) is one chunk: every chunk streams the whole weight matrix (2.4 MB for a
+    // 256-channel 3x3 conv on 14x14, which otherwise ran as chunks of 140 + 56 columns).
+    if (own_gemm && out_size <= 256) rows_per = oh;
     rows_per = std::min({rows_per, (oh + threads - 1) / threads, oh});
     if (threads > 1 && rows_per * ow < 128) rows_per = oh;  // small planes: split output channels instead
     if (threads > 1 && rows_per < oh) {  // a multiple of `threads` chunks: 3 chunks on 2 threads idle one a third of the time
