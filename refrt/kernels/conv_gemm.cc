@@ -161,7 +161,7 @@ __attribute__((target("avx2,fma"))) void gemm_avx2(int64_t m, int64_t n, int64_t
       o.relu = ep.relu;
     }
     if (panels <= kFewPanels) {
-      // Few columns (pointwise convs on 7x7 / 14x14 planes, 3x3 on 7x7): B's kc rows (<= 160 KiB) stay
+      // Few columns (pointwise convs on 7x7 / 14x14 planes, 3x3 on 7x7): B's kc rows (<= 128 KiB) stay
       // in L2, and each 6-row strip of A, read once from memory, is kept in L1 over every panel.
       // 1-3 columns past the last whole panel (a 7x7 plane is 3 x 16 + 1) are dot products of A's rows
       // with those columns (copied out contiguous), not a 16-wide tile that would be 15/16 padding.
