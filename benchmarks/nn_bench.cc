@@ -138,7 +138,13 @@ BENCHMARK(BM_RefrtConv)
     ->ArgNames({"C", "H", "M", "k", "s", "g"})
     ->Args({3, 224, 16, 3, 2, 1})->Args({16, 112, 16, 3, 1, 16})->Args({72, 56, 72, 3, 2, 72})
     ->Args({240, 14, 240, 5, 1, 240})->Args({576, 7, 576, 5, 1, 576})->Args({16, 56, 72, 1, 1, 1})
-    ->Args({96, 7, 576, 1, 1, 1})->Args({144, 1, 576, 1, 1, 1})->Unit(benchmark::kMicrosecond);
+    ->Args({96, 7, 576, 1, 1, 1})->Args({144, 1, 576, 1, 1, 1})
+    // MobileNetV3-small's other pointwise shapes, then ResNet-18's convs (stem, 3x3 per stage, stride-2 3x3, 1x1 downsample)
+    ->Args({88, 28, 88, 3, 1, 88})->Args({96, 28, 96, 5, 2, 96})->Args({288, 14, 288, 5, 2, 288})
+    ->Args({576, 7, 96, 1, 1, 1})->Args({48, 14, 144, 1, 1, 1})->Args({240, 14, 40, 1, 1, 1})->Args({24, 28, 96, 1, 1, 1})
+    ->Args({3, 224, 64, 7, 2, 1})->Args({64, 56, 64, 3, 1, 1})->Args({128, 28, 128, 3, 1, 1})->Args({256, 14, 256, 3, 1, 1})
+    ->Args({512, 7, 512, 3, 1, 1})->Args({64, 56, 128, 3, 2, 1})->Args({256, 14, 512, 3, 2, 1})->Args({128, 28, 256, 1, 2, 1})
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RefrtGemm)->RangeMultiplier(4)->Range(64, 1024)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RefrtSoftmax)->Args({128, 1000})->Args({4096, 128})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RefrtLayerNorm)->Args({128, 768})->Args({4096, 64})->Unit(benchmark::kMicrosecond);

@@ -4,20 +4,38 @@
 // weights [M/group, C/group * kernel]. A 1x1 stride-1 unpadded conv skips im2col (the input is the
 // column matrix).
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "../src/activation.h"
 #include "../src/broadcast.h"
 #include "../src/scratch.h"
 #include "../src/thread_pool.h"
+#include "conv_depthwise.h"
 #include "conv_direct.h"
+#include "conv_gemm.h"
 #include "im2col.h"
 
 namespace parity::refrt {
 namespace {
 
 using nn::WindowGeometry;
+
+// Column chunks of our GEMM: about 1 MiB of packed columns (measured on ResNet-18's 3x3 convs: 384 KiB
+// chunks were 5-12 % slower on the 56x56 and 28x28 planes), at least 128 columns.
+constexpr int64_t kOwnChunkBytes = int64_t{1024} << 10, kOwnMinColumns = 128;
+
+// PARITY_REFRT_CONV_BLAS=1: 2-D convs use OpenBLAS for every GEMM (the path of CPUs without AVX2+FMA), to
+// compare the two on one machine and to test that path.
+bool conv_gemm_disabled() {
+  static const bool off = [] {
+    const char* v = std::getenv("PARITY_REFRT_CONV_BLAS");
+    return v != nullptr && *v != '\0' && *v != '0';
+  }();
+  return off;
+}
 
 class ConvKernel : public Kernel {
  public:
@@ -72,7 +90,17 @@ class ConvKernel : public Kernel {
     if (z && z->dtype() != x.dtype()) node_.fail("the added input's dtype differs from X's");
     const bool z_same = z && z->shape() == out_shape;
     const T* pz = z_same ? z->data<T>() : nullptr;
-    if (conv_direct::applies(g, cg) && (!z || z_same)) {  // depthwise, small stems: no GEMM
+    if constexpr (std::is_same_v<T, float>) {
+      if (conv_depthwise::applies(g, c, m, group_) && (!z || z_same) && !conv_gemm_disabled()) {  // small planes
+        conv_depthwise::run(io, g, n, c, px, pw, pb, pz, py, acts_);
+        io.outputs[0] = std::move(y);
+        return;
+      }
+    }
+    // Depthwise (and, without our GEMM, small stems): no GEMM. With it, a 3-channel 3x3 stem is faster
+    // as a GEMM of K = 27 (MobileNetV3-small's 3 -> 16 stride-2 stem: 237 us against 300 us direct).
+    const bool own_gemm_ok = std::is_same_v<T, float> && conv_gemm::available() && !conv_gemm_disabled();
+    if (conv_direct::applies(g, cg) && (!z || z_same) && (cg == 1 || !own_gemm_ok)) {
       conv_direct::run<T>(io, g, n, c, m, group_, px, pw, pb, pz, py, acts_);  // epilogue included
       io.outputs[0] = std::move(y);
       return;
@@ -180,11 +208,20 @@ class ConvKernel : public Kernel {
     const int64_t dh = g.dilation[0], dw = g.dilation[1], in_size = ih * iw, out_size = oh * ow, mg = m / group_;
     const int64_t col_rows = cg * kh * kw;
     const int64_t threads = io.pool ? io.pool->size() : 1;
+    // float32 on AVX2+FMA: our GEMM (conv_gemm.h: weights read in place, columns packed per chunk).
+    // A plane of fewer than 16 outputs (squeeze-excitation's 1x1) stays with BLAS's GEMV.
+    const bool own_gemm = std::is_same_v<T, float> && conv_gemm::available() && !conv_gemm_disabled() && out_size >= conv_gemm::kNR;
+    const bool relu_only = acts_.size() == 1 && acts_[0].kind == ActKind::kRelu;
     // Rows per chunk: a column buffer of about 256 KiB, but at least 1024 columns (OpenBLAS packs the
     // whole weight matrix again for every GEMM: with 128-column chunks a 128-channel 3x3 conv on 28x28
     // ran at 53 GFLOP/s, with 1024 at 68, the bare GEMM at 86), and enough chunks for every thread.
-    int64_t rows_per = std::max<int64_t>(1, (int64_t{256} << 10) / static_cast<int64_t>(sizeof(T)) / std::max<int64_t>(1, col_rows * ow));
-    rows_per = std::max(rows_per, (int64_t{1024} + ow - 1) / ow);
+    // Our GEMM reads the weights in place (no per-chunk packing): chunks of about kOwnChunkBytes of
+    // packed columns, at least kOwnMinColumns columns.
+    int64_t rows_per = std::max<int64_t>(1, (own_gemm ? kOwnChunkBytes : int64_t{256} << 10) / static_cast<int64_t>(sizeof(T)) / std::max<int64_t>(1, col_rows * ow));
+    rows_per = std::max(rows_per, ((own_gemm ? kOwnMinColumns : int64_t{1024}) + ow - 1) / ow);
+    // A small plane (<= 16x16) is one chunk: every chunk streams the whole weight matrix (2.4 MB for a
+    // 256-channel 3x3 conv on 14x14, which otherwise ran as chunks of 140 + 56 columns).
+    if (own_gemm && out_size <= 256) rows_per = oh;
     rows_per = std::min({rows_per, (oh + threads - 1) / threads, oh});
     if (threads > 1 && rows_per * ow < 128) rows_per = oh;  // small planes: split output channels instead
     if (threads > 1 && rows_per < oh) {  // a multiple of `threads` chunks: 3 chunks on 2 threads idle one a third of the time
@@ -205,16 +242,24 @@ class ConvKernel : public Kernel {
         const T* xg = px + (i * c + gi * cg) * in_size;
         T* yg = py + (i * m + gi * mg) * out_size;
         auto run_chunks = [&](int64_t c0, int64_t c1) {
-          T* col = pointwise ? nullptr : scratch<T>(static_cast<size_t>(col_rows * rows_per * ow), ScratchSlot::kConvColumns);
+          // own_gemm: im2col builds one row of the column matrix at a time in `col`, then scatters it into
+          // the packed panels (no full row-major copy).
+          T* col = pointwise ? nullptr : scratch<T>(static_cast<size_t>((own_gemm ? 1 : col_rows) * rows_per * ow), ScratchSlot::kConvColumns);
+          float* packed = own_gemm ? scratch<float>(static_cast<size_t>(conv_gemm::packed_size(col_rows, rows_per * ow)),
+                                                    ScratchSlot::kConvPacked)
+                                   : nullptr;
           for (int64_t ch = c0; ch < c1; ++ch) {
             const int64_t r0 = ch * rows_per, r1 = std::min(oh, r0 + rows_per), ncols = (r1 - r0) * ow;
             const T* cols = xg + r0 * ow;
             int64_t ldb = out_size;
-            if (!pointwise) {
+            if (!pointwise && own_gemm && sh == 1 && sw == 1 && ow == iw) {
+              if constexpr (std::is_same_v<T, float>) pack_same_rows(g, cg, r0, r1, xg, packed);
+            } else if (!pointwise) {
               for (int64_t ci = 0; ci < cg; ++ci)
                 for (int64_t a = 0; a < kh; ++a)
                   for (int64_t b = 0; b < kw; ++b) {
-                    T* dstk = col + ((ci * kh + a) * kw + b) * ncols;
+                    const int64_t kk = (ci * kh + a) * kw + b;
+                    T* dstk = own_gemm ? col : col + kk * ncols;
                     const int64_t shift = b * dw - pwd, l = lo[static_cast<size_t>(b)], h = hi[static_cast<size_t>(b)];
                     for (int64_t r = r0; r < r1; ++r) {
                       T* dst = dstk + (r - r0) * ow;
@@ -225,18 +270,41 @@ class ConvKernel : public Kernel {
                       }
                       const T* src = xg + ci * in_size + row * iw;
                       std::fill(dst, dst + l, T(0));
-                      if (sw == 1) std::copy(src + l + shift, src + h + shift, dst + l);
-                      else for (int64_t j = l; j < h; ++j) dst[j] = src[j * sw + shift];
+                      if (sw == 1) {
+                        std::copy(src + l + shift, src + h + shift, dst + l);
+                      } else if (std::is_same_v<T, float> && own_gemm && sw == 2) {  // (own_gemm: AVX2 is there)
+                        if constexpr (std::is_same_v<T, float>) conv_gemm::gather_stride2(dst + l, src + l * 2 + shift, h - l);
+                      } else {
+                        for (int64_t j = l; j < h; ++j) dst[j] = src[j * sw + shift];
+                      }
                       std::fill(dst + h, dst + ow, T(0));
                     }
+                    if constexpr (std::is_same_v<T, float>)
+                      if (own_gemm) conv_gemm::pack_row(kk, col_rows, ncols, dstk, packed);
                   }
               cols = col;
               ldb = ncols;
             }
+            if constexpr (std::is_same_v<T, float>)
+              if (own_gemm && pointwise) conv_gemm::pack_b(col_rows, ncols, cols, ldb, packed);
             // Output channels [o0, o1): GEMM then epilogue (bias, added input, activations).
             auto channels = [&](int64_t o0, int64_t o1) {
+              if constexpr (std::is_same_v<T, float>) {
+                if (own_gemm) {  // bias, added input and a lone Relu in the GEMM's registers
+                  conv_gemm::Epilogue ep;
+                  ep.bias = pb ? pb + gi * mg + o0 : nullptr;
+                  ep.add = pz ? pz + (i * m + gi * mg + o0) * out_size + r0 * ow : nullptr;
+                  ep.ldz = out_size;
+                  ep.relu = relu_only;
+                  conv_gemm::gemm(o1 - o0, ncols, col_rows, pw + (gi * mg + o0) * col_rows, col_rows, packed,
+                                  yg + o0 * out_size + r0 * ow, out_size, ep);
+                  if (!relu_only)
+                    for (int64_t o = o0; o < o1; ++o) apply_activations(acts_, yg + o * out_size + r0 * ow, ncols);
+                  return;
+                }
+              }
               gemm<T>(node_, false, false, o1 - o0, ncols, col_rows, T(1), pw + (gi * mg + o0) * col_rows, col_rows,
-                          cols, ldb, T(0), yg + o0 * out_size + r0 * ow, out_size);
+                      cols, ldb, T(0), yg + o0 * out_size + r0 * ow, out_size);
               for (int64_t o = o0; o < o1; ++o) {
                 T* row = yg + o * out_size + r0 * ow;
                 if (pb) {
@@ -262,6 +330,32 @@ class ConvKernel : public Kernel {
         if (m_blocks > 1) run_chunks(0, chunks);  // the pool is busy inside each chunk
         else parallel_for(io, chunks, 1, run_chunks);
       }
+  }
+
+  // im2col of output rows [r0, r1) into conv_gemm's packed panels, for a stride-1 conv whose output
+  // rows are as wide as the input's (padded "same"): then a tap's values over all the chunk's columns
+  // are one contiguous run of the input plane (column jj of the chunk reads plane offset
+  // (r0 + row shift) * iw + column shift + jj), copied in one pass; only the columns whose tap falls in
+  // the left / right padding and the rows above / below the plane are zeroed after.
+  static void pack_same_rows(const WindowGeometry& g, int64_t cg, int64_t r0, int64_t r1, const float* xg, float* packed) {
+    const int64_t ih = g.in[0], iw = g.in[1], ow = iw, kh = g.kernel[0], kw = g.kernel[1], in_size = ih * iw;
+    const int64_t k = cg * kh * kw, ncols = (r1 - r0) * ow, padded = (ncols + conv_gemm::kNR - 1) / conv_gemm::kNR * conv_gemm::kNR;
+    for (int64_t ci = 0; ci < cg; ++ci)
+      for (int64_t a = 0; a < kh; ++a)
+        for (int64_t b = 0; b < kw; ++b) {
+          const int64_t kk = (ci * kh + a) * kw + b, ra = a * g.dilation[0] - g.pad_begin[0], shift = b * g.dilation[1] - g.pad_begin[1];
+          const int64_t rlo = std::clamp(-ra, r0, r1), rhi = std::clamp(ih - ra, rlo, r1);  // rows inside the plane
+          const int64_t j0 = (rlo - r0) * ow, j1 = (rhi - r0) * ow, off = (r0 + ra) * iw + shift;
+          const int64_t c0 = std::clamp(-off, j0, j1), c1 = std::clamp(in_size - off, c0, j1);  // reads inside the plane
+          conv_gemm::zero_run(kk, k, 0, c0, packed);
+          if (c1 > c0) conv_gemm::pack_run(kk, k, c0, c1, xg + ci * in_size + off, packed);
+          conv_gemm::zero_run(kk, k, c1, padded, packed);
+          for (int64_t r = rlo; r < rhi; ++r) {  // the padding columns of each row
+            const int64_t row0 = (r - r0) * ow;
+            if (shift < 0) conv_gemm::zero_run(kk, k, row0, row0 + std::min(ow, -shift), packed);
+            if (shift > 0) conv_gemm::zero_run(kk, k, row0 + std::max<int64_t>(0, iw - shift), row0 + ow, packed);
+          }
+        }
   }
 
   NodeDef node_;

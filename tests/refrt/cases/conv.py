@@ -97,6 +97,27 @@ def build(api):
         "2d_same_lower": ((1, 2, 7, 6), (3, 2, 4, 3), dict(auto_pad="SAME_LOWER", strides=[2, 1])),
         "2d_valid": ((1, 2, 7, 6), (3, 2, 3, 2), dict(auto_pad="VALID", strides=[2, 2])),
         "2d_kernel_shape_attr": ((1, 1, 5, 5), (1, 1, 3, 3), dict(kernel_shape=[3, 3])),
+        # Shapes of the AVX2 GEMM path (refrt/kernels/conv_gemm.h): "same" stride-1 convs packed straight
+        # from the input (several row chunks, dilated, asymmetric pads, wide kernels, groups), row counts
+        # not a multiple of 6, more than 120 rows and K > 256 (the blocked loops), 1-column tails (7x7
+        # planes), strided convs through the row-by-row im2col.
+        "2d_same_multi_chunk": ((1, 20, 34, 33), (13, 20, 3, 3), dict(pads=[1, 1, 1, 1])),
+        "2d_same_dilated": ((1, 5, 19, 21), (7, 5, 3, 3), dict(pads=[2, 2, 2, 2], dilations=[2, 2])),
+        "2d_same_asymmetric_pads": ((1, 4, 11, 16), (5, 4, 3, 3), dict(pads=[0, 2, 2, 0])),
+        "2d_same_1x7": ((1, 3, 6, 10), (4, 3, 1, 7), dict(pads=[0, 3, 0, 3])),
+        "2d_same_5x5_groups": ((1, 8, 12, 11), (10, 4, 5, 5), dict(group=2, pads=[2, 2, 2, 2])),
+        "2d_big_m_k": ((1, 32, 20, 20), (125, 32, 3, 3), dict(pads=[1, 1, 1, 1])),
+        "2d_deep_k_7x7": ((2, 40, 7, 7), (130, 40, 3, 3), dict(pads=[1, 1, 1, 1])),
+        "2d_pointwise_7x7_deep": ((1, 300, 7, 7), (20, 300, 1, 1), {}),
+        "2d_stride2_generic": ((1, 6, 15, 16), (9, 6, 3, 3), dict(pads=[1, 1, 1, 1], strides=[2, 2])),
+        "2d_stride2_wide_7x7": ((1, 3, 40, 41), (5, 3, 7, 7), dict(pads=[3, 3, 3, 3], strides=[2, 2])),
+        "2d_stem_3x3_s2": ((1, 3, 34, 35), (16, 3, 3, 3), dict(pads=[1, 1, 1, 1], strides=[2, 2])),
+        # Depthwise on small planes, 8 channels per vector (refrt/kernels/conv_depthwise.h): a partial
+        # block of channels, strides, dilations, asymmetric pads, rows not a multiple of 4 columns.
+        "2d_depthwise_5x5_s2_partial_block": ((1, 12, 13, 14), (12, 1, 5, 5), dict(group=12, pads=[2, 2, 2, 2], strides=[2, 2])),
+        "2d_depthwise_dilated_asymmetric": ((2, 16, 9, 10), (16, 1, 3, 3), dict(group=16, pads=[1, 2, 0, 1], dilations=[2, 1])),
+        "2d_depthwise_odd_plane": ((1, 9, 7, 7), (9, 1, 3, 3), dict(group=9, pads=[1, 1, 1, 1])),
+        "2d_depthwise_s2_unpadded": ((1, 8, 11, 9), (8, 1, 3, 2), dict(group=8, strides=[2, 3])),
         "1d": ((2, 3, 11), (4, 3, 3), dict(pads=[1, 2], strides=[2])),
         "1d_dilated_groups": ((1, 4, 13), (6, 2, 3), dict(dilations=[3], group=2)),
         "3d": ((1, 2, 5, 6, 4), (3, 2, 3, 2, 3), dict(pads=[1, 0, 1, 1, 1, 0], strides=[1, 2, 1])),

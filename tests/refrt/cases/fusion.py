@@ -50,6 +50,10 @@ def build(api):
             ("conv_bn", (1, 3, 9, 9), (4, 3, 3, 3), 1, dict(pads=[1, 1, 1, 1]), None),
             ("conv_bn_relu", (2, 3, 8, 8), (5, 3, 3, 3), 1, dict(strides=[2, 2]), "relu"),
             ("conv_bias_bn_relu6", (1, 4, 7, 7), (6, 4, 1, 1), 1, {}, "clip"),
+            # the AVX2 GEMM's epilogue (refrt/kernels/conv_gemm.h): Relu in registers, 14 rows, a 5-column
+            # masked tail; hardswish after a GEMM of two k blocks with a 1-column dot-product tail
+            ("conv_bn_relu_wide", (1, 8, 9, 13), (14, 8, 3, 3), 1, dict(pads=[1, 1, 1, 1]), "relu"),
+            ("conv_bn_hswish_deep", (1, 32, 7, 7), (10, 32, 3, 3), 1, dict(pads=[1, 1, 1, 1]), "hswish"),
             ("dw_bn_hswish", (1, 6, 11, 11), (6, 1, 5, 5), 6, dict(pads=[2, 2, 2, 2]), "hswish"),
             ("dw_s2_bn_hswish_divfirst", (2, 4, 10, 9), (4, 1, 3, 3), 4, dict(pads=[1, 1, 1, 1], strides=[2, 2]),
              "hswish2"),
@@ -190,6 +194,12 @@ def build(api):
              node("Relu", ["a"], ["y"])]
     y = relu(bn_ref(conv_ref(np, x, w, pads=[1, 1, 1, 1]), s, b, m, v) + relu(x))
     case("fusion_conv_bn_add_relu", nodes, {"x": x}, {"y": y.astype(f32)},
+         initializers={"w": w, "s": s, "b": b, "m": m, "v": v}, tol=tol)
+    # the same on a 7x7 plane (the residual added in the AVX2 GEMM's registers, a dot-product tail)
+    x, w = rand(1, 16, 7, 7), rand(16, 16, 3, 3)
+    s, b, m, v = bn_params(16)
+    y = relu(bn_ref(conv_ref(np, x, w, pads=[1, 1, 1, 1]), s, b, m, v) + relu(x))
+    case("fusion_conv_bn_add_relu_7x7", nodes, {"x": x}, {"y": y.astype(f32)},
          initializers={"w": w, "s": s, "b": b, "m": m, "v": v}, tol=tol)
     x, w, zc = rand(2, 3, 5, 5), rand(4, 3, 1, 1), rand(1, 4, 1, 1)
     case("fusion_conv_add_broadcast_input", [node("Conv", ["x", "w"], ["c"]), node("Add", ["z", "c"], ["a"]),
