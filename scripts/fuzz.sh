@@ -55,7 +55,7 @@ seeds() {
   fi
 }
 
-# run TARGET SECONDS [libFuzzer args]: prints "TARGET: N executions in S s, M new corpus inputs, crashes: K".
+# run TARGET SECONDS [libFuzzer args]: prints "TARGET: N executions in S s (limit SECONDS s), corpus M inputs, crashes: K".
 run() {
   local t="$1" seconds="$2"
   shift 2
@@ -70,6 +70,7 @@ run() {
   esac
   # No buffer pool (it would hide a use-after-free from ASan) and a small tensor cap (a hostile size is
   # an error, not an out-of-memory report).
+  local started=$SECONDS
   PARITY_BUFFER_CACHE_BYTES=0 PARITY_MAX_TENSOR_BYTES=268435456 \
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}" \
   UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
@@ -79,7 +80,7 @@ run() {
   local execs crashes
   execs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)"
   crashes="$(find "$artifacts" -type f | wc -l)"
-  echo "$t: ${execs:-?} executions in ${seconds} s, corpus $(find "$corpus" -type f | wc -l) inputs, crashes: $crashes" \
+  echo "$t: ${execs:-?} executions in $((SECONDS - started)) s (limit ${seconds} s), corpus $(find "$corpus" -type f | wc -l) inputs, crashes: $crashes" \
        "(log $log)"
   if [ "$status" -ne 0 ]; then
     grep -m 5 -E 'ERROR|SUMMARY|runtime error|Test unit written' "$log" >&2 || tail -20 "$log" >&2
