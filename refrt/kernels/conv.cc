@@ -229,64 +229,81 @@ class ConvKernel : public Kernel {
       rows_per = (oh + balanced - 1) / balanced;
     }
     const int64_t chunks = (oh + rows_per - 1) / rows_per;
-    // Fewer chunks than threads: each chunk's GEMM is split by output channels over the pool.
-    const int64_t m_blocks = chunks < threads ? std::min<int64_t>(threads, mg) : 1;
+    // Fewer chunks than threads: each chunk's GEMM is split by output channels over the pool, in two
+    // blocks per thread of at least 24 channels (taken by whichever thread is free: one running late
+    // does fewer).
+    const int64_t m_blocks = chunks < threads ? std::max<int64_t>(std::min<int64_t>(threads, mg), std::min<int64_t>(2 * threads, mg / 24)) : 1;
     std::vector<int64_t> lo(static_cast<size_t>(kw)), hi(static_cast<size_t>(kw));
     for (int64_t b = 0; b < kw; ++b) {  // output columns whose input column is inside the row
       const int64_t shift = b * dw - pwd;
       lo[static_cast<size_t>(b)] = shift >= 0 ? 0 : std::min(ow, (-shift + sw - 1) / sw);
       hi[static_cast<size_t>(b)] = std::max(lo[static_cast<size_t>(b)], std::min(ow, iw - shift <= 0 ? 0 : (iw - shift - 1) / sw + 1));
     }
+    const bool same_rows = !pointwise && own_gemm && sh == 1 && sw == 1 && ow == iw;
+    // The columns of output rows [r0, r1) for the group's input channels [ci0, ci1): own_gemm packs them
+    // into `packed` (conv_gemm's panels; im2col goes one row at a time through a per-thread buffer, never
+    // a full row-major copy), otherwise im2col writes row-major [col_rows, ncols] into `col`. Disjoint
+    // channel ranges write disjoint rows, so several threads can fill one chunk.
+    auto prepare = [&](const T* xg, int64_t r0, int64_t r1, int64_t ci0, int64_t ci1, T* col, float* packed) {
+      const int64_t ncols = (r1 - r0) * ow;
+      if (pointwise) {
+        if constexpr (std::is_same_v<T, float>)
+          if (own_gemm)
+            for (int64_t ci = ci0; ci < ci1; ++ci) conv_gemm::pack_row(ci, col_rows, ncols, xg + ci * in_size + r0 * ow, packed);
+        return;
+      }
+      if constexpr (std::is_same_v<T, float>)
+        if (same_rows) return pack_same_rows(g, cg, ci0, ci1, r0, r1, xg, packed);
+      T* row_buf = own_gemm ? scratch<T>(static_cast<size_t>(ncols), ScratchSlot::kConvColumns) : nullptr;
+      for (int64_t ci = ci0; ci < ci1; ++ci)
+        for (int64_t a = 0; a < kh; ++a)
+          for (int64_t b = 0; b < kw; ++b) {
+            const int64_t kk = (ci * kh + a) * kw + b;
+            T* dstk = own_gemm ? row_buf : col + kk * ncols;
+            const int64_t shift = b * dw - pwd, l = lo[static_cast<size_t>(b)], h = hi[static_cast<size_t>(b)];
+            for (int64_t r = r0; r < r1; ++r) {
+              T* dst = dstk + (r - r0) * ow;
+              const int64_t row = r * sh - ph + a * dh;
+              if (row < 0 || row >= ih) {
+                std::fill(dst, dst + ow, T(0));
+                continue;
+              }
+              const T* src = xg + ci * in_size + row * iw;
+              std::fill(dst, dst + l, T(0));
+              if (sw == 1) {
+                std::copy(src + l + shift, src + h + shift, dst + l);
+              } else if (std::is_same_v<T, float> && own_gemm && sw == 2) {  // (own_gemm: AVX2 is there)
+                if constexpr (std::is_same_v<T, float>) conv_gemm::gather_stride2(dst + l, src + l * 2 + shift, h - l);
+              } else {
+                for (int64_t j = l; j < h; ++j) dst[j] = src[j * sw + shift];
+              }
+              std::fill(dst + h, dst + ow, T(0));
+            }
+            if constexpr (std::is_same_v<T, float>)
+              if (own_gemm) conv_gemm::pack_row(kk, col_rows, ncols, dstk, packed);
+          }
+    };
+    // Input channels per thread when one chunk's columns are prepared by the whole pool: at least
+    // about 16 KiB of columns each.
+    const int64_t prep_grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, kh * kw * rows_per * ow));
     for (int64_t i = 0; i < n; ++i)
       for (int64_t gi = 0; gi < group_; ++gi) {
         const T* xg = px + (i * c + gi * cg) * in_size;
         T* yg = py + (i * m + gi * mg) * out_size;
         auto run_chunks = [&](int64_t c0, int64_t c1) {
-          // own_gemm: im2col builds one row of the column matrix at a time in `col`, then scatters it into
-          // the packed panels (no full row-major copy).
-          T* col = pointwise ? nullptr : scratch<T>(static_cast<size_t>((own_gemm ? 1 : col_rows) * rows_per * ow), ScratchSlot::kConvColumns);
+          T* col = pointwise || own_gemm ? nullptr : scratch<T>(static_cast<size_t>(col_rows * rows_per * ow), ScratchSlot::kConvColumns);
           float* packed = own_gemm ? scratch<float>(static_cast<size_t>(conv_gemm::packed_size(col_rows, rows_per * ow)),
                                                     ScratchSlot::kConvPacked)
                                    : nullptr;
           for (int64_t ch = c0; ch < c1; ++ch) {
             const int64_t r0 = ch * rows_per, r1 = std::min(oh, r0 + rows_per), ncols = (r1 - r0) * ow;
-            const T* cols = xg + r0 * ow;
-            int64_t ldb = out_size;
-            if (!pointwise && own_gemm && sh == 1 && sw == 1 && ow == iw) {
-              if constexpr (std::is_same_v<T, float>) pack_same_rows(g, cg, r0, r1, xg, packed);
-            } else if (!pointwise) {
-              for (int64_t ci = 0; ci < cg; ++ci)
-                for (int64_t a = 0; a < kh; ++a)
-                  for (int64_t b = 0; b < kw; ++b) {
-                    const int64_t kk = (ci * kh + a) * kw + b;
-                    T* dstk = own_gemm ? col : col + kk * ncols;
-                    const int64_t shift = b * dw - pwd, l = lo[static_cast<size_t>(b)], h = hi[static_cast<size_t>(b)];
-                    for (int64_t r = r0; r < r1; ++r) {
-                      T* dst = dstk + (r - r0) * ow;
-                      const int64_t row = r * sh - ph + a * dh;
-                      if (row < 0 || row >= ih) {
-                        std::fill(dst, dst + ow, T(0));
-                        continue;
-                      }
-                      const T* src = xg + ci * in_size + row * iw;
-                      std::fill(dst, dst + l, T(0));
-                      if (sw == 1) {
-                        std::copy(src + l + shift, src + h + shift, dst + l);
-                      } else if (std::is_same_v<T, float> && own_gemm && sw == 2) {  // (own_gemm: AVX2 is there)
-                        if constexpr (std::is_same_v<T, float>) conv_gemm::gather_stride2(dst + l, src + l * 2 + shift, h - l);
-                      } else {
-                        for (int64_t j = l; j < h; ++j) dst[j] = src[j * sw + shift];
-                      }
-                      std::fill(dst + h, dst + ow, T(0));
-                    }
-                    if constexpr (std::is_same_v<T, float>)
-                      if (own_gemm) conv_gemm::pack_row(kk, col_rows, ncols, dstk, packed);
-                  }
-              cols = col;
-              ldb = ncols;
+            if (m_blocks > 1) {  // the pool is split over this chunk: it prepares the columns too
+              parallel_for(io, cg, prep_grain, [&](int64_t ci0, int64_t ci1) { prepare(xg, r0, r1, ci0, ci1, col, packed); });
+            } else {
+              prepare(xg, r0, r1, 0, cg, col, packed);
             }
-            if constexpr (std::is_same_v<T, float>)
-              if (own_gemm && pointwise) conv_gemm::pack_b(col_rows, ncols, cols, ldb, packed);
+            const T* cols = pointwise ? xg + r0 * ow : col;
+            const int64_t ldb = pointwise ? out_size : ncols;
             // Output channels [o0, o1): GEMM then epilogue (bias, added input, activations).
             auto channels = [&](int64_t o0, int64_t o1) {
               if constexpr (std::is_same_v<T, float>) {
@@ -319,8 +336,10 @@ class ConvKernel : public Kernel {
               }
             };
             if (m_blocks > 1) {
-              parallel_for(io, m_blocks, 1, [&](int64_t b0, int64_t b1) {
-                channels(mg * b0 / m_blocks, mg * b1 / m_blocks);
+              // Block edges on multiples of 6 (the GEMM's rows per register tile), the last one at mg.
+              const auto edge = [&](int64_t b) { return b == m_blocks ? mg : mg * b / m_blocks / 6 * 6; };
+              parallel_each(io, m_blocks, [&](int64_t b0, int64_t b1) {
+                channels(edge(b0), edge(b1));
               });
             } else {
               channels(0, mg);
@@ -328,19 +347,20 @@ class ConvKernel : public Kernel {
           }
         };
         if (m_blocks > 1) run_chunks(0, chunks);  // the pool is busy inside each chunk
-        else parallel_for(io, chunks, 1, run_chunks);
+        else parallel_each(io, chunks, run_chunks);
       }
   }
 
-  // im2col of output rows [r0, r1) into conv_gemm's packed panels, for a stride-1 conv whose output
+  // im2col of output rows [r0, r1), input channels [ci0, ci1), into conv_gemm's packed panels, for a stride-1 conv whose output
   // rows are as wide as the input's (padded "same"): then a tap's values over all the chunk's columns
   // are one contiguous run of the input plane (column jj of the chunk reads plane offset
   // (r0 + row shift) * iw + column shift + jj), copied in one pass; only the columns whose tap falls in
   // the left / right padding and the rows above / below the plane are zeroed after.
-  static void pack_same_rows(const WindowGeometry& g, int64_t cg, int64_t r0, int64_t r1, const float* xg, float* packed) {
+  static void pack_same_rows(const WindowGeometry& g, int64_t cg, int64_t ci0, int64_t ci1, int64_t r0, int64_t r1, const float* xg,
+                             float* packed) {
     const int64_t ih = g.in[0], iw = g.in[1], ow = iw, kh = g.kernel[0], kw = g.kernel[1], in_size = ih * iw;
     const int64_t k = cg * kh * kw, ncols = (r1 - r0) * ow, padded = (ncols + conv_gemm::kNR - 1) / conv_gemm::kNR * conv_gemm::kNR;
-    for (int64_t ci = 0; ci < cg; ++ci)
+    for (int64_t ci = ci0; ci < ci1; ++ci)
       for (int64_t a = 0; a < kh; ++a)
         for (int64_t b = 0; b < kw; ++b) {
           const int64_t kk = (ci * kh + a) * kw + b, ra = a * g.dilation[0] - g.pad_begin[0], shift = b * g.dilation[1] - g.pad_begin[1];

@@ -146,4 +146,9 @@ void parallel_for(const KernelIO& io, int64_t n, int64_t grain, const std::funct
   else if (n > 0) fn(0, n);
 }
 
+void parallel_each(const KernelIO& io, int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
+  if (io.pool) io.pool->parallel_for(n, 1, n, fn);
+  else if (n > 0) fn(0, n);
+}
+
 }  // namespace parity::refrt

@@ -122,6 +122,10 @@ inline const std::vector<DType>& kAllTypes = kStorableDTypes;  // every dtype st
 
 // fn(begin, end) over [0, n) on io's pool (chunks of >= grain items), or serially without one.
 void parallel_for(const KernelIO& io, int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+// fn(i, i + 1) for every i in [0, n), each item taken by whichever pool thread is free next: for a few
+// large independent items, so that a thread running late (a busy host) takes fewer. Without a pool,
+// fn(0, n).
+void parallel_each(const KernelIO& io, int64_t n, const std::function<void(int64_t, int64_t)>& fn);
 
 // Shared helpers for kernels (errors are refrt errors; the executor adds node, op and file).
 Shape broadcast_shapes(const Shape& a, const Shape& b, const NodeDef* node = nullptr);

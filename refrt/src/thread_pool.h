@@ -1,7 +1,7 @@
 // Internal: refrt's intra-op thread pool (SessionOptions::threads, `--threads`).
 //
-// parallel_for splits [0, n) into at most size() contiguous chunks of at least `grain` items (the
-// split depends only on n, grain and size(), so results do not depend on timing). The calling thread
+// parallel_for splits [0, n) into at most size() (or max_chunks) contiguous chunks of at least `grain`
+// items (the split depends only on n, grain and size(), so results do not depend on timing). The calling thread
 // takes chunks too, and keeps taking them until none is left: it never waits for a worker to wake up
 // for a chunk it could run itself, and only waits for chunks already running. Workers spin briefly
 // after a job before sleeping, so the many small parallel ops of a decode step do not each pay a
@@ -29,7 +29,12 @@ class ThreadPool {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int size() const { return static_cast<int>(workers_.size()) + 1; }
-  void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t begin, int64_t end)>& fn) const;
+  void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t begin, int64_t end)>& fn) const {
+    parallel_for(n, grain, size(), fn);
+  }
+  // The same with up to max_chunks chunks: more chunks than threads balance the load when some thread
+  // runs late (a busy host), as each thread takes the next chunk left when it finishes one.
+  void parallel_for(int64_t n, int64_t grain, int64_t max_chunks, const std::function<void(int64_t begin, int64_t end)>& fn) const;
 
   struct Job;
 

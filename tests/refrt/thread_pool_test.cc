@@ -26,6 +26,25 @@ TEST(ThreadPool, EveryIndexExactlyOnce) {
   }
 }
 
+// More chunks than threads (parallel_each's form): still every index once, and exactly max_chunks
+// calls (capped by n / grain), each chunk contiguous.
+TEST(ThreadPool, MoreChunksThanThreads) {
+  for (int threads : {1, 2, 3}) {
+    refrt::ThreadPool pool(threads);
+    for (int64_t n : {1, 5, 8, 100}) {
+      std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+      std::atomic<int64_t> calls{0};
+      pool.parallel_for(n, 1, 8, [&](int64_t b, int64_t e) {
+        ASSERT_LT(b, e);
+        ++calls;
+        for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)]++;
+      });
+      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1) << threads << " threads, n=" << n;
+      EXPECT_EQ(calls.load(), std::min<int64_t>(n, 8)) << threads << " threads, n=" << n;
+    }
+  }
+}
+
 TEST(ThreadPool, ExceptionsReachTheCaller) {
   refrt::ThreadPool pool(4);
   EXPECT_THROW(pool.parallel_for(100, 1, [](int64_t b, int64_t) {

@@ -111,6 +111,9 @@ def build(api):
         "2d_pointwise_7x7_deep": ((1, 300, 7, 7), (20, 300, 1, 1), {}),
         "2d_stride2_generic": ((1, 6, 15, 16), (9, 6, 3, 3), dict(pads=[1, 1, 1, 1], strides=[2, 2])),
         "2d_stride2_wide_7x7": ((1, 3, 40, 41), (5, 3, 7, 7), dict(pads=[3, 3, 3, 3], strides=[2, 2])),
+        # a strided conv on a small plane with many channels: on a pool, the threads share its one column
+        # chunk (each im2col's a range of input channels) and then split its output channels
+        "2d_stride2_small_plane_many_channels": ((1, 64, 13, 13), (50, 64, 3, 3), dict(pads=[1, 1, 1, 1], strides=[2, 2])),
         "2d_stem_3x3_s2": ((1, 3, 34, 35), (16, 3, 3, 3), dict(pads=[1, 1, 1, 1], strides=[2, 2])),
         # Depthwise on small planes, 8 channels per vector (refrt/kernels/conv_depthwise.h): a partial
         # block of channels, strides, dilations, asymmetric pads, rows not a multiple of 4 columns.
