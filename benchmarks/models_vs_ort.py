@@ -10,8 +10,9 @@ torch.export and `run_decompositions()` (the decomposed mode), saved as .pt2 and
   refrt  `parity profile --threads T` (each run's wall time from the trace's model_run events)
   ORT    onnxruntime CPU provider, intra_op_num_threads = T, inter_op_num_threads = 1
   eager  torch.inference_mode(), torch.set_num_threads(T)
-With --repeat R the three are measured R times in turn and each keeps its best median (--stat min:
-the fastest run instead of the median, for a machine loaded by other work). It prints a table with refrt/ORT and refrt/eager, a final line
+With --repeat R the whole suite is measured in R rounds (every model and thread count per round, the
+three engines in turn) and each number keeps its best round's median (--stat min: the fastest run
+instead of the median, for a machine loaded by other work). It prints a table with refrt/ORT and refrt/eager, a final line
 `refrt/ORT geomean X at 1 thread, Y at 2 threads`, and writes the numbers as JSON (for comparing
 commits). PARITY_REFRT_OPTIONS (e.g. "--no-optimize") is appended to the `parity profile` call.
 """
@@ -306,15 +307,16 @@ def main(argv=None):
     ap.add_argument("--json", default="")
     ap.add_argument("--fresh", action="store_true", help="re-export even when model.onnx exists")
     ap.add_argument("--repeat", type=int, default=1,
-                    help="measure refrt, ORT and eager this many times in turn and keep each one's best median "
-                         "(on a shared machine, the load then hits all three alike)")
+                    help="measure the whole suite this many rounds (refrt, ORT and eager in turn per row) and keep "
+                         "each number's best round (a burst of load on a shared host then spoils one round, "
+                         "not every measurement of one row)")
     a = ap.parse_args(argv)
     global stat
     stat = STAT[a.stat]
     parity = (ROOT / a.build / "parity") if not Path(a.build).is_absolute() else Path(a.build) / "parity"
     out = Path(a.out)
     threads = [int(t) for t in a.threads.split(",")]
-    results = []
+    cases = []  # exported first, then measured in rounds
     for key, (title, make) in models().items():
         if a.filter and not re.search(a.filter, key):
             continue
@@ -323,19 +325,28 @@ def main(argv=None):
             (folder / "model.onnx").unlink()
         module, args, onnx_path, inputs_dir = export(key, make, folder, parity)
         nodes = len(onnx.load(str(onnx_path), load_external_data=False).graph.node)
-        for t in threads:
-            r = {"model": key, "title": title, "threads": t, "onnx_nodes": nodes,
-                 "refrt_ms": float("inf"), "ort_ms": float("inf"), "eager_ms": float("inf")}
-            for _ in range(max(1, a.repeat)):
+        cases.append((key, title, module, args, onnx_path, inputs_dir, folder, nodes))
+    results = [{"model": key, "title": title, "threads": t, "onnx_nodes": nodes,
+                "refrt_ms": float("inf"), "ort_ms": float("inf"), "eager_ms": float("inf")}
+               for key, title, _, _, _, _, _, nodes in cases for t in threads]
+    # Each round measures every model: a burst of load on the host (seconds long) then lands in one
+    # round of a few rows, and each number keeps its best round, instead of hitting every repeat of
+    # one row's refrt (or ORT) figure.
+    rounds = max(1, a.repeat)
+    for rnd in range(rounds):
+        row = iter(results)
+        for key, title, module, args, onnx_path, inputs_dir, folder, nodes in cases:
+            for t in threads:
+                r = next(row)
                 r["refrt_ms"] = min(r["refrt_ms"], time_refrt(parity, onnx_path, inputs_dir, t, a.runs, a.warmup,
                                                               folder / f"profile_t{t}"))
                 r["ort_ms"] = min(r["ort_ms"], time_ort(onnx_path, args, t, a.runs, a.warmup))
                 r["eager_ms"] = min(r["eager_ms"], time_eager(module, args, t, a.runs, a.warmup))
-            r["refrt_over_ort"] = r["refrt_ms"] / r["ort_ms"]
-            r["refrt_over_eager"] = r["refrt_ms"] / r["eager_ms"]
-            results.append(r)
-            print(f"{title:50s} T={t}  refrt {r['refrt_ms']:8.2f}  ORT {r['ort_ms']:8.2f}  eager {r['eager_ms']:8.2f}"
-                  f"  refrt/ORT {r['refrt_over_ort']:5.2f}  refrt/eager {r['refrt_over_eager']:5.2f}", flush=True)
+                r["refrt_over_ort"] = r["refrt_ms"] / r["ort_ms"]
+                r["refrt_over_eager"] = r["refrt_ms"] / r["eager_ms"]
+                print(f"round {rnd + 1}/{rounds}  {title:50s} T={t}  refrt {r['refrt_ms']:8.2f}  ORT {r['ort_ms']:8.2f}"
+                      f"  eager {r['eager_ms']:8.2f}  refrt/ORT {r['refrt_over_ort']:5.2f}"
+                      f"  refrt/eager {r['refrt_over_eager']:5.2f}", flush=True)
     print()
     print("| model | T | refrt ms | ORT ms | eager ms | refrt/ORT | refrt/eager |")
     print("|---|---|---|---|---|---|---|")
