@@ -251,6 +251,13 @@ def build(api):
     a1, bk = rand(1, 1, 320), rand(320, 48)
     case("pool_gemm_gemv_k_split", [node("MatMul", ["a", "b"], ["y"])], {"a": a1}, {"y": (a1.astype(np.float64) @ bk).astype(f32)},
          initializers={"b": bk}, tol=tol)
+    # (that one is below pool_gemm's size threshold, k * n >= 65536: refrt/src/gemm.h) ... and one past it:
+    # on the 3-thread pool 400 rows in 3 bands of 133-134, added in band order. Drawn from a generator of
+    # its own, so that the rows after it keep their data (the rows share one seeded stream).
+    own = np.random.default_rng(11)
+    a2, bk2 = own.uniform(-1, 1, (1, 1, 400)).astype(f32), own.uniform(-1, 1, (400, 170)).astype(f32)
+    case("pool_gemm_gemv_k_bands", [node("MatMul", ["a", "b"], ["y"])], {"a": a2},
+         {"y": (a2.astype(np.float64) @ bk2).astype(f32)}, initializers={"b": bk2}, tol=tol)
 
     # Transpose of the last two axes folded into the MatMul (attention's q @ k^T as torch decomposes
     # it: k^T scaled, batch dims merged by a Reshape), scalar first or second, Div, a Reshape that
