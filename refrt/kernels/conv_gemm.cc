@@ -38,15 +38,18 @@ struct Out {
 
 // c[MR rows, nr <= 16 columns] (+)= a[MR rows, kc] (leading dim lda) times one packed panel bp [kc, 16],
 // then the epilogue in registers: + bias[row], + add, max(0, .) (the order of the unfused epilogue).
-template <int MR>
+// With `off` (the direct form), row k of the panel is the 16 floats at bp + off[k] instead of bp + 16 k.
+template <int MR, bool kDirect = false>
 __attribute__((target("avx2,fma"), always_inline)) inline void tile(int64_t kc, const float* __restrict a, int64_t lda,
                                                                      const float* __restrict bp, float* __restrict c,
-                                                                     int64_t ldc, int64_t nr, const Out& o) {
+                                                                     int64_t ldc, int64_t nr, const Out& o,
+                                                                     const int64_t* __restrict off = nullptr) {
   __m256 lo[MR], hi[MR];
 #pragma GCC unroll 6
   for (int i = 0; i < MR; ++i) lo[i] = hi[i] = _mm256_setzero_ps();
   for (int64_t k = 0; k < kc; ++k) {
-    const __m256 b0 = _mm256_loadu_ps(bp + 16 * k), b1 = _mm256_loadu_ps(bp + 16 * k + 8);
+    const float* bk = kDirect ? bp + off[k] : bp + 16 * k;
+    const __m256 b0 = _mm256_loadu_ps(bk), b1 = _mm256_loadu_ps(bk + 8);
 #pragma GCC unroll 6
     for (int i = 0; i < MR; ++i) {
       const __m256 av = _mm256_broadcast_ss(a + i * lda + k);
@@ -127,19 +130,20 @@ __attribute__((target("avx2,fma"), always_inline)) inline float dot(const float*
 }
 
 // Rows [i, i1) of c against panel p: 6-row tiles, then one tile of the remaining 1-5 rows.
+template <bool kDirect = false>
 __attribute__((target("avx2,fma"), always_inline)) inline void rows(int64_t i, int64_t i1, int64_t kc, const float* a,
                                                                     int64_t lda, const float* bp, float* c, int64_t ldc,
-                                                                    int64_t nr, const Out& o) {
-  for (; i + kMR <= i1; i += kMR) tile<6>(kc, a + i * lda, lda, bp, c + i * ldc, ldc, nr, o.at(i, 0));
+                                                                    int64_t nr, const Out& o, const int64_t* off = nullptr) {
+  for (; i + kMR <= i1; i += kMR) tile<6, kDirect>(kc, a + i * lda, lda, bp, c + i * ldc, ldc, nr, o.at(i, 0), off);
   const float* ai = a + i * lda;
   float* ci = c + i * ldc;
   const Out oi = o.at(i, 0);
   switch (i1 - i) {
-    case 5: tile<5>(kc, ai, lda, bp, ci, ldc, nr, oi); break;
-    case 4: tile<4>(kc, ai, lda, bp, ci, ldc, nr, oi); break;
-    case 3: tile<3>(kc, ai, lda, bp, ci, ldc, nr, oi); break;
-    case 2: tile<2>(kc, ai, lda, bp, ci, ldc, nr, oi); break;
-    case 1: tile<1>(kc, ai, lda, bp, ci, ldc, nr, oi); break;
+    case 5: tile<5, kDirect>(kc, ai, lda, bp, ci, ldc, nr, oi, off); break;
+    case 4: tile<4, kDirect>(kc, ai, lda, bp, ci, ldc, nr, oi, off); break;
+    case 3: tile<3, kDirect>(kc, ai, lda, bp, ci, ldc, nr, oi, off); break;
+    case 2: tile<2, kDirect>(kc, ai, lda, bp, ci, ldc, nr, oi, off); break;
+    case 1: tile<1, kDirect>(kc, ai, lda, bp, ci, ldc, nr, oi, off); break;
     default: break;
   }
 }
@@ -198,6 +202,29 @@ __attribute__((target("avx2,fma"))) void gemm_avx2(int64_t m, int64_t n, int64_t
       for (int64_t p = 0; p < panels; ++p)
         rows(i0, std::min(m, i0 + kMC), kc, a + k0, lda, pb + p * kNR * k + k0 * kNR, c + p * kNR, ldc,
              std::min(kNR, n - p * kNR), o.at(0, p * kNR));
+  }
+}
+
+// The direct form: B's row r is base[off[r] + j]; no few-panel path (its users have wide planes).
+__attribute__((target("avx2,fma"))) void gemm_direct_avx2(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                                                          const float* base, const int64_t* off, float* c, int64_t ldc,
+                                                          const Epilogue& ep) {
+  const int64_t panels = (n + kNR - 1) / kNR;
+  const int64_t kblocks = (k + kKC - 1) / kKC, kstep = (k + kblocks - 1) / kblocks;
+  for (int64_t k0 = 0; k0 < k; k0 += kstep) {
+    const int64_t kc = std::min(kstep, k - k0);
+    Out o;
+    o.accumulate = k0 > 0;
+    if (k0 + kc == k) {
+      o.bias = ep.bias;
+      o.add = ep.add;
+      o.ldz = ep.ldz;
+      o.relu = ep.relu;
+    }
+    for (int64_t i0 = 0; i0 < m; i0 += kMC)
+      for (int64_t p = 0; p < panels; ++p)
+        rows<true>(i0, std::min(m, i0 + kMC), kc, a + k0, lda, base + p * kNR, c + p * kNR, ldc,
+                   std::min(kNR, n - p * kNR), o.at(0, p * kNR), off + k0);
   }
 }
 
@@ -263,6 +290,12 @@ void gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const fl
     return;
   }
   gemm_avx2(m, n, k, a, lda, packed_b, c, ldc, ep);
+}
+
+void gemm_direct(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* base, const int64_t* offsets,
+                 float* c, int64_t ldc, const Epilogue& epilogue) {
+  if (m <= 0 || n <= 0 || k <= 0) return;
+  gemm_direct_avx2(m, n, k, a, lda, base, offsets, c, ldc, epilogue);
 }
 
 }  // namespace parity::refrt::conv_gemm

@@ -114,6 +114,11 @@ def build(api):
         # a strided conv on a small plane with many channels: on a pool, the threads share its one column
         # chunk (each im2col's a range of input channels) and then split its output channels
         "2d_stride2_small_plane_many_channels": ((1, 64, 13, 13), (50, 64, 3, 3), dict(pads=[1, 1, 1, 1], strides=[2, 2])),
+        # stride-1 convs >= 56 wide read a padded input in place (conv.cc's direct_2d): several row
+        # chunks, groups, dilation with asymmetric pads, a 1x5 kernel
+        "2d_direct_wide_chunks": ((1, 4, 20, 64), (5, 4, 3, 3), dict(pads=[1, 1, 1, 1])),
+        "2d_direct_wide_dilated_groups": ((2, 6, 9, 58), (8, 3, 3, 3), dict(group=2, dilations=[2, 2], pads=[2, 1, 1, 3])),
+        "2d_direct_wide_1x5": ((1, 3, 5, 60), (7, 3, 1, 5), dict(pads=[0, 2, 0, 2])),
         "2d_stem_3x3_s2": ((1, 3, 34, 35), (16, 3, 3, 3), dict(pads=[1, 1, 1, 1], strides=[2, 2])),
         # Depthwise on small planes, 8 channels per vector (refrt/kernels/conv_depthwise.h): a partial
         # block of channels, strides, dilations, asymmetric pads, rows not a multiple of 4 columns.

@@ -201,6 +201,20 @@ def build(api):
     y = relu(bn_ref(conv_ref(np, x, w, pads=[1, 1, 1, 1]), s, b, m, v) + relu(x))
     case("fusion_conv_bn_add_relu_7x7", nodes, {"x": x}, {"y": y.astype(f32)},
          initializers={"w": w, "s": s, "b": b, "m": m, "v": v}, tol=tol)
+    # 58 and 60 wide (conv.cc's direct_2d reads a padded input in place; the residual, Relu and hardswish
+    # are applied as the output is copied out of its grid). Their own generator: the rows after keep their data.
+    own = np.random.default_rng(12)
+    u = lambda *shape, lo=-1.0, hi=1.0: own.uniform(lo, hi, shape).astype(f32)
+    x, w, s, b, m, v = u(1, 6, 5, 58), u(6, 6, 3, 3), u(6), u(6), u(6), u(6, lo=0.5, hi=1.5)
+    y = relu(bn_ref(conv_ref(np, x, w, pads=[1, 1, 1, 1]), s, b, m, v) + relu(x))
+    case("fusion_conv_bn_add_relu_wide", nodes, {"x": x}, {"y": y.astype(f32)},
+         initializers={"w": w, "s": s, "b": b, "m": m, "v": v}, tol=tol)
+    x, w, s, b, m, v = u(1, 5, 4, 60), u(9, 5, 3, 3), u(9), u(9), u(9), u(9, lo=0.5, hi=1.5)
+    y = hswish(bn_ref(conv_ref(np, x, w, pads=[1, 1, 1, 1]), s, b, m, v))
+    case("fusion_conv_bn_hswish_wide", [node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+                                        node("BatchNormalization", ["c", "s", "b", "m", "v"], ["n"])]
+         + hswish_nodes("n", "y", "hs"), {"x": x}, {"y": y.astype(f32)},
+         initializers={"w": w, "s": s, "b": b, "m": m, "v": v, **consts}, tol=tol)
     x, w, zc = rand(2, 3, 5, 5), rand(4, 3, 1, 1), rand(1, 4, 1, 1)
     case("fusion_conv_add_broadcast_input", [node("Conv", ["x", "w"], ["c"]), node("Add", ["z", "c"], ["a"]),
                                              node("Relu", ["a"], ["y"])],
