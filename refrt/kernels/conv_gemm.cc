@@ -148,6 +148,20 @@ __attribute__((target("avx2,fma"), always_inline)) inline void rows(int64_t i, i
   }
 }
 
+// How the k block [k0, k0 + kc) stores its tiles: added to c after the first block; the last one stores
+// the finished values, so the epilogue goes with it.
+inline Out block_out(const Epilogue& ep, int64_t k0, int64_t kc, int64_t k) {
+  Out o;
+  o.accumulate = k0 > 0;
+  if (k0 + kc == k) {
+    o.bias = ep.bias;
+    o.add = ep.add;
+    o.ldz = ep.ldz;
+    o.relu = ep.relu;
+  }
+  return o;
+}
+
 __attribute__((target("avx2,fma"))) void gemm_avx2(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                                                    const float* pb, float* c, int64_t ldc, const Epilogue& ep) {
   const int64_t panels = (n + kNR - 1) / kNR;
@@ -156,14 +170,7 @@ __attribute__((target("avx2,fma"))) void gemm_avx2(int64_t m, int64_t n, int64_t
   const int64_t kblocks = (k + kKC - 1) / kKC, kstep = (k + kblocks - 1) / kblocks;
   for (int64_t k0 = 0; k0 < k; k0 += kstep) {
     const int64_t kc = std::min(kstep, k - k0);
-    Out o;
-    o.accumulate = k0 > 0;
-    if (k0 + kc == k) {  // the last k block stores the finished values: the epilogue goes with it
-      o.bias = ep.bias;
-      o.add = ep.add;
-      o.ldz = ep.ldz;
-      o.relu = ep.relu;
-    }
+    const Out o = block_out(ep, k0, kc, k);
     if (panels <= kFewPanels) {
       // Few columns (pointwise convs on 7x7 / 14x14 planes, 3x3 on 7x7): B's kc rows (<= 128 KiB) stay
       // in L2, and each 6-row strip of A, read once from memory, is kept in L1 over every panel.
@@ -213,14 +220,7 @@ __attribute__((target("avx2,fma"))) void gemm_direct_avx2(int64_t m, int64_t n, 
   const int64_t kblocks = (k + kKC - 1) / kKC, kstep = (k + kblocks - 1) / kblocks;
   for (int64_t k0 = 0; k0 < k; k0 += kstep) {
     const int64_t kc = std::min(kstep, k - k0);
-    Out o;
-    o.accumulate = k0 > 0;
-    if (k0 + kc == k) {
-      o.bias = ep.bias;
-      o.add = ep.add;
-      o.ldz = ep.ldz;
-      o.relu = ep.relu;
-    }
+    const Out o = block_out(ep, k0, kc, k);
     for (int64_t i0 = 0; i0 < m; i0 += kMC)
       for (int64_t p = 0; p < panels; ++p)
         rows<true>(i0, std::min(m, i0 + kMC), kc, a + k0, lda, base + p * kNR, c + p * kNR, ldc,
