@@ -326,27 +326,25 @@ def main(argv=None):
         module, args, onnx_path, inputs_dir = export(key, make, folder, parity)
         nodes = len(onnx.load(str(onnx_path), load_external_data=False).graph.node)
         cases.append((key, title, module, args, onnx_path, inputs_dir, folder, nodes))
-    results = [{"model": key, "title": title, "threads": t, "onnx_nodes": nodes,
-                "refrt_ms": float("inf"), "ort_ms": float("inf"), "eager_ms": float("inf")}
-               for key, title, _, _, _, _, _, nodes in cases for t in threads]
+    rows = [(case, t, {"model": case[0], "title": case[1], "threads": t, "onnx_nodes": case[7],
+                       "refrt_ms": float("inf"), "ort_ms": float("inf"), "eager_ms": float("inf")})
+            for case in cases for t in threads]
+    results = [r for _, _, r in rows]
     # Each round measures every model: a burst of load on the host (seconds long) then lands in one
     # round of a few rows, and each number keeps its best round, instead of hitting every repeat of
     # one row's refrt (or ORT) figure.
     rounds = max(1, a.repeat)
     for rnd in range(rounds):
-        row = iter(results)
-        for key, title, module, args, onnx_path, inputs_dir, folder, nodes in cases:
-            for t in threads:
-                r = next(row)
-                r["refrt_ms"] = min(r["refrt_ms"], time_refrt(parity, onnx_path, inputs_dir, t, a.runs, a.warmup,
-                                                              folder / f"profile_t{t}"))
-                r["ort_ms"] = min(r["ort_ms"], time_ort(onnx_path, args, t, a.runs, a.warmup))
-                r["eager_ms"] = min(r["eager_ms"], time_eager(module, args, t, a.runs, a.warmup))
-                r["refrt_over_ort"] = r["refrt_ms"] / r["ort_ms"]
-                r["refrt_over_eager"] = r["refrt_ms"] / r["eager_ms"]
-                print(f"round {rnd + 1}/{rounds}  {title:50s} T={t}  refrt {r['refrt_ms']:8.2f}  ORT {r['ort_ms']:8.2f}"
-                      f"  eager {r['eager_ms']:8.2f}  refrt/ORT {r['refrt_over_ort']:5.2f}"
-                      f"  refrt/eager {r['refrt_over_eager']:5.2f}", flush=True)
+        for (_, title, module, args, onnx_path, inputs_dir, folder, _), t, r in rows:
+            r["refrt_ms"] = min(r["refrt_ms"], time_refrt(parity, onnx_path, inputs_dir, t, a.runs, a.warmup,
+                                                          folder / f"profile_t{t}"))
+            r["ort_ms"] = min(r["ort_ms"], time_ort(onnx_path, args, t, a.runs, a.warmup))
+            r["eager_ms"] = min(r["eager_ms"], time_eager(module, args, t, a.runs, a.warmup))
+            r["refrt_over_ort"] = r["refrt_ms"] / r["ort_ms"]
+            r["refrt_over_eager"] = r["refrt_ms"] / r["eager_ms"]
+            print(f"round {rnd + 1}/{rounds}  {title:50s} T={t}  refrt {r['refrt_ms']:8.2f}  ORT {r['ort_ms']:8.2f}"
+                  f"  eager {r['eager_ms']:8.2f}  refrt/ORT {r['refrt_over_ort']:5.2f}"
+                  f"  refrt/eager {r['refrt_over_eager']:5.2f}", flush=True)
     print()
     print("| model | T | refrt ms | ORT ms | eager ms | refrt/ORT | refrt/eager |")
     print("|---|---|---|---|---|---|---|")

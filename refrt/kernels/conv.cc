@@ -38,6 +38,14 @@ bool conv_gemm_disabled() {
   return off;
 }
 
+// Rows per chunk, lowered so that the oh rows make a multiple of `threads` chunks (3 chunks on 2 threads
+// would idle one of them a third of the time).
+int64_t balanced_rows(int64_t rows_per, int64_t oh, int64_t threads) {
+  if (threads <= 1 || rows_per >= oh) return rows_per;
+  const int64_t chunks = std::min(oh, ((oh + rows_per - 1) / rows_per + threads - 1) / threads * threads);
+  return (oh + chunks - 1) / chunks;
+}
+
 class ConvKernel : public Kernel {
  public:
   explicit ConvKernel(const NodeDef& node)
@@ -232,10 +240,7 @@ class ConvKernel : public Kernel {
     if (own_gemm && out_size <= 256) rows_per = oh;
     rows_per = std::min({rows_per, (oh + threads - 1) / threads, oh});
     if (threads > 1 && rows_per * ow < 128) rows_per = oh;  // small planes: split output channels instead
-    if (threads > 1 && rows_per < oh) {  // a multiple of `threads` chunks: 3 chunks on 2 threads idle one a third of the time
-      const int64_t balanced = std::min(oh, ((oh + rows_per - 1) / rows_per + threads - 1) / threads * threads);
-      rows_per = (oh + balanced - 1) / balanced;
-    }
+    rows_per = balanced_rows(rows_per, oh, threads);
     const int64_t chunks = (oh + rows_per - 1) / rows_per;
     // Fewer chunks than threads: each chunk's GEMM is split by output channels over the pool, in two
     // blocks per thread of at least 24 channels (taken by whichever thread is free: one running late
@@ -388,10 +393,7 @@ class ConvKernel : public Kernel {
     // Chunks of about 512 grid columns: the GEMM's output block (mg x ~512 floats) is copied out while in cache.
     int64_t rows_per = std::clamp<int64_t>(512 / wp, 1, oh);
     rows_per = std::min(rows_per, (oh + threads - 1) / threads);
-    if (threads > 1 && rows_per < oh) {  // a multiple of `threads` chunks
-      const int64_t balanced = std::min(oh, ((oh + rows_per - 1) / rows_per + threads - 1) / threads * threads);
-      rows_per = (oh + balanced - 1) / balanced;
-    }
+    rows_per = balanced_rows(rows_per, oh, threads);
     const int64_t chunks = (oh + rows_per - 1) / rows_per;
     for (int64_t i = 0; i < n; ++i)
       for (int64_t gi = 0; gi < group_; ++gi) {

@@ -38,7 +38,7 @@ struct Out {
 
 // c[MR rows, nr <= 16 columns] (+)= a[MR rows, kc] (leading dim lda) times one packed panel bp [kc, 16],
 // then the epilogue in registers: + bias[row], + add, max(0, .) (the order of the unfused epilogue).
-// With `off` (the direct form), row k of the panel is the 16 floats at bp + off[k] instead of bp + 16 k.
+// kDirect (gemm_direct): row k of the panel is the 16 floats at bp + off[k] instead of bp + 16 k.
 template <int MR, bool kDirect = false>
 __attribute__((target("avx2,fma"), always_inline)) inline void tile(int64_t kc, const float* __restrict a, int64_t lda,
                                                                      const float* __restrict bp, float* __restrict c,
@@ -148,30 +148,27 @@ __attribute__((target("avx2,fma"), always_inline)) inline void rows(int64_t i, i
   }
 }
 
-// How the k block [k0, k0 + kc) stores its tiles: added to c after the first block; the last one stores
-// the finished values, so the epilogue goes with it.
-inline Out block_out(const Epilogue& ep, int64_t k0, int64_t kc, int64_t k) {
-  Out o;
-  o.accumulate = k0 > 0;
-  if (k0 + kc == k) {
-    o.bias = ep.bias;
-    o.add = ep.add;
-    o.ldz = ep.ldz;
-    o.relu = ep.relu;
-  }
-  return o;
-}
-
+// kDirect: pb is the base of gemm_direct's implicit B (row r of B at pb + off[r]), which takes the
+// blocked path whatever its width (its users have wide planes); otherwise pb is packed panels.
+template <bool kDirect>
 __attribute__((target("avx2,fma"))) void gemm_avx2(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-                                                   const float* pb, float* c, int64_t ldc, const Epilogue& ep) {
+                                                   const float* pb, const int64_t* off, float* c, int64_t ldc,
+                                                   const Epilogue& ep) {
   const int64_t panels = (n + kNR - 1) / kNR;
   // k in equal blocks of at most kKC (576 = 3 x 192, not 256 + 256 + 64: a short last block pays the
   // loads and stores of C for few products).
   const int64_t kblocks = (k + kKC - 1) / kKC, kstep = (k + kblocks - 1) / kblocks;
   for (int64_t k0 = 0; k0 < k; k0 += kstep) {
     const int64_t kc = std::min(kstep, k - k0);
-    const Out o = block_out(ep, k0, kc, k);
-    if (panels <= kFewPanels) {
+    Out o;
+    o.accumulate = k0 > 0;
+    if (k0 + kc == k) {  // the last k block stores the finished values: the epilogue goes with it
+      o.bias = ep.bias;
+      o.add = ep.add;
+      o.ldz = ep.ldz;
+      o.relu = ep.relu;
+    }
+    if (!kDirect && panels <= kFewPanels) {
       // Few columns (pointwise convs on 7x7 / 14x14 planes, 3x3 on 7x7): B's kc rows (<= 128 KiB) stay
       // in L2, and each 6-row strip of A, read once from memory, is kept in L1 over every panel.
       // 1-3 columns past the last whole panel (a 7x7 plane is 3 x 16 + 1) are dot products of A's rows
@@ -207,24 +204,8 @@ __attribute__((target("avx2,fma"))) void gemm_avx2(int64_t m, int64_t n, int64_t
     }
     for (int64_t i0 = 0; i0 < m; i0 += kMC)  // a block of A's rows stays in L2, each panel of B in L1
       for (int64_t p = 0; p < panels; ++p)
-        rows(i0, std::min(m, i0 + kMC), kc, a + k0, lda, pb + p * kNR * k + k0 * kNR, c + p * kNR, ldc,
-             std::min(kNR, n - p * kNR), o.at(0, p * kNR));
-  }
-}
-
-// The direct form: B's row r is base[off[r] + j]; no few-panel path (its users have wide planes).
-__attribute__((target("avx2,fma"))) void gemm_direct_avx2(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-                                                          const float* base, const int64_t* off, float* c, int64_t ldc,
-                                                          const Epilogue& ep) {
-  const int64_t panels = (n + kNR - 1) / kNR;
-  const int64_t kblocks = (k + kKC - 1) / kKC, kstep = (k + kblocks - 1) / kblocks;
-  for (int64_t k0 = 0; k0 < k; k0 += kstep) {
-    const int64_t kc = std::min(kstep, k - k0);
-    const Out o = block_out(ep, k0, kc, k);
-    for (int64_t i0 = 0; i0 < m; i0 += kMC)
-      for (int64_t p = 0; p < panels; ++p)
-        rows<true>(i0, std::min(m, i0 + kMC), kc, a + k0, lda, base + p * kNR, c + p * kNR, ldc,
-                   std::min(kNR, n - p * kNR), o.at(0, p * kNR), off + k0);
+        rows<kDirect>(i0, std::min(m, i0 + kMC), kc, a + k0, lda, kDirect ? pb + p * kNR : pb + p * kNR * k + k0 * kNR,
+                      c + p * kNR, ldc, std::min(kNR, n - p * kNR), o.at(0, p * kNR), kDirect ? off + k0 : nullptr);
   }
 }
 
@@ -289,13 +270,13 @@ void gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const fl
       }
     return;
   }
-  gemm_avx2(m, n, k, a, lda, packed_b, c, ldc, ep);
+  gemm_avx2<false>(m, n, k, a, lda, packed_b, nullptr, c, ldc, ep);
 }
 
 void gemm_direct(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* base, const int64_t* offsets,
                  float* c, int64_t ldc, const Epilogue& epilogue) {
   if (m <= 0 || n <= 0 || k <= 0) return;
-  gemm_direct_avx2(m, n, k, a, lda, base, offsets, c, ldc, epilogue);
+  gemm_avx2<true>(m, n, k, a, lda, base, offsets, c, ldc, epilogue);
 }
 
 }  // namespace parity::refrt::conv_gemm

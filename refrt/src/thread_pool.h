@@ -1,7 +1,7 @@
 // Internal: refrt's intra-op thread pool (SessionOptions::threads, `--threads`).
 //
 // parallel_for splits [0, n) into at most size() (or max_chunks) contiguous chunks of at least `grain`
-// items (the split depends only on n, grain and size(), so results do not depend on timing). The calling thread
+// items (the split depends only on those numbers, so results do not depend on timing). The calling thread
 // takes chunks too, and keeps taking them until none is left: it never waits for a worker to wake up
 // for a chunk it could run itself, and only waits for chunks already running. Workers spin briefly
 // after a job before sleeping, so the many small parallel ops of a decode step do not each pay a
