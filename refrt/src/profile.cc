@@ -83,7 +83,7 @@ Profile profile_session(const Session& session, const std::vector<Tensor>& input
     RunResult r = session.run(inputs, run_options);
     const Clock::time_point end = Clock::now();
     p.run_start_ms.push_back(std::chrono::duration<double, std::milli>(start - first).count());
-    p.run_ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    p.run_ms.push_back(std::chrono::duration<double, std::milli>(end - start).count() - r.profiler_ms);
     p.nodes.push_back(std::move(r.timings));
   }
   return p;

@@ -85,6 +85,10 @@ TEST(Session, IntermediatesAndTimingsOnRequest) {
     EXPECT_LE(t.start_ms + t.ms, wall_ms) << t.node;
   }
   EXPECT_GE(full.timings[1].start_ms, full.timings[0].start_ms + full.timings[0].ms);
+  // Building the records after the last node is the profiler's own time, reported apart.
+  EXPECT_EQ(plain.profiler_ms, 0.0);
+  EXPECT_GE(full.profiler_ms, 0.0);
+  EXPECT_LE(full.profiler_ms, wall_ms);
   // What each kernel read and wrote: float32 [3] in and out, 12 + 12 bytes; neither declares FLOPs.
   for (const auto& t : full.timings) {
     ASSERT_EQ(t.inputs.size(), 1u) << t.node;
@@ -94,6 +98,35 @@ TEST(Session, IntermediatesAndTimingsOnRequest) {
     EXPECT_EQ(t.bytes, 24.0) << t.node;
     EXPECT_EQ(t.flops, 0.0) << t.node;
   }
+}
+
+// Each node's shapes, recorded during the run in flat buffers, come back as its own: two inputs of
+// different ranks, then a node whose input is the first one's output.
+TEST(Session, TimingsKeepEachNodesShapes) {
+  ModelBuilder b;
+  b.input("x", DType::kFloat32, {2, 3});
+  b.input("y", DType::kFloat32, {3});
+  b.node("Add", {"x", "y"}, {"s"}, "add_0");
+  ModelBuilder::attr(b.node("ReduceSum", {"s"}, {"r"}, "sum_0"), "keepdims", 0);
+  b.output("r");
+  auto s = refrt::Session::load_bytes(b.bytes(), "shapes.onnx");
+  const auto r = s->run({make<float>(DType::kFloat32, {2, 3}, {1, 2, 3, 4, 5, 6}),
+                         make<float>(DType::kFloat32, {3}, {1, 1, 1})},
+                        {.profile = true});
+  ASSERT_EQ(r.timings.size(), 2u);
+  const auto& add = r.timings[0];
+  ASSERT_EQ(add.inputs.size(), 2u);
+  EXPECT_EQ(add.inputs[0].shape, Shape({2, 3}));
+  EXPECT_EQ(add.inputs[1].shape, Shape({3}));
+  ASSERT_EQ(add.outputs.size(), 1u);
+  EXPECT_EQ(add.outputs[0].shape, Shape({2, 3}));
+  EXPECT_EQ(add.bytes, 24.0 + 12.0 + 24.0);
+  const auto& sum = r.timings[1];
+  ASSERT_EQ(sum.inputs.size(), 1u);
+  EXPECT_EQ(sum.inputs[0].shape, Shape({2, 3}));
+  ASSERT_EQ(sum.outputs.size(), 1u);
+  EXPECT_EQ(sum.outputs[0].shape, Shape({}));
+  EXPECT_EQ(sum.outputs[0].dtype, DType::kFloat32);
 }
 
 // Nodes computing only from initializers run once at load: they leave the profile, their values stay

@@ -64,6 +64,9 @@ struct RunResult {
   std::vector<Tensor> outputs;
   std::map<std::string, Tensor> intermediates;
   std::vector<NodeTiming> timings;
+  // Profiled runs: time run() spent building `timings` after the last node (the profiler's cost,
+  // not the model's; `parity profile` leaves it out of each run's time).
+  double profiler_ms = 0;
 };
 
 // Every failure is a parity::Error with stage "refrt" naming the file and, where known, the node
