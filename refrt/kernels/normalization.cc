@@ -2,8 +2,12 @@
 // (optional Mean/InvStdDev), GroupNormalization (18: scale/bias per group, 21: per channel),
 // InstanceNormalization, LpNormalization, RMSNormalization, MeanVarianceNormalization and LRN.
 // Statistics accumulate in double; half types are computed in float32 (with_float32).
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
+#include <vector>
 
 #include "nn_common.h"
 
@@ -73,6 +77,55 @@ std::pair<double, double> moments(const T* x, int64_t n, double eps) {
   for (; i < n; ++i) sq += (static_cast<double>(x[i]) - mean) * (static_cast<double>(x[i]) - mean);
   const double var = n > 0 ? sq / static_cast<double>(n) : 0.0;
   return {mean, 1.0 / std::sqrt(var + eps)};
+}
+
+// The same for float32 on AVX2 CPUs: the same two passes in double, four floats widened per vector
+// and four vector accumulators per pass (adds are latency-bound: one chain would wait on each add).
+// Sums are associated differently from moments<float>, well inside float32 output precision.
+__attribute__((target("avx2,fma"))) inline double lane_total(__m256d a, __m256d b, __m256d c, __m256d d) {
+  alignas(32) double lanes[4];
+  _mm256_store_pd(lanes, _mm256_add_pd(_mm256_add_pd(a, b), _mm256_add_pd(c, d)));
+  return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+}
+__attribute__((target("avx2,fma"))) std::pair<double, double> moments_avx2(const float* x, int64_t n, double eps) {
+  __m256d s[4] = {_mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd()};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int k = 0; k < 4; ++k) s[k] = _mm256_add_pd(s[k], _mm256_cvtps_pd(_mm_loadu_ps(x + i + 4 * k)));
+  double sum = lane_total(s[0], s[1], s[2], s[3]);
+  for (; i < n; ++i) sum += static_cast<double>(x[i]);
+  const double mean = n > 0 ? sum / static_cast<double>(n) : 0.0;
+  const __m256d m = _mm256_set1_pd(mean);
+  for (auto& v : s) v = _mm256_setzero_pd();
+  for (i = 0; i + 16 <= n; i += 16)
+    for (int k = 0; k < 4; ++k) {
+      const __m256d d = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + i + 4 * k)), m);
+      s[k] = _mm256_fmadd_pd(d, d, s[k]);
+    }
+  double sq = lane_total(s[0], s[1], s[2], s[3]);
+  for (; i < n; ++i) sq += (static_cast<double>(x[i]) - mean) * (static_cast<double>(x[i]) - mean);
+  const double var = n > 0 ? sq / static_cast<double>(n) : 0.0;
+  return {mean, 1.0 / std::sqrt(var + eps)};
+}
+// out[j] = ((x[j] - m) - r) * s * scale[j] + bias[j], eight floats per vector.
+__attribute__((target("avx2,fma"))) void normalize_avx2(float* out, const float* x, int64_t n, float m, float r,
+                                                        float s, const float* scale, const float* bias) {
+  const __m256 vm = _mm256_set1_ps(m), vr = _mm256_set1_ps(r), vs = _mm256_set1_ps(s);
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    const __m256 c = _mm256_mul_ps(_mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(x + j), vm), vr), vs);
+    _mm256_storeu_ps(out + j, _mm256_fmadd_ps(c, _mm256_loadu_ps(scale + j), _mm256_loadu_ps(bias + j)));
+  }
+  for (; j < n; ++j) out[j] = ((x[j] - m) - r) * s * scale[j] + bias[j];
+}
+const bool kAvx2Fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+
+// Row statistics: the AVX2 form for float32 where the CPU has it.
+template <typename T>
+std::pair<double, double> row_moments(const T* x, int64_t n, double eps) {
+  if constexpr (std::is_same_v<T, float>)
+    if (kAvx2Fma) return moments_avx2(x, n, eps);
+  return moments(x, n, eps);
 }
 
 int64_t product(const Shape& s, size_t from, size_t to) {
@@ -184,6 +237,15 @@ class RowNormKernel : public Kernel {
     T* py = y.data<T>();
     T* pmean = mean_out.data<T>();
     T* pinv = inv_out.data<T>();
+    // float32 rows are normalised in float (statistics still in double): a float multiply-add per
+    // element, 8 to a vector, where the double form converted each value twice (BERT-base's [128, 768]
+    // rows: 135 us per call before).
+    std::vector<float> scale_f, bias_f;
+    if constexpr (std::is_same_v<T, float>) {
+      scale_f.assign(scale.begin(), scale.end());
+      bias_f.assign(bias.begin(), bias.end());
+      if (bias_f.empty()) bias_f.assign(scale.size(), 0.0f);
+    }
     parallel_for(io, outer, 8, [&](int64_t begin, int64_t end) {
     for (int64_t o = begin; o < end; ++o) {
       const T* row = px + o * inner;
@@ -193,11 +255,24 @@ class RowNormKernel : public Kernel {
         for (int64_t j = 0; j < inner; ++j) sq += static_cast<double>(row[j]) * static_cast<double>(row[j]);
         inv = 1.0 / std::sqrt((inner > 0 ? sq / static_cast<double>(inner) : 0.0) + static_cast<double>(epsilon_));
       } else {
-        std::tie(mean, inv) = moments(row, inner, epsilon_);
+        std::tie(mean, inv) = row_moments(row, inner, epsilon_);
       }
-      for (int64_t j = 0; j < inner; ++j) {
-        const size_t u = static_cast<size_t>(j);
-        py[o * inner + j] = static_cast<T>((static_cast<double>(row[j]) - mean) * inv * scale[u] + (b ? bias[u] : 0.0));
+      T* out = py + o * inner;
+      if constexpr (std::is_same_v<T, float>) {
+        // The mean in two floats, m + r: x - m is exact for x near m, so rows far from 0 keep their
+        // precision (one float mean would cost 0.5 ulp of the mean, e.g. 4e-6 at 100).
+        const float m = static_cast<float>(mean), r = static_cast<float>(mean - m), s = static_cast<float>(inv);
+        const float* sc = scale_f.data();
+        const float* bi = bias_f.data();
+        if (kAvx2Fma)
+          normalize_avx2(out, row, inner, m, r, s, sc, bi);
+        else
+          for (int64_t j = 0; j < inner; ++j) out[j] = ((row[j] - m) - r) * s * sc[j] + bi[j];
+      } else {
+        for (int64_t j = 0; j < inner; ++j) {
+          const size_t u = static_cast<size_t>(j);
+          out[j] = static_cast<T>((static_cast<double>(row[j]) - mean) * inv * scale[u] + (b ? bias[u] : 0.0));
+        }
       }
       pmean[o] = static_cast<T>(mean);
       pinv[o] = static_cast<T>(inv);
