@@ -24,12 +24,12 @@ void normalise_row(Mode mode, const T* x, T* y, int64_t n, int64_t stride) {
     for (int64_t k = 0; k < n; ++k) y[k * stride] = k == best ? T(1) : T(0);
     return;
   }
+  if constexpr (std::is_same_v<T, float>) {  // contiguous float rows: vmath's vectorised row
+    if (mode == Mode::kSoftmax && stride == 1) return vmath::softmax_row(x, y, n);
+  }
   T max = x[0];
   for (int64_t k = 1; k < n; ++k) max = std::max(max, x[k * stride]);
   double sum = 0;
-  if constexpr (std::is_same_v<T, float>) {
-    if (mode == Mode::kSoftmax && stride == 1) return vmath::softmax_row(x, y, n);
-  }
   if (mode == Mode::kSoftmax) {  // exp once, in T (the sum still in double), then one scale
     for (int64_t k = 0; k < n; ++k) {
       const T e = std::exp(x[k * stride] - max);
