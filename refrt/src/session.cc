@@ -2,7 +2,6 @@
 #include "parity/refrt/session.h"
 
 #include <chrono>
-#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -53,27 +52,24 @@ void check_inputs(const SessionPlan& plan, const std::vector<Tensor>& inputs) {
     const ValueInfo& info = plan.inputs[i];
     const Tensor& t = inputs[i];
     // Named only when needed: strings built for every input of every run cost a small model's time.
-    const auto what = [&](size_t k = SIZE_MAX) {
-      if (k == SIZE_MAX) k = i;
-      return "input '" + plan.inputs[k].name + "' (#" + std::to_string(k) + ")";
-    };
-    if (!t.defined()) fail(what() + " is an undefined tensor");
+    const auto what = [&](size_t k) { return "input '" + plan.inputs[k].name + "' (#" + std::to_string(k) + ")"; };
+    if (!t.defined()) fail(what(i) + " is an undefined tensor");
     if (info.dtype != DType::kUndefined && t.dtype() != info.dtype)
-      fail(what() + " must be " + dtype_name(info.dtype) + ", got " + dtype_name(t.dtype()));
+      fail(what(i) + " must be " + dtype_name(info.dtype) + ", got " + dtype_name(t.dtype()));
     if (!info.has_shape) continue;
     if (info.dims.size() != t.rank())
-      fail(what() + " has shape " + shape_str(t.shape()) + " (rank " + std::to_string(t.rank()) +
+      fail(what(i) + " has shape " + shape_str(t.shape()) + " (rank " + std::to_string(t.rank()) +
            ") but the model declares " + declared_shape(info) + " (rank " + std::to_string(info.dims.size()) + ")");
     for (size_t d = 0; d < info.dims.size(); ++d) {
       const DimValue& dim = info.dims[d];
       if (dim.value >= 0 && dim.value != t.dim(d))
-        fail(what() + " has shape " + shape_str(t.shape()) + " but the model declares " + declared_shape(info) +
+        fail(what(i) + " has shape " + shape_str(t.shape()) + " but the model declares " + declared_shape(info) +
              " (dim " + std::to_string(d) + " differs)");
       if (dim.value < 0 && !dim.param.empty()) {
         auto [it, fresh] = symbols.emplace(dim.param, std::make_pair(t.dim(d), i));
         if (!fresh && it->second.first != t.dim(d))
           fail("dim '" + dim.param + "' is " + std::to_string(it->second.first) + " in " + what(it->second.second) +
-               " but " + std::to_string(t.dim(d)) + " in " + what());
+               " but " + std::to_string(t.dim(d)) + " in " + what(i));
       }
     }
   }
