@@ -111,9 +111,9 @@ int program_coverage(const CoverageArgs& args) {
   }
   for (const auto& [key, count] : counts) {
     const bool aten = key.rfind("aten::", 0) == 0 || key.rfind("prims::", 0) == 0;
-    // Custom-op namespaces get the custom-domain fallback; torch's own Python functions (vmap's
-    // torch._functorch.predispatch markers) have none, so they are missing unless translated.
-    const bool python_function = key.rfind("torch.", 0) == 0;
+    // Custom-op namespaces get the custom-domain fallback; torch's own Python functions ("torch::...",
+    // e.g. vmap's torch::_functorch.predispatch markers) have none, so they are missing unless translated.
+    const bool python_function = key.rfind("torch::", 0) == 0;
     const bool translated = exporter::has_translation(key) || (!aten && !python_function);
     if (args.missing) {
       if (!translated) std::cout << key << "\n";

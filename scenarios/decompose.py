@@ -39,10 +39,10 @@ def overload_of(key: str):
 
 
 def is_retraced_away(key: str) -> bool:
-    """vmap's markers (torch._functorch.predispatch::_add_batch_dim, _remove_batch_dim, the nesting
+    """vmap's markers (torch::_functorch.predispatch._add_batch_dim, _remove_batch_dim, the nesting
     counters): any run_decompositions() retraces the program through functorch, which applies the batching
     rules and leaves plain batched ATen ops, so these need no table entry."""
-    return key.startswith("torch._functorch.")
+    return key.startswith("torch::_functorch.")
 
 
 def decomposition_table(keys: list[str]) -> tuple[dict, list[str]]:
@@ -57,7 +57,10 @@ def decomposition_table(keys: list[str]) -> tuple[dict, list[str]]:
         op = overload_of(key)
         fn = None if op is None else core.get(op) or every_decomposition.get(op)
         if fn is None and op is not None and op._can_decompose():
-            fn = op.decompose  # a CompositeImplicitAutograd op decomposes through its own definition
+            # A CompositeImplicitAutograd op decomposes through its own definition, wrapped the way
+            # torch.export does it (op.decompose directly would re-enter the table and recurse).
+            from torch._export.utils import _get_decomp_for_cia
+            fn = _get_decomp_for_cia(op)
         if fn is None:
             lacking.append(key)
         else:

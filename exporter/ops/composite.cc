@@ -187,7 +187,11 @@ void take_along_dim(TranslateContext& ctx) {
 // movedim(self, source, destination) / moveaxis: the static permutation torch's composite builds.
 void movedim(TranslateContext& ctx) {
   const int64_t rank = ctx.rank("self");
-  std::vector<int64_t> src = ctx.ints_arg("source"), dst = ctx.ints_arg("destination");
+  auto dims = [&](const char* name) {  // movedim.int passes one int, movedim.intlist a list
+    const pt2::Argument* a = ctx.arg(name);
+    return a && a->is(pt2::ArgKind::as_int) ? std::vector<int64_t>{a->as_int()} : ctx.ints_arg(name);
+  };
+  const std::vector<int64_t> src = dims("source"), dst = dims("destination");
   if (src.size() != dst.size()) ctx.fail("movedim: source and destination differ in length");
   std::vector<int64_t> perm(static_cast<size_t>(rank), -1);
   std::vector<bool> used(static_cast<size_t>(rank), false);

@@ -1,5 +1,6 @@
-// Mixture-of-experts ops: torch._grouped_mm (transformers runs its experts with it) and index_add (the
-// per-token accumulation of the experts' outputs), in standard ONNX.
+// Mixture-of-experts ops: transformers' own grouped matmul (transformers::grouped_mm_fallback, what it runs
+// its experts with where torch's bfloat16-only _grouped_mm kernel does not apply; aten::_grouped_mm is in
+// linalg_more.cc) and index_add (the per-token accumulation of the experts' outputs), in standard ONNX.
 #include <string>
 #include <vector>
 
@@ -17,8 +18,8 @@ std::string group_slice(TranslateContext& ctx, const std::string& v, int64_t g) 
   return gather->output(0);
 }
 
-// _grouped_mm(self [M, K], mat2 [G, K, N], offs [G], bias? [G, N], out_dtype?): rows offs[g-1]:offs[g] of
-// self times mat2[g] (offs are cumulative ends, rows sorted by group). Unrolled over the (static) group
+// grouped_mm(input [M, K], weight [G, K, N], offs [G], bias? [G, N]): rows offs[g-1]:offs[g] of
+// input times weight[g] (offs are cumulative ends, rows sorted by group). Unrolled over the (static) group
 // count as one Slice + MatMul per group and a Concat, so each row is one GEMM row as in torch's kernel;
 // the rows past offs[G-1], which torch's kernel leaves unwritten, are zeros here.
 void grouped_mm_2d_3d(TranslateContext& ctx, DType t, const char* lhs = "self", const char* rhs = "mat2") {
@@ -49,19 +50,6 @@ void grouped_mm_2d_3d(TranslateContext& ctx, DType t, const char* lhs = "self", 
 
 // 16-bit operands are multiplied in float32 and rounded once at the end, as torch's CPU kernel accumulates.
 DType compute_dtype(DType in) { return in == DType::kBFloat16 || in == DType::kFloat16 ? DType::kFloat32 : in; }
-
-void grouped_mm(TranslateContext& ctx) {
-  const DType in = compute_dtype(ctx.input_meta("self").dtype);
-  const int64_t ra = ctx.rank("self"), rb = ctx.rank("mat2");
-  if (ra == 2 && rb == 3 && ctx.has("offs")) return grouped_mm_2d_3d(ctx, in);
-  if (ra == 3 && rb == 3 && !ctx.has("offs")) {  // a plain batched matmul, one batch per group
-    std::string y = ctx.emit1("MatMul", {ctx.value("self", in), ctx.value("mat2", in)});
-    if (ctx.has("bias")) y = ctx.emit1("Add", {y, ctx.emit1("Unsqueeze", {ctx.value("bias", in), i64s(ctx, {1})})});
-    return ctx.alias_output(0, ctx.cast_if_needed(y, in, ctx.output_meta().dtype));
-  }
-  ctx.fail("_grouped_mm of a rank-" + std::to_string(ra) + " and a rank-" + std::to_string(rb) + " operand" +
-           (ctx.has("offs") ? " with offs" : " without offs") + " is not supported (2-D x 3-D with offs and 3-D x 3-D are)");
-}
 
 // transformers::grouped_mm_fallback(input, weight, offs): transformers' own op for the same product, used
 // where torch's grouped_mm kernel is unavailable.
@@ -109,7 +97,6 @@ void index_add(TranslateContext& ctx) {
 
 }  // namespace
 
-PARITY_TRANSLATION("aten::_grouped_mm.default", grouped_mm, 18);
 PARITY_TRANSLATION("aten::index_add.default", index_add, 18);
 PARITY_TRANSLATION("transformers::grouped_mm_fallback.default", transformers_grouped_mm, 18);
 

@@ -128,13 +128,7 @@ case("aten::divide.Scalar_mode", lambda x: aten.divide.Scalar_mode(x, 3, roundin
 case("aten::linalg_matmul.default", lambda x, y: torch.linalg.matmul(x, y), lambda: (r(2, 3, 4), r(4, 5)))
 case("aten::positive.default", lambda x: torch.positive(x) * 2, lambda: (r(3, 4),))
 
-# --- mixture of experts: grouped matmuls (bfloat16, the dtype torch's kernel takes) and index_add ---
-_offs = lambda: torch.tensor([2, 2, 7], dtype=torch.int32)  # group 1 empty; every row in a group
-_bf16 = lambda *shape: r(*shape).to(torch.bfloat16).float()  # float32 values a bfloat16 holds exactly
-case("aten::_grouped_mm.default", lambda a, b, o: torch._grouped_mm(a.bfloat16(), b.bfloat16(), offs=o).float(),
-     lambda: (_bf16(7, 8), _bf16(3, 8, 8), _offs()), tol=1e-2)
-case("aten::_grouped_mm.default", lambda a, b: torch._grouped_mm(a.bfloat16(), b.bfloat16()).float(),
-     lambda: (_bf16(3, 2, 8), _bf16(3, 8, 8)), tag="batched", tol=1e-2)
+# --- mixture of experts: index_add (torch._grouped_mm has its rows in aten_cases_more.py) ---
 case("aten::index_add.default", lambda x, i, s: x.index_add(0, i, s), lambda: (r(5, 3), torch.tensor([0, 2, 0, 4]), r(4, 3)))
 case("aten::index_add.default", lambda x, i, s: x.index_add(1, i, s, alpha=2), lambda: (r(2, 5, 3), torch.tensor([4, 4, 1]), r(2, 3, 3)),
      tag="dim1-alpha")
