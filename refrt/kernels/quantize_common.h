@@ -56,9 +56,14 @@ namespace parity::refrt::quant {
 // The requantization of an int32 sum, as the ONNX reference computes it for QLinearMatMul / QLinearConv:
 // rint(acc * multiplier + offset) in double (numpy promotes int32 x float32 to float64), clamped to
 // [lo, hi]. `offset` is the output zero point (plus a float bias term where a fused node has one).
+// Clamped first (lo and hi are integers, so clamping and rounding commute), then rounded half to even by
+// adding and taking off 1.5 * 2^52 (exact for |v| < 2^51, the default rounding mode; std::nearbyint is a
+// libm call per element on baseline x86-64, which made the epilogue the kernel's main cost).
 inline int32_t requantize(int32_t acc, double multiplier, double offset, double lo, double hi) {
-  const double v = std::nearbyint(static_cast<double>(acc) * multiplier + offset);
-  return static_cast<int32_t>(v < lo ? lo : (v > hi ? hi : v));
+  double v = static_cast<double>(acc) * multiplier + offset;
+  v = v < lo ? lo : (v > hi ? hi : v);
+  constexpr double kMagic = 6755399441055744.0;  // 1.5 * 2^52
+  return static_cast<int32_t>((v + kMagic) - kMagic);
 }
 
 // A float rounded to `t` (float16 / bfloat16; float32 unchanged): numpy's arithmetic in the scales' type.

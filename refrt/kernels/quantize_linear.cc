@@ -69,7 +69,8 @@ int32_t int_at(const Tensor& t, int64_t i) {
 
 ParamLayout param_layout(const NodeDef& node, const Shape& x, const Tensor& scale, const Tensor* zero_point,
                          int64_t axis, int64_t block_size) {
-  if (zero_point && zero_point->shape() != scale.shape())
+  // Shapes [] and [1] both mean one value (ONNX Runtime's quantizer writes them mixed).
+  if (zero_point && (zero_point->numel() != scale.numel() || (scale.numel() > 1 && zero_point->shape() != scale.shape())))
     node.fail("zero point shape " + shape_str(zero_point->shape()) + " differs from scale shape " + shape_str(scale.shape()));
   ParamLayout l;
   const int64_t rank = static_cast<int64_t>(x.size());
@@ -204,9 +205,14 @@ class DequantizeLinearKernel : public Kernel {
   DType output_ = DType::kUndefined;
 };
 
-// One quantized value: rint(q) + zp clamped to [lo, hi]; NaN -> lo.
+// One quantized value: rint(q) + zp clamped to [lo, hi]; NaN -> lo. q is clamped to one step beyond the
+// range first, then rounded half to even by adding and taking off 1.5 * 2^23 (exact for |q| < 2^22;
+// std::nearbyint is a libm call per element on baseline x86-64).
 inline float saturate(float q, int32_t zp, float lo, float hi) {
-  const float r = quant::round_half_even(q) + static_cast<float>(zp);
+  const float a = lo - static_cast<float>(zp) - 1, b = hi - static_cast<float>(zp) + 1;
+  q = q >= a ? (q <= b ? q : b) : a;
+  constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23
+  const float r = ((q + kMagic) - kMagic) + static_cast<float>(zp);
   return r >= lo ? (r > hi ? hi : r) : lo;
 }
 

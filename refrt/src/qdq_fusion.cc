@@ -101,7 +101,7 @@ std::optional<WeightQ> weight_params(const Index& ix, const NodeDef& dq, int64_t
   const int64_t channels = q.w->dim(static_cast<size_t>(channel_axis));
   if (s->numel() != 1 && (s->rank() != 1 || s->numel() != channels || (axis + rank) % rank != channel_axis)) return std::nullopt;
   const Tensor* z = dq.inputs.size() > 2 && !dq.inputs[2].empty() ? ix.constant(dq.inputs[2]) : nullptr;
-  if (dq.inputs.size() > 2 && !dq.inputs[2].empty() && (!z || z->dtype() != q.w->dtype() || z->shape() != s->shape()))
+  if (dq.inputs.size() > 2 && !dq.inputs[2].empty() && (!z || z->dtype() != q.w->dtype() || z->numel() != s->numel()))
     return std::nullopt;
   q.scale = s->clone();
   q.zp = z ? z->clone() : Tensor(q.w->dtype(), {1}, true);
