@@ -6,6 +6,7 @@
 #include "command.h"
 #include "parity/error.h"
 #include "parity/refrt/conformance.h"
+#include "parity/refrt/cpu_isa.h"
 
 namespace parity::cli {
 namespace {
@@ -20,6 +21,13 @@ int run_conformance_command(ConformanceArgs& a) {
   if (o.data_dir.empty()) o.data_dir = env_or("PARITY_CONFORMANCE_DIR", PARITY_CONFORMANCE_DIR);
   if (o.exclusions_file.empty()) o.exclusions_file = source_dir() + "/refrt/conformance/exclusions.txt";
   const bool verbose = a.verbose;
+  // A cap above this CPU's level would run the lower path and look green: report it as not tested.
+  std::cout << "ISA level: " << refrt::isa_summary() << "\n";
+  if (const auto& isa = refrt::isa_info(); isa.error.empty() && isa.cap && *isa.cap > isa.cpu) {
+    std::cout << "NOT TESTED: " << isa.note << "\n";
+    return kExitNotTested;
+  }
+  refrt::isa_level();  // a misspelt cap is a usage error
   using Status = refrt::ConformanceResult::Status;
   int passed = 0, failed = 0, skipped = 0, unexpected = 0, excluded_passing = 0;
   std::map<std::string, int> skip_reasons;
