@@ -150,21 +150,18 @@ void dequantize_per_tensor(TranslateContext& ctx) {
   const DType out = dequantize_out_dtype(ctx);
   const DType in = ctx.input_meta("input").dtype;
   if (in != q) ctx.fail("dequantize of a " + dtype_name(in) + " tensor declared as " + dtype_name(q));
-  if (out != DType::kFloat32) {
-    // torch computes (input.to(out_dtype) - zero_point) * scale in out_dtype: the same steps.
-    const std::string x = ctx.cast_if_needed(ctx.tensor("input"), in, out);
-    const std::string centered = ctx.emit1("Sub", {x, ctx.value("zero_point", out)}, "centered");
-    ctx.emit("Mul", {centered, ctx.value("scale", out)}, {ctx.output()});
-    return;
-  }
+  // out_dtype float16/bfloat16: torch's (input.to(out_dtype) - zero_point) is exact (|q - zp| <= 255) and its
+  // product with the scalar scale runs in float32 then rounds once: DequantizeLinear then a Cast is the same.
+  const std::string result = out == DType::kFloat32 ? ctx.output() : ctx.temp("dequantized");
   auto [scale, zero_point] = per_tensor_qparams(ctx, q);
   if (q == DType::kInt32) {  // ONNX allows int32 only with a zero point of 0 (no zero-point input)
     const pt2::Argument& zp = ctx.required("zero_point");
     if (!zp.is(pt2::ArgKind::as_int) || zp.as_int() != 0) ctx.fail("int32 dequantize needs a constant zero point of 0");
-    ctx.emit("DequantizeLinear", {ctx.tensor("input"), scale}, {ctx.output()});
-    return;
+    ctx.emit("DequantizeLinear", {ctx.tensor("input"), scale}, {result});
+  } else {
+    ctx.emit("DequantizeLinear", {ctx.tensor("input"), scale, zero_point}, {result});
   }
-  ctx.emit("DequantizeLinear", {ctx.tensor("input"), scale, zero_point}, {ctx.output()});
+  if (out != DType::kFloat32) set_attr(ctx.emit("Cast", {result}, {ctx.output()}), "to", static_cast<int64_t>(out));
 }
 
 // Per-channel scales (float32) and zero points (the quantized dtype), as 1-D values along `axis`.
@@ -253,11 +250,11 @@ void choose_qparams_symmetric(TranslateContext& ctx) {
   bind_qparams(ctx, scale, ctx.constant(q == DType::kUInt8 ? 128.0 : 0.0, DType::kInt64));
 }
 
-// convert_element_type.no_fuse(a, dtype): a Cast that quantization passes must not fuse away.
+// convert_element_type.no_fuse(input, dtype): a Cast that quantization passes must not fuse away.
 void convert_element_type(TranslateContext& ctx) {
   const auto to = ctx.dtype_arg("dtype");
   if (!to) ctx.fail("argument 'dtype' is required");
-  const std::string v = ctx.cast_if_needed(ctx.tensor("a"), ctx.input_meta("a").dtype, *to);
+  const std::string v = ctx.cast_if_needed(ctx.tensor("input"), ctx.input_meta("input").dtype, *to);
   ctx.alias_output(0, v);
 }
 

@@ -192,7 +192,7 @@ void register_quantized_decomposed_ops() {
              "(Tensor, Tensor)", &choose_qparams);
     lib->def("choose_qparams_symmetric.tensor(Tensor input, int quant_min, int quant_max, float eps, "
              "ScalarType dtype) -> (Tensor, Tensor)", &choose_qparams_symmetric);
-    lib->def("convert_element_type.no_fuse(Tensor a, ScalarType dtype) -> Tensor", &convert_element_type);
+    lib->def("convert_element_type.no_fuse(Tensor input, ScalarType dtype) -> Tensor", &convert_element_type);
   });
 }
 
