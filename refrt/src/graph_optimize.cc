@@ -742,7 +742,7 @@ bool fold_transpose_matmul(GraphDef& g) {
 using Pass = bool (*)(GraphDef&);
 const std::vector<std::pair<std::string, Pass>>& passes() {
   static const std::vector<std::pair<std::string, Pass>> all = {
-      {"drop_unused_outputs", drop_unused_outputs}, {"fold_batch_norm", fold_batch_norm}, {"fuse_matmul_add", fuse_matmul_add}, {"fuse_conv_add", fuse_conv_add},
+      {"fuse_qdq", fuse_qdq}, {"drop_unused_outputs", drop_unused_outputs}, {"fold_batch_norm", fold_batch_norm}, {"fuse_matmul_add", fuse_matmul_add}, {"fuse_conv_add", fuse_conv_add},
       {"fuse_activation", fuse_activation},
       {"fuse_elementwise", fuse_elementwise}, {"fuse_rms_norm", fuse_rms_norm},
       {"fuse_safe_softmax", fuse_safe_softmax}, {"fold_transpose_matmul", fold_transpose_matmul}};
@@ -758,6 +758,10 @@ const std::vector<std::string>& optimization_passes() {
     return v;
   }();
   return names;
+}
+
+void optimize_graph_before_folding(GraphDef& graph, const std::set<std::string>& disabled) {
+  if (!disabled.count("fuse_qdq")) fuse_qdq(graph);
 }
 
 void optimize_graph(GraphDef& graph, const std::set<std::string>& disabled, const std::string& origin) {

@@ -17,6 +17,7 @@
 #include "parity/error.h"
 #include "parity/fs.h"
 #include "reference_quantized.h"
+#include "reference_symbolic.h"
 
 namespace parity::verify {
 
@@ -303,8 +304,27 @@ class Interpreter {
     else throw Error({"verify"}, "output of kind " + std::string(out.kind_name()) + " is not supported for operator." + op);
   }
 
+  // torch.sym_max, sym_float, sym_ite, math.ceil, ... (reference_symbolic.cc), concretely.
+  void run_symbolic_helper(const pt2::Node& node) {
+    std::vector<SymScalar> in;
+    for (const auto& i : node.inputs) {
+      const c10::Scalar x = scalar_of(i.arg);
+      in.push_back(x.isBoolean() ? SymScalar::of_bool(x.toBool()) : x.isFloatingPoint() ? SymScalar::of_float(x.toDouble())
+                                                                                         : SymScalar::of_int(x.toLong()));
+    }
+    const SymScalar r = eval_symbolic_helper(node.target, in);
+    if (node.outputs.size() != 1) throw Error({"verify", node.name}, node.target + " must have one output");
+    const Argument& out = node.outputs[0];
+    if (!out.is_symbolic_scalar()) return;  // a static result: nothing to bind
+    if (out.is(pt2::ArgKind::as_sym_int)) ints_[out.symbol()] = r.kind == SymScalar::Kind::kFloat ? static_cast<int64_t>(r.d) : r.kind == SymScalar::Kind::kBool ? r.b : r.i;
+    else if (out.is(pt2::ArgKind::as_sym_float)) floats_[out.symbol()] = r.as_double();
+    else if (out.is(pt2::ArgKind::as_sym_bool)) bools_[out.symbol()] = r.truthy();
+    else throw Error({"verify", node.name}, "output of kind " + std::string(out.kind_name()) + " is not supported for " + node.target);
+  }
+
   void run_node(const pt2::Node& node) {
     if (node.target.rfind("_operator.", 0) == 0) return run_python_operator(node);
+    if (is_symbolic_helper(node.target)) return run_symbolic_helper(node);
     if (node.target.rfind("torch.ops.higher_order.", 0) == 0) return run_higher_order(node);
     const std::string prefix = "torch.ops.";
     if (node.target.rfind(prefix, 0) != 0)
