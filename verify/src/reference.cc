@@ -365,7 +365,8 @@ class Interpreter {
     child.ints_ = ints_;
     child.floats_ = floats_;
     child.bools_ = bools_;
-    for (size_t i = 0; i < inputs.size(); ++i) child.tensors_[graph.inputs[i].tensor_name()] = inputs[i];
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (graph.inputs[i].is_tensor()) child.tensors_[graph.inputs[i].tensor_name()] = inputs[i];  // symbols: bound by the caller
     for (const auto& node : graph.nodes) {
       try {
         child.run_node(node);
@@ -445,13 +446,25 @@ class Interpreter {
       results = scan(graph_at(0), {}, tensor_list(node, 1), tensor_list(node, 2), n_outputs);
     } else if (op == "wrap_with_set_grad_enabled") {
       // (enabled, subgraph, args...): a no_grad()/enable_grad() region; the reference computes no gradients.
+      // A symbolic argument (a sequence length) binds the region's formal symbol; the child sees it.
+      const pt2::Graph& region = graph_at(1);
       std::vector<at::Tensor> args;
       for (size_t i = 2; i < node.inputs.size(); ++i) {
         const Argument& a = node.inputs[i].arg;
-        if (!a.is_tensor()) throw Error({"verify"}, "region argument #" + std::to_string(i) + " is not a tensor: " + a.describe());
-        args.push_back(tensor(a.tensor_name()));
+        const size_t k = i - 2;
+        if (a.is_tensor()) {
+          args.push_back(tensor(a.tensor_name()));
+          continue;
+        }
+        if (!a.is_symbolic_scalar() || k >= region.inputs.size() || !region.inputs[k].is_symbolic_scalar())
+          throw Error({"verify"}, "region argument #" + std::to_string(i) + " is not a tensor or symbolic scalar: " + a.describe());
+        const std::string formal = region.inputs[k].symbol();
+        if (a.is(pt2::ArgKind::as_sym_int)) ints_[formal] = lookup(ints_, a.symbol());
+        else if (a.is(pt2::ArgKind::as_sym_float)) floats_[formal] = lookup(floats_, a.symbol());
+        else bools_[formal] = lookup(bools_, a.symbol());
+        args.push_back(at::Tensor());
       }
-      results = run_subgraph(graph_at(1), args);
+      results = run_subgraph(region, args);
     } else {
       throw Error({"verify"}, "the reference executor does not interpret higher-order op " + op + " yet");
     }
