@@ -32,11 +32,13 @@ if [ ! -x .venv/bin/python ]; then
   step "creating .venv"
   "$PY" -m venv .venv
 fi
-if ! cmp -s requirements.txt .venv/.parity-requirements 2>/dev/null; then
-  step "installing Python packages (requirements.txt)"
+# requirements-nodeps.txt: packages installed without their dependencies (torchao's would pull a CUDA stack).
+if ! cat requirements.txt requirements-nodeps.txt | cmp -s - .venv/.parity-requirements 2>/dev/null; then
+  step "installing Python packages (requirements.txt, requirements-nodeps.txt)"
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q -r requirements.txt
-  cp requirements.txt .venv/.parity-requirements
+  .venv/bin/python -m pip install -q --no-deps -r requirements-nodeps.txt
+  cat requirements.txt requirements-nodeps.txt > .venv/.parity-requirements
 fi
 
 # 2b. The Python package `parity` (python/), editable, so that `import parity` in the venv is this tree's

@@ -16,6 +16,7 @@
 
 #include "parity/error.h"
 #include "parity/fs.h"
+#include "reference_quantized.h"
 #include "reference_symbolic.h"
 
 namespace parity::verify {
@@ -527,6 +528,7 @@ class Interpreter {
 ReferenceResult run_reference(const pt2::Program& program, const std::vector<Tensor>& user_inputs,
                               bool keep_intermediates) {
   at::NoGradGuard no_grad;
+  register_quantized_decomposed_ops();
   // Pages of read-only mappings that other stages touched (the exporter's view of the archive, refrt's
   // external data) go back to the page cache, so that the weights are resident once, not once per engine.
   MappedFile::release_all_pages();
