@@ -13,7 +13,8 @@ step() { printf '\n== %s\n' "$*"; }
 # 1. Debian packages (skipped when all are installed).
 APT_PACKAGES=(build-essential cmake ninja-build ccache pkg-config protobuf-compiler libprotobuf-dev
   libeigen3-dev libopenblas-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev python3-venv
-  libcli11-dev chromium clang libclang-rt-14-dev)  # chromium: headless check of report.html in tests/python/test_report.py;
+  libcli11-dev chromium clang libclang-rt-14-dev
+  pybind11-dev)  # chromium: headless check of report.html in tests/python/test_report.py;
   # clang + its libFuzzer/sanitizer runtimes: the brief fuzz step of scripts/test.sh (scripts/fuzz.sh --ci)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
