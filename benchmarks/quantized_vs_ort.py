@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/quantized_vs_ort.py [--build build] [--out out/qbench] [--threads 1,2]
                                                     [--runs 10] [--warmup 2] [--repeat R] [--filter REGEX]
 
-The float models are benchmarks/models_vs_ort.py's (MLP 1024-4096-1024 batch 64, ResNet-18 1x3x224x224)
+The float models are benchmarks/runtime_vs_ort.py's (MLP 1024-4096-1024 batch 64, ResNet-18 1x3x224x224)
 plus a small conv net defined here, exported by `parity export` as there. The QDQ models are made
 independently of Parity by onnxruntime.quantization.quantize_static: QDQ format, uint8 activations,
 int8 weights per channel, calibrated (MinMax) on 8 batches of random normal inputs. Per model and
@@ -28,7 +28,18 @@ from torch import nn
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import models_vs_ort as base  # noqa: E402  (model definitions and the export step)
+import runtime_vs_ort as base  # noqa: E402  (model definitions and the export step)
+from onnx import numpy_helper  # noqa: E402
+
+
+def export(make, folder: Path, parity: Path):
+    """The float ONNX (runtime_vs_ort's export) and its inputs as .pb files for `parity profile --inputs`."""
+    module, args, onnx_path = base.export(make, folder, parity, fresh=False)
+    inputs_dir = folder / "inputs"
+    inputs_dir.mkdir(exist_ok=True)
+    for i, a in enumerate(args):
+        (inputs_dir / f"input_{i}.pb").write_bytes(numpy_helper.from_array(a.numpy()).SerializeToString())
+    return module, args, onnx_path, inputs_dir
 
 
 def small_convnet():
@@ -111,7 +122,7 @@ def main(argv=None):
         if a.filter and not re.search(a.filter, key):
             continue
         folder = Path(a.out) / key
-        _, args, float_path, inputs_dir = base.export(key, make, folder, parity)
+        _, args, float_path, inputs_dir = export(make, folder, parity)
         qdq = quantize(float_path, args, folder / "model.qdq.onnx")
         for t in threads:
             r = {"title": title, "threads": t, "int8": math.inf, "ort_int8": math.inf, "float": math.inf}

@@ -7,12 +7,15 @@
 #include <algorithm>
 #include <cstring>
 
+#include "parity/refrt/cpu_isa.h"
+
 namespace parity::refrt::qgemm {
 namespace {
 
 constexpr int64_t kRows = 6;
 
-const bool kAvx2 = __builtin_cpu_supports("avx2");
+// PARITY_REFRT_ISA=scalar caps this too, so the tests run the portable loop on AVX2 machines.
+const bool kAvx2 = isa_allows(IsaLevel::kAvx2);
 
 // c[rows, 16] (local tile, row stride 16) = a[rows, kp] x panel.
 template <int R>
