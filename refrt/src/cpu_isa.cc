@@ -5,6 +5,9 @@
 
 #include "parity/error.h"
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #if defined(__x86_64__) && defined(__linux__)
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -16,6 +19,15 @@ namespace {
 constexpr std::array<const char*, 6> kNames = {"scalar", "avx2", "avx512", "avx512_vnni", "avx512_bf16", "amx"};
 
 #if defined(__x86_64__)
+// AMX tile, int8 and bf16 from CPUID leaf 7 (EDX bits 24, 25, 22): clang 14's __builtin_cpu_supports
+// does not know the amx-* names, so the bits are read directly.
+bool cpu_has_amx() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+  constexpr unsigned kAmxBf16 = 1u << 22, kAmxTile = 1u << 24, kAmxInt8 = 1u << 25;
+  return (d & kAmxBf16) && (d & kAmxTile) && (d & kAmxInt8);
+}
+
 // Linux hands out the AMX tile state only on request (arch_prctl ARCH_REQ_XCOMP_PERM, XTILEDATA);
 // without it the first tile instruction faults, so a CPU with AMX but no grant stays below amx.
 bool amx_granted() {
@@ -59,9 +71,7 @@ IsaLevel detect_cpu_isa() {
   level = IsaLevel::kAvx512Vnni;
   if (!__builtin_cpu_supports("avx512bf16")) return level;
   level = IsaLevel::kAvx512Bf16;
-  if (!(__builtin_cpu_supports("amx-tile") && __builtin_cpu_supports("amx-int8") &&
-        __builtin_cpu_supports("amx-bf16") && amx_granted()))
-    return level;
+  if (!(cpu_has_amx() && amx_granted())) return level;
   level = IsaLevel::kAmx;
 #endif
   return level;
