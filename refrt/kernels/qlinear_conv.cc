@@ -78,18 +78,7 @@ Tensor int_conv(const NodeDef& node, const KernelIO& io, const nn::WindowAttrs& 
 
 namespace {
 
-std::vector<int32_t> zero_points(const NodeDef& node, const Tensor* zp, DType want, int64_t n, const char* what) {
-  if (!zp) return {0};
-  if (zp->dtype() != want)
-    node.fail(std::string(what) + " dtype " + dtype_name(zp->dtype()) + " differs from its input's " + dtype_name(want));
-  if (zp->numel() == 1) return {quant::int_at(*zp, 0)};
-  if (n < 0 || zp->rank() != 1 || zp->numel() != n)
-    node.fail(std::string(what) + " must be a scalar" + (n < 0 ? "" : " or 1-D of size " + std::to_string(n)) +
-              ", got shape " + shape_str(zp->shape()));
-  std::vector<int32_t> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = quant::int_at(*zp, i);
-  return v;
-}
+using quant::zero_points;
 
 int64_t out_channels(const Tensor& w) { return w.rank() > 0 ? w.dim(0) : 0; }
 

@@ -14,19 +14,7 @@ namespace {
 
 bool is_8bit(DType t) { return t == DType::kInt8 || t == DType::kUInt8; }
 
-// The int32 zero points of an optional input: one per tensor, or `n` (per column) when allowed.
-std::vector<int32_t> zero_points(const NodeDef& node, const Tensor* zp, DType want, int64_t n, const char* what) {
-  if (!zp) return {0};
-  if (zp->dtype() != want)
-    node.fail(std::string(what) + " dtype " + dtype_name(zp->dtype()) + " differs from its input's " + dtype_name(want));
-  if (zp->numel() == 1) return {quant::int_at(*zp, 0)};
-  if (n < 0 || zp->rank() != 1 || zp->numel() != n)
-    node.fail(std::string(what) + " must be a scalar" + (n < 0 ? "" : " or 1-D of size " + std::to_string(n)) +
-              ", got shape " + shape_str(zp->shape()));
-  std::vector<int32_t> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = quant::int_at(*zp, i);
-  return v;
-}
+using quant::zero_points;
 
 // Element offsets of every output batch in A and B (broadcast batch dims, size-1 dims repeat).
 void batch_offsets(const Shape& a, const Shape& b, const Shape& out, int64_t a_mat, int64_t b_mat,

@@ -46,6 +46,10 @@ float float_at(const Tensor& t, int64_t i);
 // An integer element of a quantized dtype as int32.
 int32_t int_at(const Tensor& t, int64_t i);
 
+// The int32 zero points of an optional input of QLinear*/ *Integer ops: {0} when absent, one per tensor,
+// or `n` (per column / output channel; n < 0: a scalar only); `want` is its input's dtype.
+std::vector<int32_t> zero_points(const NodeDef& node, const Tensor* zp, DType want, int64_t n, const char* what);
+
 // nearbyint in the default rounding mode: halves to even.
 inline float round_half_even(float v) { return std::nearbyint(v); }
 

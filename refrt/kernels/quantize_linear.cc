@@ -67,6 +67,19 @@ int32_t int_at(const Tensor& t, int64_t i) {
   return v;
 }
 
+std::vector<int32_t> zero_points(const NodeDef& node, const Tensor* zp, DType want, int64_t n, const char* what) {
+  if (!zp) return {0};
+  if (zp->dtype() != want)
+    node.fail(std::string(what) + " dtype " + dtype_name(zp->dtype()) + " differs from its input's " + dtype_name(want));
+  if (zp->numel() == 1) return {int_at(*zp, 0)};
+  if (n < 0 || zp->rank() != 1 || zp->numel() != n)
+    node.fail(std::string(what) + " must be a scalar" + (n < 0 ? "" : " or 1-D of size " + std::to_string(n)) +
+              ", got shape " + shape_str(zp->shape()));
+  std::vector<int32_t> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = int_at(*zp, i);
+  return v;
+}
+
 ParamLayout param_layout(const NodeDef& node, const Shape& x, const Tensor& scale, const Tensor* zero_point,
                          int64_t axis, int64_t block_size) {
   // Shapes [] and [1] both mean one value (ONNX Runtime's quantizer writes them mixed).

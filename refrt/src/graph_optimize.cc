@@ -241,7 +241,8 @@ std::optional<Match> match_activation(const GraphDef& g, const GraphIndex& ix, c
   return std::nullopt;
 }
 
-// Drops the nodes marked dead (order kept) and the initializers no node reads any more.
+}  // namespace
+
 void compact(GraphDef& g, const std::vector<bool>& dead) {
   std::vector<NodeDef> kept;
   for (size_t i = 0; i < g.nodes.size(); ++i)
@@ -258,6 +259,8 @@ void compact(GraphDef& g, const std::vector<bool>& dead) {
     if (used.count(name)) inits.emplace_back(name, std::move(t));
   g.initializers = std::move(inits);
 }
+
+namespace {
 
 void absorb(NodeDef& into, const NodeDef& part) {
   into.fused_from.emplace_back(part.name, part.op_type);

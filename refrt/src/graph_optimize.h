@@ -33,6 +33,9 @@ const std::vector<std::string>& optimization_passes();
 void optimize_graph_before_folding(GraphDef& graph, const std::set<std::string>& disabled);
 bool fuse_qdq(GraphDef& graph);  // qdq_fusion.cc
 
+// Drops the nodes marked dead (order kept) and the initializers no node reads any more.
+void compact(GraphDef& g, const std::vector<bool>& dead);
+
 // Runs the passes not in `disabled` (unknown names are an error, kUsage).
 void optimize_graph(GraphDef& graph, const std::set<std::string>& disabled, const std::string& origin);
 

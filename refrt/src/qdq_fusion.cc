@@ -250,21 +250,8 @@ bool fuse_qdq(GraphDef& g) {
   for (size_t i = 0; i < g.nodes.size(); ++i)
     if (!dead[i] && g.nodes[i].domain.empty() && g.nodes[i].op_type == "QuantizeLinear") changed = fuse_at(g, ix, i, dead) || changed;
   if (!changed) return false;
-  std::vector<NodeDef> kept;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (!dead[i]) kept.push_back(std::move(g.nodes[i]));
-  g.nodes = std::move(kept);
-  // The 8-bit weights now live in the fused nodes' attributes: drop the initializers nobody reads.
-  std::set<std::string> used;
-  for (const auto& n : g.nodes) {
-    used.insert(n.inputs.begin(), n.inputs.end());
-    used.insert(n.implicit_inputs.begin(), n.implicit_inputs.end());
-  }
-  for (const auto& o : g.outputs) used.insert(o.name);
-  std::vector<std::pair<std::string, Tensor>> inits;
-  for (auto& [name, t] : g.initializers)
-    if (used.count(name)) inits.emplace_back(name, std::move(t));
-  g.initializers = std::move(inits);
+  // The 8-bit weights now live in the fused nodes' attributes: their initializers go with the dead nodes.
+  compact(g, dead);
   return true;
 }
 
