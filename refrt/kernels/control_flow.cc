@@ -250,6 +250,87 @@ class ScanKernel : public Kernel {
   std::vector<int64_t> in_axes_, in_dirs_, out_axes_, out_dirs_;
 };
 
+// Scan-8: (sequence_lens?, state..., scan_input...) with a batch axis 0 on every state and scan input
+// and the sequence axis 1. Each batch element is scanned as Scan-9 scans its inputs, over its own
+// length (sequence_lens, else the whole axis); scan outputs of shorter sequences are padded with zeros.
+class Scan8Kernel : public Kernel {
+ public:
+  explicit Scan8Kernel(const NodeDef& node) : node_(node), body_(node, "body") {
+    const size_t operands = node.inputs.empty() ? 0 : node.inputs.size() - 1;
+    const int64_t m = node.attr_int("num_scan_inputs", -1);
+    if (m < 1 || static_cast<size_t>(m) > operands) node.fail("num_scan_inputs must be in 1.." + std::to_string(operands));
+    scan_inputs_ = static_cast<size_t>(m);
+    states_ = operands - scan_inputs_;
+    if (body_.formal_inputs != operands) node.fail("the body must take " + std::to_string(operands) + " inputs");
+    if (body_.plan->outputs.size() < states_) node.fail("the body returns fewer values than there are states");
+    scan_outputs_ = body_.plan->outputs.size() - states_;
+    if (node.outputs.size() != states_ + scan_outputs_) node.fail("the node's output count does not match the body's");
+    dirs_ = node.attr_ints("directions", std::vector<int64_t>(scan_inputs_, 0));
+    if (dirs_.size() != scan_inputs_) node.fail("directions must have one entry per scan input");
+  }
+  void compute(KernelIO& io) const override {
+    const std::vector<int64_t> lengths = sequence_lengths(io);
+    std::vector<std::vector<Tensor>> finals(states_), scans(scan_outputs_);
+    for (size_t b = 0; b < lengths.size(); ++b) {
+      std::vector<Tensor> states, xs;
+      for (size_t i = 0; i < states_; ++i) states.push_back(slice_along(io.in(1 + i), 0, static_cast<int64_t>(b)));
+      for (size_t j = 0; j < scan_inputs_; ++j) xs.push_back(slice_along(io.in(1 + states_ + j), 0, static_cast<int64_t>(b)));
+      const int64_t len = lengths[b];
+      std::vector<std::vector<Tensor>> outs(scan_outputs_);
+      for (int64_t t = 0; t < len; ++t) {
+        Slots formal;
+        formal.tensors = states;
+        for (size_t j = 0; j < scan_inputs_; ++j) formal.push(slice_along(xs[j], 0, dirs_[j] ? len - 1 - t : t));
+        Slots out = body_.run(std::move(formal), io);
+        if (!out.values.empty()) node_.fail("the body yields a sequence or optional; Scan carries tensors only");
+        for (size_t i = 0; i < states_; ++i) states[i] = std::move(out.tensors[i]);
+        for (size_t k = 0; k < scan_outputs_; ++k) outs[k].push_back(std::move(out.tensors[states_ + k]));
+      }
+      for (size_t i = 0; i < states_; ++i) finals[i].push_back(std::move(states[i]));
+      for (size_t k = 0; k < scan_outputs_; ++k) scans[k].push_back(padded(outs[k], xs.at(0).dim(0)));
+    }
+    for (size_t i = 0; i < states_; ++i) io.outputs[i] = stack_along(finals[i], 0, node_, nullptr);
+    for (size_t k = 0; k < scan_outputs_; ++k) io.outputs[states_ + k] = stack_along(scans[k], 0, node_, nullptr);
+  }
+
+ private:
+  // Per batch element: sequence_lens, or the sequence axis of the scan inputs (which must agree).
+  std::vector<int64_t> sequence_lengths(const KernelIO& io) const {
+    const Tensor& first = io.in(1 + states_);
+    if (first.rank() < 2) node_.fail("scan inputs need a batch axis and a sequence axis, got " + shape_str(first.shape()));
+    const int64_t batch = first.dim(0), steps = first.dim(1);
+    for (size_t i = 1; i < io.inputs.size() && i < 1 + states_ + scan_inputs_; ++i) {
+      const Tensor& x = io.in(i);
+      const bool scan = i > states_;
+      if (x.rank() < (scan ? 2u : 1u) || x.dim(0) != batch || (scan && x.dim(1) != steps))
+        node_.fail("input #" + std::to_string(i) + " has shape " + shape_str(x.shape()) + "; the batch is " +
+                   std::to_string(batch) + (scan ? " and the sequence axis " + std::to_string(steps) : std::string()));
+    }
+    if (!io.optional(0)) return std::vector<int64_t>(static_cast<size_t>(batch), steps);
+    std::vector<int64_t> lengths = int64_values(*io.optional(0), "sequence_lens");
+    if (static_cast<int64_t>(lengths.size()) != batch)
+      node_.fail("sequence_lens has " + std::to_string(lengths.size()) + " entries for a batch of " + std::to_string(batch));
+    for (int64_t l : lengths)
+      if (l < 1 || l > steps) node_.fail("sequence length " + std::to_string(l) + " is outside [1, " + std::to_string(steps) + "]");
+    return lengths;
+  }
+  // The slices stacked, then zeros up to `steps` rows.
+  Tensor padded(const std::vector<Tensor>& slices, int64_t steps) const {
+    const Tensor stacked = stack_along(slices, 0, node_, nullptr);
+    if (stacked.dim(0) == steps) return stacked;
+    Shape shape = stacked.shape();
+    shape[0] = steps;
+    Tensor out(stacked.dtype(), shape, /*zero=*/true);
+    if (stacked.nbytes()) std::memcpy(out.mutable_raw(), stacked.raw(), stacked.nbytes());
+    return out;
+  }
+
+  NodeDef node_;
+  Body body_;
+  size_t scan_inputs_ = 0, states_ = 0, scan_outputs_ = 0;
+  std::vector<int64_t> dirs_;
+};
+
 // SequenceMap(input_sequence, additional...) -> (out_sequence...): the body runs once per element of
 // input_sequence; a sequence input gives the body its element at that position (all sequences must
 // be as long), a tensor input is given whole every time. Output k is the sequence of the body's k-th outputs.
@@ -301,7 +382,8 @@ class SequenceMapKernel : public Kernel {
 PARITY_KERNEL("If", 1, IfKernel, kAllTypes);
 // Loop 1; 11: cond optional-input semantics clarified; 13+ widened types.
 PARITY_KERNEL("Loop", 1, LoopKernel, kAllTypes);
-// Scan 9: no batch axis, axes/directions attributes (8 had sequence_lens and a batch axis: not implemented).
+// Scan 8: batch axis and sequence_lens; 9: no batch axis, axes/directions attributes.
+PARITY_KERNEL("Scan", 8, Scan8Kernel, kAllTypes);
 PARITY_KERNEL("Scan", 9, ScanKernel, kAllTypes);
 PARITY_KERNEL("SequenceMap", 17, SequenceMapKernel, kAllTypes);
 
