@@ -7,6 +7,7 @@ namespace parity::verify {
 Comparison compare_tensors(const Tensor& expected, const Tensor& actual, const Tolerance& tol) {
   Comparison c;
   static_cast<TensorComparison&>(c) = parity::compare_elementwise(expected, actual, tol);
+  if (!c.passed) c.detail = mismatch_detail(expected, actual);
   return c;
 }
 
@@ -20,6 +21,7 @@ void to_json(nlohmann::json& j, const Comparison& c) {
   if (c.ties > 0) j["ties"] = c.ties;
   if (!c.histogram.empty()) j["histogram"] = c.histogram;
   if (std::isinf(c.max_abs_error)) j["max_abs_error"] = "Infinity";
+  if (c.detail && !c.passed) j["detail"] = *c.detail;
 }
 
 void from_json(const nlohmann::json& j, Comparison& c) {
@@ -33,6 +35,7 @@ void from_json(const nlohmann::json& j, Comparison& c) {
   c.problem = j.value("problem", "");
   c.ties = j.value("ties", int64_t{0});
   c.histogram = j.value("histogram", std::vector<int64_t>{});
+  if (j.contains("detail")) c.detail = j["detail"].get<MismatchDetail>();
 }
 
 }  // namespace parity::verify
