@@ -13,6 +13,7 @@
 #include "command.h"
 #include "parity/error.h"
 #include "parity/refrt/conformance.h"
+#include "parity/refrt/cpu_isa.h"
 #include "parity/refrt/session.h"
 
 namespace parity::cli {
@@ -146,6 +147,13 @@ int run_conformance_command(ConformanceArgs& a) {
   if (o.data_dir.empty()) o.data_dir = env_or("PARITY_CONFORMANCE_DIR", PARITY_CONFORMANCE_DIR);
   if (o.exclusions_file.empty()) o.exclusions_file = source_dir() + "/refrt/conformance/exclusions.txt";
   const Gates gates = gates_for(o, full_run, exclusions_given);
+  // A cap above this CPU's level would run the lower path and look green: report it as not tested.
+  std::cout << "ISA level: " << refrt::isa_summary() << "\n";
+  if (const auto& isa = refrt::isa_info(); isa.error.empty() && isa.cap && *isa.cap > isa.cpu) {
+    std::cout << "NOT TESTED: " << isa.note << "\n";
+    return kExitNotTested;
+  }
+  refrt::isa_level();  // a misspelt cap is a usage error
   Tally t;
   refrt::run_conformance(o, [&](const refrt::ConformanceResult& r) { count_result(r, a.verbose, t); });
   print_totals(t, o, a.verbose);

@@ -6,12 +6,15 @@
 
 #include "command.h"
 #include "parity/error.h"
+#include "parity/refrt/cpu_isa.h"
 #include "parity/refrt/session.h"
 
 namespace parity::cli {
 namespace {
 
 int run_ops() {
+  // The hand-written kernels' instruction set (cpu_isa.h); a misspelt PARITY_REFRT_ISA is an error here too.
+  const refrt::IsaLevel level = refrt::isa_level();
   struct Row {
     std::vector<int> since;
     std::set<std::string> dtypes;  // of the newest registration: what a current model may use
@@ -34,6 +37,8 @@ int run_ops() {
               << std::setw(20) << since << dtypes << "\n";
   }
   std::cout << rows.size() << " ops\n";
+  std::cout << "ISA level: " << isa_name(level) << " (CPU: " << isa_name(refrt::isa_info().cpu) << ")\n";
+  if (!refrt::isa_info().note.empty()) std::cout << "note: " << refrt::isa_info().note << "\n";
   return kExitOk;
 }
 

@@ -7,6 +7,7 @@
 #include "parity/error.h"
 #include "parity/fs.h"
 #include "parity/process.h"
+#include "parity/refrt/cpu_isa.h"
 #include "parity/refrt/profile.h"
 #include "parity/refrt/session.h"
 #include "parity/tensor_io.h"
@@ -64,6 +65,8 @@ int run_profile(const ProfileArgs& a) {
   std::cerr << "profiling " << a.model << ": " << a.warmup << " warm-up + " << a.runs << " runs\n";
   const refrt::Profile profile = refrt::profile_session(*session, inputs, {a.runs, a.warmup}, a.model, load_ms);
   nlohmann::json summary = refrt::summarize_profile(profile);
+  summary["isa_level"] = refrt::isa_name(refrt::isa_level());
+  summary["cpu_isa_level"] = refrt::isa_name(refrt::isa_info().cpu);
   fs::create_directories(out_dir);
   if (a.compare_ort)
     refrt::add_ort_comparison(summary, profile_with_ort(a, inputs_folder(a, *session, inputs, out_dir), out_dir));
@@ -72,6 +75,8 @@ int run_profile(const ProfileArgs& a) {
   write_file_atomic((fs::path(out_dir) / "summary.json").string(), summary.dump(1));
   write_file_atomic((fs::path(out_dir) / "summary.md").string(), refrt::profile_markdown(summary));
   std::cout << refrt::profile_text(summary);
+  std::cout << "ISA level: " << refrt::isa_summary() << "\n";
+  if (!refrt::isa_info().note.empty()) std::cout << "note: " << refrt::isa_info().note << "\n";
   std::cout << "trace: " << trace_path << "\nsummary: " << (fs::path(out_dir) / "summary.md").string() << "\n";
   return kExitOk;
 }

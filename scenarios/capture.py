@@ -1,7 +1,7 @@
 """Capture scenarios with torch.export into case folders (the ONNX backend-test layout).
 
     python -m scenarios.capture --out DIR [--filter REGEX] [--modes strict,nonstrict] [--force] [--jobs N]
-                                [--decompose-unsupported [--parity BUILD/parity]]
+                                [--keep-unsupported] [--parity BUILD/parity]
                                 [--scenarios FILE_OR_DIR[:NAME]]... [--with-builtin] [--shard K/N]
 
 Per case and mode, DIR/<case>/<mode>/ receives model.pt2 (torch.export.save, with the user's Dim names
@@ -187,10 +187,7 @@ def capture_case(case: Case, mode: str, out_dir, force: bool = False, programs: 
         mapping, info["dynamic_dims"] = dim_names(ep, case.module(), args0, kwargs0, case.shapes())
         torch.export.save(ep, str(case_dir / "model.pt2"), extra_files={"parity_dims.json": json.dumps(mapping)})
         if decompose_with:
-            from .decompose import decompose, missing_ops
-            info["decomposed_ops"] = missing_ops(case_dir / "model.pt2", decompose_with)
-            if info["decomposed_ops"]:
-                decompose(case_dir / "model.pt2", case_dir / "model.pt2", info["decomposed_ops"])
+            _decompose_unsupported(case_dir / "model.pt2", decompose_with, info)
         # Constant user inputs (Python scalars and None specialised at capture) are not program inputs.
         user_inputs = list(ep.graph_signature.user_inputs)
         info["input_names"] = input_names = [n for n in user_inputs if isinstance(n, str)]
@@ -219,6 +216,22 @@ def capture_case(case: Case, mode: str, out_dir, force: bool = False, programs: 
     return line(info["status"], info["error"])
 
 
+def _decompose_unsupported(pt2: Path, parity: str, info: dict):
+    """Re-decomposes the ops `parity` cannot translate (case.json: decomposed_ops, and the ops torch has no
+    decomposition for: undecomposable_ops). A failure here keeps the program as captured (decompose_error):
+    the export then names the op it lacks."""
+    from .decompose import decompose, missing_ops
+    try:
+        keys = missing_ops(pt2, parity)
+        if keys:
+            lacking = decompose(pt2, pt2, keys)
+            info["decomposed_ops"] = [k for k in keys if k not in lacking]
+            if lacking:
+                info["undecomposable_ops"] = lacking
+    except (Exception, SystemExit) as e:  # missing_ops exits when the binary cannot read the program
+        info["decompose_error"] = _first_lines(e) if isinstance(e, Exception) else str(e)
+
+
 def load_extra_scenarios():
     """Imports the file named by PARITY_EXTRA_SCENARIOS, whose cases register themselves: tests add cases
     this way (one torch.export refuses, say) that the normal matrix must not contain."""
@@ -237,10 +250,12 @@ def main(argv=None) -> int:
     parser.add_argument("--force", action="store_true", help="capture again even when cached")
     parser.add_argument("--jobs", "-j", type=int, default=1, help="cases captured in parallel processes")
     parser.add_argument("--decompose-unsupported", action="store_true",
-                        help="re-decompose the ops `parity` cannot translate (python -m scenarios.decompose)")
-    parser.add_argument("--parity", default=os.environ.get("PARITY_BIN", str(Path(__file__).resolve().parent.parent /
-                                                                             "build" / "parity")),
-                        help="the parity binary --decompose-unsupported asks (default: build/parity)")
+                        help="(the default) re-decompose the ops `parity` cannot translate with torch's decompositions")
+    parser.add_argument("--keep-unsupported", action="store_true",
+                        help="keep the ops `parity` cannot translate (its export then names them)")
+    default_bin = Path(__file__).resolve().parent.parent / os.environ.get("PARITY_BUILD_DIR", "build") / "parity"
+    parser.add_argument("--parity", default=os.environ.get("PARITY_BIN", str(default_bin)),
+                        help="the parity binary asked which ops it translates (default: $PARITY_BUILD_DIR/parity)")
     # A user's own suites (scenarios/suite.py): instead of the built-in cases, or next to them.
     parser.add_argument("--scenarios", action="append", default=[], metavar="FILE_OR_DIR[:NAME]")
     parser.add_argument("--with-builtin", action="store_true", help="with --scenarios: the built-in cases too")
@@ -268,7 +283,9 @@ def main(argv=None) -> int:
         return 2
     # Non-strict before decomposed, so the decomposed mode reuses its program.
     modes.sort(key=lambda m: 1 if m == "decomposed" else 0)
-    decompose_with = args.parity if args.decompose_unsupported else None
+    # Ops Parity cannot translate yet are re-decomposed by torch unless --keep-unsupported (without the
+    # binary there is no one to ask: the program stays as captured).
+    decompose_with = None if args.keep_unsupported or not Path(args.parity).is_file() else args.parity
     # A shard keeps its share of the (case, mode) pairs in run order; a case's modes stay one task.
     share = suite.pairs(cases, modes, shard)
     builtin = args.with_builtin or not args.scenarios

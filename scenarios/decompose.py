@@ -38,6 +38,13 @@ def overload_of(key: str):
         return None
 
 
+def is_retraced_away(key: str) -> bool:
+    """vmap's markers (torch::_functorch.predispatch._add_batch_dim, _remove_batch_dim, the nesting
+    counters): any run_decompositions() retraces the program through functorch, which applies the batching
+    rules and leaves plain batched ATen ops, so these need no table entry."""
+    return key.startswith("torch::_functorch.")
+
+
 def decomposition_table(keys: list[str]) -> tuple[dict, list[str]]:
     """torch's decompositions of just `keys` (the core-ATen table, then every registered decomposition)."""
     from torch._decomp import decomposition_table as every_decomposition
@@ -45,10 +52,15 @@ def decomposition_table(keys: list[str]) -> tuple[dict, list[str]]:
     core = torch.export.default_decompositions()
     table, lacking = {}, []
     for key in keys:
+        if is_retraced_away(key):
+            continue
         op = overload_of(key)
         fn = None if op is None else core.get(op) or every_decomposition.get(op)
         if fn is None and op is not None and op._can_decompose():
-            fn = op.decompose  # a CompositeImplicitAutograd op decomposes through its own definition
+            # A CompositeImplicitAutograd op decomposes through its own definition, wrapped the way
+            # torch.export does it (op.decompose directly would re-enter the table and recurse).
+            from torch._export.utils import _get_decomp_for_cia
+            fn = _get_decomp_for_cia(op)
         if fn is None:
             lacking.append(key)
         else:
@@ -60,7 +72,7 @@ def decompose(src: Path, dst: Path, keys: list[str]) -> list[str]:
     """Writes `dst` with `keys` decomposed; returns the keys torch has no decomposition for."""
     ep = torch.export.load(str(src))
     table, lacking = decomposition_table(keys)
-    if table:
+    if table or any(is_retraced_away(k) for k in keys):
         ep = ep.run_decompositions(decomp_table=table)
     extra = {}
     with zipfile.ZipFile(src) as z:

@@ -13,7 +13,8 @@ step() { printf '\n== %s\n' "$*"; }
 # 1. Debian packages (skipped when all are installed).
 APT_PACKAGES=(build-essential cmake ninja-build ccache pkg-config protobuf-compiler libprotobuf-dev
   libeigen3-dev libopenblas-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev python3-venv
-  libcli11-dev chromium clang libclang-rt-14-dev)  # chromium: headless check of report.html in tests/python/test_report.py;
+  libcli11-dev chromium clang libclang-rt-14-dev
+  pybind11-dev)  # chromium: headless check of report.html in tests/python/test_report.py;
   # clang + its libFuzzer/sanitizer runtimes: the brief fuzz step of scripts/test.sh (scripts/fuzz.sh --ci)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -32,11 +33,13 @@ if [ ! -x .venv/bin/python ]; then
   step "creating .venv"
   "$PY" -m venv .venv
 fi
-if ! cmp -s requirements.txt .venv/.parity-requirements 2>/dev/null; then
-  step "installing Python packages (requirements.txt)"
+# requirements-nodeps.txt: packages installed without their dependencies (torchao's would pull a CUDA stack).
+if ! cat requirements.txt requirements-nodeps.txt | cmp -s - .venv/.parity-requirements 2>/dev/null; then
+  step "installing Python packages (requirements.txt, requirements-nodeps.txt)"
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q -r requirements.txt
-  cp requirements.txt .venv/.parity-requirements
+  .venv/bin/python -m pip install -q --no-deps -r requirements-nodeps.txt
+  cat requirements.txt requirements-nodeps.txt > .venv/.parity-requirements
 fi
 
 # 2b. The Python package `parity` (python/), editable, so that `import parity` in the venv is this tree's

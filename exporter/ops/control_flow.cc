@@ -218,19 +218,34 @@ void translate_scan(TranslateContext& ctx) { emit_scan(ctx, 1, 2, 3); }
 // map_impl(body, xs, args) -> a Scan without carries: body(x_t..., args...) stacked along axis 0.
 void translate_map(TranslateContext& ctx) { emit_scan(ctx, -1, 1, 2); }
 
+// Binds a grad-mode region's formal inputs to the node's arguments #2...: tensors and symbolic scalars (a
+// sequence length the region builds a position table from) by value; a constant argument is baked into
+// the region's own nodes already, so its formal input needs no binding.
+void bind_region_arguments(TranslateContext& ctx, const pt2::Graph& body, Values& values) {
+  const size_t first = 2, count = ctx.node.inputs.size() > first ? ctx.node.inputs.size() - first : 0;
+  if (body.inputs.size() != count)
+    ctx.fail("the region takes " + std::to_string(body.inputs.size()) + " inputs, the node passes " + std::to_string(count));
+  for (size_t i = 0; i < count; ++i) {
+    const pt2::Argument& a = ctx.positional(first + i);
+    const pt2::Argument& formal = body.inputs[i];
+    const bool by_value = a.is_tensor() || a.is_symbolic_scalar();
+    if (!by_value && (formal.is_tensor() || formal.is_symbolic_scalar()))
+      ctx.fail("region argument #" + std::to_string(first + i) + " (" + a.describe() + ") feeds the region's input " +
+               formal.describe());
+    if (!by_value) continue;
+    const std::string name = formal.is_tensor() ? formal.tensor_name() : formal.is_symbolic_scalar() ? formal.symbol() : "";
+    if (name.empty()) ctx.fail("region argument #" + std::to_string(first + i) + " (" + a.describe() + ") feeds a constant input");
+    values[name] = ctx.value(a, ctx.dtype_of(a));
+  }
+}
+
 // wrap_with_set_grad_enabled(enabled, subgraph, args...): a torch.no_grad() / enable_grad() region kept by
 // the training IR (rotary embeddings compute under no_grad). ONNX has no gradients: the region is inlined.
 void translate_grad_mode_region(TranslateContext& ctx) {
   pt2::Graph storage;
   const pt2::Graph& body = subgraph_of(ctx, 1, storage);
-  std::vector<std::string> args;
-  for (size_t i = 2; i < ctx.node.inputs.size(); ++i) {
-    const pt2::Argument& a = ctx.positional(i);
-    if (!a.is_tensor()) ctx.fail("region argument #" + std::to_string(i) + " is not a tensor: " + a.describe());
-    args.push_back(ctx.value(a, ctx.dtype_of(a)));
-  }
   Values values;
-  bind_inputs(ctx, body, args, values);
+  bind_region_arguments(ctx, body, values);
   const auto outs = translate_graph(ctx, body, ctx.graph, values);
   if (outs.size() != ctx.output_count())
     ctx.fail("the region returns " + std::to_string(outs.size()) + " values, the node has " +

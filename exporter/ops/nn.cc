@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "../src/translate.h"
+#include "attention_mask.h"
 
 namespace parity::exporter {
 
@@ -487,7 +488,9 @@ void sdpa(TranslateContext& ctx) {
   }
   auto* sm = ctx.emit("Softmax", {scores}, {ctx.temp("weights")});
   set_attr(sm, "axis", int64_t{-1});
-  ctx.emit("MatMul", {sm->output(0), v}, {ctx.output()});
+  std::string weights = sm->output(0);
+  if (ctx.has("attn_mask")) weights = zero_fully_masked_rows(ctx, scores, weights, t);
+  ctx.emit("MatMul", {weights, v}, {ctx.output()});
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "../src/translate.h"
+#include "attention_mask.h"
 
 namespace parity::exporter {
 namespace {
@@ -218,8 +219,18 @@ void sdpa_flash_cpu(TranslateContext& ctx) {
   }
   auto* sm = ctx.emit("Softmax", {scores}, {ctx.temp("weights")});
   set_attr(sm, "axis", int64_t{-1});
-  ctx.emit("MatMul", {sm->output(0), v}, {ctx.output(0)});
-  emit_reduce(ctx, "ReduceLogSumExp", scores, {-1}, false, ctx.output(1));
+  if (!ctx.has("attn_mask")) {
+    ctx.emit("MatMul", {sm->output(0), v}, {ctx.output(0)});
+    emit_reduce(ctx, "ReduceLogSumExp", scores, {-1}, false, ctx.output(1));
+    return;
+  }
+  // torch's kernel gives a fully masked row output 0 and logsumexp 0 (not NaN and -inf).
+  const std::string dead = fully_masked_rows(ctx, scores, t);
+  const std::string zero = ctx.constant(0, t);
+  ctx.emit("MatMul", {ctx.emit1("Where", {dead, zero, sm->output(0)}), v}, {ctx.output(0)});
+  const std::string lse = ctx.temp("logsumexp");
+  emit_reduce(ctx, "ReduceLogSumExp", scores, {-1}, true, lse);
+  ctx.emit("Squeeze", {ctx.emit1("Where", {dead, zero, lse}), ctx.graph.constant_i64({-1})}, {ctx.output(1)});
 }
 
 // bilinear(input1, input2, weight, bias?): y[..., o] = x1[..., i] W[o, i, j] x2[..., j] + b[o].

@@ -75,25 +75,30 @@ def _make_case(model, sets, dynamic_shapes, name):
 
 
 def capture(model, args, kwargs=None, dynamic_shapes=None, *, input_sets=None, modes=("strict",), out,
-            name: Optional[str] = None) -> list[CapturedCase]:
+            name: Optional[str] = None, decompose_unsupported: bool = True) -> list[CapturedCase]:
     """Writes one case folder per mode, out/<name>/<mode>/, exactly as `parity matrix` captures.
 
     `args`, `kwargs` and `dynamic_shapes` are torch.export.export's; `input_sets` lists further inputs
     (tuples like `args`, or `(args, kwargs)` pairs when kwargs is given) whose dynamic dims should differ
     from the first set's. A capture torch.export refuses is a result (status "capture_failed"), not an
-    exception; bad arguments raise TypeError or ValueError."""
+    exception; bad arguments raise TypeError or ValueError. With `decompose_unsupported` (the default),
+    the ATen ops the exporter cannot translate yet are re-decomposed with torch's own decompositions
+    (listed in `decomposed_ops` and in case.json)."""
     sets = _check_args(model, args, kwargs, input_sets)
     modes = _check_modes(modes)
     if out is None:
         raise TypeError("out must name a folder")
     case = _make_case(model, sets, dynamic_shapes, _case_name(model, name))
     capture_module = scenarios_module("capture")
+    decompose_with = str(parity_bin()) if decompose_unsupported else None
     results = []
     with torch.random.fork_rng():  # Case seeds the global RNG; the caller's stream stays as it was
         for mode in modes:
-            line = capture_module.capture_case(case, mode, Path(out), force=True)
+            line = capture_module.capture_case(case, mode, Path(out), force=True, decompose_with=decompose_with)
+            info_path = Path(line["dir"]) / "case.json"
+            decomposed = json.loads(info_path.read_text()).get("decomposed_ops", []) if info_path.is_file() else []
             results.append(CapturedCase(case=line["case"], mode=mode, status=line["status"],
-                                        dir=Path(line["dir"]), error=line["error"]))
+                                        dir=Path(line["dir"]), error=line["error"], decomposed_ops=decomposed))
     return results
 
 
@@ -131,7 +136,13 @@ def verify(model, args, kwargs=None, dynamic_shapes=None, *, input_sets=None, mo
     argv = ["verify", captured.dir, "--out", report_dir, "--opset", opset, "--quiet", "--fresh", fresh]
     # A failing case is localised by `parity verify` itself (its first failing set re-run with intermediates).
     entry = _verify_entry([*argv, *(["--intermediates"] if intermediates else [])], report_dir, captured)
-    return VerifyResult.from_entry(entry, report_dir, captured.dir)
+    result = VerifyResult.from_entry(entry, report_dir, captured.dir)
+    result.decomposed_ops = list(captured.decomposed_ops)
+    if captured.decomposed_ops and result.report_md.is_file():  # the report says what torch decomposed
+        note = ("> Re-decomposed with torch's own decompositions before export (Parity has no translation yet): "
+                + ", ".join(f"`{k}`" for k in captured.decomposed_ops) + "\n\n")
+        result.report_md.write_text(note + result.report_md.read_text())
+    return result
 
 
 def _verify_entry(argv, report_dir: Path, captured: CapturedCase) -> dict:

@@ -14,6 +14,8 @@ class CapturedCase:
     status: str  # captured | capture_failed
     dir: Path    # the case folder (case.json, model.pt2, test_data_set_<k>/)
     error: Optional[str] = None
+    # ATen ops Parity cannot translate yet, re-decomposed with torch's own decompositions at capture.
+    decomposed_ops: list = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
@@ -66,6 +68,8 @@ class VerifyResult:
     onnx: Optional[Path]
     case_dir: Path
     entry: dict  # the full report.json case entry
+    # ATen ops without a Parity translation, re-decomposed with torch's decompositions before export.
+    decomposed_ops: list = dataclasses.field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -100,6 +104,8 @@ class VerifyResult:
         if d:
             lines.append(f"  first divergence: {d.get('fx_node')} ({d.get('op')} -> ONNX {d.get('onnx_op')}) "
                          f"at {d.get('source')}")
+        if self.decomposed_ops:
+            lines.append(f"  re-decomposed by torch (no Parity translation yet): {', '.join(self.decomposed_ops)}")
         lines.append(f"  report: {self.report_md}")
         return "\n".join(lines)
 

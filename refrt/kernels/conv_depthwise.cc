@@ -1,4 +1,4 @@
-// conv_depthwise.h. Own code; AVX2+FMA by function attribute, used only when the CPU has both.
+// conv_depthwise.h. Own code; AVX2+FMA by function attribute, used only when the ISA level (cpu_isa.h) allows avx2.
 #include "conv_depthwise.h"
 
 #include <immintrin.h>

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "../src/scratch.h"
+#include "parity/refrt/cpu_isa.h"
 #include "../src/thread_pool.h"
 
 namespace parity::refrt::conv_direct {
@@ -79,7 +80,7 @@ void taps_base(float* acc, int64_t nout, const float* src, const int64_t* off, c
                int64_t span) {
   taps_body(acc, nout, src, off, w, ntaps, span);
 }
-const bool kAvx2Fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+const bool kAvx2Fma = isa_allows(IsaLevel::kAvx2);
 
 void taps(float* acc, int64_t nout, const float* src, const int64_t* off, const float* w, int64_t ntaps, int64_t span) {
   kAvx2Fma ? taps_avx2(acc, nout, src, off, w, ntaps, span) : taps_base(acc, nout, src, off, w, ntaps, span);

@@ -2,13 +2,15 @@
 // 15 of the 16 ymm registers), blocked BLIS-style: k in blocks of kKC (one panel of B, kKC x 16
 // floats = 16 KiB, stays in L1 while the tiles of a block of kMC rows of A, from L2, pass over it).
 // Own code, written for refrt; compiled for AVX2+FMA by function attribute and called only when
-// the CPU reports both features (not target_clones: it picked the baseline on this AMD CPU).
+// the ISA level (cpu_isa.h) allows avx2 (not target_clones: it picked the baseline on this AMD CPU).
 #include "conv_gemm.h"
 
 #include <immintrin.h>
 
 #include <algorithm>
 #include <cstring>
+
+#include "parity/refrt/cpu_isa.h"
 
 namespace parity::refrt::conv_gemm {
 namespace {
@@ -209,7 +211,7 @@ __attribute__((target("avx2,fma"))) void gemm_avx2(int64_t m, int64_t n, int64_t
   }
 }
 
-const bool kAvx2Fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+const bool kAvx2Fma = isa_allows(IsaLevel::kAvx2);
 
 }  // namespace
 

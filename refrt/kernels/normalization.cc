@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nn_common.h"
+#include "parity/refrt/cpu_isa.h"
 
 namespace parity::refrt {
 namespace {
@@ -118,7 +119,7 @@ __attribute__((target("avx2,fma"))) void normalize_avx2(float* out, const float*
   }
   for (; j < n; ++j) out[j] = ((x[j] - m) - r) * s * scale[j] + bias[j];
 }
-const bool kAvx2Fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+const bool kAvx2Fma = isa_allows(IsaLevel::kAvx2);
 
 // Row statistics: the AVX2 form for float32 where the CPU has it.
 template <typename T>

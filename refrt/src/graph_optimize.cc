@@ -241,7 +241,8 @@ std::optional<Match> match_activation(const GraphDef& g, const GraphIndex& ix, c
   return std::nullopt;
 }
 
-// Drops the nodes marked dead (order kept) and the initializers no node reads any more.
+}  // namespace
+
 void compact(GraphDef& g, const std::vector<bool>& dead) {
   std::vector<NodeDef> kept;
   for (size_t i = 0; i < g.nodes.size(); ++i)
@@ -258,6 +259,8 @@ void compact(GraphDef& g, const std::vector<bool>& dead) {
     if (used.count(name)) inits.emplace_back(name, std::move(t));
   g.initializers = std::move(inits);
 }
+
+namespace {
 
 void absorb(NodeDef& into, const NodeDef& part) {
   into.fused_from.emplace_back(part.name, part.op_type);
@@ -742,7 +745,7 @@ bool fold_transpose_matmul(GraphDef& g) {
 using Pass = bool (*)(GraphDef&);
 const std::vector<std::pair<std::string, Pass>>& passes() {
   static const std::vector<std::pair<std::string, Pass>> all = {
-      {"drop_unused_outputs", drop_unused_outputs}, {"fold_batch_norm", fold_batch_norm}, {"fuse_matmul_add", fuse_matmul_add}, {"fuse_conv_add", fuse_conv_add},
+      {"fuse_qdq", fuse_qdq}, {"drop_unused_outputs", drop_unused_outputs}, {"fold_batch_norm", fold_batch_norm}, {"fuse_matmul_add", fuse_matmul_add}, {"fuse_conv_add", fuse_conv_add},
       {"fuse_activation", fuse_activation},
       {"fuse_elementwise", fuse_elementwise}, {"fuse_rms_norm", fuse_rms_norm},
       {"fuse_safe_softmax", fuse_safe_softmax}, {"fold_transpose_matmul", fold_transpose_matmul}};
@@ -758,6 +761,10 @@ const std::vector<std::string>& optimization_passes() {
     return v;
   }();
   return names;
+}
+
+void optimize_graph_before_folding(GraphDef& graph, const std::set<std::string>& disabled) {
+  if (!disabled.count("fuse_qdq")) fuse_qdq(graph);
 }
 
 void optimize_graph(GraphDef& graph, const std::set<std::string>& disabled, const std::string& origin) {

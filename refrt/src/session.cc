@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "parity/fs.h"
+#include "parity/refrt/cpu_isa.h"
 #include "session_plan.h"
 #include "thread_pool.h"
 
@@ -173,6 +174,7 @@ std::unique_ptr<Session> Session::load_bytes(const std::string& bytes, const std
 std::unique_ptr<Session> Session::load_bytes(const void* data, size_t size, const std::string& origin,
                                              SessionOptions options) {
   const std::string base_dir = std::filesystem::path(origin).parent_path().string();
+  isa_level();  // a misspelt PARITY_REFRT_ISA fails here, before any kernel picks its path
   auto impl = std::make_unique<Impl>();
   ModelDef model = parse_model(data, size, origin, base_dir);
   if (options.optimize) {

@@ -202,6 +202,7 @@ SessionPlan build_plan(ModelDef model, bool fold_constants) {
 
 SessionPlan build_optimized_plan(ModelDef model, bool fold_constants, const std::set<std::string>& disabled) {
   const std::string origin = model.origin;
+  optimize_graph_before_folding(model.graph, disabled);
   SessionPlan folded = plan_graph(std::move(model.graph), origin, fold_constants);
   // Back to a graph: the passes see folded constants (transposed weights, shape arithmetic) as initializers.
   GraphDef g;

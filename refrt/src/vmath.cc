@@ -1,5 +1,7 @@
 #include "vmath.h"
 
+#include "parity/refrt/cpu_isa.h"
+
 namespace parity::refrt::vmath {
 namespace {
 
@@ -14,7 +16,7 @@ namespace avx2 {
 }  // namespace avx2
 #pragma GCC pop_options
 
-const bool kAvx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+const bool kAvx2 = isa_allows(IsaLevel::kAvx2);
 
 }  // namespace
 

@@ -1,3 +1,3 @@
 """Every module here registers its cases on import."""
-from . import (basic, blocks, control_flow, custom_ops, inplace, models_text, models_vision, ops,  # noqa: F401
-               shapes, signatures)
+from . import (basic, blocks, control_flow, custom_ops, inplace, long_tail, models_text, models_vision,  # noqa: F401
+               ops, quantized, shapes, signatures)

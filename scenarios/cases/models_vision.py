@@ -63,12 +63,15 @@ _vision("model_mobilevit", lambda: tf.MobileViTModel(tf.MobileViTConfig(image_si
 
 # --- audio ---
 class WhisperEncoder(nn.Module):
-    def __init__(self):
+    """The zoo's tiny config by default; benchmarks pass a real model's sizes as WhisperConfig keywords."""
+
+    def __init__(self, **config_overrides):
         super().__init__()
-        config = tf.WhisperConfig(vocab_size=96, d_model=32, encoder_layers=2, decoder_layers=1,
-                                  encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=64,
-                                  decoder_ffn_dim=64, num_mel_bins=16, max_source_positions=16,
-                                  pad_token_id=0, bos_token_id=1, eos_token_id=2, decoder_start_token_id=1)
+        sizes = dict(vocab_size=96, d_model=32, encoder_layers=2, decoder_layers=1, encoder_attention_heads=4,
+                     decoder_attention_heads=4, encoder_ffn_dim=64, decoder_ffn_dim=64, num_mel_bins=16,
+                     max_source_positions=16)
+        config = tf.WhisperConfig(**{**sizes, **config_overrides}, pad_token_id=0, bos_token_id=1, eos_token_id=2,
+                                  decoder_start_token_id=1)
         self.encoder = tf.WhisperModel(config).get_encoder()
 
     def forward(self, input_features):
@@ -164,18 +167,27 @@ class InvertedResidual(nn.Module):
 
 
 class MobileNetV3Small(nn.Module):
-    """torchvision's mobilenet_v3_small layout, shortened: Hardswish/ReLU, SE with Hardsigmoid, dropout head."""
+    """torchvision's mobilenet_v3_small layout, shortened: Hardswish/ReLU, SE with Hardsigmoid, dropout head.
+    full=True: torchvision's whole table (11 blocks, 576 channels, 1024-wide head), as the benchmarks use it."""
 
-    def __init__(self, classes=10):
+    # (in, expanded, out, kernel, stride, activation, SE gate) per block: torchvision's table.
+    BLOCKS = [(16, 16, 16, 3, 2, nn.ReLU, "relu"), (16, 72, 24, 3, 2, nn.ReLU, None),
+              (24, 88, 24, 3, 1, nn.ReLU, None), (24, 96, 40, 5, 2, nn.Hardswish, "relu"),
+              (40, 240, 40, 5, 1, nn.Hardswish, "relu"), (40, 240, 40, 5, 1, nn.Hardswish, "relu"),
+              (40, 120, 48, 5, 1, nn.Hardswish, "relu"), (48, 144, 48, 5, 1, nn.Hardswish, "relu"),
+              (48, 288, 96, 5, 2, nn.Hardswish, "relu"), (96, 576, 96, 5, 1, nn.Hardswish, "relu"),
+              (96, 576, 96, 5, 1, nn.Hardswish, "relu")]
+
+    def __init__(self, classes=10, full=False):
         super().__init__()
-        cfg = [(16, 16, 16, 3, 2, nn.ReLU, "relu"), (16, 72, 24, 3, 2, nn.ReLU, None),
-               (24, 88, 24, 3, 1, nn.ReLU, None), (24, 96, 40, 5, 2, nn.Hardswish, "relu"),
-               (40, 240, 40, 5, 1, nn.Hardswish, "relu")]
+        cfg = self.BLOCKS if full else self.BLOCKS[:5]
+        last, head = (576, 1024) if full else (96, 128)
+        cout = cfg[-1][2]
         self.features = nn.Sequential(nn.Conv2d(3, 16, 3, 2, 1, bias=False), nn.BatchNorm2d(16), nn.Hardswish(inplace=True),
                                       *[InvertedResidual(*c) for c in cfg],
-                                      nn.Conv2d(40, 96, 1, bias=False), nn.BatchNorm2d(96), nn.Hardswish(inplace=True))
-        self.classifier = nn.Sequential(nn.Linear(96, 128), nn.Hardswish(inplace=True), nn.Dropout(0.2, inplace=True),
-                                        nn.Linear(128, classes))
+                                      nn.Conv2d(cout, last, 1, bias=False), nn.BatchNorm2d(last), nn.Hardswish(inplace=True))
+        self.classifier = nn.Sequential(nn.Linear(last, head), nn.Hardswish(inplace=True), nn.Dropout(0.2, inplace=True),
+                                        nn.Linear(head, classes))
 
     def forward(self, x):
         return self.classifier(torch.flatten(nn.functional.adaptive_avg_pool2d(self.features(x), 1), 1))

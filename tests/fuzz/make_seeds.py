@@ -174,6 +174,10 @@ def main() -> int:
                     (dirs["onnx_session"] / f"{name}.onnx").write_bytes(onnx_path.read_bytes())
     for i, m in enumerate(external_models()):
         (dirs["onnx_session"] / f"external_{i}.onnx").write_bytes(m)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from standard_op_seeds import standard_op_models
+    for name, m in standard_op_models():
+        (dirs["onnx_session"] / f"{name}.onnx").write_bytes(m)
     for i, t in enumerate(tensor_seeds()):
         (dirs["tensor_proto"] / f"tensor_{i}.pb").write_bytes(t)
     for i, s in enumerate(external_data_seeds()):

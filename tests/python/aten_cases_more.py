@@ -382,3 +382,8 @@ case("aten::tile.default", lambda a: aten.tile.default(a, [2]), lambda: (r(3, 2)
 case("aten::triu.default", lambda a: aten.triu.default(a, -1), lambda: (r(5, 4),), dynamic=_batch, tag="dynamic")
 case("aten::unfold.default", lambda a: aten.unfold.default(a, 1, 2, 2), lambda: (r(3, 6),), dynamic=_batch, tag="dynamic")
 case("aten::erfc.default", lambda x: aten.erfc.default(x), lambda: (r(4, 3) * 3,), dynamic=_batch, tag="dynamic")
+# AffineGrid is an opset-20 op: the rows export at opset 20 and must contain it.
+case("aten::affine_grid_generator.default", lambda t: aten.affine_grid_generator.default(t, [2, 3, 4, 5], False),
+     lambda: (r(2, 2, 3),), opset=20, onnx_ops=("AffineGrid",))
+case("aten::affine_grid_generator.default", lambda t: aten.affine_grid_generator.default(t, [1, 2, 3, 4, 5], True),
+     lambda: (r(1, 3, 4),), opset=20, onnx_ops=("AffineGrid",), tag="3d_align_corners")

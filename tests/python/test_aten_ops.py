@@ -33,9 +33,7 @@ PARITY = BUILD / "parity"
 DRIVER = BUILD / "parity_aten_driver"
 
 # ONNX ops refrt does not implement on this branch (see `parity ops`).
-REFRT_LACKS = {
-    "Col2Im", "RandomNormalLike", "RandomUniformLike",
-}
+REFRT_LACKS: set[str] = set()
 
 
 class _Fn(torch.nn.Module):

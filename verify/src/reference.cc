@@ -16,6 +16,8 @@
 
 #include "parity/error.h"
 #include "parity/fs.h"
+#include "reference_quantized.h"
+#include "reference_symbolic.h"
 
 namespace parity::verify {
 
@@ -302,8 +304,27 @@ class Interpreter {
     else throw Error({"verify"}, "output of kind " + std::string(out.kind_name()) + " is not supported for operator." + op);
   }
 
+  // torch.sym_max, sym_float, sym_ite, math.ceil, ... (reference_symbolic.cc), concretely.
+  void run_symbolic_helper(const pt2::Node& node) {
+    std::vector<SymScalar> in;
+    for (const auto& i : node.inputs) {
+      const c10::Scalar x = scalar_of(i.arg);
+      in.push_back(x.isBoolean() ? SymScalar::of_bool(x.toBool()) : x.isFloatingPoint() ? SymScalar::of_float(x.toDouble())
+                                                                                         : SymScalar::of_int(x.toLong()));
+    }
+    const SymScalar r = eval_symbolic_helper(node.target, in);
+    if (node.outputs.size() != 1) throw Error({"verify", node.name}, node.target + " must have one output");
+    const Argument& out = node.outputs[0];
+    if (!out.is_symbolic_scalar()) return;  // a static result: nothing to bind
+    if (out.is(pt2::ArgKind::as_sym_int)) ints_[out.symbol()] = r.kind == SymScalar::Kind::kFloat ? static_cast<int64_t>(r.d) : r.kind == SymScalar::Kind::kBool ? r.b : r.i;
+    else if (out.is(pt2::ArgKind::as_sym_float)) floats_[out.symbol()] = r.as_double();
+    else if (out.is(pt2::ArgKind::as_sym_bool)) bools_[out.symbol()] = r.truthy();
+    else throw Error({"verify", node.name}, "output of kind " + std::string(out.kind_name()) + " is not supported for " + node.target);
+  }
+
   void run_node(const pt2::Node& node) {
     if (node.target.rfind("_operator.", 0) == 0) return run_python_operator(node);
+    if (is_symbolic_helper(node.target)) return run_symbolic_helper(node);
     if (node.target.rfind("torch.ops.higher_order.", 0) == 0) return run_higher_order(node);
     const std::string prefix = "torch.ops.";
     if (node.target.rfind(prefix, 0) != 0)
@@ -344,7 +365,8 @@ class Interpreter {
     child.ints_ = ints_;
     child.floats_ = floats_;
     child.bools_ = bools_;
-    for (size_t i = 0; i < inputs.size(); ++i) child.tensors_[graph.inputs[i].tensor_name()] = inputs[i];
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (graph.inputs[i].is_tensor()) child.tensors_[graph.inputs[i].tensor_name()] = inputs[i];  // symbols: bound by the caller
     for (const auto& node : graph.nodes) {
       try {
         child.run_node(node);
@@ -424,13 +446,25 @@ class Interpreter {
       results = scan(graph_at(0), {}, tensor_list(node, 1), tensor_list(node, 2), n_outputs);
     } else if (op == "wrap_with_set_grad_enabled") {
       // (enabled, subgraph, args...): a no_grad()/enable_grad() region; the reference computes no gradients.
+      // A symbolic argument (a sequence length) binds the region's formal symbol; the child sees it.
+      const pt2::Graph& region = graph_at(1);
       std::vector<at::Tensor> args;
       for (size_t i = 2; i < node.inputs.size(); ++i) {
         const Argument& a = node.inputs[i].arg;
-        if (!a.is_tensor()) throw Error({"verify"}, "region argument #" + std::to_string(i) + " is not a tensor: " + a.describe());
-        args.push_back(tensor(a.tensor_name()));
+        const size_t k = i - 2;
+        if (a.is_tensor()) {
+          args.push_back(tensor(a.tensor_name()));
+          continue;
+        }
+        if (!a.is_symbolic_scalar() || k >= region.inputs.size() || !region.inputs[k].is_symbolic_scalar())
+          throw Error({"verify"}, "region argument #" + std::to_string(i) + " is not a tensor or symbolic scalar: " + a.describe());
+        const std::string formal = region.inputs[k].symbol();
+        if (a.is(pt2::ArgKind::as_sym_int)) ints_[formal] = lookup(ints_, a.symbol());
+        else if (a.is(pt2::ArgKind::as_sym_float)) floats_[formal] = lookup(floats_, a.symbol());
+        else bools_[formal] = lookup(bools_, a.symbol());
+        args.push_back(at::Tensor());
       }
-      results = run_subgraph(graph_at(1), args);
+      results = run_subgraph(region, args);
     } else {
       throw Error({"verify"}, "the reference executor does not interpret higher-order op " + op + " yet");
     }
@@ -494,6 +528,7 @@ class Interpreter {
 ReferenceResult run_reference(const pt2::Program& program, const std::vector<Tensor>& user_inputs,
                               bool keep_intermediates) {
   at::NoGradGuard no_grad;
+  register_quantized_decomposed_ops();
   // Pages of read-only mappings that other stages touched (the exporter's view of the archive, refrt's
   // external data) go back to the page cache, so that the weights are resident once, not once per engine.
   MappedFile::release_all_pages();

@@ -186,11 +186,17 @@ std::string output_name(const CaseRun& r, size_t i) {
 }
 
 void compare_user_outputs(CaseRun& r, SetRun& s) {
+  const auto user_outputs = r.program.user_output_names();
   for (size_t i = 0; i < s.expected.size(); ++i) {
     const Tensor& eager = s.expected[i].tensor;
-    Comparison ours = compare_tensors(eager, s.ours.outputs[i]);
-    Comparison torch = compare_tensors(eager, s.reference.outputs[i]);
-    Comparison cross = compare_tensors(s.reference.outputs[i], s.ours.outputs[i]);
+    // A dequantized output is compared in steps of its scale (compare.h's quantized rule).
+    const auto scale = i < user_outputs.size() ? dequantize_scale(r.program, user_outputs[i]) : std::nullopt;
+    auto compare = [&](const Tensor& want, const Tensor& got) {
+      return scale ? compare_quantized(want, got, *scale) : compare_tensors(want, got);
+    };
+    Comparison ours = compare(eager, s.ours.outputs[i]);
+    Comparison torch = compare(eager, s.reference.outputs[i]);
+    Comparison cross = compare(s.reference.outputs[i], s.ours.outputs[i]);
     settle(r, s, ours, i, eager, s.ours.outputs[i]);
     settle(r, s, torch, i, eager, s.reference.outputs[i]);
     settle(r, s, cross, i, s.reference.outputs[i], s.ours.outputs[i]);

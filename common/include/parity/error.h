@@ -43,6 +43,7 @@ enum ExitCode : int {
   kExitUsage = 2,       // bad command line
   kExitInputError = 3,  // unreadable or malformed input (archive, model, tensor, path)
   kExitUnsupported = 4, // valid input that Parity does not support yet (unknown op, ...)
+  kExitNotTested = 5,   // a check this machine cannot run (PARITY_REFRT_ISA above the CPU's level)
 };
 
 }  // namespace parity

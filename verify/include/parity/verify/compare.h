@@ -10,6 +10,7 @@
 
 #include "parity/compare.h"
 #include "parity/element.h"
+#include "parity/exporter/program.h"
 #include "parity/tensor.h"
 
 namespace parity::verify {
@@ -44,6 +45,9 @@ struct Comparison : TensorComparison {
   // Index outputs: elements whose indices differ but select equal values (counted as passing, see ties.h).
   int64_t ties = 0;
   std::optional<MismatchDetail> detail;  // set when the comparison failed ("detail" in report.json)
+  // Quantized outputs (produced by a dequantize of scale `quant_scale` > 0): errors in steps of that scale.
+  double quant_scale = 0, max_steps = 0;
+  int64_t one_step = 0;  // elements one step apart (allowed: a rounding tie resolved the other way)
   nlohmann::json to_json() const;
 };
 
@@ -53,6 +57,14 @@ void to_json(nlohmann::json& j, const Comparison& c);
 void from_json(const nlohmann::json& j, Comparison& c);
 
 Comparison compare_tensors(const Tensor& expected, const Tensor& actual, const Tolerance& tol);
+
+// The quantized rule, for an output a dequantize of scale `scale` produced: an element may differ by one
+// quantization step (float rounding of x / scale landing on a tie, or an accumulation-order difference
+// just across a rounding boundary); more than one step fails. report.json: "quantized": {scale, max_steps,
+// one_step, rule}.
+Comparison compare_quantized(const Tensor& expected, const Tensor& actual, double scale);
+// The constant scale of the dequantize_per_tensor that produces program value `fx_value`, if one does.
+std::optional<double> dequantize_scale(const pt2::Program& program, const std::string& fx_value);
 inline Comparison compare_tensors(const Tensor& expected, const Tensor& actual) {
   return verify::compare_tensors(expected, actual, default_tolerance(expected.dtype()));
 }

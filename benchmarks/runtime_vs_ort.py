@@ -1,0 +1,309 @@
+"""Model benchmark: refrt, ONNX Runtime and torch eager, all timed the same way, in one Python process.
+
+    .venv/bin/python benchmarks/runtime_vs_ort.py [--threads 1,2] [--rounds 5] [--runs 10] [--warmup 3]
+                                                  [--filter REGEX] [--out out/bench] [--json FILE] [--lock FILE]
+
+Each model comes from the scenario library (scenarios/cases: the zoo's classes at real sizes), random
+weights, captured with torch.export + run_decompositions() and exported by `parity export`. Per model and
+thread count T, three callables on the same numpy/torch inputs:
+  refrt  parity.runtime.InferenceSession(model, threads=T).run(None, feeds)      (in-process binding)
+  ORT    onnxruntime.InferenceSession(model, intra_op_num_threads=T, inter_op_num_threads=1).run(None, feeds)
+  eager  torch.inference_mode(), torch.set_num_threads(T), module(*args)
+are timed by one loop (time.perf_counter around each call, `warmup` untimed calls first). A model is
+measured in `rounds` rounds; each round times every (T, engine) pair, the engine order rotating per round,
+so a burst of load from elsewhere lands on all engines alike. Each figure is the median over all timed
+calls of all rounds. The JSON and the table record the CPU model, its flags' ISA level and the level
+refrt's kernels used. With --lock FILE each model's export and measurement hold an flock on FILE.
+Leave OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE unset for the command: a user's machine does not set them.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import fcntl
+import json
+import math
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import torch
+from torch import nn
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "python"))
+
+import parity.runtime as rt  # noqa: E402
+from scenarios.cases import _zoo, blocks, models_vision  # noqa: E402
+from scenarios.registry import get_case  # noqa: E402
+
+
+# ---- models: the scenario library's classes at the sizes people run ----
+
+class LlamaDecode(nn.Module):
+    """One decode step (one new token) through 4 of the zoo's LLaMA-style blocks, each with its own KV
+    cache of `past` positions passed as inputs."""
+
+    def __init__(self, dim=512, heads=8, kv_heads=2, hidden=1408, layers=4):
+        super().__init__()
+        self.blocks = nn.ModuleList(blocks.LlamaBlock(dim, heads, kv_heads, hidden) for _ in range(layers))
+
+    def forward(self, x, cos, sin, *cache):
+        outs = []
+        for i, blk in enumerate(self.blocks):
+            x, k, v = blk(x, cos, sin, cache[2 * i], cache[2 * i + 1])
+            outs += [k, v]
+        return (x, *outs)
+
+
+def llama_decode_inputs(past=256, dim=512, heads=8, kv_heads=2, layers=4):
+    hd = dim // heads
+    pos = torch.tensor([[float(past)]])
+    freq = 1.0 / (10000 ** (torch.arange(0, hd, 2, dtype=torch.float32) / hd))
+    ang = torch.cat([pos * freq, pos * freq], dim=-1)
+    cache = [torch.randn(1, kv_heads, past, hd) for _ in range(2 * layers)]
+    return (torch.randn(1, 1, dim), ang.cos(), ang.sin(), *cache)
+
+
+def zoo_case(name):
+    case = get_case(name)
+    args, _ = case.examples()[0]
+    return case.module(), args
+
+
+def _bert4():
+    import transformers as tf
+    model = _zoo.Encoder(tf.BertModel(tf.BertConfig(num_hidden_layers=4), add_pooling_layer=False))
+    mask = torch.ones(1, 128, dtype=torch.int64)
+    mask[:, 120:] = 0  # the last 8 tokens are padding
+    return model, (torch.randint(0, 30000, (1, 128)), mask)
+
+
+def _vit_b16():
+    import transformers as tf  # ViTConfig's defaults are ViT-B/16 at 224: 12 layers, 768 wide, 12 heads
+    return models_vision.Vision(tf.ViTModel(tf.ViTConfig(), add_pooling_layer=False)), (torch.randn(1, 3, 224, 224),)
+
+
+def _whisper_encoder():
+    # Whisper-tiny's encoder sizes over 10 s of audio (80 mel bins x 1000 frames -> 500 positions).
+    sizes = dict(d_model=384, encoder_layers=4, encoder_attention_heads=6, encoder_ffn_dim=1536, num_mel_bins=80,
+                 max_source_positions=500)
+    return models_vision.WhisperEncoder(**sizes), (torch.randn(1, 80, 1000),)
+
+
+def _llm_prefill():
+    import transformers as tf
+    config = tf.LlamaConfig(vocab_size=8192, hidden_size=512, intermediate_size=1408, num_hidden_layers=4,
+                            num_attention_heads=8, num_key_value_heads=2, max_position_embeddings=1024)
+    ids = torch.randint(3, 8192, (1, 512))
+    return _zoo.CausalLM(tf.LlamaForCausalLM(config)), (ids, torch.ones(1, 512, dtype=torch.int64))
+
+
+def models():
+    """key -> (title, factory returning (module, args)); built lazily (ViT-B alone is 340 MB of weights)."""
+    def mlp():
+        return nn.Sequential(nn.Linear(1024, 4096), nn.GELU(), nn.Linear(4096, 1024)), (torch.randn(64, 1024),)
+
+    return {
+        "mlp": ("MLP 1024-4096-1024 (GELU), batch 64", mlp),
+        "resnet18": ("ResNet-18, 224", lambda: (models_vision.ResNet18(width=64, classes=1000),
+                                                 (torch.randn(1, 3, 224, 224),))),
+        "mobilenetv3": ("MobileNetV3-small, 224", lambda: (models_vision.MobileNetV3Small(classes=1000, full=True),
+                                                           (torch.randn(1, 3, 224, 224),))),
+        "bert4": ("BERT-base x4, seq 128", _bert4),
+        "llama_decode": ("LLaMA-style decode step (4 layers, KV 256)", lambda: (LlamaDecode(), llama_decode_inputs())),
+        "zoo_transformer_block": ("zoo block_transformer_encoder (2x5x32)",
+                                  lambda: zoo_case("block_transformer_encoder")),
+        "vit_b16": ("ViT-B/16 encoder, 224", _vit_b16),
+        "whisper_encoder": ("Whisper-tiny-style encoder, 10 s audio", _whisper_encoder),
+        "llm_prefill": ("LLaMA-style LM prefill, 512 tokens", _llm_prefill),
+    }
+
+
+# ---- export ----
+
+def export(make, folder: Path, parity_bin: Path, fresh: bool):
+    folder.mkdir(parents=True, exist_ok=True)
+    onnx_path = folder / "model.onnx"
+    torch.manual_seed(0)
+    module, args = make()
+    module.eval()
+    with torch.no_grad():  # random but non-trivial batch-norm statistics
+        for m in module.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.running_mean.normal_(0, 0.1)
+                m.running_var.uniform_(0.5, 1.5)
+    if fresh or not onnx_path.exists():
+        ep = torch.export.export(module, tuple(args)).run_decompositions()
+        torch.export.save(ep, str(folder / "model.pt2"))
+        subprocess.run([str(parity_bin), "export", str(folder / "model.pt2"), "-o", str(onnx_path)], check=True,
+                       stdout=subprocess.DEVNULL)
+    return module, args, onnx_path
+
+
+# ---- timing: one loop for every engine ----
+
+def timed_calls(fn, runs, warmup):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1000)
+    return times
+
+
+def engines(module, args, onnx_path, threads):
+    """engine name -> a no-argument callable running the model once with `threads` threads."""
+    ours = rt.InferenceSession(str(onnx_path), threads=threads)
+    o = ort.SessionOptions()
+    o.intra_op_num_threads, o.inter_op_num_threads = threads, 1
+    theirs = ort.InferenceSession(str(onnx_path), o, providers=["CPUExecutionProvider"])
+    feeds = {i.name: a.numpy() for i, a in zip(ours.get_inputs(), args)}
+
+    def eager():
+        torch.set_num_threads(threads)
+        with torch.inference_mode():
+            module(*args)
+
+    return {"refrt": lambda: ours.run(None, feeds), "ort": lambda: theirs.run(None, feeds), "eager": eager}
+
+
+def check_agreement(calls, onnx_path):
+    """refrt and ORT must compute the same model: their outputs agree to 1e-3 relative to the output's scale."""
+    a, b = calls["refrt"](), calls["ort"]()
+    for x, y in zip(a, b):
+        if x.dtype.kind == "f":
+            scale = max(1.0, float(np.abs(y).max()))
+            err = float(np.abs(x.astype(np.float64) - y).max())
+            if err > 1e-3 * scale:
+                raise SystemExit(f"{onnx_path}: refrt and ORT disagree (max abs error {err:.3g}, scale {scale:.3g})")
+
+
+def measure(module, args, onnx_path, threads, rounds, runs, warmup):
+    calls = {t: engines(module, args, onnx_path, t) for t in threads}
+    check_agreement(calls[threads[0]], onnx_path)
+    times = {(t, e): [] for t in threads for e in ("refrt", "ort", "eager")}
+    per_round = {(t, e): [] for t in threads for e in ("refrt", "ort", "eager")}
+    order = ["refrt", "ort", "eager"]
+    for r in range(rounds):
+        for t in threads:
+            for e in order[r % 3:] + order[:r % 3]:
+                ts = timed_calls(calls[t][e], runs, warmup)
+                times[(t, e)] += ts
+                per_round[(t, e)].append(float(np.median(ts)))
+    torch.set_num_threads(max(threads))
+    return {k: float(np.median(v)) for k, v in times.items()}, per_round
+
+
+# ---- machine facts ----
+
+def cpu_facts():
+    model, flags = platform.processor(), set()
+    with contextlib.suppress(OSError), open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name") and model in ("", platform.machine()):
+                model = line.split(":", 1)[1].strip()
+            if line.startswith("flags") and not flags:
+                flags = set(line.split(":", 1)[1].split())
+    avx512 = sorted(f for f in flags if f.startswith("avx512"))
+    return {"model": model, "logical_cpus": os.cpu_count(), "avx2": "avx2" in flags, "fma": "fma" in flags,
+            "avx512": avx512, "amx": sorted(f for f in flags if f.startswith("amx"))}
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+@contextlib.contextmanager
+def cpu_lock(path):
+    if not path:
+        yield
+        return
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def table(results, cpu, isa):
+    lines = [f"CPU: {cpu['model']} ({cpu['logical_cpus']} logical CPUs), refrt ISA level {isa}",
+             "", "| model | threads | refrt ms | ORT ms | eager ms | refrt/ORT | refrt/eager |",
+             "|---|---|---|---|---|---|---|"]
+    for r in results:
+        lines.append(f"| {r['title']} | {r['threads']} | {r['refrt_ms']:.3f} | {r['ort_ms']:.3f} | {r['eager_ms']:.3f} "
+                     f"| {r['refrt_over_ort']:.2f} | {r['refrt_over_eager']:.2f} |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.environ.get("PARITY_BUILD_DIR", "build"))
+    ap.add_argument("--out", default="out/bench")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=10, help="timed calls per engine per round")
+    ap.add_argument("--warmup", type=int, default=3, help="untimed calls before each engine's timed calls")
+    ap.add_argument("--filter", default="", help="regular expression on the model keys")
+    ap.add_argument("--json", default="")
+    ap.add_argument("--fresh", action="store_true", help="re-export even when model.onnx exists")
+    ap.add_argument("--lock", default="", help="flock this file around each model's export and measurement")
+    a = ap.parse_args(argv)
+    build = Path(a.build) if Path(a.build).is_absolute() else ROOT / a.build
+    threads = [int(t) for t in a.threads.split(",")]
+    cpu, isa = cpu_facts(), rt.isa_level()
+    results = []
+    for key, (title, make) in models().items():
+        if a.filter and not re.search(a.filter, key):
+            continue
+        with cpu_lock(a.lock):
+            module, args, onnx_path = export(make, Path(a.out) / key, build / "parity", a.fresh)
+            medians, per_round = measure(module, args, onnx_path, threads, a.rounds, a.runs, a.warmup)
+        nodes = len(onnx.load(str(onnx_path), load_external_data=False).graph.node)
+        for t in threads:
+            r = {"model": key, "title": title, "threads": t, "onnx_nodes": nodes,
+                 "refrt_ms": medians[(t, "refrt")], "ort_ms": medians[(t, "ort")], "eager_ms": medians[(t, "eager")],
+                 "round_medians_ms": {e: per_round[(t, e)] for e in ("refrt", "ort", "eager")}}
+            r["refrt_over_ort"], r["refrt_over_eager"] = r["refrt_ms"] / r["ort_ms"], r["refrt_ms"] / r["eager_ms"]
+            results.append(r)
+            print(f"{title:45s} T={t}  refrt {r['refrt_ms']:9.3f}  ORT {r['ort_ms']:9.3f}  eager {r['eager_ms']:9.3f}"
+                  f"  refrt/ORT {r['refrt_over_ort']:5.2f}  refrt/eager {r['refrt_over_eager']:5.2f}", flush=True)
+        del module, args
+    gm = {t: geomean([r["refrt_over_ort"] for r in results if r["threads"] == t]) for t in threads}
+    gm_eager = {t: geomean([r["refrt_over_eager"] for r in results if r["threads"] == t]) for t in threads}
+    print()
+    print(table(results, cpu, isa))
+    print("refrt/ORT geomean " + ", ".join(f"{g:.2f} at {t} thread{'s' if t > 1 else ''}" for t, g in gm.items()))
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    doc = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "commit": commit,
+           "cpu": cpu, "refrt_isa_level": isa, "refrt_cpu_isa_level": rt.cpu_isa_level(),
+           "platform": platform.platform(),
+           "openblas_env": {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if k in os.environ},
+           "versions": {"torch": torch.__version__, "onnxruntime": ort.__version__, "numpy": np.__version__},
+           "method": {"rounds": a.rounds, "runs": a.runs, "warmup": a.warmup, "statistic": "median of all timed calls",
+                      "loop": "time.perf_counter around run()/forward, same Python loop for every engine"},
+           "load_average": os.getloadavg(), "results": results,
+           "geomean_refrt_over_ort": {str(t): g for t, g in gm.items()},
+           "geomean_refrt_over_eager": {str(t): g for t, g in gm_eager.items()}}
+    path = Path(a.json) if a.json else Path(a.out) / "results.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=1))
+    print(f"json: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,54 @@
+// The instruction-set level refrt's hand-written kernels use: decided once per process from the CPU's
+// feature bits, capped by the environment variable PARITY_REFRT_ISA so that the tests can run every
+// lower path on one machine. Kernels ask `isa_allows(level)`; nothing else reads CPUID.
+// OpenBLAS picks its own kernels (its variable OPENBLAS_CORETYPE governs that, not this one).
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace parity::refrt {
+
+// Ordered: each level includes the ones below it.
+enum class IsaLevel : int {
+  kScalar = 0,   // no hand-written vector code (the compiler's baseline, SSE2 on x86-64)
+  kAvx2 = 1,     // AVX2 + FMA
+  kAvx512 = 2,   // AVX-512 F, BW, VL, DQ (and the OS saves the ZMM state)
+  kAvx512Vnni = 3,
+  kAvx512Bf16 = 4,
+  kAmx = 5,      // AMX tile + int8 + bf16, and the kernel granted this process the tile state
+};
+
+struct IsaInfo {
+  IsaLevel cpu = IsaLevel::kScalar;    // what this CPU (and OS) can execute
+  IsaLevel level = IsaLevel::kScalar;  // what the kernels use: min(cpu, cap)
+  std::optional<IsaLevel> cap;         // from PARITY_REFRT_ISA, when set and valid
+  std::string note;                    // set when the cap is above the CPU's level
+  std::string error;                   // set when PARITY_REFRT_ISA names no level
+};
+
+// Every level, lowest first, and its name as PARITY_REFRT_ISA spells it ("scalar", "avx2", "avx512",
+// "avx512_vnni", "avx512_bf16", "amx").
+const std::vector<IsaLevel>& isa_levels();
+const char* isa_name(IsaLevel level);
+std::optional<IsaLevel> parse_isa_level(std::string_view name);
+
+// The decision, from the CPU's level and the variable's value (nullptr or "" = unset; "native" = the
+// CPU's level). Pure, for tests.
+IsaInfo decide_isa(IsaLevel cpu, const char* cap_value);
+// This CPU's level from its feature bits.
+IsaLevel detect_cpu_isa();
+
+// This process's decision, made on first use; never throws (kernels call it from static initialisers).
+const IsaInfo& isa_info();
+// The level in use; throws parity::Error (usage) when PARITY_REFRT_ISA names no level. Session loading
+// calls it, so a misspelt cap fails loudly before any kernel runs.
+IsaLevel isa_level();
+// Whether the kernels may use `level`'s instructions (false for every vector level when the
+// variable is invalid: the session refuses to load anyway).
+bool isa_allows(IsaLevel level);
+// One line for people: "avx2 (CPU: avx2)", "scalar (PARITY_REFRT_ISA=scalar; CPU: avx2)".
+std::string isa_summary();
+
+}  // namespace parity::refrt

@@ -1,0 +1,165 @@
+// The fused QDQ nodes of qdq_fusion.cc (private domain com.parity.refrt): QConv and QGemm run
+//   DequantizeLinear(x) -> Conv / MatMul / Gemm (DequantizeLinear(int8 weights), bias) [-> Relu / Clip]
+//   -> QuantizeLinear
+// as one integer product (qgemm.h, exact int32 sums) and a requantization epilogue:
+//   y = clamp(rint(sum * x_scale * w_scale[c] / y_scale + y_zero_point + bias[c] / y_scale), lo, hi)
+// in double. The unfused chain computes the same real number through float32 steps, so the two agree
+// but where float rounding puts the value next to a .5 tie (then by one step). Relu folds exactly into
+// lo = max(lo, y_zero_point) (QuantizeLinear is monotonic and maps 0 to the zero point); Clip(a, b)
+// into [Q(a), Q(b)]. The weights are the node's tensor attributes, widened and packed once here.
+#include <algorithm>
+#include <cmath>
+
+#include "../src/activation.h"
+#include "qlinear_conv.h"
+#include "quantize_common.h"
+
+namespace parity::refrt {
+namespace {
+
+const Tensor& tensor_attr(const NodeDef& node, const char* name) {
+  const Attribute* a = node.attr(name, Attribute::Type::kTensor);
+  if (!a) node.fail(std::string("fused QDQ node lacks tensor attribute '") + name + "'");
+  return a->t;
+}
+
+// What the epilogue needs, per output channel: multiplier, offset, and the clamp bounds.
+struct Requant {
+  std::vector<double> mult, offset;
+  double lo = 0, hi = 0;
+  DType out = DType::kUInt8;
+  DType x_type = DType::kUInt8;
+  int32_t x_zp = 0;
+};
+
+Requant parse_requant(const NodeDef& node, int64_t channels) {
+  Requant r;
+  const float xs = node.attr_float("x_scale", 0), ys = node.attr_float("y_scale", 0);
+  r.x_zp = static_cast<int32_t>(node.attr_int("x_zero_point", 0));
+  r.x_type = static_cast<DType>(node.attr_int("x_dtype", 2));
+  r.out = static_cast<DType>(node.attr_int("y_dtype", 2));
+  const int32_t yz = static_cast<int32_t>(node.attr_int("y_zero_point", 0));
+  const Tensor& ws = tensor_attr(node, "w_scale");
+  const Tensor* bias = node.attr("bias", Attribute::Type::kTensor) ? &tensor_attr(node, "bias") : nullptr;
+  r.mult.resize(static_cast<size_t>(channels));
+  r.offset.resize(r.mult.size());
+  for (int64_t c = 0; c < channels; ++c) {
+    const double w = ws.data<float>()[ws.numel() == 1 ? 0 : c];
+    r.mult[static_cast<size_t>(c)] = static_cast<double>(xs) * w / static_cast<double>(ys);
+    r.offset[static_cast<size_t>(c)] = yz + (bias ? static_cast<double>(bias->data<float>()[c]) / static_cast<double>(ys) : 0.0);
+  }
+  int64_t lo = 0, hi = 0;
+  quant::int_range(r.out, lo, hi);
+  r.lo = static_cast<double>(lo);
+  r.hi = static_cast<double>(hi);
+  // QuantizeLinear of a bound, as the unfused Q computes it (float32 quotient, rint, zero point).
+  auto q = [&](float v) { return std::clamp(static_cast<double>(std::nearbyint(v / ys)) + yz, r.lo, r.hi); };
+  if (node.attr_int("relu", 0)) r.lo = std::max(r.lo, static_cast<double>(yz));
+  if (const Attribute* a = node.attr("clip_min", Attribute::Type::kFloat)) r.lo = std::max(r.lo, q(a->f));
+  if (const Attribute* a = node.attr("clip_max", Attribute::Type::kFloat)) r.hi = std::min(r.hi, q(a->f));
+  return r;
+}
+
+std::vector<int32_t> int_values(const Tensor& t) {
+  std::vector<int32_t> v(static_cast<size_t>(t.numel()));
+  for (int64_t i = 0; i < t.numel(); ++i) v[static_cast<size_t>(i)] = quant::int_at(t, i);
+  return v;
+}
+
+void check_x(const NodeDef& node, const Tensor& x, DType want) {
+  if (x.dtype() != want)
+    node.fail("input dtype " + dtype_name(x.dtype()) + " differs from the fused DequantizeLinear's " + dtype_name(want));
+}
+
+class QConvKernel : public Kernel {
+ public:
+  explicit QConvKernel(const NodeDef& node)
+      : node_(node), attrs_(nn::parse_window_attrs(node)), group_(node.attr_int("group", 1)),
+        weights_(qconv::widen_weights(node, tensor_attr(node, "w"), int_values(tensor_attr(node, "w_zero_point")))),
+        rq_(parse_requant(node, weights_.m)) {}
+
+  void compute(KernelIO& io) const override {
+    const Tensor& x = io.in(0);
+    check_x(node_, x, rq_.x_type);
+    const Tensor acc = qconv::int_conv(node_, io, attrs_, group_, x, rq_.x_zp, weights_, nullptr);
+    Tensor y(rq_.out, acc.shape());
+    const int64_t m = weights_.m, plane = acc.numel() / std::max<int64_t>(1, acc.dim(0) * m);
+    const size_t esize = dtype_size(rq_.out);
+    parallel_for(io, acc.dim(0) * m, std::max<int64_t>(1, 16384 / std::max<int64_t>(plane, 1)), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const std::vector<double> mult{rq_.mult[static_cast<size_t>(r % m)]}, off{rq_.offset[static_cast<size_t>(r % m)]};
+        quant::requantize_block(acc.data<int32_t>() + r * plane, 1, plane, mult, off, true, rq_.out, rq_.lo, rq_.hi,
+                                static_cast<uint8_t*>(y.mutable_raw()) + static_cast<size_t>(r * plane) * esize);
+      }
+    });
+    io.outputs[0] = std::move(y);
+  }
+  double flops(const KernelIO& io) const override {
+    return 0;  // the integer products are not floating-point operations
+  }
+
+ private:
+  NodeDef node_;
+  nn::WindowAttrs attrs_;
+  int64_t group_;
+  qconv::ConvWeights weights_;
+  Requant rq_;
+};
+
+// x [..., K] times W (MatMul's [K, N], or Gemm's [N, K] with trans_b) as [M, K] x [K, N].
+class QGemmKernel : public Kernel {
+ public:
+  explicit QGemmKernel(const NodeDef& node) : node_(node) {
+    const Tensor& w = tensor_attr(node, "w");
+    if (w.rank() != 2 || (w.dtype() != DType::kInt8 && w.dtype() != DType::kUInt8))
+      node.fail("fused weights must be 2-D int8/uint8, got " + dtype_name(w.dtype()) + " " + shape_str(w.shape()));
+    const bool tb = node.attr_int("trans_b", 0) != 0;
+    k_ = tb ? w.dim(1) : w.dim(0);
+    n_ = tb ? w.dim(0) : w.dim(1);
+    const std::vector<int32_t> zp = int_values(tensor_attr(node, "w_zero_point"));
+    dispatch_numeric(w.dtype(), [&](auto tag) {
+      using W = decltype(tag);
+      packed_ = qgemm::pack_b(w.data<W>(), k_, n_, tb ? 1 : n_, tb ? k_ : 1, zp.data(), zp.size() > 1);
+    });
+    rq_ = parse_requant(node, n_);
+  }
+
+  void compute(KernelIO& io) const override {
+    const Tensor& x = io.in(0);
+    check_x(node_, x, rq_.x_type);
+    if (x.rank() == 0 || x.shape().back() != k_)
+      node_.fail("input " + shape_str(x.shape()) + " does not end in the weights' K = " + std::to_string(k_));
+    const int64_t m = x.numel() / k_, kp = packed_.kp;
+    std::vector<int16_t> a(static_cast<size_t>(m * kp));
+    dispatch_numeric(x.dtype(), [&](auto tag) {
+      using X = decltype(tag);
+      parallel_for(io, m, 64, [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) qgemm::widen_row(x.data<X>() + r * k_, k_, rq_.x_zp, a.data() + r * kp);
+      });
+    });
+    Tensor acc(DType::kInt32, {m, n_});
+    qgemm::gemm(io, m, a.data(), kp, packed_, acc.data<int32_t>(), n_);
+    Shape out = x.shape();
+    out.back() = n_;
+    Tensor y(rq_.out, out);
+    const size_t esize = dtype_size(rq_.out);
+    parallel_for(io, m, std::max<int64_t>(1, 16384 / std::max<int64_t>(n_, 1)), [&](int64_t r0, int64_t r1) {
+      quant::requantize_block(acc.data<int32_t>() + r0 * n_, r1 - r0, n_, rq_.mult, rq_.offset, false, rq_.out, rq_.lo,
+                              rq_.hi, static_cast<uint8_t*>(y.mutable_raw()) + static_cast<size_t>(r0 * n_) * esize);
+    });
+    io.outputs[0] = std::move(y);
+  }
+
+ private:
+  NodeDef node_;
+  int64_t k_ = 0, n_ = 0;
+  qgemm::PackedB packed_;
+  Requant rq_;
+};
+
+}  // namespace
+
+PARITY_FUSED_KERNEL("QConv", QConvKernel, {DType::kUInt8, DType::kInt8});
+PARITY_FUSED_KERNEL("QGemm", QGemmKernel, {DType::kUInt8, DType::kInt8});
+
+}  // namespace parity::refrt

@@ -1,0 +1,93 @@
+// The integer GEMM (see qgemm.h): 6 x 16 tiles of int32 accumulators over int16 pairs (vpmaddwd),
+// the whole K in registers, work split over tiles on the session's pool.
+#include "qgemm.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "parity/refrt/cpu_isa.h"
+
+namespace parity::refrt::qgemm {
+namespace {
+
+constexpr int64_t kRows = 6;
+
+// PARITY_REFRT_ISA=scalar caps this too, so the tests run the portable loop on AVX2 machines.
+const bool kAvx2 = isa_allows(IsaLevel::kAvx2);
+
+// c[rows, 16] (local tile, row stride 16) = a[rows, kp] x panel.
+template <int R>
+__attribute__((target("avx2"))) void tile_avx2(const int16_t* a, int64_t lda, const int16_t* panel, int64_t kp,
+                                               int32_t* c) {
+  // The row loops are unrolled so that the 2R accumulators stay in registers (no spills at -O2).
+  __m256i acc0[R], acc1[R];
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = _mm256_setzero_si256();
+  for (int64_t k = 0; k < kp; k += 2) {
+    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + k * kPanel));
+    const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + k * kPanel + 16));
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) {
+      int32_t pair;
+      std::memcpy(&pair, a + r * lda + k, 4);
+      const __m256i av = _mm256_set1_epi32(pair);
+      acc0[r] = _mm256_add_epi32(acc0[r], _mm256_madd_epi16(av, b0));
+      acc1[r] = _mm256_add_epi32(acc1[r], _mm256_madd_epi16(av, b1));
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * 16), acc0[r]);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * 16 + 8), acc1[r]);
+  }
+}
+
+void tile_portable(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t kp, int32_t* c) {
+  for (int r = 0; r < rows; ++r)
+    for (int64_t col = 0; col < kPanel; ++col) {
+      int32_t s = 0;
+      for (int64_t k = 0; k < kp; k += 2)
+        s += a[r * lda + k] * panel[k * kPanel + col * 2] + a[r * lda + k + 1] * panel[k * kPanel + col * 2 + 1];
+      c[r * 16 + col] = s;
+    }
+}
+
+void tile(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t kp, int32_t* c) {
+  if (!kAvx2) return tile_portable(rows, a, lda, panel, kp, c);
+  switch (rows) {
+    case 1: return tile_avx2<1>(a, lda, panel, kp, c);
+    case 2: return tile_avx2<2>(a, lda, panel, kp, c);
+    case 3: return tile_avx2<3>(a, lda, panel, kp, c);
+    case 4: return tile_avx2<4>(a, lda, panel, kp, c);
+    case 5: return tile_avx2<5>(a, lda, panel, kp, c);
+    default: return tile_avx2<6>(a, lda, panel, kp, c);
+  }
+}
+
+}  // namespace
+
+bool uses_avx2() { return kAvx2; }
+
+void gemm(const KernelIO& io, int64_t m, const int16_t* a, int64_t lda, const PackedB& b, int32_t* c, int64_t ldc) {
+  const int64_t mt = (m + kRows - 1) / kRows, panels = b.panels();
+  if (m == 0 || b.n == 0) return;
+  // The outer loop walks the larger operand once; the inner one reuses the smaller from cache.
+  const bool panel_outer = b.data.size() >= static_cast<size_t>(m * lda);
+  const int64_t outer = panel_outer ? panels : mt, inner = panel_outer ? mt : panels;
+  const int64_t grain = std::max<int64_t>(1, 262144 / std::max<int64_t>(1, inner * kRows * kPanel * b.kp));
+  parallel_for(io, outer, grain, [&](int64_t o0, int64_t o1) {
+    alignas(32) int32_t local[kRows * 16];
+    for (int64_t o = o0; o < o1; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        const int64_t p = panel_outer ? o : i, t = panel_outer ? i : o;
+        const int64_t r0 = t * kRows, rows = std::min(kRows, m - r0);
+        const int64_t c0 = p * kPanel, cols = std::min(kPanel, b.n - c0);
+        tile(static_cast<int>(rows), a + r0 * lda, lda, b.data.data() + p * b.kp * kPanel, b.kp, local);
+        for (int64_t r = 0; r < rows; ++r) std::memcpy(c + (r0 + r) * ldc + c0, local + r * 16, static_cast<size_t>(cols) * 4);
+      }
+  });
+}
+
+}  // namespace parity::refrt::qgemm

@@ -1,0 +1,66 @@
+// Internal: the integer GEMM of the quantized kernels. C[M, N] (int32) = A[M, K] x B[K, N], where A and B
+// hold 8-bit values with their zero points already subtracted, widened to int16 ([-255, 255]).
+//
+// Why int16 and not the u8 x s8 byte products (vpmaddubsw): those add two products in a saturating
+// int16, and 255 * 127 * 2 > 32767, so some weights give wrong sums (ONNX Runtime's AVX2 u8s8 path
+// accepts that; its docs advise 7-bit weights). vpmaddwd multiplies int16 pairs into int32 exactly:
+// every sum here is the exact integer, wrapping modulo 2^32 only past K ~ 33000, as numpy's int32 does.
+//
+// Layouts: A is int16 rows of `kp` elements (K rounded up to even, the pad zero). B is packed once
+// (weights: at load) into panels of 16 columns; within a panel, k pairs: for each pair, 16 columns x
+// (k, k + 1). The AVX2 kernel is chosen at run time from the CPU's feature bits; a portable loop
+// computes the same integers elsewhere.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "../src/kernel.h"
+
+namespace parity::refrt::qgemm {
+
+constexpr int64_t kPanel = 16;
+
+inline int64_t even(int64_t k) { return (k + 1) & ~int64_t{1}; }
+
+struct PackedB {
+  int64_t k = 0, n = 0, kp = 0;
+  std::vector<int16_t> data;  // ceil(n / 16) panels of kp * 16
+  int64_t panels() const { return (n + kPanel - 1) / kPanel; }
+};
+
+// B from `src` (element (k, n) at src[k * sk + n * sn]) minus its zero point (per column: zp[n], else zp[0]).
+template <typename T>
+PackedB pack_b(const T* src, int64_t k, int64_t n, int64_t sk, int64_t sn, const int32_t* zp, bool per_column) {
+  PackedB b;
+  b.k = k;
+  b.n = n;
+  b.kp = even(k);
+  b.data.assign(static_cast<size_t>(b.panels() * b.kp * kPanel), 0);
+  for (int64_t p = 0; p < b.panels(); ++p) {
+    int16_t* dst = b.data.data() + p * b.kp * kPanel;
+    const int64_t cols = std::min(kPanel, n - p * kPanel);
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t c = 0; c < cols; ++c) {
+        const int64_t col = p * kPanel + c;
+        dst[(kk / 2) * 2 * kPanel + c * 2 + (kk & 1)] =
+            static_cast<int16_t>(static_cast<int32_t>(src[kk * sk + col * sn]) - zp[per_column ? col : 0]);
+      }
+  }
+  return b;
+}
+
+// One A row: `dst[0, kp)` = src[0, k) - zp, the pad zero.
+template <typename T>
+void widen_row(const T* src, int64_t k, int32_t zp, int16_t* dst) {
+  for (int64_t i = 0; i < k; ++i) dst[i] = static_cast<int16_t>(static_cast<int32_t>(src[i]) - zp);
+  if (k & 1) dst[k] = 0;
+}
+
+// C[m, b.n] (row stride ldc) = A x B; A rows of b.kp int16 at stride lda. Work split on io's pool.
+void gemm(const KernelIO& io, int64_t m, const int16_t* a, int64_t lda, const PackedB& b, int32_t* c, int64_t ldc);
+
+// Whether the AVX2 kernel runs (CPU feature bits, once).
+bool uses_avx2();
+
+}  // namespace parity::refrt::qgemm

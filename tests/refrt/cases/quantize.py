@@ -1,0 +1,368 @@
+"""QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear: per tensor, per axis and blocked, every
+integer type refrt stores, halves that must round to even, saturation at both ends. The numpy oracle
+follows the ONNX spec's formulas (quotient in the scale's type, rint, + zero point, clip; dequantize as
+(x - zp) * scale in float32, rounded once to the output type)."""
+
+import ml_dtypes
+
+BF16 = ml_dtypes.bfloat16
+# onnxruntime's AVX2 uint8 x int8 kernels add two byte products in a saturating int16 (vpmaddubsw):
+# 255 * 124 + 255 * 94 > 32767, so with full-range weights some of its sums are wrong; refrt's are exact.
+ORT_U8S8 = "onnxruntime's AVX2 uint8 x int8 kernel saturates int16 pair sums (vpmaddubsw) on full-range weights"
+# Its fused QDQ MatMul / Gemm with int8 activations (default optimisation) are off by up to 153 steps on
+# the int8 x int8 rows below; with ORT_DISABLE_ALL it runs the chain op by op and matches the oracle exactly.
+ORT_FUSED_S8 = "onnxruntime's fused int8 x int8 QDQ MatMul/Gemm is off by up to 153 steps here (its unfused run agrees)"
+RANGES = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767), "uint16": (0, 65535)}
+
+
+def build(api):
+    np, node, case, TP = api.np, api.node, api.case, api.TensorProto
+    rng = api.RNG
+
+    def expand(p, shape, axis, block):
+        """The parameter broadcast to x's shape: scalar, per axis (1-D along axis) or blocked."""
+        p = np.asarray(p)
+        if p.size == 1:
+            return p.reshape(())
+        axis %= len(shape)
+        if not block:
+            dims = [1] * len(shape)
+            dims[axis] = p.size
+            return p.reshape(dims)
+        return np.repeat(p, block, axis=axis).take(range(shape[axis]), axis=axis)
+
+    def quantize(x, scale, zp, out, axis=1, block=0, quotient_dtype=None):
+        s = expand(scale, x.shape, axis, block)
+        if x.dtype == np.int32:
+            q = x.astype(np.float64) / s.astype(np.float64)
+        else:
+            dt = quotient_dtype or (x.dtype if x.dtype == s.dtype else np.float32)
+            q = (x.astype(np.float32) / s.astype(np.float32)).astype(dt)
+        r = np.rint(q.astype(np.float64))
+        if zp is not None:
+            r = r + expand(zp, x.shape, axis, block).astype(np.float64)
+        lo, hi = RANGES[out]
+        return np.clip(r, lo, hi).astype(out)
+
+    def dequantize(x, scale, zp, axis=1, block=0, out=None):
+        dx = x.astype(np.float32)
+        if zp is not None:
+            dx = dx - expand(zp, x.shape, axis, block).astype(np.float32)
+        y = (dx * expand(scale, x.shape, axis, block).astype(np.float32)).astype(np.float32)
+        return y.astype(out or scale.dtype)
+
+    def q_node(ins, **attrs):
+        return [node("QuantizeLinear", ins, ["y"], **attrs)]
+
+    def dq_node(ins, **attrs):
+        return [node("DequantizeLinear", ins, ["y"], **attrs)]
+
+    # ---- QuantizeLinear per tensor: halves to even (x / s = k + 0.5 exactly), saturation both ends
+    x = np.array([0.25, 0.75, 1.25, -0.25, -0.75, -1.25, 63.0, 64.0, -70.0, 0.0, 1e6, -1e6], np.float32)
+    s = np.array(0.5, np.float32)
+    for out, zp in (("uint8", 128), ("int8", -3), ("int16", 1000), ("uint16", 30000)):
+        z = np.array(zp, out)
+        opset = 21 if "16" in out else 10
+        case(f"quantize_per_tensor_{out}_ties_and_saturation", q_node(["x", "s", "z"]), {"x": x, "s": s, "z": z},
+             {"y": quantize(x, s, z, out)}, opset=opset)
+    case("quantize_default_uint8_no_zero_point", q_node(["x", "s"]), {"x": x, "s": s},
+         {"y": quantize(x, s, None, "uint8")}, opset=13)
+    case("quantize_output_dtype_int8_no_zero_point", q_node(["x", "s"], output_dtype=TP.INT8), {"x": x, "s": s},
+         {"y": quantize(x, s, None, "int8")}, opset=21)
+    xs = api.rand(3, 4, low=-2, high=2)
+    case("quantize_scale_shape_1_is_per_tensor", q_node(["x", "s", "z"]),
+         {"x": xs, "s": np.array([0.02], np.float32), "z": np.array([5], np.int8)},
+         {"y": quantize(xs, np.float32(0.02), np.int8(5), "int8")}, opset=13)
+
+    # ---- per axis
+    x = api.rand(2, 3, 4, low=-3, high=3)
+    for axis in (0, 1, -1):
+        n = x.shape[axis]
+        s = api.rand(n, low=0.01, high=0.05)
+        z = rng.integers(-10, 10, size=n).astype(np.int8)
+        case(f"quantize_per_axis_{axis}_int8".replace("-", "neg"), q_node(["x", "s", "z"], axis=axis),
+             {"x": x, "s": s, "z": z}, {"y": quantize(x, s, z, "int8", axis=axis)}, opset=13)
+        xq = rng.integers(-128, 128, size=x.shape).astype(np.int8)
+        case(f"dequantize_per_axis_{axis}_int8".replace("-", "neg"), dq_node(["x", "s", "z"], axis=axis),
+             {"x": xq, "s": s, "z": z}, {"y": dequantize(xq, s, z, axis=axis)}, opset=13)
+    # many channels, enough rows for the thread pool
+    x = api.rand(64, 1000, low=-4, high=4)
+    s = api.rand(1000, low=0.01, high=0.04)
+    z = rng.integers(0, 255, size=1000).astype(np.uint8)
+    case("quantize_per_axis_64x1000_uint8", q_node(["x", "s", "z"], axis=1), {"x": x, "s": s, "z": z},
+         {"y": quantize(x, s, z, "uint8", axis=1)}, opset=13)
+
+    # ---- blocked (opset 21), a remainder block included
+    for out, shape, axis, block in (("int8", (3, 5), 1, 2), ("uint8", (6, 4), 0, 4), ("int16", (2, 7, 3), 1, 3),
+                                    ("uint16", (4, 6), -1, 3)):
+        x = api.rand(*shape, low=-5, high=5)
+        a = axis % len(shape)
+        pshape = list(shape)
+        pshape[a] = -(-shape[a] // block)
+        s = api.rand(*pshape, low=0.01, high=0.1)
+        lo, hi = RANGES[out]
+        z = rng.integers(max(lo, -20), min(hi, 20) + 1, size=pshape).astype(out)
+        case(f"quantize_blocked_{out}_axis{a}_block{block}", q_node(["x", "s", "z"], axis=axis, block_size=block),
+             {"x": x, "s": s, "z": z}, {"y": quantize(x, s, z, out, axis=axis, block=block)}, opset=21)
+        xq = rng.integers(lo, hi + 1, size=shape).astype(out)
+        case(f"dequantize_blocked_{out}_axis{a}_block{block}", dq_node(["x", "s", "z"], axis=axis, block_size=block),
+             {"x": xq, "s": s, "z": z}, {"y": dequantize(xq, s, z, axis=axis, block=block)}, opset=21)
+
+    # ---- 16-bit float inputs: float16 / float16 divides in float16 (numpy), `precision` in float32
+    x = (api.rand(40, low=-8, high=8)).astype(np.float16)
+    s = np.array(0.0371, np.float16)
+    z = np.array(3, np.int8)
+    case("quantize_float16_divides_in_float16", q_node(["x", "s", "z"]), {"x": x, "s": s, "z": z},
+         {"y": quantize(x, s, z, "int8")}, opset=19)
+    case("quantize_float16_precision_float32", q_node(["x", "s", "z"], precision=TP.FLOAT), {"x": x, "s": s, "z": z},
+         {"y": quantize(x, s, z, "int8", quotient_dtype=np.float32)}, opset=23,
+         ort_differs="onnxruntime may not implement opset 23's precision attribute")
+    xi = np.array([-300, -7, 0, 5, 6, 7, 1000, 40000], np.int32)
+    case("quantize_int32_input", q_node(["x", "s", "z"]), {"x": xi, "s": np.array(2.0, np.float32),
+         "z": np.array(10, np.uint8)}, {"y": quantize(xi, np.array(2.0, np.float32), np.uint8(10), "uint8")}, opset=10)
+
+    # ---- DequantizeLinear per tensor, every input type
+    for dt, zp in (("int8", -5), ("uint8", 128), ("int16", -300), ("uint16", 40000), ("int32", 7)):
+        lo, hi = RANGES.get(dt, (-(10**6), 10**6))
+        xq = rng.integers(lo, hi + 1, size=(3, 5)).astype(dt)
+        s, z = np.array(0.0125, np.float32), np.array(zp, dt)
+        opset = 21 if "16" in dt else 10
+        case(f"dequantize_per_tensor_{dt}", dq_node(["x", "s", "z"]), {"x": xq, "s": s, "z": z},
+             {"y": dequantize(xq, s, z)}, opset=opset)
+    xq = rng.integers(-128, 128, size=(4, 6)).astype(np.int8)
+    case("dequantize_no_zero_point", dq_node(["x", "s"]), {"x": xq, "s": np.array(0.5, np.float32)},
+         {"y": dequantize(xq, np.array(0.5, np.float32), None)}, opset=10)
+    for sdt, name in ((np.float16, "float16"), (BF16, "bfloat16")):
+        s = api.rand(6, low=0.01, high=0.2).astype(sdt)
+        z = rng.integers(-5, 5, size=6).astype(np.int8)
+        case(f"dequantize_{name}_scale_gives_{name}", dq_node(["x", "s", "z"], axis=1), {"x": xq, "s": s, "z": z},
+             {"y": dequantize(xq, s, z, axis=1)}, opset=19, tol=(1e-2, 1e-3))
+    s = np.array(0.013, np.float32)
+    case("dequantize_output_dtype_float16", dq_node(["x", "s"], output_dtype=TP.FLOAT16), {"x": xq, "s": s},
+         {"y": dequantize(xq, s, None, out=np.float16)}, opset=23, tol=(1e-3, 1e-4),
+         ort_differs="onnxruntime may not implement opset 23's output_dtype")
+    s1, z0 = np.array([0.25], np.float32), np.array(-7, np.int8)  # shapes [1] and [] as ONNX Runtime's quantizer mixes them
+    case("dequantize_scale_shape_1_zero_point_scalar", dq_node(["x", "s", "z"]), {"x": xq, "s": s1, "z": z0},
+         {"y": dequantize(xq, s1, z0)}, opset=13)
+    xq = np.zeros((0, 3), np.uint8)
+    case("dequantize_empty", dq_node(["x", "s"]), {"x": xq, "s": np.array(0.5, np.float32)},
+         {"y": np.zeros((0, 3), np.float32)}, opset=13)
+
+    # ---- a Q -> DQ round trip (fake quantization as exporters write it)
+    x = api.rand(5, 7, low=-1, high=1)
+    s, z = np.array(0.0078125, np.float32), np.array(0, np.int8)
+    case("quantize_dequantize_round_trip", [node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+                                             node("DequantizeLinear", ["q", "s", "z"], ["y"])],
+         {"x": x, "s": s, "z": z}, {"y": dequantize(quantize(x, s, z, "int8"), s, z)}, opset=13)
+
+    # ---- DynamicQuantizeLinear: float32 steps of the spec (range with 0, scale, rounded zero point)
+    def dynamic(x):
+        mx, mn = np.float32(max(0, x.max())), np.float32(min(0, x.min()))
+        scale = np.float32(1.0 if mx == mn else mx - mn) / np.float32(255)
+        zp = np.rint(np.clip(np.float32(0) - mn / scale, 0, 255))
+        y = np.clip(np.rint(x / scale) + zp, 0, 255).astype(np.uint8)
+        return y, np.array(scale, np.float32), np.array(zp, np.uint8)
+
+    for name, x in (("mixed", api.rand(3, 8, low=-2, high=5)), ("positive", api.rand(10, low=0.5, high=3)),
+                    ("negative", api.rand(2, 5, low=-4, high=-1)), ("zeros", np.zeros((4,), np.float32)),
+                    ("ties", np.array([0, 1, 2, 255, 127.5, 0.5, 1.5], np.float32))):
+        y, sc, zp = dynamic(x)
+        case(f"dynamic_quantize_{name}", [node("DynamicQuantizeLinear", ["x"], ["y", "s", "z"])], {"x": x},
+             {"y": y, "s": sc, "z": zp}, opset=11,
+             ort_differs="for an all-zero input onnxruntime's scale is 1, the ONNX reference's 1/255" if name == "zeros" else None)
+
+    build_integer_products(api)
+
+
+def int_conv(np, x, w, group=1, strides=(1, 1), pads=(0, 0, 0, 0), dilations=(1, 1)):
+    """Direct 2-D convolution in x's and w's common type (int64 for the integer ops, float64 for the QDQ
+    chains; x, w already minus their zero points; padding adds 0)."""
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    oh = (h + pads[0] + pads[2] - dilations[0] * (kh - 1) - 1) // strides[0] + 1
+    ow = (wd + pads[1] + pads[3] - dilations[1] * (kw - 1) - 1) // strides[1] + 1
+    dt = np.result_type(x, w)
+    y = np.zeros((n, m, oh, ow), dt)
+    mg = m // group
+    for g in range(group):
+        for i in range(kh):
+            for j in range(kw):
+                r0, c0 = i * dilations[0], j * dilations[1]
+                patch = xp[:, g * cg:(g + 1) * cg, r0:r0 + strides[0] * (oh - 1) + 1:strides[0],
+                           c0:c0 + strides[1] * (ow - 1) + 1:strides[1]]
+                y[:, g * mg:(g + 1) * mg] += np.einsum("ncij,mc->nmij", patch, w[g * mg:(g + 1) * mg, :, i, j])
+    return y
+
+
+def build_integer_products(api):
+    """MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv: exact int64 sums in numpy, requantized as the
+    ONNX reference does (multiplier in float32, product and rint in float64, clip)."""
+    np, node, case = api.np, api.node, api.case
+    rng = api.RNG
+
+    def q(dt, *shape):
+        lo, hi = RANGES[dt]
+        return rng.integers(lo, hi + 1, size=shape).astype(dt)
+
+    def requant(acc, mult, zp, dt):
+        lo, hi = RANGES[dt]
+        return np.clip(np.rint(acc.astype(np.float64) * mult.astype(np.float64) + float(zp)), lo, hi).astype(dt)
+
+    # ---- MatMulInteger
+    for name, (sa, sb), (ta, tb), zb_cols in (
+            ("u8_u8_2d_odd", ((7, 9), (9, 5)), ("uint8", "uint8"), False),
+            ("s8_s8_2d", ((6, 33), (33, 17)), ("int8", "int8"), False),
+            ("u8_s8_per_column_zero_point", ((13, 20), (20, 19)), ("uint8", "int8"), True),
+            ("batch_broadcast", ((2, 3, 4), (4, 5)), ("uint8", "int8"), False),
+            ("batch_both", ((2, 1, 3, 8), (3, 8, 6)), ("int8", "uint8"), False),
+            ("vector_by_matrix", ((8,), (8, 3)), ("uint8", "uint8"), False)):
+        a, b = q(ta, *sa), q(tb, *sb)
+        za = q(ta)
+        zb = q(tb, sb[-1]) if zb_cols else q(tb)
+        want = np.matmul(a.astype(np.int64) - int(za), b.astype(np.int64) - zb.astype(np.int64)).astype(np.int32)
+        case(f"matmul_integer_{name}", [node("MatMulInteger", ["a", "b", "za", "zb"], ["y"])],
+             {"a": a, "b": b, "za": np.array(za), "zb": np.array(zb)}, {"y": want}, opset=10,
+             ort_differs=ORT_U8S8 if (ta, tb) == ("uint8", "int8") else None)
+    a, b = q("uint8", 4, 6), q("uint8", 6, 3)
+    case("matmul_integer_no_zero_points", [node("MatMulInteger", ["a", "b"], ["y"])], {"a": a, "b": b},
+         {"y": (a.astype(np.int64) @ b.astype(np.int64)).astype(np.int32)}, opset=10)
+
+    # ---- QLinearMatMul (random scales: no rounding tie, so onnxruntime's float32 epilogue agrees)
+    for name, (sa, sb), (ta, tb, ty), per_col in (
+            ("u8_u8", ((5, 12), (12, 7)), ("uint8", "uint8", "uint8"), False),
+            ("s8_s8_to_s8", ((3, 2, 40), (40, 9)), ("int8", "int8", "int8"), False),
+            ("u8_s8_per_column", ((64, 48), (48, 37)), ("uint8", "int8", "uint8"), True)):
+        a, b = q(ta, *sa), q(tb, *sb)
+        n = sb[-1]
+        as_, ys = np.array(rng.uniform(0.01, 0.03), np.float32), np.array(rng.uniform(0.2, 0.5), np.float32)
+        bs = rng.uniform(0.002, 0.01, size=n).astype(np.float32) if per_col else np.array(rng.uniform(0.002, 0.01), np.float32)
+        za, zy = q(ta), q(ty)
+        zb = (q(tb, n) * 0 if tb == "int8" else q(tb, n)) if per_col else q(tb)
+        acc = np.matmul(a.astype(np.int64) - int(za), b.astype(np.int64) - zb.astype(np.int64))
+        want = requant(acc, (as_ * bs / ys).astype(np.float32), zy, ty)
+        case(f"qlinear_matmul_{name}", [node("QLinearMatMul", ["a", "as", "za", "b", "bs", "zb", "ys", "zy"], ["y"])],
+             {"a": a, "as": as_, "za": np.array(za), "b": b, "bs": bs, "zb": np.array(zb), "ys": ys, "zy": np.array(zy)},
+             {"y": want}, opset=10 if not per_col else 13, ort_differs=ORT_U8S8 if (ta, tb) == ("uint8", "int8") else None)
+
+    # ---- ConvInteger / QLinearConv
+    convs = (("3x3_pad1", (1, 3, 7, 6), (4, 3, 3, 3), dict(pads=[1, 1, 1, 1])),
+             ("stride2_dilation2", (2, 4, 11, 9), (5, 4, 3, 2), dict(strides=[2, 2], dilations=[2, 1], pads=[1, 0, 2, 1])),
+             ("group2", (1, 6, 5, 5), (8, 3, 3, 3), dict(group=2, pads=[1, 1, 1, 1])),
+             ("pointwise", (2, 16, 4, 5), (7, 16, 1, 1), {}),
+             ("wide_64ch", (1, 64, 14, 14), (70, 64, 3, 3), dict(pads=[1, 1, 1, 1])))
+    for name, xs, wsh, attrs in convs:
+        for tx, tw in (("uint8", "int8"), ("int8", "int8"), ("uint8", "uint8")):
+            if name == "wide_64ch" and tx != "uint8" or name != "3x3_pad1" and tw == "uint8":
+                continue
+            x, w = q(tx, *xs), q(tw, *wsh)
+            zx = q(tx)
+            zw = q(tw, wsh[0]) if tw == "uint8" else np.zeros(wsh[0], tw)
+            conv_attrs = dict(kernel_shape=list(wsh[2:]), **attrs)
+            acc = int_conv(np, x.astype(np.int64) - int(zx), w.astype(np.int64) - zw.astype(np.int64).reshape(-1, 1, 1, 1),
+                           group=attrs.get("group", 1), strides=attrs.get("strides", (1, 1)),
+                           pads=attrs.get("pads", (0, 0, 0, 0)), dilations=attrs.get("dilations", (1, 1)))
+            case(f"conv_integer_{name}_{tx}_{tw}", [node("ConvInteger", ["x", "w", "zx", "zw"], ["y"], **conv_attrs)],
+                 {"x": x, "w": w, "zx": np.array(zx), "zw": zw}, {"y": acc.astype(np.int32)}, opset=10)
+            m = wsh[0]
+            bias = rng.integers(-5000, 5000, size=m).astype(np.int32)
+            xsc, ysc = np.array(rng.uniform(0.01, 0.03), np.float32), np.array(rng.uniform(0.5, 2.0), np.float32)
+            wsc = rng.uniform(0.002, 0.01, size=m).astype(np.float32)
+            ty = tx
+            zy = q(ty)
+            mult = (xsc * wsc / ysc).astype(np.float32).reshape(1, -1, 1, 1)
+            want = requant(acc + bias.reshape(1, -1, 1, 1), mult, zy, ty)
+            case(f"qlinear_conv_{name}_{tx}_{tw}",
+                 [node("QLinearConv", ["x", "xs", "zx", "w", "ws", "zw", "ys", "zy", "b"], ["y"], **conv_attrs)],
+                 {"x": x, "xs": xsc, "zx": np.array(zx), "w": w, "ws": wsc, "zw": zw, "ys": ysc, "zy": np.array(zy),
+                  "b": bias}, {"y": want}, opset=10, ort_differs=ORT_U8S8 if (tx, tw) == ("uint8", "int8") else None)
+
+    build_qdq_chains(api)
+
+
+def build_qdq_chains(api):
+    """fusion_qdq_* rows: QDQ graphs as quantizers write them (float input -> QuantizeLinear ->
+    DequantizeLinear -> Conv / Gemm / MatMul with DequantizeLinear'd int8 weights and int32 bias ->
+    [Relu / Clip] -> QuantizeLinear -> DequantizeLinear). refrt fuses them into integer kernels
+    (graph_optimize_test compares with the unfused plan). numpy computes the chain in float64; a
+    requantized value may land one step away where float32 rounding meets a .5 tie, so the tolerance
+    is one output step (the quantized-output rule of the verifier)."""
+    np, node, case = api.np, api.node, api.case
+    rng = api.RNG
+
+    def qz(x, s, z, dt):
+        lo, hi = RANGES[dt]
+        return np.clip(np.rint(x / np.float64(s)) + int(z), lo, hi).astype(dt)
+
+    def dqz(q, s, z):
+        return ((q.astype(np.float32) - np.float32(z)) * np.float32(s)).astype(np.float32)
+
+    def weights(shape, axis):
+        w = rng.integers(-127, 128, size=shape).astype(np.int8)
+        ws = rng.uniform(0.002, 0.02, size=shape[axis]).astype(np.float32)
+        return w, ws, np.zeros(shape[axis], np.int8)
+
+    def chain(name, x, act_type, op_nodes, core, w_shape, w_axis, bias_kind, ys, zy, act=None, opset=13, ort_differs=None):
+        """core(x_f, w_f, b_f) -> float64 pre-activation output; op_nodes(extra) -> the anchor node."""
+        xs, zx = np.float32(np.abs(x).max() / 100), np.array(3 if act_type == "uint8" else -2, act_type)
+        w, ws, zw = weights(w_shape, w_axis)
+        channels = w_shape[w_axis]
+        nodes = [node("QuantizeLinear", ["x", "xs", "zx"], ["xq"]), node("DequantizeLinear", ["xq", "xs", "zx"], ["xf"]),
+                 node("DequantizeLinear", ["w", "ws", "zw"], ["wf"], axis=w_axis)]
+        inits = {"xs": np.array(xs), "zx": zx, "w": w, "ws": ws, "zw": zw, "ys": np.array(ys, np.float32),
+                 "zy": np.array(zy, act_type)}
+        b_f = None
+        if bias_kind == "int32":
+            bq = rng.integers(-20000, 20000, size=channels).astype(np.int32)
+            bs = (xs * ws).astype(np.float32)
+            inits.update(bq=bq, bs=bs)
+            nodes.append(node("DequantizeLinear", ["bq", "bs"], ["bf"], axis=0))
+            b_f = (bq.astype(np.float32) * bs).astype(np.float32)
+        elif bias_kind == "float":
+            b_f = rng.uniform(-0.5, 0.5, size=channels).astype(np.float32)
+            inits.update(bf=b_f)
+        nodes.append(op_nodes(["xf", "wf"] + (["bf"] if b_f is not None else []), "acc"))
+        x_f = dqz(qz(x, xs, zx, act_type), xs, zx).astype(np.float64)
+        w_f = dqz(w, ws.reshape([-1 if d == w_axis else 1 for d in range(len(w_shape))]), 0).astype(np.float64)
+        y = core(x_f, w_f, None if b_f is None else b_f.astype(np.float64))
+        last = "acc"
+        if act == "relu":
+            nodes.append(node("Relu", ["acc"], ["r"]))
+            y, last = np.maximum(y, 0), "r"
+        elif act == "clip":
+            inits.update(lo=np.array(0, np.float32), hi=np.array(6, np.float32))
+            nodes.append(node("Clip", ["acc", "lo", "hi"], ["r"]))
+            y, last = np.clip(y, 0, 6), "r"
+        nodes += [node("QuantizeLinear", [last, "ys", "zy"], ["yq"]), node("DequantizeLinear", ["yq", "ys", "zy"], ["y"])]
+        want = dqz(qz(y, ys, zy, act_type), ys, zy)
+        case(f"fusion_qdq_{name}", nodes, {"x": x}, {"y": want}, initializers=inits, opset=opset,
+             tol=(0, float(ys) * 1.001), ort_differs=ort_differs)
+
+    def conv_core(attrs):
+        def core(x, w, b):
+            group = attrs.get("group", 1)
+            y = int_conv(np, x, w, group=group, strides=attrs.get("strides", (1, 1)), pads=attrs.get("pads", (0, 0, 0, 0)))
+            return y + (0 if b is None else b.reshape(1, -1, 1, 1))
+        return core
+
+    def conv_node(attrs):
+        return lambda ins, out: node("Conv", ins, [out], **attrs)
+
+    a1 = dict(pads=[1, 1, 1, 1])
+    chain("conv_relu_u8s8_per_channel_int32_bias", api.rand(1, 8, 9, 9, low=-2, high=2), "uint8", conv_node(a1),
+          conv_core(a1), (16, 8, 3, 3), 0, "int32", 0.05, 0, act="relu")
+    a2 = dict(pads=[1, 1, 1, 1], strides=[2, 2], group=2)
+    chain("conv_clip_s8s8_group_stride_float_bias", api.rand(2, 6, 11, 10, low=-3, high=3), "int8", conv_node(a2),
+          conv_core(a2), (8, 3, 3, 3), 0, "float", 0.03, -128, act="clip")
+    a3 = {}
+    chain("conv_pointwise_u8s8_no_bias", api.rand(1, 32, 7, 7, low=-1, high=1), "uint8", conv_node(a3),
+          conv_core(a3), (20, 32, 1, 1), 0, None, 0.02, 128)
+    chain("gemm_transb_u8s8_int32_bias", api.rand(5, 40, low=-2, high=2), "uint8",
+          lambda ins, out: node("Gemm", ins, [out], transB=1),
+          lambda x, w, b: x @ w.T + b, (24, 40), 0, "int32", 0.04, 120)
+    chain("gemm_relu_s8s8", api.rand(70, 33, low=-2, high=2), "int8",
+          lambda ins, out: node("Gemm", ins, [out]),
+          lambda x, w, b: x @ w + b, (33, 19), 1, "float", 0.03, -128, act="relu", ort_differs=ORT_FUSED_S8)
+    chain("matmul_s8s8_3d_per_column", api.rand(2, 3, 40, low=-2, high=2), "int8",
+          lambda ins, out: node("MatMul", ins, [out]),
+          lambda x, w, b: x @ w, (40, 20), 1, None, 0.05, 5, ort_differs=ORT_FUSED_S8)

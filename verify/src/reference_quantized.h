@@ -1,0 +1,10 @@
+// The `quantized_decomposed` ops (PT2E quantization) for the libtorch reference executor: torch defines
+// them in Python only, so the reference registers C++ twins of them (reference_quantized.cc).
+#pragma once
+
+namespace parity::verify {
+
+// Idempotent; a no-op when the process already has the namespace.
+void register_quantized_decomposed_ops();
+
+}  // namespace parity::verify
