@@ -70,6 +70,16 @@ bool is_string_tensor(const onnx::TypeProto& t) {
   return inner->has_tensor_type() && inner->tensor_type().elem_type() == onnx::TensorProto::STRING;
 }
 
+void collect_ops(const onnx::GraphProto& g, std::set<std::string>& ops) {
+  for (const auto& n : g.node()) {
+    ops.insert((n.domain() == "ai.onnx" ? "" : n.domain()) + "::" + n.op_type());
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) collect_ops(a.g(), ops);
+      for (const auto& sub : a.graphs()) collect_ops(sub, ops);
+    }
+  }
+}
+
 // Why the test is out of refrt's scope, or "" when it is in scope.
 std::string skip_reason(const onnx::ModelProto& model, const std::set<std::string>& implemented) {
   for (const auto& op : model.opset_import())
@@ -108,6 +118,7 @@ ConformanceResult run_one(const fs::path& dir, const std::set<std::string>& impl
     const std::string bytes = read_file(model_path);
     onnx::ModelProto model;
     if (!model.ParseFromString(bytes)) throw Error({"conformance", model_path}, "not a valid ModelProto");
+    collect_ops(model.graph(), r.ops);
     if (std::string why = skip_reason(model, implemented); !why.empty()) {
       r.detail = why;
       return r;

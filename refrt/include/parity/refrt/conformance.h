@@ -10,6 +10,7 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct ConformanceResult {
   std::string detail;            // why it failed or was skipped
   double max_abs_error = 0;      // for value mismatches
   std::string excluded_reason;   // non-empty when the exclusion list names this test
+  std::set<std::string> ops;     // "domain::OpType" of every node, subgraphs included ("" domain = ai.onnx)
 };
 
 struct ConformanceOptions {
