@@ -21,10 +21,7 @@ struct ReportArgs {
 
 void write_renderings(const nlohmann::json& report, const fs::path& out) {
   write_file_atomic((out / "report.md").string(), verify::render_markdown(report), "report");
-  const std::string plotly = verify::find_plotly_js(venv_python());
-  if (plotly.empty())
-    throw Error({"report"}, "plotly is not installed in the venv (requirements.txt): cannot write report.html");
-  write_file_atomic((out / "report.html").string(), verify::render_html(report, plotly), "report");
+  write_file_atomic((out / "report.html").string(), verify::render_html(report), "report");
 }
 
 // parity report --merge A/report.json B/report.json ... --out DIR: the shards of one matrix run as one report.

@@ -5,6 +5,7 @@
 
 #include "command.h"
 #include "parity/error.h"
+#include "parity/verify/compare.h"
 #include "parity/verify/report.h"
 #include "parity/verify/verify_case.h"
 
@@ -29,6 +30,11 @@ struct VerifyArgs {
   bool quiet = false, no_html = false;
 };
 
+// A mismatch's NaN / Inf counts and worst elements, under its line.
+void print_detail(const char* who, const verify::Comparison& c) {
+  if (!c.passed && c.detail) std::cout << "      " << who << ": " << verify::mismatch_summary(*c.detail) << "\n";
+}
+
 // The per-output lines of one verified case (what `--quiet` leaves out).
 void print_case_details(const verify::CaseEntry& c) {
   const std::string label = c.case_name + "/" + c.mode;
@@ -38,16 +44,21 @@ void print_case_details(const verify::CaseEntry& c) {
       if (o.kind) {  // mutated state: libtorch is its oracle
         std::cout << "  " << label << " " << set.name << " " << o.name.value_or("") << ": refrt vs libtorch max_abs "
                   << cross.max_abs_error << (cross.passed ? " ok" : " MISMATCH") << "\n";
+        print_detail("refrt vs libtorch", cross);
         continue;
       }
       const auto &ours = *o.refrt_vs_eager, &torch = *o.libtorch_vs_eager;
       std::cout << "  " << label << " " << set.name << " output " << o.index << ": refrt max_abs " << ours.max_abs_error
                 << (ours.passed ? " ok" : " MISMATCH") << (ours.ties ? " (" + std::to_string(ours.ties) + " ties)" : "")
                 << ", libtorch max_abs " << torch.max_abs_error << (torch.passed ? " ok" : " MISMATCH") << "\n";
+      print_detail("refrt vs eager", ours);
+      print_detail("libtorch vs eager", torch);
     }
-  if (const auto& d = c.first_divergence)
+  if (const auto& d = c.first_divergence) {
     std::cout << "  " << label << " first divergence: " << d->fx_node << " (" << d->op << ", ONNX node " << d->onnx_node
-              << " " << d->onnx_op << ") at " << d->source << "\n";
+              << " " << d->onnx_op << ") at " << d->source << (d->input_set ? ", input set " + *d->input_set : "") << "\n";
+    if (d->detail) std::cout << "      " << verify::mismatch_summary(d->detail->get<verify::MismatchDetail>()) << "\n";
+  }
   for (const auto& f : c.fresh_sets.value_or(std::vector<verify::FreshSetEntry>{})) {
     bool ok = true;
     for (const auto& o : f.outputs) ok = ok && o.refrt_vs_libtorch.passed;
@@ -76,7 +87,7 @@ int run_verify(VerifyArgs& a) {
     if (!a.quiet) print_case_details(cases.back());
   }
   const auto report = verify::make_report("parity verify " + a.dir, cases);
-  verify::write_report(out, report, a.no_html ? "" : verify::find_plotly_js(options.python));
+  verify::write_report(out, report, !a.no_html);
   if (!a.quiet) {
     for (const auto& c : cases)
       std::cout << c.case_name << "/" << c.mode << ": " << c.status << (c.error ? " — " + *c.error : "") << "\n";
@@ -93,7 +104,7 @@ std::function<int()> setup_verify(CLI::App& app) {
   cmd->add_option("--out", a->out, "where report.json/md/html go (default CASE_DIR/verify)")->option_text("DIR");
   add_opset_option(cmd, a->options.opset);
   cmd->add_option("--onnx", a->options.onnx_path, "verify this model instead of exporting one")->option_text("MODEL.onnx");
-  cmd->add_flag("--intermediates", a->options.intermediates, "compare every FX value; report the first divergence");
+  cmd->add_flag("--intermediates", a->options.intermediates, "compare every FX value of every input set (a failing case is localised without it: its first failing set is re-run with intermediates)");
   cmd->add_option("--fresh", a->options.fresh, "extra input sets with new dynamic dim values")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str()

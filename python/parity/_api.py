@@ -119,7 +119,7 @@ def verify(model, args, kwargs=None, dynamic_shapes=None, *, input_sets=None, mo
            intermediates=False, out=None, name: Optional[str] = None, fresh: int = 0) -> VerifyResult:
     """Captures the model, runs `parity verify` (our ONNX on refrt and the libtorch reference, both
     against eager PyTorch) and returns the verdict. Nothing is raised for a model that fails: the result
-    says so, and when outputs differ the run is repeated with every intermediate compared, so that
+    says so, and when outputs differ the first failing input set is run again with every intermediate compared, so that
     `first_divergence` names the FX node and source line where refrt and libtorch part. Reports go to
     `out` (default ./parity_out/<name>): report.json, report.md, report.html. `fresh=K` adds K input sets
     with new sizes for the dynamic dims (refrt against libtorch, `parity verify --fresh`)."""
@@ -134,9 +134,8 @@ def verify(model, args, kwargs=None, dynamic_shapes=None, *, input_sets=None, mo
                           out=out / "cases", name=name)
     report_dir = out / "verify"
     argv = ["verify", captured.dir, "--out", report_dir, "--opset", opset, "--quiet", "--fresh", fresh]
+    # A failing case is localised by `parity verify` itself (its first failing set re-run with intermediates).
     entry = _verify_entry([*argv, *(["--intermediates"] if intermediates else [])], report_dir, captured)
-    if entry["status"] == "fail" and not intermediates:
-        entry = _verify_entry([*argv, "--intermediates"], report_dir, captured)  # locate the first divergence
     result = VerifyResult.from_entry(entry, report_dir, captured.dir)
     result.decomposed_ops = list(captured.decomposed_ops)
     if captured.decomposed_ops and result.report_md.is_file():  # the report says what torch decomposed

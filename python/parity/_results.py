@@ -64,7 +64,7 @@ class VerifyResult:
     first_divergence: Optional[dict]  # {fx_node, op, onnx_node, onnx_op, source, max_abs_error, ...}
     report_json: Path
     report_md: Path
-    report_html: Optional[Path]  # None when plotly is not installed in the venv
+    report_html: Optional[Path]  # None when the report was written without it
     onnx: Optional[Path]
     case_dir: Path
     entry: dict  # the full report.json case entry

@@ -13,6 +13,7 @@
 #include "parity/error.h"
 #include "parity/refrt/cpu_isa.h"
 #include "parity/refrt/session.h"
+#include "parity/refrt/value.h"
 
 namespace py = pybind11;
 
@@ -101,6 +102,14 @@ py::array to_numpy(Tensor t) {
   return py::array(dt, shape, strides, data, base);
 }
 
+py::object value_to_python(const refrt::Value& v) {
+  if (v.is_optional() && !v.has_element) return py::none();
+  if (v.kind == refrt::ValueKind::kOptionalTensor) return to_numpy(v.tensors.at(0).clone());
+  py::list items;
+  for (const Tensor& t : v.tensors) items.append(to_numpy(t.clone()));
+  return std::move(items);
+}
+
 class PySession {
  public:
   PySession(std::unique_ptr<refrt::Session> s) : session_(std::move(s)) {}
@@ -123,6 +132,10 @@ class PySession {
     }
     py::list out;
     for (size_t i = 0; i < result.outputs.size(); ++i) {
+      if (i < result.values.size() && result.values[i]) {  // a sequence: a list; an optional: None or its element
+        out.append(value_to_python(*result.values[i]));
+        continue;
+      }
       // Two outputs on one buffer (the same value twice) must not alias in Python.
       bool shared = false;
       for (size_t j = 0; j < i && !shared; ++j) shared = result.outputs[j].raw() == result.outputs[i].raw();

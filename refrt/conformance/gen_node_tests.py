@@ -5,7 +5,8 @@
 Recent onnx wheels no longer ship the node test files, only the generators that `expect()` the
 cases; this script runs those generators and writes OUT_DIR/<test_name>/model.onnx and
 test_data_set_<k>/{input,output}_<i>.pb. Inputs or outputs that are not plain tensors (sequences,
-optionals, maps) are written as their onnx protos; the runner reports those tests as skipped.
+optionals, maps) are written as their onnx protos (SequenceProto, OptionalProto, MapProto); the runner
+reads sequences and optionals, and skips maps.
 
 The generators stamp most models with the package's newest opset (28 for onnx 1.23). refrt
 implements up to REFRT_MAX_OPSET; a model is re-stamped to that opset when none of its ops (in any
@@ -110,12 +111,18 @@ def main():
                     proto = proto_for(value, infos[i].type, infos[i].name)
                     with open(os.path.join(set_dir, f"{kind}_{i}.pb"), "wb") as f:
                         f.write(proto.SerializeToString())
+    # The node tests have no case of SequenceErase or ConcatFromSequence; onnx's own "simple" model tests,
+    # shipped as files in the same layout, do (sequence graphs of opset 12). Copied as they are.
+    simple = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "simple")
+    models = sorted(d for d in os.listdir(simple) if d.startswith("test_sequence_model")) if os.path.isdir(simple) else []
+    for d in models:
+        shutil.copytree(os.path.join(simple, d), os.path.join(tmp, d))
     shutil.rmtree(out_dir, ignore_errors=True)
     os.rename(tmp, out_dir)
     with open(os.path.join(out_dir, "stamp"), "w") as f:
-        f.write(f"{len(cases)} node tests from onnx {onnx.__version__}\n")
-    print(f"wrote {len(cases)} ONNX backend node tests (onnx {onnx.__version__}) to {out_dir}; "
-          f"{restamped} re-stamped to opset {REFRT_MAX_OPSET}")
+        f.write(f"{len(cases)} node tests and {len(models)} sequence model tests from onnx {onnx.__version__}\n")
+    print(f"wrote {len(cases)} ONNX backend node tests and {len(models)} sequence model tests (onnx "
+          f"{onnx.__version__}) to {out_dir}; {restamped} re-stamped to opset {REFRT_MAX_OPSET}")
 
 
 if __name__ == "__main__":

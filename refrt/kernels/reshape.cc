@@ -10,7 +10,11 @@ namespace {
 class IdentityKernel : public Kernel {
  public:
   explicit IdentityKernel(const NodeDef&) {}
-  void compute(KernelIO& io) const override { io.outputs[0] = io.in(0); }
+  void compute(KernelIO& io) const override {
+    if (const auto& v = io.value(0)) io.set_value(0, v);  // a sequence or optional (opset 14, 16)
+    else io.outputs[0] = io.in(0);
+  }
+  bool takes_values() const override { return true; }
 };
 
 class ReshapeKernel : public Kernel {

@@ -15,6 +15,7 @@
 #include "parity/error.h"
 #include "parity/fs.h"
 #include "parity/refrt/session.h"
+#include "parity/refrt/value.h"
 #include "parity/tensor_io.h"
 
 namespace fs = std::filesystem;
@@ -38,9 +39,45 @@ std::string mismatch(const Tensor& got, const Tensor& want, double& max_abs) {
   return s.str();
 }
 
-bool is_tensor_type(const onnx::TypeProto& t) { return t.has_tensor_type(); }
+// A tensor, or a sequence / optional of tensors (or an optional sequence of tensors): what refrt runs.
+// "" when `got` (a sequence/optional output, or a tensor where the model returns one in its place)
+// holds the tensors of `want`, element by element at the tolerance of mismatch().
+std::string value_mismatch(const Value* got, const Tensor& got_tensor, const Value& want, double& max_abs) {
+  if (!got) return "got " + (got_tensor.defined() ? "a tensor" : std::string("nothing")) + ", expected " + want.describe();
+  if (got->kind != want.kind) return "got " + got->describe() + ", expected " + want.describe();
+  if (want.is_optional() && got->has_element != want.has_element)
+    return "got " + got->describe() + ", expected " + want.describe();
+  if (got->tensors.size() != want.tensors.size()) return "got " + got->describe() + ", expected " + want.describe();
+  for (size_t k = 0; k < want.tensors.size(); ++k)
+    if (std::string diff = mismatch(got->tensors[k], want.tensors[k], max_abs); !diff.empty())
+      return "element #" + std::to_string(k) + ": " + diff;
+  return "";
+}
+
+bool is_tensor_based_type(const onnx::TypeProto& t) {
+  if (t.has_tensor_type()) return true;
+  if (t.has_sequence_type()) return t.sequence_type().elem_type().has_tensor_type();
+  if (t.has_optional_type()) {
+    const auto& elem = t.optional_type().elem_type();
+    return elem.has_tensor_type() || (elem.has_sequence_type() && elem.sequence_type().elem_type().has_tensor_type());
+  }
+  return false;
+}
 bool is_string_tensor(const onnx::TypeProto& t) {
-  return t.has_tensor_type() && t.tensor_type().elem_type() == onnx::TensorProto::STRING;
+  const onnx::TypeProto* inner = &t;
+  while (inner->has_sequence_type() || inner->has_optional_type())
+    inner = inner->has_sequence_type() ? &inner->sequence_type().elem_type() : &inner->optional_type().elem_type();
+  return inner->has_tensor_type() && inner->tensor_type().elem_type() == onnx::TensorProto::STRING;
+}
+
+void collect_ops(const onnx::GraphProto& g, std::set<std::string>& ops) {
+  for (const auto& n : g.node()) {
+    ops.insert((n.domain() == "ai.onnx" ? "" : n.domain()) + "::" + n.op_type());
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) collect_ops(a.g(), ops);
+      for (const auto& sub : a.graphs()) collect_ops(sub, ops);
+    }
+  }
 }
 
 // Why the test is out of refrt's scope, or "" when it is in scope.
@@ -49,9 +86,9 @@ std::string skip_reason(const onnx::ModelProto& model, const std::set<std::strin
     if ((op.domain().empty() || op.domain() == "ai.onnx") && op.version() > kMaxOpset)
       return "opset " + std::to_string(op.version()) + " is newer than refrt's " + std::to_string(kMaxOpset);
   for (const auto& v : model.graph().input())
-    if (!is_tensor_type(v.type())) return "non-tensor input '" + v.name() + "'";
+    if (!is_tensor_based_type(v.type())) return "map or sparse input '" + v.name() + "'";
   for (const auto& v : model.graph().output())
-    if (!is_tensor_type(v.type())) return "non-tensor output '" + v.name() + "'";
+    if (!is_tensor_based_type(v.type())) return "map or sparse output '" + v.name() + "'";
   for (const auto* values : {&model.graph().input(), &model.graph().output()})
     for (const auto& v : *values)
       if (is_string_tensor(v.type())) return "string tensor '" + v.name() + "' (refrt computes numbers only)";
@@ -81,6 +118,7 @@ ConformanceResult run_one(const fs::path& dir, const std::set<std::string>& impl
     const std::string bytes = read_file(model_path);
     onnx::ModelProto model;
     if (!model.ParseFromString(bytes)) throw Error({"conformance", model_path}, "not a valid ModelProto");
+    collect_ops(model.graph(), r.ops);
     if (std::string why = skip_reason(model, implemented); !why.empty()) {
       r.detail = why;
       return r;
@@ -90,14 +128,21 @@ ConformanceResult run_one(const fs::path& dir, const std::set<std::string>& impl
     if (sets.empty()) throw Error({"conformance", dir.string()}, "no test_data_set_* folder");
     for (const auto& set : sets) {
       std::vector<Tensor> inputs;
-      for (auto& named : read_tensor_dir(set, "input")) inputs.push_back(std::move(named.tensor));
-      const auto expected = read_tensor_dir(set, "output");
-      const auto result = session->run(inputs);
+      ValueList values;
+      for (auto& named : read_value_dir(set, "input", session->inputs())) {
+        inputs.push_back(std::move(named.tensor));
+        values.push_back(std::move(named.value));
+      }
+      const auto expected = read_value_dir(set, "output", session->outputs());
+      const auto result = session->run_values(inputs, values);
       if (result.outputs.size() != expected.size())
         throw Error({"conformance", set}, std::to_string(result.outputs.size()) + " outputs, expected " +
                                               std::to_string(expected.size()));
       for (size_t i = 0; i < expected.size(); ++i) {
-        std::string diff = mismatch(result.outputs[i], expected[i].tensor, r.max_abs_error);
+        const Value* got_value = i < result.values.size() ? result.values[i].get() : nullptr;
+        std::string diff = expected[i].value ? value_mismatch(got_value, result.outputs[i], *expected[i].value, r.max_abs_error)
+                                             : got_value ? "got " + got_value->describe() + ", expected a tensor"
+                                                         : mismatch(result.outputs[i], expected[i].tensor, r.max_abs_error);
         if (!diff.empty()) {
           r.status = Status::kFail;
           r.detail = fs::path(set).filename().string() + " output " + std::to_string(i) + " '" + expected[i].name +

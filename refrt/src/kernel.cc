@@ -19,6 +19,7 @@ const char* attribute_type_name(Attribute::Type type) {
     case Attribute::Type::kInts: return "ints";
     case Attribute::Type::kStrings: return "strings";
     case Attribute::Type::kGraph: return "graph";
+    case Attribute::Type::kTypeProto: return "type_proto";
     case Attribute::Type::kOther: break;
   }
   return "unsupported";
@@ -59,6 +60,17 @@ void NodeDef::fail(const std::string& message, ErrorKind kind) const {
 const Tensor& KernelIO::in(size_t i) const {
   if (i >= inputs.size() || !inputs[i]) throw Error({"refrt"}, "missing required input #" + std::to_string(i));
   return *inputs[i];
+}
+
+const std::shared_ptr<const Value>& KernelIO::value(size_t i) const {
+  static const std::shared_ptr<const Value> none;
+  return i < values.size() ? values[i] : none;
+}
+
+void KernelIO::set_value(size_t k, std::shared_ptr<const Value> v) {
+  if (value_outputs.size() < outputs.size()) value_outputs.resize(outputs.size());
+  if (k >= value_outputs.size()) throw Error({"refrt"}, "output #" + std::to_string(k) + " does not exist");
+  value_outputs[k] = std::move(v);
 }
 
 std::vector<KernelRegistration>& kernel_registry() {

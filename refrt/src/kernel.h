@@ -14,6 +14,7 @@
 
 #include "parity/error.h"
 #include "parity/dtype_lists.h"
+#include "parity/refrt/value.h"
 #include "parity/tensor.h"
 
 namespace parity::refrt {
@@ -21,7 +22,7 @@ namespace parity::refrt {
 struct GraphDef;  // a subgraph (If/Loop/Scan body), see model_def.h
 
 struct Attribute {
-  enum class Type { kFloat, kInt, kString, kTensor, kFloats, kInts, kStrings, kGraph, kOther };
+  enum class Type { kFloat, kInt, kString, kTensor, kFloats, kInts, kStrings, kGraph, kTypeProto, kOther };
   Type type = Type::kOther;
   float f = 0;
   int64_t i = 0;
@@ -31,6 +32,7 @@ struct Attribute {
   std::vector<int64_t> ints;
   std::vector<std::string> strings;
   std::shared_ptr<const GraphDef> g;  // kGraph
+  ValueInfo tp;                       // kTypeProto: kind and dtype (Optional's `type`)
 };
 const char* attribute_type_name(Attribute::Type type);
 
@@ -65,8 +67,16 @@ struct KernelIO {
   std::vector<Tensor> outputs;  // sized to the node's output count; kernels fill them
   const ThreadPool* pool = nullptr;  // the session's intra-op pool (nullptr: run serially)
 
+  // Sequence and optional values (value.h) beside the tensors: values[i] is input i when it is one
+  // (inputs[i] is then nullptr), and a kernel sets value_outputs[k] (set_value) for such an output.
+  // Both stay empty in runs without such values: the tensor path never touches them.
+  ValueList values;
+  ValueList value_outputs;
+
   const Tensor& in(size_t i) const;
   const Tensor* optional(size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
+  const std::shared_ptr<const Value>& value(size_t i) const;  // nullptr where input i is no such value
+  void set_value(size_t k, std::shared_ptr<const Value> v);
 };
 
 class Kernel {
@@ -81,6 +91,9 @@ class Kernel {
   // the session (an initializer no graph input can override), else nullptr. A kernel may keep the
   // tensor (a shared buffer, alive as long as it holds it) and precompute from it (packed weights).
   virtual void prepare(const std::vector<const Tensor*>& constants) {}
+  // True for kernels that read KernelIO::values (sequence/optional operators, Identity, control flow);
+  // the executor refuses to hand a sequence or optional to any other kernel.
+  virtual bool takes_values() const { return false; }
 };
 
 using KernelFactory = std::function<std::unique_ptr<Kernel>(const NodeDef&)>;

@@ -12,6 +12,29 @@
 namespace parity::refrt {
 namespace {
 
+// The tensor type inside `type`: itself, or the elements of a sequence / optional of tensors (or of
+// an optional sequence); sets info.kind. nullptr when `type` is none of these (maps, sparse tensors,
+// nested sequences): refrt does not implement them.
+const onnx::TypeProto_Tensor* tensor_type_of(const onnx::TypeProto& type, ValueInfo& info) {
+  if (type.has_tensor_type()) return &type.tensor_type();
+  if (type.has_sequence_type()) {
+    const auto& elem = type.sequence_type().elem_type();
+    info.kind = ValueKind::kSequence;
+    return elem.has_tensor_type() ? &elem.tensor_type() : nullptr;
+  }
+  if (type.has_optional_type()) {
+    const auto& elem = type.optional_type().elem_type();
+    if (elem.has_tensor_type()) {
+      info.kind = ValueKind::kOptionalTensor;
+      return &elem.tensor_type();
+    }
+    info.kind = ValueKind::kOptionalSequence;
+    if (elem.has_sequence_type() && elem.sequence_type().elem_type().has_tensor_type())
+      return &elem.sequence_type().elem_type().tensor_type();
+  }
+  return nullptr;
+}
+
 ValueInfo value_info(const onnx::ValueInfoProto& vi, bool require_type, const ErrorContext& where) {
   ValueInfo info;
   info.name = vi.name();
@@ -20,10 +43,11 @@ ValueInfo value_info(const onnx::ValueInfoProto& vi, bool require_type, const Er
     if (require_type) throw Error(where, what + " has no type");
     return info;
   }
-  if (!vi.type().has_tensor_type())
-    throw Error(where, what + " is not a tensor (sequence, map, optional and sparse values are not implemented)",
-                ErrorKind::kUnsupported);
-  const auto& tt = vi.type().tensor_type();
+  const onnx::TypeProto_Tensor* tensor_type = tensor_type_of(vi.type(), info);
+  if (!tensor_type)
+    throw Error(where, what + " is neither a tensor nor a sequence or optional of tensors (maps, sparse tensors "
+                              "and nested sequences are not implemented)", ErrorKind::kUnsupported);
+  const auto& tt = *tensor_type;
   if (!dtype_is_supported(tt.elem_type()) || dtype_size(static_cast<DType>(tt.elem_type())) == 0) {
     if (require_type || tt.elem_type() != 0)
       throw Error(where, what + " has element type " + std::to_string(tt.elem_type()) + ", which refrt does not implement",
@@ -31,6 +55,7 @@ ValueInfo value_info(const onnx::ValueInfoProto& vi, bool require_type, const Er
   } else {
     info.dtype = static_cast<DType>(tt.elem_type());
   }
+  if (info.kind != ValueKind::kTensor) return info;  // elements of a sequence may differ in shape
   info.has_shape = tt.has_shape();
   for (const auto& d : tt.shape().dim()) {
     if (d.has_dim_value() && d.dim_value() < 0)
@@ -70,6 +95,13 @@ Attribute attribute(const onnx::AttributeProto& a, const ModelDef& def, const Ex
       out.type = Attribute::Type::kGraph;
       out.g = std::make_shared<const GraphDef>(parse_graph(a.g(), def, external, /*top_level=*/false));
       break;
+    case onnx::AttributeProto::TYPE_PROTO: {
+      out.type = Attribute::Type::kTypeProto;
+      onnx::ValueInfoProto vi;
+      *vi.mutable_type() = a.tp();
+      out.tp = value_info(vi, /*require_type=*/true, {"refrt", origin});
+      break;
+    }
     default: out.type = Attribute::Type::kOther;
   }
   return out;

@@ -2,6 +2,7 @@
 #include "parity/refrt/session.h"
 
 #include <chrono>
+#include <functional>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -43,8 +44,26 @@ std::string declared_shape(const ValueInfo& info) {
 
 // Checks the caller's tensors against the declared inputs: count, dtype, rank, static dims, and
 // that a symbolic dim has one value across all inputs.
-void check_inputs(const SessionPlan& plan, const std::vector<Tensor>& inputs) {
-  const auto fail = [&](const std::string& what) { throw Error(ErrorContext{"refrt", plan.origin}, what); };
+// A sequence or optional input against its declaration: kind, and the dtype of every element.
+void check_value_input(const ValueInfo& info, const Value* v, const std::string& what,
+                       const std::function<void(const std::string&)>& fail) {
+  if (!v) fail(what + " is a " + std::string(value_kind_name(info.kind)) + ": pass it in the run's values");
+  if (v->kind != info.kind)
+    fail(what + " is declared a " + value_kind_name(info.kind) + ", got " + v->describe());
+  if (v->is_optional() && !v->has_element) return;
+  for (size_t k = 0; k < v->tensors.size(); ++k) {
+    const Tensor& t = v->tensors[k];
+    const DType want = info.dtype != DType::kUndefined ? info.dtype : v->elem_type;
+    if (!t.defined() || (want != DType::kUndefined && t.dtype() != want))
+      fail(what + " element #" + std::to_string(k) + " is " + (t.defined() ? dtype_name(t.dtype()) : "undefined") +
+           ", the " + value_kind_name(info.kind) + " holds " + dtype_name(want));
+  }
+}
+
+void check_inputs(const SessionPlan& plan, const std::vector<Tensor>& inputs, const ValueList& values) {
+  const std::function<void(const std::string&)> fail = [&](const std::string& what) {
+    throw Error(ErrorContext{"refrt", plan.origin}, what);
+  };
   if (inputs.size() != plan.inputs.size())
     fail("the model takes " + std::to_string(plan.inputs.size()) + " inputs, " + std::to_string(inputs.size()) +
          " were given");
@@ -54,6 +73,12 @@ void check_inputs(const SessionPlan& plan, const std::vector<Tensor>& inputs) {
     const Tensor& t = inputs[i];
     // Named only when needed: strings built for every input of every run cost a small model's time.
     const auto what = [&](size_t k) { return "input '" + plan.inputs[k].name + "' (#" + std::to_string(k) + ")"; };
+    const Value* value = i < values.size() ? values[i].get() : nullptr;
+    if (info.kind != ValueKind::kTensor) {
+      check_value_input(info, value, what(i), fail);
+      continue;
+    }
+    if (value) fail(what(i) + " is a tensor, got " + value->describe());
     if (!t.defined()) fail(what(i) + " is an undefined tensor");
     if (info.dtype != DType::kUndefined && t.dtype() != info.dtype)
       fail(what(i) + " must be " + dtype_name(info.dtype) + ", got " + dtype_name(t.dtype()));
@@ -204,12 +229,43 @@ std::unique_ptr<Session> Session::load_file(const std::string& path, SessionOpti
 const std::vector<ValueInfo>& Session::inputs() const { return impl_->plan.inputs; }
 const std::vector<ValueInfo>& Session::outputs() const { return impl_->plan.outputs; }
 
+namespace {
+
+// Input k of `node` by name (its explicit inputs, then the outer values its subgraphs read).
+const std::string& input_name(const PlannedNode& node, size_t k) {
+  return k < node.def.inputs.size() ? node.def.inputs[k] : node.def.implicit_inputs[k - node.def.inputs.size()];
+}
+
+// io.values of `node` from the side frame; a kernel that reads tensors only is refused such a value.
+void gather_values(const PlannedNode& node, const ValueList& side, KernelIO& io, const ErrorContext& where) {
+  io.values.assign(node.inputs.size(), nullptr);
+  for (size_t k = 0; k < node.inputs.size(); ++k) {
+    const int v = node.inputs[k];
+    if (v < 0 || !side[static_cast<size_t>(v)]) continue;
+    if (!node.kernel->takes_values())
+      throw Error(where, "input #" + std::to_string(k) + " '" + input_name(node, k) + "' is " +
+                             side[static_cast<size_t>(v)]->describe() + "; " + node.def.op_type + " takes tensors only");
+    io.values[k] = side[static_cast<size_t>(v)];
+  }
+}
+
+}  // namespace
+
 std::vector<Tensor> execute_plan(const SessionPlan& plan, const std::vector<Tensor>& inputs, const RunOptions& options,
-                                 RunResult* result, const ThreadPool* pool) {
+                                 RunResult* result, const ThreadPool* pool, const ValueList* values,
+                                 ValueList* value_outputs) {
   std::vector<Tensor> frame(plan.value_names.size());
+  // Sequence and optional values by value id: sized at the first such value of the run, else empty.
+  ValueList side;
+  const auto put_value = [&](int id, std::shared_ptr<const Value> v) {
+    if (side.empty()) side.resize(frame.size());
+    side[static_cast<size_t>(id)] = std::move(v);
+  };
   for (const auto& [id, t] : plan.initializers) frame[static_cast<size_t>(id)] = t;
   for (size_t i = 0; i < inputs.size() && i < plan.input_ids.size(); ++i)
     frame[static_cast<size_t>(plan.input_ids[i])] = inputs[i];
+  for (size_t i = 0; values && i < values->size() && i < plan.input_ids.size(); ++i)
+    if ((*values)[i]) put_value(plan.input_ids[i], (*values)[i]);
   if (options.keep_intermediates && result)
     for (int id : plan.folded_values) result->intermediates[plan.value_names[static_cast<size_t>(id)]] = frame[static_cast<size_t>(id)];
 
@@ -226,8 +282,11 @@ std::vector<Tensor> execute_plan(const SessionPlan& plan, const std::vector<Tens
       io.inputs.push_back(t && t->defined() ? t : nullptr);
     }
     io.outputs.assign(node.outputs.size(), Tensor());
+    io.value_outputs.clear();
     // Built only on failure: four strings per node per run are measurable on small models.
     auto where = [&] { return ErrorContext{"refrt", plan.origin, node.def.name, node.def.op_type}; };
+    if (!side.empty()) gather_values(node, side, io, where());
+    else if (!io.values.empty()) io.values.clear();
     const Clock::time_point start = profile ? Clock::now() : Clock::time_point();
     try {
       node.kernel->compute(io);
@@ -239,15 +298,30 @@ std::vector<Tensor> execute_plan(const SessionPlan& plan, const std::vector<Tens
     if (profile) recorder->record(node, io, start, Clock::now());
     for (size_t k = 0; k < node.outputs.size(); ++k) {
       if (node.outputs[k] < 0) continue;
-      if (!io.outputs[k].defined()) throw Error(where(), "output #" + std::to_string(k) + " was not produced");
+      if (!io.outputs[k].defined()) {
+        if (k >= io.value_outputs.size() || !io.value_outputs[k])
+          throw Error(where(), "output #" + std::to_string(k) + " was not produced");
+        put_value(node.outputs[k], std::move(io.value_outputs[k]));
+        continue;
+      }
       Tensor& slot = frame[static_cast<size_t>(node.outputs[k])];
       slot = std::move(io.outputs[k]);
       if (options.keep_intermediates && result) result->intermediates[node.def.outputs[k]] = slot;
     }
     for (int v : node.release) frame[static_cast<size_t>(v)] = Tensor();
+    if (!side.empty())
+      for (int v : node.release) side[static_cast<size_t>(v)].reset();
   }
   std::vector<Tensor> outputs;
   for (int id : plan.output_ids) outputs.push_back(frame[static_cast<size_t>(id)]);
+  if (value_outputs) {
+    value_outputs->clear();
+    for (size_t i = 0; !side.empty() && i < plan.output_ids.size(); ++i)
+      if (const auto& v = side[static_cast<size_t>(plan.output_ids[i])]) {
+        value_outputs->resize(plan.output_ids.size());
+        (*value_outputs)[i] = v;
+      }
+  }
   if (profile) {
     const Clock::time_point built = Clock::now();
     result->timings = recorder->timings(run_start);
@@ -257,10 +331,14 @@ std::vector<Tensor> execute_plan(const SessionPlan& plan, const std::vector<Tens
 }
 
 RunResult Session::run(const std::vector<Tensor>& inputs, const RunOptions& options) const {
+  return run_values(inputs, ValueList{}, options);
+}
+
+RunResult Session::run_values(const std::vector<Tensor>& inputs, const ValueList& values, const RunOptions& options) const {
   const SessionPlan& plan = impl_->plan_for(options);
-  check_inputs(plan, inputs);
+  check_inputs(plan, inputs, values);
   RunResult result;
-  result.outputs = execute_plan(plan, inputs, options, &result, impl_->pool.get());
+  result.outputs = execute_plan(plan, inputs, options, &result, impl_->pool.get(), &values, &result.values);
   return result;
 }
 

@@ -44,7 +44,11 @@ std::shared_ptr<const SessionPlan> build_subgraph_plan(const GraphDef& graph, co
 
 // Runs `plan` on `inputs` (ordered as plan.input_ids; not checked against declared types: Session::run
 // does that for the model's inputs). Fills result->intermediates / timings when `options` ask.
+// Sequence/optional inputs come in `values` (parallel to inputs, nullptr at tensors); where outputs are
+// such values, `value_outputs` (when given) receives them parallel to the returned tensors (else it is
+// left empty). The side frame holding them exists only in runs that meet such a value.
 std::vector<Tensor> execute_plan(const SessionPlan& plan, const std::vector<Tensor>& inputs, const RunOptions& options,
-                                 RunResult* result, const ThreadPool* pool);
+                                 RunResult* result, const ThreadPool* pool, const ValueList* values = nullptr,
+                                 ValueList* value_outputs = nullptr);
 
 }  // namespace parity::refrt

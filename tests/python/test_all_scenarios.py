@@ -50,6 +50,28 @@ EXPECTED_CAPTURE_FAILED = {
 }
 
 
+def assert_matches_eager(got, expected, what):
+    """Integers and bools exactly (same dtype, every element), floats within rtol 1e-4, atol 1e-5."""
+    got = np.asarray(got)
+    assert got.shape == expected.shape, f"{what}: shape {got.shape} != eager {expected.shape}"
+    if expected.dtype.kind in "iub":
+        assert got.dtype == expected.dtype, f"{what}: dtype {got.dtype} != eager {expected.dtype}"
+        np.testing.assert_array_equal(got, expected, err_msg=what)
+    else:
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5, err_msg=what)
+
+
+def test_integer_outputs_compare_exactly():
+    """The comparison the ORT and refrt legs use: an index off by one where rtol would hide it fails."""
+    big = np.array([1_000_000_000, 7], dtype=np.int64)
+    assert_matches_eager(big.copy(), big, "same")
+    with pytest.raises(AssertionError):
+        assert_matches_eager(big + np.array([1, 0]), big, "off by one")
+    with pytest.raises(AssertionError, match="dtype"):
+        assert_matches_eager(big.astype(np.int32), big, "narrowed")
+    with pytest.raises(AssertionError):
+        assert_matches_eager(np.array([True, False]), np.array([True, True]), "bool")
+    assert_matches_eager(np.array([1.0, 2.0], np.float32), np.array([1.0, 2.00001], np.float32), "float within rtol")
 # The quantized family (quant_*) has its own test, test_quantized.py: its outputs compare in quantization steps.
 NOT_QUANTIZED = "^(?!quant_)"
 
@@ -154,5 +176,4 @@ def test_scenario_checker_onnxruntime_and_refrt(all_captured, name, mode, tmp_pa
             # Our ONNX may add outputs after the user's (mutated buffers and inputs): compare the user's.
             assert len(values) >= len(expected), runtime
             for i, e in enumerate(expected):
-                np.testing.assert_allclose(values[i], e, rtol=1e-4, atol=1e-5,
-                                           err_msg=f"{runtime} {name}/{mode} {s.name} output {i}")
+                assert_matches_eager(values[i], e, f"{runtime} {name}/{mode} {s.name} output {i}")

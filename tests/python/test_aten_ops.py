@@ -8,8 +8,8 @@ kernel lands.
 
 Floating outputs are compared within the row's tolerance, integer and boolean outputs exactly. Random rows
 (check="props") cannot match eager's values: their samples are checked for the row's properties
-(random_props.py), on eager's sample as well. A row with dynamic shapes runs on a second input set whose
-dynamic dims have other sizes (test_data_set_1), so a size baked into the ONNX fails.
+(random_props.py), on eager's sample as well. A row with dynamic shapes runs on two more input sets whose
+dynamic dims have other sizes (test_data_set_1, _2), so a size baked into the ONNX fails.
 """
 import json
 import os
@@ -58,20 +58,20 @@ def _save(path, array):
     path.write_bytes(onnx.numpy_helper.from_array(np.array(array, order="C")).SerializeToString())
 
 
-def _other_size(c: OpCase, index: int, args: tuple, ep) -> tuple:
-    """The row's inputs with every dynamic dim of the first argument at another size the program accepts
-    (the exported module checks range constraints, derived dims and guards), values drawn afresh from the
-    row's own generator (same value domain)."""
+def _other_sizes(c: OpCase, index: int, args: tuple, ep, count: int = 2) -> list:
+    """`count` input tuples with every dynamic dim of the first argument at sizes other than the example's
+    (and than each other's) that the program accepts (the exported module checks range constraints,
+    derived dims and guards), values drawn afresh from the row's own generator (same value domain)."""
     dims = sorted(c.dynamic.get("x") or {})
     assert dims, f"{c.id}: dynamic row without a dynamic dim on its first argument"
     torch.manual_seed(10_000 + index)
     pool = torch.cat([args[0]] + [c.inputs()[0] for _ in range(3)], dim=dims[0])
     for d in dims[1:]:
         pool = torch.cat([pool] * 4, dim=d)
-    tried = []
+    tried, found, used = [], [], [{d: args[0].shape[d] for d in dims}]
     for delta in (3, 1, 2, 4, 5, -1, -2):
         sizes = {d: args[0].shape[d] + delta for d in dims}
-        if min(sizes.values()) < 1:
+        if min(sizes.values()) < 1 or any(any(u[d] == n for d, n in sizes.items()) for u in used):
             continue
         x = pool
         for d, n in sizes.items():
@@ -82,8 +82,11 @@ def _other_size(c: OpCase, index: int, args: tuple, ep) -> tuple:
         except Exception as e:  # outside the program's constraints: try another size
             tried.append(f"{sizes}: {type(e).__name__}")
             continue
-        return candidate
-    raise AssertionError(f"{c.id}: no second size accepted by the exported program: {tried}")
+        found.append(candidate)
+        used.append(sizes)
+        if len(found) == count:
+            return found
+    raise AssertionError(f"{c.id}: {len(found)} of {count} other sizes accepted by the exported program: {tried}")
 
 
 def _save_set(folder: Path, args, outputs):
@@ -108,7 +111,7 @@ def _capture(c: OpCase, index: int, root: Path) -> dict:
             c.edit(ep)
         targets = sorted({_target_key(n.target) for n in ep.graph.nodes if n.op == "call_function"})
         torch.export.save(ep, d / "model.pt2")
-        input_sets = [args] + ([_other_size(c, index, args, ep)] if c.dynamic else [])
+        input_sets = [args] + (_other_sizes(c, index, args, ep) if c.dynamic else [])
     except Exception as e:  # a capture failure is that case's test failure, not the session's
         return {"dir": d, "error": f"{type(e).__name__}: {e}"}
     sets = []
@@ -225,13 +228,15 @@ def _params():
 
 
 @pytest.mark.parametrize("c,index", [p for p in _params() if p.values[0].dynamic])
-def test_dynamic_rows_have_two_sizes(captured, c, index):
-    """Every dynamic row is checked on two input sets whose dynamic dims differ."""
+def test_dynamic_rows_have_two_sizes_besides_the_example(captured, c, index):
+    """Every dynamic row is checked on three input sets whose dynamic dims all differ: the export example
+    and two other sizes (a size the ONNX specialised to, or a formula right at one size only, fails)."""
     info = captured[c.id + f"#{index}"]
     assert "error" not in info, info.get("error")
-    assert len(info["sets"]) == 2
-    first, second = ([load_pb(s["dir"] / "input_0.pb").shape for s in info["sets"]])
-    assert all(first[d] != second[d] for d in c.dynamic["x"]), (first, second)
+    assert len(info["sets"]) == 3
+    shapes = [load_pb(s["dir"] / "input_0.pb").shape for s in info["sets"]]
+    for d in c.dynamic["x"]:
+        assert len({shape[d] for shape in shapes}) == 3, shapes
 
 
 def test_props_rows_state_their_properties():

@@ -48,3 +48,42 @@ def test_no_test_at_all_fails_the_run(one_passing_test, tmp_path):
     assert proc.returncode == 1 and "no conformance test ran" in proc.stdout, proc.stdout + proc.stderr
     proc = conformance("--data", one_passing_test, "--filter", "^no_such_test$")
     assert proc.returncode == 1 and "no conformance test ran" in proc.stdout, proc.stdout + proc.stderr
+
+
+def registered_ops():
+    """The ops `parity ops` lists, as "domain::Op" ("" for ai.onnx), the oracle of the coverage gate."""
+    proc = subprocess.run([str(BUILD / "parity"), "ops"], capture_output=True, text=True, timeout=60)
+    rows = [line.split() for line in proc.stdout.splitlines()[1:-1]]
+    return {("" if r[1] == "ai.onnx" else r[1]) + "::" + r[0] for r in rows}
+
+
+def gate_files(tmp_path, floor, untested):
+    (tmp_path / "exclusions.txt").write_text("# nothing excluded\n")
+    (tmp_path / "passed_floor.txt").write_text(f"# floor\n{floor}\n")
+    (tmp_path / "untested_ops.txt").write_text("".join(f"{op}  test reason\n" for op in sorted(untested)))
+    return tmp_path / "exclusions.txt"
+
+
+def test_a_passed_count_below_the_floor_fails_the_run(one_passing_test, tmp_path):
+    untested = registered_ops() - {"::Abs"}
+    proc = conformance("--data", one_passing_test, "--exclusions", gate_files(tmp_path, 1, untested))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    proc = conformance("--data", one_passing_test, "--exclusions", gate_files(tmp_path, 2, untested))
+    assert proc.returncode == 1 and "below the recorded floor 2" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_an_implemented_op_without_a_passing_test_fails_the_run(one_passing_test, tmp_path):
+    ops = registered_ops()
+    assert {"::Abs", "::Relu"} <= ops
+    proc = conformance("--data", one_passing_test, "--exclusions", gate_files(tmp_path, 1, ops - {"::Abs", "::Relu"}))
+    assert proc.returncode == 1 and "FAILED: ::Relu is implemented" in proc.stdout, proc.stdout
+    assert "::Abs is" not in proc.stdout  # test_abs passes: Abs is covered
+    # Listing an op whose test passes is stale, and fails too (the list must shrink).
+    proc = conformance("--data", one_passing_test, "--exclusions", gate_files(tmp_path, 1, ops))
+    assert proc.returncode == 1 and "::Abs passes a backend test now" in proc.stdout, proc.stdout
+
+
+def test_the_recorded_gate_files_exist():
+    floor = ROOT / "refrt" / "conformance" / "passed_floor.txt"
+    assert int([line for line in floor.read_text().splitlines() if line and not line.startswith("#")][0]) >= 1000
+    assert (ROOT / "refrt" / "conformance" / "untested_ops.txt").is_file()

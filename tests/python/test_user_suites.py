@@ -159,3 +159,15 @@ def test_capture_errors_name_the_file(tmp_path):
     broken.write_text("import torch\nraise RuntimeError('my suite is broken')\n")
     proc = parity("capture", broken, "--out", tmp_path)
     assert proc.returncode == 3 and f"{broken}: RuntimeError: my suite is broken" in proc.stderr, proc.stderr
+
+
+def test_the_matrix_localises_a_failing_case_by_itself(single):
+    """slot_ids_from_ties: topk's tied indices are settled as ties; the arithmetic on them is not, so the
+    first divergence is the multiplication after topk, named with its source line without any flag."""
+    out, proc = single
+    for entry in (c for c in report(out)["cases"] if c["case"] == "slot_ids_from_ties"):
+        d = entry["first_divergence"]
+        assert d is not None and d["op"] == "aten::mul.Tensor", entry
+        assert "suite_failing.py" in d["source"] and "topk" in d["source"], d
+        assert "first divergence: " + d["fx_node"] in entry["error"]
+    assert "first divergence: mul" in proc.stdout

@@ -11,6 +11,7 @@
 #include "parity/error.h"
 #include "parity/refrt/cpu_isa.h"
 #include "parity/refrt/session.h"
+#include "parity/refrt/value.h"
 #include "parity/tensor_io.h"
 #include "tensor_expect.h"
 
@@ -58,13 +59,27 @@ void run_case(const std::string& name, int threads) {
   ASSERT_FALSE(sets.empty());
   for (const auto& set : sets) {
     std::vector<Tensor> inputs;
-    for (auto& named : read_tensor_dir(set, "input")) inputs.push_back(named.tensor);
-    const auto expected = read_tensor_dir(set, "output");
-    const auto result = session->run(inputs);
+    refrt::ValueList values;  // sequence inputs (Python lists in the case tables)
+    for (auto& named : refrt::read_value_dir(set, "input", session->inputs())) {
+      inputs.push_back(named.tensor);
+      values.push_back(named.value);
+    }
+    const auto expected = refrt::read_value_dir(set, "output", session->outputs());
+    const auto result = session->run_values(inputs, values);
     ASSERT_EQ(result.outputs.size(), expected.size());
-    for (size_t i = 0; i < expected.size(); ++i)
-      EXPECT_TRUE(testing::tensors_close(result.outputs[i], expected[i].tensor, rtol, atol))
-          << "output " << i << " ('" << expected[i].name << "') of " << set;
+    for (size_t i = 0; i < expected.size(); ++i) {
+      const std::string what = "output " + std::to_string(i) + " ('" + expected[i].name + "') of " + set;
+      if (!expected[i].value) {
+        EXPECT_TRUE(testing::tensors_close(result.outputs[i], expected[i].tensor, rtol, atol)) << what;
+        continue;
+      }
+      const refrt::Value* got = i < result.values.size() ? result.values[i].get() : nullptr;
+      ASSERT_TRUE(got) << what << " is not a sequence or optional";
+      ASSERT_EQ(got->tensors.size(), expected[i].value->tensors.size()) << what;
+      for (size_t k = 0; k < got->tensors.size(); ++k)
+        EXPECT_TRUE(testing::tensors_close(got->tensors[k], expected[i].value->tensors[k], rtol, atol))
+            << what << ", element " << k;
+    }
   }
 }
 

@@ -41,8 +41,19 @@ def node(op, ins, outs, **attrs):
 
 
 def value_info(name, array):
+    """A tensor, or for a Python list of arrays (one dtype, at least one element) a sequence."""
+    if isinstance(array, list):
+        elem = helper.np_dtype_to_tensor_dtype(array[0].dtype)
+        return helper.make_tensor_sequence_value_info(name, elem, None)
     elem = helper.np_dtype_to_tensor_dtype(array.dtype)
     return helper.make_tensor_value_info(name, elem, list(array.shape))
+
+
+def value_proto(name, array):
+    """TensorProto, or SequenceProto for a list (the backend-test files of sequence inputs/outputs)."""
+    if isinstance(array, list):
+        return numpy_helper.from_list(array, name)
+    return numpy_helper.from_array(array, name)
 
 
 def write_case(out_dir, c):
@@ -67,7 +78,7 @@ def write_case(out_dir, c):
     for kind, values in (("input", c["inputs"]), ("output", c["outputs"])):
         for i, (n, a) in enumerate(values.items()):
             with open(os.path.join(data_dir, f"{kind}_{i}.pb"), "wb") as f:
-                f.write(numpy_helper.from_array(a, n).SerializeToString())
+                f.write(value_proto(n, a).SerializeToString())
     if c["tol"]:
         with open(os.path.join(case_dir, "tolerance.txt"), "w") as f:
             f.write(f"{c['tol'][0]} {c['tol'][1]}\n")
@@ -86,8 +97,14 @@ def cross_check_with_ort(path, c):
         print(f"note: onnxruntime cannot run {c['name']} ({type(e).__name__}); numpy oracle only")
         return False
     rtol, atol = c["tol"] or (1e-5, 1e-6)
+
+    def close(g, want):
+        if isinstance(want, list):  # a sequence: element by element
+            return isinstance(g, list) and len(g) == len(want) and all(close(x, w) for x, w in zip(g, want))
+        return g.shape == want.shape and g.dtype == want.dtype and np.allclose(g, want, rtol=rtol, atol=atol,
+                                                                                equal_nan=True)
     for (n, want), g in zip(c["outputs"].items(), got):
-        if g.shape != want.shape or g.dtype != want.dtype or not np.allclose(g, want, rtol=rtol, atol=atol, equal_nan=True):
+        if not close(g, want):
             raise SystemExit(f"oracle check failed: {c['name']} output {n}: numpy {want!r} vs onnxruntime {g!r}")
     return True
 

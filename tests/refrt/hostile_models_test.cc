@@ -187,12 +187,20 @@ TEST(HostileModels, GraphInputListedTwice) {
   expect_load_error(b.bytes(), {"'x'", "listed twice"});
 }
 
-TEST(HostileModels, NonTensorInput) {
+// Sequences and optionals of tensors are read (sequence_errors_test.cc); maps and nested sequences are not.
+TEST(HostileModels, MapOrNestedSequenceInput) {
   ModelBuilder b = relu_model();
   auto* vi = b.g().add_input();
-  vi->set_name("seq");
-  vi->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(1);
-  expect_load_error(b.bytes(), {"'seq'", "not a tensor"});
+  vi->set_name("map");
+  vi->mutable_type()->mutable_map_type()->set_key_type(7);
+  vi->mutable_type()->mutable_map_type()->mutable_value_type()->mutable_tensor_type()->set_elem_type(1);
+  expect_load_error(b.bytes(), {"'map'", "maps, sparse tensors and nested sequences are not implemented"});
+  ModelBuilder c = relu_model();
+  vi = c.g().add_input();
+  vi->set_name("seqseq");
+  vi->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_sequence_type()->mutable_elem_type()
+      ->mutable_tensor_type()->set_elem_type(1);
+  expect_load_error(c.bytes(), {"'seqseq'", "nested sequences are not implemented"});
 }
 
 TEST(HostileModels, ConstantWithoutValue) {

@@ -106,7 +106,7 @@ TEST(Regressions, AnyRegressionFailsTheRun) {
   EXPECT_FALSE(verify::report_passed(verify::make_report("t", json::array())));  // nothing ran
 }
 
-TEST(HtmlReport, TablePlotsAndEscaping) {
+TEST(HtmlReport, SummaryFirstCaseDataAndEscaping) {
   json c = entry("a<b>", "strict", "fail");
   c["error"] = "</script><script>alert(1)</script>";
   c["input_sets"] = {{{"name", "test_data_set_0"},
@@ -114,13 +114,19 @@ TEST(HtmlReport, TablePlotsAndEscaping) {
                                     {"refrt_vs_eager", {{"passed", false}, {"max_abs_error", 0.5}, {"mismatches", 1},
                                                         {"numel", 2}, {"histogram", {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0}}}}}}}}};
   c["profile"] = {{"input_set", "test_data_set_0"}, {"ops", {{{"op_type", "Gemm"}, {"count", 2}, {"ms", 0.1}}}}};
-  const std::string html = verify::render_html(verify::make_report("t", json::array({c})), "/* plotly */");
-  EXPECT_NE(html.find("<table id=\"summary\" class=\"sortable\">"), std::string::npos);
-  EXPECT_NE(html.find("id=\"fig-0\""), std::string::npos);  // the histogram
-  EXPECT_NE(html.find("id=\"fig-1\""), std::string::npos);  // the profile
-  EXPECT_NE(html.find("a&lt;b&gt;"), std::string::npos);
+  const json ok = entry("op_add", "strict", "pass");
+  const std::string html = verify::render_html(verify::make_report("t", json::array({ok, c})));
+  EXPECT_NE(html.find("<table id=\"families\">"), std::string::npos);
+  EXPECT_NE(html.find("<table id=\"summary\" class=\"sortable filtered\">"), std::string::npos);
+  EXPECT_NE(html.find("<input id=\"filter\""), std::string::npos);
+  // Failures first: the failing case's row comes before the passing one in the case table.
+  const size_t table = html.find("<table id=\"summary\"");
+  EXPECT_LT(html.find("a&lt;b&gt;", table), html.find("op_add", table));
+  EXPECT_NE(html.find("<h2>Failures (1)</h2>"), std::string::npos);
+  EXPECT_NE(html.find("\"histogram\":[1,0,0,0,0,0,0,0,0,0,1,0]"), std::string::npos);  // drawn when opened
+  EXPECT_NE(html.find("\"Gemm x2\""), std::string::npos);
   EXPECT_EQ(html.find("<script>alert(1)"), std::string::npos);
-  EXPECT_NE(html.find("/* plotly */"), std::string::npos);
+  EXPECT_EQ(html.find("http://", html.find("<body>")), html.find("http://www.w3.org/2000/svg"));  // no fetch
 }
 
 }  // namespace

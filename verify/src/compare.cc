@@ -8,6 +8,7 @@ namespace parity::verify {
 Comparison compare_tensors(const Tensor& expected, const Tensor& actual, const Tolerance& tol) {
   Comparison c;
   static_cast<TensorComparison&>(c) = parity::compare_elementwise(expected, actual, tol);
+  if (!c.passed) c.detail = mismatch_detail(expected, actual);
   return c;
 }
 
@@ -35,6 +36,8 @@ Comparison compare_quantized(const Tensor& expected, const Tensor& actual, doubl
     }
   }
   c.passed = c.mismatches == 0;
+  c.detail.reset();  // re-judged in steps: the detail follows this verdict, not the elementwise one
+  if (!c.passed) c.detail = mismatch_detail(expected, actual);
   return c;
 }
 
@@ -58,6 +61,7 @@ void to_json(nlohmann::json& j, const Comparison& c) {
   if (c.ties > 0) j["ties"] = c.ties;
   if (!c.histogram.empty()) j["histogram"] = c.histogram;
   if (std::isinf(c.max_abs_error)) j["max_abs_error"] = "Infinity";
+  if (c.detail && !c.passed) j["detail"] = *c.detail;
   if (c.quant_scale > 0)
     j["quantized"] = {{"scale", c.quant_scale},
                       {"max_steps", std::isfinite(c.max_steps) ? nlohmann::json(c.max_steps) : nlohmann::json("Infinity")},
@@ -76,6 +80,7 @@ void from_json(const nlohmann::json& j, Comparison& c) {
   c.problem = j.value("problem", "");
   c.ties = j.value("ties", int64_t{0});
   c.histogram = j.value("histogram", std::vector<int64_t>{});
+  if (j.contains("detail")) c.detail = j["detail"].get<MismatchDetail>();
   if (const auto q = j.find("quantized"); q != j.end()) {
     c.quant_scale = q->at("scale").get<double>();
     const auto& steps = q->at("max_steps");

@@ -1,10 +1,15 @@
-// report.html: one self-contained page (plotly.min.js inlined, figures as JSON, no network).
+// report.html: one self-contained page (no network, no library) that opens on a summary: pass counts
+// by family x mode (ours next to the official exporter when the peers ran), where the two exporters
+// differ, the failures with their reasons, and a filterable table of every case. Each case's details
+// (outputs, error histogram and divergence path as inline SVG, profile) are drawn by the page's script
+// from compact JSON when the case is opened, so the page stays small for a large green matrix.
 #include <algorithm>
-#include <cmath>
 #include <iomanip>
+#include <map>
+#include <set>
 #include <sstream>
 
-#include "parity/verify/compare.h"
+#include "html_report.h"
 #include "parity/verify/report.h"
 #include "report_text.h"
 
@@ -28,253 +33,237 @@ std::string esc(const std::string& s) {
   return out;
 }
 
-// Text inside <script>: "</" would end the element early.
-std::string script_safe(std::string s) {
-  for (size_t p = 0; (p = s.find("</", p)) != std::string::npos; p += 3) s.replace(p, 2, "<\\/");
-  return s;
+// JSON inside <script>: every '<' (only ever inside a JSON string) as \u003c, so no "</script>" or
+// "<!--" can end or change the element.
+std::string script_safe(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (c == '<') out += "\\u003c";
+    else out += c;
+  }
+  return out;
 }
 
 std::string anchor(const json& c) { return "case-" + text_of(c, "case") + "-" + text_of(c, "mode"); }
 
-std::vector<std::string> histogram_labels() {
-  std::vector<std::string> labels = {"0"};
-  const auto& edges = histogram_edges();
-  for (size_t i = 1; i < edges.size(); ++i) {
-    std::ostringstream s;
-    s << "≤" << std::setprecision(0) << std::scientific << edges[i];
-    labels.push_back(s.str());
-  }
-  labels.push_back(">1 / NaN");
-  return labels;
+// A case's family: its name up to the first '_' (op_, sig_, model_, cond_, ...).
+std::string family_of(const json& c) {
+  const std::string name = text_of(c, "case");
+  return name.substr(0, name.find('_'));
 }
-
-class Page {
- public:
-  std::string plot(json data, json layout) {
-    const std::string id = "fig-" + std::to_string(figures_.size());
-    layout["margin"] = {{"l", 60}, {"r", 20}, {"t", 40}, {"b", 60}};
-    layout["height"] = 320;
-    figures_.push_back({{"id", id}, {"data", std::move(data)}, {"layout", std::move(layout)}});
-    return "<div class=\"plot\" id=\"" + id + "\"></div>\n";
-  }
-  const json& figures() const { return figures_; }
-
- private:
-  json figures_ = json::array();
-};
 
 std::string status_cell(const std::string& status) {
-  return "<span class=\"st st-" + esc(status) + "\">" + esc(status) + "</span>";
+  return status.empty() ? "" : "<span class=\"st st-" + esc(status) + "\">" + esc(status) + "</span>";
 }
 
-std::string summary_table(const json& report) {
+// Failures first (unexpected ones, then expected ones and refused captures), then passes; stable.
+int status_rank(const std::string& status) {
+  if (is_unexpected(status)) return 0;
+  if (status == "xpass") return 1;
+  if (status == "xfail" || status == "capture_failed") return 2;
+  return 3;
+}
+
+std::vector<std::string> mode_order(const json& report) {
+  std::vector<std::string> modes;
+  for (const auto& m : report.value("modes", json::array()))
+    if (m.is_string()) modes.push_back(m.get<std::string>());
+  for (const auto& c : report.at("cases"))
+    if (std::find(modes.begin(), modes.end(), text_of(c, "mode")) == modes.end()) modes.push_back(text_of(c, "mode"));
+  return modes;
+}
+
+struct Count {
+  int total = 0, ours = 0, ours_ort = 0, official = 0;
+};
+
+std::string count_cell(int n, int total) {
+  if (total == 0) return "<td></td>";
+  const char* cls = n == total ? "ok" : n == 0 ? "bad" : "part";
+  return "<td class=\"" + std::string(cls) + "\">" + std::to_string(n) + "/" + std::to_string(total) + "</td>";
+}
+
+// Pass counts by family x mode: ours (the case's verdict; with the peers also our model on ONNX
+// Runtime) next to the official exporter's model on ONNX Runtime.
+std::string family_table(const json& report, bool with_peers) {
+  const auto modes = mode_order(report);
+  std::map<std::string, std::map<std::string, Count>> counts;
+  for (const auto& c : report.at("cases")) {
+    Count& n = counts[family_of(c)][text_of(c, "mode")];
+    ++n.total;
+    n.ours += text_of(c, "status") == "pass" || text_of(c, "status") == "xpass";
+    n.ours_ort += peer_cell(c, "ours", "ort") == "pass";
+    n.official += peer_cell(c, "official", "ort") == "pass";
+  }
   std::ostringstream h;
-  const bool with_peers = any_peers(report);
-  h << "<table id=\"summary\" class=\"sortable\"><thead><tr>";
-  std::vector<std::string> heads = {"case", "mode", "status", "export", "run", "verify", "max abs error", "max rel error",
-                                    "first divergence", "seconds"};
-  if (with_peers) heads.insert(heads.end(), {"ours/refrt", "ours/ORT", "official/refrt", "official/ORT"});
-  for (const auto& t : heads) h << "<th>" << esc(t) << "</th>";
-  h << "</tr></thead><tbody>\n";
-  for (const auto& c : report["cases"]) {
-    const json d = c.value("first_divergence", json());
-    const double abs_err = c.value("max_abs_error", json()).is_number() ? c["max_abs_error"].get<double>() : -1;
-    const double rel_err = c.value("max_rel_error", json()).is_number() ? c["max_rel_error"].get<double>() : -1;
-    const double secs = c.value("wall_seconds", c.value("seconds", 0.0));
-    h << "<tr><td><a href=\"#" << esc(anchor(c)) << "\">" << esc(text_of(c, "case")) << "</a></td><td>" << esc(text_of(c, "mode"))
-      << "</td><td>" << status_cell(text_of(c, "status")) << "</td><td>" << esc(text_of(c, "export")) << "</td><td>"
-      << esc(text_of(c, "run")) << "</td><td>" << esc(text_of(c, "verify")) << "</td><td data-sort=\"" << abs_err << "\">"
-      << esc(scientific(c.value("max_abs_error", json()))) << "</td><td data-sort=\"" << rel_err << "\">"
-      << esc(scientific(c.value("max_rel_error", json()))) << "</td><td>"
-      << (d.is_object() ? esc(text_of(d, "fx_node") + " (" + text_of(d, "op") + ")") : "") << "</td><td data-sort=\"" << secs
-      << "\">" << std::fixed << std::setprecision(2) << secs << std::defaultfloat << "</td>";
-    if (with_peers)
-      for (const auto& col : kPeerColumns) h << "<td>" << status_cell(peer_cell(c, col[0], col[1])) << "</td>";
+  const int span = with_peers ? 3 : 1;
+  h << "<table id=\"families\"><thead><tr><th rowspan=\"" << (with_peers ? 2 : 1) << "\">family</th>";
+  for (const auto& m : modes) h << "<th colspan=\"" << span << "\">" << esc(m) << "</th>";
+  h << "</tr>";
+  if (with_peers) {
+    h << "<tr>";
+    for (size_t i = 0; i < modes.size(); ++i) h << "<th>ours</th><th>ours/ORT</th><th>official/ORT</th>";
+    h << "</tr>";
+  }
+  h << "</thead><tbody>\n";
+  for (const auto& [family, by_mode] : counts) {
+    h << "<tr><td>" << esc(family) << "</td>";
+    for (const auto& m : modes) {
+      const auto it = by_mode.find(m);
+      const Count n = it == by_mode.end() ? Count{} : it->second;
+      h << count_cell(n.ours, n.total);
+      if (with_peers) h << count_cell(n.ours_ort, n.total) << count_cell(n.official, n.total);
+    }
     h << "</tr>\n";
   }
   h << "</tbody></table>\n";
   return h.str();
 }
 
-// Output errors of every set, and the histogram of refrt vs eager over all of them.
-std::string outputs_table(const json& sets, Page& page) {
+// The cases where our export and the official one disagree (on ONNX Runtime, where both ran).
+std::string differences(const json& report) {
+  std::ostringstream only_ours, only_official;
+  int n_ours = 0, n_official = 0;
+  for (const auto& c : report.at("cases")) {
+    const std::string ours = peer_cell(c, "ours", "ort"), official = peer_cell(c, "official", "ort");
+    const std::string official_export = c.contains("peers") && c["peers"].is_object()
+                                            ? c["peers"].value("official", json::object()).value("export", "")
+                                            : "";
+    const bool official_ok = official == "pass";
+    const std::string link = "<a href=\"#" + esc(anchor(c)) + "\">" + esc(text_of(c, "case") + "/" + text_of(c, "mode")) + "</a> ";
+    if (ours == "pass" && !official_ok && !official_export.empty())
+      ++n_ours, only_ours << link;
+    else if (official_ok && ours != "pass" && !ours.empty())
+      ++n_official, only_official << link;
+  }
   std::ostringstream h;
-  std::vector<int64_t> histogram(histogram_edges().size() + 1, 0);
-  h << "<table class=\"outputs\"><thead><tr><th>input set</th><th>output</th><th>dtype</th><th>shape</th>"
-       "<th>refrt vs eager</th><th>libtorch vs eager</th><th>refrt vs libtorch</th><th>mismatches</th></tr></thead><tbody>\n";
-  for (const auto& s : sets)
-    for (const auto& o : s.value("outputs", json::array())) {
-      const json r = o.value("refrt_vs_eager", json::object());
-      if (r.contains("histogram"))
-        for (size_t i = 0; i < histogram.size() && i < r["histogram"].size(); ++i) histogram[i] += r["histogram"][i].get<int64_t>();
-      h << "<tr><td>" << esc(text_of(s, "name")) << "</td><td>" << esc(text_of(o, "name")) << "</td><td>" << esc(text_of(o, "dtype"))
-        << "</td><td>" << esc(o.value("shape", json::array()).dump()) << "</td>";
-      for (const char* k : {"refrt_vs_eager", "libtorch_vs_eager", "refrt_vs_libtorch"}) {
-        const json cmp = o.value(k, json::object());
-        if (cmp.empty()) {  // a mutation output has no eager record
-          h << "<td>-</td>";
-          continue;
-        }
-        h << "<td class=\"" << (cmp.value("passed", false) ? "ok" : "bad") << "\">" << esc(scientific(cmp.value("max_abs_error", json())))
-          << "</td>";
-      }
-      h << "<td>" << r.value("mismatches", 0) << " / " << r.value("numel", 0);
-      if (r.value("ties", 0) > 0) h << " (" << r.value("ties", 0) << " ties)";  // equal values, other indices
-      h << "</td></tr>\n";
-    }
-  h << "</tbody></table>\n";
-  h << page.plot(json::array({{{"type", "bar"}, {"x", histogram_labels()}, {"y", histogram}, {"name", "refrt vs eager"}}}),
-                 {{"title", {{"text", "Output error histogram (|refrt - eager|, all sets)"}}},
-                  {"xaxis", {{"title", {{"text", "absolute error"}}}}},
-                  {"yaxis", {{"title", {{"text", "elements"}}}}}});
+  h << "<h2>Where ours and the official exporter differ</h2>\n<p>Ours passes, the official exporter does not ("
+    << n_ours << "): " << only_ours.str() << "</p>\n<p>The official exporter passes, ours does not (" << n_official
+    << "): " << only_official.str() << "</p>\n";
   return h.str();
 }
 
-// First divergence and the error along the graph (topological order).
-std::string divergence_block(const json& c, const json& sets, Page& page) {
+std::string short_text(std::string s, size_t limit) {
+  for (auto& ch : s)
+    if (ch == '\n') ch = ' ';
+  return s.size() > limit ? s.substr(0, limit) + " ..." : s;
+}
+
+std::vector<size_t> failures_first(const json& cases) {
+  std::vector<size_t> order(cases.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return status_rank(text_of(cases[a], "status")) < status_rank(text_of(cases[b], "status"));
+  });
+  return order;
+}
+
+std::string failures_table(const json& cases, const std::vector<size_t>& order) {
+  std::ostringstream h;
+  int n = 0;
+  for (size_t i : order) {
+    const json& c = cases[i];
+    const std::string status = text_of(c, "status");
+    if (status == "pass") continue;
+    std::string reason = text_of(c, "error");
+    if (c.contains("expected_failure")) reason = "expected: " + text_of(c["expected_failure"], "reason") + " | " + reason;
+    h << "<tr class=\"row\"><td><a href=\"#" << esc(anchor(c)) << "\">" << esc(text_of(c, "case")) << "</a></td><td>"
+      << esc(text_of(c, "mode")) << "</td><td>" << status_cell(status) << "</td><td>" << esc(text_of(c, "stage"))
+      << "</td><td class=\"reason\">" << esc(short_text(reason, 400)) << "</td></tr>\n";
+    ++n;
+  }
+  if (n == 0) return "<h2>Failures</h2>\n<p>None.</p>\n";
+  return "<h2>Failures (" + std::to_string(n) + ")</h2>\n<table id=\"failures\" class=\"filtered\"><thead><tr><th>case</th>"
+         "<th>mode</th><th>status</th><th>stage</th><th>reason</th></tr></thead><tbody>\n" + h.str() + "</tbody></table>\n";
+}
+
+std::string case_row(const json& c, bool with_peers) {
   std::ostringstream h;
   const json d = c.value("first_divergence", json());
-  if (d.is_object())
-    h << "<div class=\"divergence\"><b>First divergence</b> in " << esc(text_of(d, "input_set")) << ": FX node <code>"
-      << esc(text_of(d, "fx_node")) << "</code> (" << esc(text_of(d, "op")) << ") → ONNX node <code>" << esc(text_of(d, "onnx_node"))
-      << "</code> (" << esc(text_of(d, "onnx_op")) << "), max abs error " << esc(scientific(d.value("max_abs_error", json())))
-      << "<br>source: <code>" << esc(text_of(d, "source")) << "</code></div>\n";
-  for (const auto& s : sets) {
-    if (!s.contains("intermediates")) continue;
-    if (d.is_object() && text_of(d, "input_set") != text_of(s, "name")) continue;
-    json names = json::array(), errors = json::array(), colors = json::array();
-    for (const auto& v : s["intermediates"].value("values", json::array())) {
-      names.push_back(text_of(v, "value"));
-      const json e = v.value("max_abs_error", json());
-      errors.push_back(e.is_number() ? std::max(e.get<double>(), 1e-12) : 1e3);
-      colors.push_back(v.value("passed", false) ? "#2b8a3e" : "#c92a2a");
-    }
-    h << page.plot(json::array({{{"type", "scatter"}, {"mode", "lines+markers"}, {"x", names}, {"y", errors},
-                                 {"marker", {{"color", colors}}}, {"name", "refrt vs libtorch"}}}),
-                   {{"title", {{"text", "Divergence path, " + text_of(s, "name") + " (red: beyond tolerance)"}}},
-                    {"yaxis", {{"type", "log"}, {"title", {{"text", "max abs error (0 at 1e-12)"}}}}}});
-    break;
-  }
+  const double abs_err = c.value("max_abs_error", json()).is_number() ? c["max_abs_error"].get<double>() : -1;
+  const double secs = c.value("wall_seconds", c.value("seconds", 0.0));
+  h << "<tr class=\"row\"><td><a href=\"#" << esc(anchor(c)) << "\">" << esc(text_of(c, "case")) << "</a></td><td>"
+    << esc(text_of(c, "mode")) << "</td><td data-sort=\"" << status_rank(text_of(c, "status")) << "\">"
+    << status_cell(text_of(c, "status")) << "</td><td data-sort=\"" << abs_err << "\">"
+    << esc(scientific(c.value("max_abs_error", json()))) << "</td><td>"
+    << (d.is_object() ? esc(text_of(d, "fx_node") + " (" + text_of(d, "op") + ")") : "") << "</td><td data-sort=\"" << secs
+    << "\">" << std::fixed << std::setprecision(1) << secs << "</td>";
+  if (with_peers)
+    for (const auto& col : kPeerColumns) h << "<td>" << status_cell(peer_cell(c, col[0], col[1])) << "</td>";
+  h << "</tr>\n";
   return h.str();
 }
 
-std::string fresh_block(const json& c) {
-  if (!c.contains("fresh_sets") || c["fresh_sets"].empty()) return "";
+std::string cases_table(const json& cases, const std::vector<size_t>& order, bool with_peers) {
   std::ostringstream h;
-  h << "<p>Fresh dynamic dims (refrt vs libtorch): ";
-  for (const auto& f : c["fresh_sets"]) {
-    bool ok = true;
-    double worst = 0;
-    for (const auto& o : f.value("outputs", json::array())) {
-      const json cmp = o.value("refrt_vs_libtorch", json::object());
-      ok = ok && cmp.value("passed", false);
-      if (cmp.value("max_abs_error", json()).is_number()) worst = std::max(worst, cmp["max_abs_error"].get<double>());
-    }
-    h << "<span class=\"" << (ok ? "ok" : "bad") << "\">" << esc(f.value("dims", json::object()).dump()) << " "
-      << esc(scientific(json(worst))) << "</span> ";
+  h << "<h2>Cases</h2>\n<table id=\"summary\" class=\"sortable filtered\"><thead><tr>";
+  std::vector<std::string> heads = {"case", "mode", "status", "max abs error", "first divergence", "seconds"};
+  if (with_peers) heads.insert(heads.end(), {"ours/refrt", "ours/ORT", "official/refrt", "official/ORT"});
+  for (const auto& t : heads) h << "<th>" << esc(t) << "</th>";
+  h << "</tr></thead><tbody>\n";
+  for (size_t i : order) h << case_row(cases[i], with_peers);
+  h << "</tbody></table>\n";
+  return h.str();
+}
+
+// One collapsed section per case; its body is drawn from CASES[i] when opened.
+std::string case_sections(const json& cases, const std::vector<size_t>& order) {
+  std::ostringstream h;
+  h << "<h2>Details</h2>\n<div id=\"details\">\n";
+  for (size_t i : order) {
+    const json& c = cases[i];
+    h << "<details class=\"case row\" id=\"" << esc(anchor(c)) << "\" data-i=\"" << i << "\"><summary>"
+      << esc(text_of(c, "case")) << " / " << esc(text_of(c, "mode")) << " " << status_cell(text_of(c, "status"))
+      << "</summary><div class=\"body\"></div></details>\n";
   }
+  h << "</div>\n";
+  return h.str();
+}
+
+std::string header(const json& report) {
+  std::ostringstream h;
+  const json& s = report.at("summary");
+  h << "<h1>Parity report</h1>\n<p class=\"meta\"><code>" << esc(text_of(report, "command")) << "</code> &mdash; "
+    << esc(text_of(report, "created")) << ", torch " << esc(text_of(report, "torch_version")) << ", schema "
+    << report.value("schema_version", 0) << "</p>\n<p class=\"totals\"><b>" << s.value("pass", 0) << " / "
+    << s.value("total", 0) << " passed</b>";
+  for (const char* k : kStatuses)
+    if (std::string(k) != "pass" && s.value(k, 0) > 0) h << ", " << s.value(k, 0) << " " << k;
+  if (s.contains("regressions")) h << ", <b>" << s["regressions"].get<int>() << " regressions</b>";
   h << "</p>\n";
-  return h.str();
-}
-
-std::string profile_block(const json& c, Page& page) {
-  if (!c.contains("profile") || !c["profile"].is_object()) return "";
-  json ops = json::array(), ms = json::array();
-  for (const auto& o : c["profile"].value("ops", json::array())) {
-    ops.push_back(text_of(o, "op_type") + " ×" + std::to_string(o.value("count", 0)));
-    ms.push_back(o.value("ms", 0.0));
+  if (report.contains("regressions") && !report["regressions"].empty()) {
+    h << "<h2>Regressions against " << esc(text_of(report, "baseline")) << "</h2><ul>\n";
+    for (const auto& r : report["regressions"])
+      h << "<li><b>" << esc(text_of(r, "case")) << " / " << esc(text_of(r, "mode")) << "</b>: " << esc(text_of(r, "what"))
+        << "</li>\n";
+    h << "</ul>\n";
   }
-  return page.plot(json::array({{{"type", "bar"}, {"x", ops}, {"y", ms}, {"name", "refrt"}}}),
-                   {{"title", {{"text", "refrt time per op type (ms), " + text_of(c["profile"], "input_set")}}},
-                    {"yaxis", {{"title", {{"text", "ms"}}}}}});
-}
-
-std::string case_section(const json& c, Page& page) {
-  std::ostringstream h;
-  h << "<section class=\"case\" id=\"" << esc(anchor(c)) << "\"><h2>" << esc(text_of(c, "case")) << " / "
-    << esc(text_of(c, "mode")) << " " << status_cell(text_of(c, "status")) << "</h2>\n";
-  if (c.value("error", json()).is_string())
-    h << "<p class=\"error\"><b>" << esc(text_of(c, "stage")) << ":</b> " << esc(text_of(c, "error")) << "</p>\n";
-  if (c.contains("expected_failure"))
-    h << "<p>Known failure (" << esc(text_of(c["expected_failure"], "mode")) << "): "
-      << esc(text_of(c["expected_failure"], "reason")) << "</p>\n";
-  const json sets = c.value("input_sets", json::array());
-  if (!sets.empty()) h << outputs_table(sets, page);
-  h << divergence_block(c, sets, page) << fresh_block(c) << profile_block(c, page) << "</section>\n";
   return h.str();
 }
-
-const char* const kStyle = R"css(
-body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; }
-table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.9em; }
-th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }
-th { background: #f1f3f5; cursor: pointer; user-select: none; }
-th.asc::after { content: " ▲"; } th.desc::after { content: " ▼"; }
-.st { padding: 1px 6px; border-radius: 3px; }
-.st-pass, .ok { background: #d3f9d8; } .st-fail, .st-error, .st-crashed, .st-timeout, .bad { background: #ffe3e3; }
-.st-xfail, .st-capture_failed, .st-skipped { background: #fff3bf; } .st-xpass { background: #d0ebff; }
-.error { color: #a61e1e; } .divergence { background: #fff5f5; padding: 0.5em; border-left: 4px solid #c92a2a; }
-section.case { border-top: 1px solid #ddd; margin-top: 1.5em; } .plot { max-width: 1000px; }
-)css";
-
-// Sorts the summary table by the clicked column: numbers by data-sort, text otherwise.
-const char* const kSortScript = R"js(
-document.querySelectorAll('table.sortable').forEach(function (table) {
-  table.querySelectorAll('th').forEach(function (th, col) {
-    th.addEventListener('click', function () {
-      var asc = !th.classList.contains('asc');
-      table.querySelectorAll('th').forEach(function (o) { o.classList.remove('asc', 'desc'); });
-      th.classList.add(asc ? 'asc' : 'desc');
-      var body = table.tBodies[0];
-      var rows = Array.prototype.slice.call(body.rows);
-      rows.sort(function (a, b) {
-        var x = a.cells[col], y = b.cells[col];
-        var nx = parseFloat(x.getAttribute('data-sort')), ny = parseFloat(y.getAttribute('data-sort'));
-        var r = (!isNaN(nx) && !isNaN(ny)) ? nx - ny : x.textContent.localeCompare(y.textContent);
-        return asc ? r : -r;
-      });
-      rows.forEach(function (r) { body.appendChild(r); });
-    });
-  });
-});
-var figures = JSON.parse(document.getElementById('figures').textContent);
-figures.forEach(function (f) { Plotly.newPlot(f.id, f.data, f.layout, {displaylogo: false, responsive: true}); });
-)js";
 
 }  // namespace
 
-std::string render_html(const json& report, const std::string& plotly_js) {
-  Page page;
-  std::ostringstream body;
-  const json& s = report.at("summary");
-  body << "<h1>Parity report</h1>\n<p><code>" << esc(text_of(report, "command")) << "</code> — " << esc(text_of(report, "created"))
-       << ", torch " << esc(text_of(report, "torch_version")) << ", schema " << report.value("schema_version", 0) << "</p>\n<p><b>"
-       << s.value("pass", 0) << " / " << s.value("total", 0) << " passed</b>";
-  for (const char* k : kStatuses)
-    if (std::string(k) != "pass" && s.value(k, 0) > 0) body << ", " << s.value(k, 0) << " " << k;
-  body << "</p>\n" << summary_table(report);
-  if (s.contains("peers")) {
-    body << "<h2>Peers</h2><table id=\"peers\"><thead><tr><th>column</th><th>pass</th><th>fail</th><th>error</th>"
-            "<th>skipped</th></tr></thead><tbody>\n";
-    for (const auto& [key, counts] : s["peers"].items())
-      body << "<tr><td>" << esc(key) << "</td><td>" << counts.value("pass", 0) << "</td><td>" << counts.value("fail", 0)
-           << "</td><td>" << counts.value("error", 0) << "</td><td>" << counts.value("skipped", 0) << "</td></tr>\n";
-    body << "</tbody></table>\n";
-  }
-  if (report.contains("regressions") && !report["regressions"].empty()) {
-    body << "<h2>Regressions against " << esc(text_of(report, "baseline")) << "</h2><ul>\n";
-    for (const auto& r : report["regressions"])
-      body << "<li><b>" << esc(text_of(r, "case")) << " / " << esc(text_of(r, "mode")) << "</b>: " << esc(text_of(r, "what")) << "</li>\n";
-    body << "</ul>\n";
-  }
-  for (const auto& c : report.at("cases")) body << case_section(c, page);
-
+std::string render_html(const json& report) {
+  const json& cases = report.at("cases");
+  const bool with_peers = any_peers(report);
+  const auto order = failures_first(cases);
+  json data = json::array();
+  for (const auto& c : cases) data.push_back(html_case_data(c));
+  const json meta = {{"bins", histogram_bin_labels()}};
   std::ostringstream html;
-  html << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Parity report</title>\n<style>" << kStyle
-       << "</style>\n<script>" << script_safe(plotly_js) << "</script>\n</head><body>\n"
-       << body.str() << "<script type=\"application/json\" id=\"figures\">"
-       << script_safe(page.figures().dump(-1, ' ', false, json::error_handler_t::replace)) << "</script>\n<script>"
-       << kSortScript << "</script>\n</body></html>\n";
+  html << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Parity report</title>\n<style>"
+       << kHtmlStyle << "</style>\n</head><body>\n"
+       << header(report)
+       << "<p><input id=\"filter\" type=\"search\" size=\"50\" placeholder=\"filter cases: name, mode, status, reason\"> "
+          "<span id=\"shown\"></span></p>\n"
+       << "<h2>By family and mode</h2>\n"
+       << family_table(report, with_peers) << (with_peers ? differences(report) : "") << failures_table(cases, order)
+       << cases_table(cases, order, with_peers) << case_sections(cases, order)
+       << "<script type=\"application/json\" id=\"case-data\">"
+       << script_safe(data.dump(-1, ' ', false, json::error_handler_t::replace)) << "</script>\n"
+       << "<script type=\"application/json\" id=\"page-meta\">" << script_safe(meta.dump()) << "</script>\n<script>"
+       << kHtmlScript << "</script>\n</body></html>\n";
   return html.str();
 }
 

@@ -67,6 +67,7 @@ IntermediateScan compare_intermediates(const pt2::Program& program,
       const std::string onnx_node = producer == producers.end() ? "" : producer->second.node;
       const std::string onnx_op = producer == producers.end() ? "" : producer->second.op_type;
       json entry = cmp.to_json();
+      entry.erase("detail");  // kept for the first divergence only: every value after it differs too
       entry["fx_node"] = node.name;
       entry["value"] = value;
       entry["op"] = exporter::registry_key(node.target);
@@ -86,6 +87,7 @@ IntermediateScan compare_intermediates(const pt2::Program& program,
                                  {"mismatches", cmp.mismatches},
                                  {"numel", cmp.numel}};
         if (!cmp.problem.empty()) scan.first_divergence["problem"] = cmp.problem;
+        if (cmp.detail) scan.first_divergence["detail"] = *cmp.detail;
       }
     }
   }

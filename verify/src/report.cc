@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "parity/fs.h"
+#include "parity/verify/compare.h"
 #include "parity/verify/reference.h"
-#include "parity/process.h"
 #include "report_text.h"
 
 namespace parity::verify {
@@ -156,7 +156,9 @@ std::string render_markdown(const json& report) {
     md << "- **" << text_of(c, "case") << " / " << text_of(c, "mode") << "**: FX node `" << text_of(d, "fx_node") << "` ("
        << text_of(d, "op") << "), ONNX node `" << text_of(d, "onnx_node") << "` (" << text_of(d, "onnx_op") << "), max abs error "
        << scientific(d.value("max_abs_error", json())) << ", input set " << text_of(d, "input_set") << "; source: `"
-       << cell(text_of(d, "source")) << "`\n";
+       << cell(text_of(d, "source")) << "`";
+    if (d.contains("detail") && d["detail"].is_object()) md << "; " << cell(mismatch_summary(d["detail"].get<MismatchDetail>()));
+    md << "\n";
   }
   bool any_ties = false;
   for (const auto& c : report.at("cases"))
@@ -183,28 +185,12 @@ std::string render_markdown(const json& report) {
   return md.str();
 }
 
-std::string find_plotly_js(const std::string& python) {
-  try {
-    const ProcessResult r = run_process(
-        {python, "-c",
-         "import importlib.util, os; s = importlib.util.find_spec('plotly'); "
-         "print(os.path.join(os.path.dirname(s.origin), 'package_data', 'plotly.min.js') if s else '')"},
-        60, nullptr, false, {}, true);
-    std::string path = r.stdout_text;
-    while (!path.empty() && (path.back() == '\n' || path.back() == '\r')) path.pop_back();
-    if (r.exit_code != 0 || path.empty() || !std::filesystem::is_regular_file(path)) return "";
-    return read_file(path, "report");
-  } catch (const std::exception&) {
-    return "";
-  }
-}
-
-void write_report(const std::string& out_dir, const json& report, const std::string& plotly_js) {
+void write_report(const std::string& out_dir, const json& report, bool html) {
   std::filesystem::create_directories(out_dir);
   const std::filesystem::path dir(out_dir);
   write_file_atomic((dir / "report.json").string(), report.dump(2, ' ', false, json::error_handler_t::replace) + "\n", "report");
   write_file_atomic((dir / "report.md").string(), render_markdown(report), "report");
-  if (!plotly_js.empty()) write_file_atomic((dir / "report.html").string(), render_html(report, plotly_js), "report");
+  if (html) write_file_atomic((dir / "report.html").string(), render_html(report), "report");
 }
 
 }  // namespace parity::verify

@@ -220,15 +220,62 @@ void compare_mutations(CaseRun& r, SetRun& s) {
   }
 }
 
-void compare_intermediate_values(CaseRun& r, SetRun& s) {
-  const IntermediateScan scan =
-      compare_intermediates(r.program, r.producers, s.reference.intermediates, s.ours.intermediates);
-  s.entry.intermediates = json{{"compared", scan.values.size()}, {"unmatched", scan.unmatched}, {"values", scan.values}};
+// Every FX value of one set against the ONNX value of the same name; the earliest divergence over all
+// sets becomes the case's first divergence. Returns the {compared, unmatched, values} record.
+json scan_intermediates(CaseRun& r, const std::string& set_name, const std::map<std::string, Tensor>& reference,
+                        const std::map<std::string, Tensor>& ours) {
+  const IntermediateScan scan = compare_intermediates(r.program, r.producers, reference, ours);
   if (scan.first_index >= 0 && (r.first_index < 0 || scan.first_index < r.first_index)) {
     r.first_index = scan.first_index;
     FirstDivergence d = scan.first_divergence.get<FirstDivergence>();
-    d.input_set = s.entry.name;
+    d.input_set = set_name;
     r.entry.first_divergence = d;
+  }
+  return json{{"compared", scan.values.size()}, {"unmatched", scan.unmatched}, {"values", scan.values}};
+}
+
+void compare_intermediate_values(CaseRun& r, SetRun& s) {
+  s.entry.intermediates = scan_intermediates(r, s.entry.name, s.reference.intermediates, s.ours.intermediates);
+}
+
+// A failing case explains itself without --intermediates: the first failing set runs again on both
+// engines with every value kept, which names the node, op and source line where they part. Only
+// failing cases pay for it. Returns the set's intermediates record (or {"error": ...}).
+json localise(CaseRun& r, const std::vector<Tensor>& inputs, const std::string& set_name) {
+  try {
+    if (r.producers.empty()) r.producers = onnx_producers(r.onnx_path);
+    refrt::RunOptions ro;
+    ro.keep_intermediates = true;
+    const refrt::RunResult ours = r.session->run(inputs, ro);
+    const ReferenceResult reference = run_reference(r.program, inputs, true);
+    json scan = scan_intermediates(r, set_name, reference.intermediates, ours.intermediates);
+    scan["localised"] = true;
+    return scan;
+  } catch (const Error& e) {
+    return json{{"error", e.what()}, {"localised", true}};
+  }
+}
+
+bool output_failed(const OutputEntry& o) {
+  return !o.refrt_vs_libtorch.passed || (o.refrt_vs_eager && !o.refrt_vs_eager->passed);
+}
+
+// The case's error names where it went wrong, so that a one-line summary (the matrix's) says it too.
+void add_divergence_to_error(CaseRun& r) {
+  const auto& d = r.entry.first_divergence;
+  if (!d || !r.entry.error) return;
+  std::string where = "; first divergence: " + d->fx_node + " (" + d->op + " -> ONNX " + d->onnx_op + ")";
+  if (!d->source.empty()) where += " at " + d->source;
+  if (d->detail) where += "; " + mismatch_summary(d->detail->get<MismatchDetail>());
+  *r.entry.error += where;
+}
+
+void localise_first_failing_set(CaseRun& r) {
+  for (size_t k = 0; k < r.entry.input_sets.size() && k < r.captured_inputs.size(); ++k) {
+    InputSetEntry& set = r.entry.input_sets[k];
+    if (std::none_of(set.outputs.begin(), set.outputs.end(), output_failed)) continue;
+    set.intermediates = localise(r, r.captured_inputs[k], set.name);
+    return;
   }
 }
 
@@ -264,7 +311,11 @@ bool input_sets_stage(CaseRun& r) {
   r.entry.max_abs_error = number_or_string(r.max_abs);
   r.entry.max_rel_error = number_or_string(r.max_rel);
   r.entry.verify = r.all_passed ? "pass" : "fail";
-  if (!r.all_passed) fail(r.entry, "fail", "verify", "outputs differ from eager beyond tolerance");
+  if (!r.all_passed) {
+    fail(r.entry, "fail", "verify", "outputs differ from eager beyond tolerance");
+    if (!r.options.intermediates) localise_first_failing_set(r);
+    add_divergence_to_error(r);
+  }
   return true;
 }
 
@@ -294,11 +345,15 @@ void fresh_stage(CaseRun& r) {
   try {
     const uint64_t seed = r.options.fresh_seed ? r.options.fresh_seed : name_seed(r.info.name + "/" + r.info.mode);
     bool passed = true;
-    for (const auto& fresh : make_fresh_sets(r.program, r.captured_inputs, r.options.fresh, seed))
+    for (const auto& fresh : make_fresh_sets(r.program, r.captured_inputs, r.options.fresh, seed)) {
+      const bool before = passed;
       r.entry.fresh_sets->push_back(compare_fresh_set(r, fresh, passed));
+      if (before && !passed && r.entry.status == "pass") localise(r, fresh.inputs, fresh.name);
+    }
     if (!passed && r.entry.status == "pass") {
       r.entry.verify = "fail";
       fail(r.entry, "fail", "fresh", "refrt differs from libtorch on fresh dynamic dims");
+      add_divergence_to_error(r);
     }
   } catch (const Error& e) {
     if (r.entry.status == "pass") fail(r.entry, "error", "fresh", e.what());

@@ -67,3 +67,27 @@ def build(api):
                        scan_input_directions=[1], scan_output_axes=[1])],
              {"s0": s0, "xs": xs, "bias": bias},
              {"s": s.astype(np.float32), "ys": np.stack(ys, axis=1).astype(np.float32)}, opset=18, tol=(1e-5, 1e-6))
+
+    # Scan-8: batch axis 0, sequence axis 1, per-batch sequence_lens, the second scan input reversed;
+    # the scan output of the shorter sequence is padded with zeros.
+    # (its own generator: drawing from api.RNG would shift every later table's values)
+    rng = np.random.default_rng(8)
+    xs, ws, s0 = (rng.uniform(-1, 1, shape).astype(np.float32) for shape in ((2, 3, 2), (2, 3, 2), (2, 2)))
+    lens = np.array([3, 2], np.int64)
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s_in", "x_t"], ["s_mid"]), helper.make_node("Mul", ["s_mid", "w_t"], ["s_out"]),
+         helper.make_node("Identity", ["s_out"], ["y_t"])],
+        "scan8_body", [vi("s_in", TP.FLOAT, [2]), vi("x_t", TP.FLOAT, [2]), vi("w_t", TP.FLOAT, [2])],
+        [vi("s_out", TP.FLOAT, [2]), vi("y_t", TP.FLOAT, [2])])
+    finals, ys = [], np.zeros((2, 3, 2), np.float32)
+    for b in range(2):
+        s, n = s0[b].copy(), lens[b]
+        for t in range(n):
+            s = (s + xs[b, t]) * ws[b, n - 1 - t]
+            ys[b, t] = s
+        finals.append(s)
+    api.case("scan8_batch_sequence_lens_reverse_input",
+             [api.node("Scan", ["lens", "s0", "xs", "ws"], ["s", "ys"], body=body, num_scan_inputs=2,
+                       directions=[0, 1])],
+             {"lens": lens, "s0": s0, "xs": xs, "ws": ws},
+             {"s": np.stack(finals).astype(np.float32), "ys": ys}, opset=8, tol=(1e-5, 1e-6))

@@ -2,13 +2,15 @@
 //
 // The tests are generated into the build tree from the installed onnx package's own generators
 // (refrt/conformance/gen_node_tests.py). A test is skipped when its model uses an op refrt does not
-// implement at all, non-tensor inputs/outputs (sequences, optionals, maps), or an opset newer than
-// refrt's; otherwise it passes or fails (the model is refused, a run error, or a value mismatch at
+// implement at all, inputs/outputs that are maps, sparse or string tensors, or an opset newer than
+// refrt's; otherwise it passes or fails (sequence and optional inputs/outputs are read from their
+// SequenceProto / OptionalProto files and compared element by element) (the model is refused, a run error, or a value mismatch at
 // the backend tests' own tolerance: rtol 1e-3, atol 1e-7). Failures named in the exclusion list
 // (refrt/conformance/exclusions.txt, every entry with its reason) do not fail the command.
 #pragma once
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,7 @@ struct ConformanceResult {
   std::string detail;            // why it failed or was skipped
   double max_abs_error = 0;      // for value mismatches
   std::string excluded_reason;   // non-empty when the exclusion list names this test
+  std::set<std::string> ops;     // "domain::OpType" of every node, subgraphs included ("" domain = ai.onnx)
 };
 
 struct ConformanceOptions {

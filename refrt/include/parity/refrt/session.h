@@ -16,12 +16,19 @@ struct DimValue {
   std::string param;   // the symbolic name when dynamic ("" = unknown)
 };
 
+// The ONNX type of a graph value: a tensor, a sequence of tensors, or an optional of either.
+enum class ValueKind { kTensor, kSequence, kOptionalTensor, kOptionalSequence };
+
 struct ValueInfo {
   std::string name;
-  DType dtype = DType::kUndefined;
+  ValueKind kind = ValueKind::kTensor;
+  DType dtype = DType::kUndefined;  // of the tensor, or of a sequence's / optional's tensors
   bool has_shape = false;
-  std::vector<DimValue> dims;
+  std::vector<DimValue> dims;       // tensors only (a sequence's elements may differ in shape)
 };
+
+struct Value;  // a sequence or optional value (parity/refrt/value.h)
+using ValueList = std::vector<std::shared_ptr<const Value>>;
 
 struct SessionOptions {
   // Intra-op threads: T >= 1 gives the session a pool of T threads (the caller's included) that also
@@ -62,6 +69,9 @@ struct RunOptions {
 
 struct RunResult {
   std::vector<Tensor> outputs;
+  // Outputs of sequence or optional type: values[i] is set and outputs[i] undefined. Empty when the
+  // model has no such output.
+  ValueList values;
   std::map<std::string, Tensor> intermediates;
   std::vector<NodeTiming> timings;
   // Profiled runs: time run() spent building `timings` after the last node (the profiler's cost,
@@ -87,6 +97,9 @@ class Session {
   // dims. Const and thread-compatible: concurrent runs on one Session are fine. Results may share
   // read-only buffers with the session's constants (writing into them copies first).
   RunResult run(const std::vector<Tensor>& inputs, const RunOptions& options = {}) const;
+  // Models with sequence or optional inputs: values[i] supplies input i where inputs() declares a
+  // sequence or optional (inputs[i] is not read there and may be undefined); nullptr elsewhere.
+  RunResult run_values(const std::vector<Tensor>& inputs, const ValueList& values, const RunOptions& options = {}) const;
 
   struct Impl;
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -20,9 +21,30 @@ using parity::histogram_bin;
 using parity::histogram_edges;
 using parity::Tolerance;
 
+struct NonFinite {
+  int64_t nan = 0, inf = 0;
+};
+struct WorstElement {
+  std::vector<int64_t> index;      // multi-dimensional
+  std::string expected, actual;    // element_text of each side
+  double abs_error = 0;            // +inf where NaN-ness or infinities differ
+};
+// A failing comparison's detail (mismatch_detail.cc): NaN / Inf counts of each side, worst elements first.
+struct MismatchDetail {
+  NonFinite expected, actual;
+  std::vector<WorstElement> worst;  // empty when shapes or dtypes differ
+};
+MismatchDetail mismatch_detail(const Tensor& expected, const Tensor& actual);
+// report.json form: {nan: {expected, actual}, inf: {expected, actual}, worst: [{index, expected, actual, abs_error}]}.
+void to_json(nlohmann::json& j, const MismatchDetail& d);
+void from_json(const nlohmann::json& j, MismatchDetail& d);
+// One line for the terminal: "NaN 3 ours / 0 reference, Inf 0 ours / 0 reference; worst: [0,2] nan vs 0.5; ...".
+std::string mismatch_summary(const MismatchDetail& d);
+
 struct Comparison : TensorComparison {
   // Index outputs: elements whose indices differ but select equal values (counted as passing, see ties.h).
   int64_t ties = 0;
+  std::optional<MismatchDetail> detail;  // set when the comparison failed ("detail" in report.json)
   // Quantized outputs (produced by a dequantize of scale `quant_scale` > 0): errors in steps of that scale.
   double quant_scale = 0, max_steps = 0;
   int64_t one_step = 0;  // elements one step apart (allowed: a rounding tie resolved the other way)
@@ -30,7 +52,7 @@ struct Comparison : TensorComparison {
 };
 
 // report.json form: {passed, max_abs_error ("Infinity" when infinite), max_rel_error, mismatches, numel,
-// atol, rtol[, problem][, ties][, histogram]}.
+// atol, rtol[, problem][, ties][, histogram][, detail]} (detail only while not passed).
 void to_json(nlohmann::json& j, const Comparison& c);
 void from_json(const nlohmann::json& j, Comparison& c);
 

@@ -29,7 +29,7 @@ struct MatrixOptions {
 struct MatrixResult {
   nlohmann::json report;  // as written to OUT/report.json
   double seconds = 0;
-  bool html = false;  // report.html written (plotly is installed in the venv)
+  bool html = false;  // report.html written
   int exit_code = 0;  // 0 when no case failed unexpectedly and nothing regressed, 1 otherwise
 };
 

@@ -18,14 +18,13 @@ nlohmann::json make_report(const std::string& command, const std::vector<CaseEnt
 // Recomputes report["summary"] from report["cases"] (and report["regressions"] when present).
 void update_summary(nlohmann::json& report);
 std::string render_markdown(const nlohmann::json& report);
-// A self-contained page: `plotly_js` (the text of plotly.min.js) is inlined; figures are JSON.
-std::string render_html(const nlohmann::json& report, const std::string& plotly_js);
-// plotly.min.js of the venv's plotly package (located through `python`), "" when it is not installed.
-std::string find_plotly_js(const std::string& python);
+// A self-contained page (no network, no library): the summary first, each case drawn when opened,
+// charts as inline SVG (html_report.cc).
+std::string render_html(const nlohmann::json& report);
 
-// Writes report.json, report.md and (when plotly_js is not empty) report.html into `out_dir`, each
-// atomically (temp file + rename): an interrupted run leaves the previous files intact.
-void write_report(const std::string& out_dir, const nlohmann::json& report, const std::string& plotly_js = "");
+// Writes report.json, report.md and (when `html`) report.html into `out_dir`, each atomically (temp
+// file + rename): an interrupted run leaves the previous files intact.
+void write_report(const std::string& out_dir, const nlohmann::json& report, bool html = true);
 // Whether the run succeeded: every case is pass, xfail, xpass or capture_failed (torch.export's
 // refusal is not Parity's failure), at least one case, and no regression against a baseline.
 bool report_passed(const nlohmann::json& report);

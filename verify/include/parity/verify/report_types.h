@@ -60,6 +60,7 @@ struct FirstDivergence {
   int64_t mismatches = 0, numel = 0;
   Absent<std::string> problem;
   Absent<std::string> input_set;
+  Absent<nlohmann::json> detail;  // NaN / Inf counts and worst elements of the diverging value
 };
 
 // One output of one input set, compared three ways (a mutation output only refrt vs libtorch).
@@ -156,7 +157,7 @@ void fail(CaseEntry& entry, const std::string& status, const std::string& stage,
 
 // Serialise through CaseEntry (its to_json drops the empty Absent fields of everything inside).
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FirstDivergence, fx_node, value, onnx_node, onnx_op, op, source,
-                                                max_abs_error, mismatches, numel, problem, input_set)
+                                                max_abs_error, mismatches, numel, problem, input_set, detail)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OutputEntry, index, name, kind, dtype, shape, refrt_vs_eager,
                                                 libtorch_vs_eager, refrt_vs_libtorch)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(InputSetEntry, name, outputs, intermediates)
