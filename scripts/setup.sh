@@ -14,7 +14,7 @@ step() { printf '\n== %s\n' "$*"; }
 APT_PACKAGES=(build-essential cmake ninja-build ccache pkg-config protobuf-compiler libprotobuf-dev
   libeigen3-dev libopenblas-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev python3-venv
   libcli11-dev chromium clang libclang-rt-14-dev
-  pybind11-dev)  # chromium: headless check of report.html in tests/python/test_report.py;
+  pybind11-dev libdnnl-dev)  # libdnnl-dev: oneDNN, refrt's float32 convs (refrt/kernels/conv_dnnl.h); chromium: headless check of report.html in tests/python/test_report.py;
   # clang + its libFuzzer/sanitizer runtimes: the brief fuzz step of scripts/test.sh (scripts/fuzz.sh --ci)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -1,18 +1,36 @@
 #!/usr/bin/env bash
-# Runs every test: the GoogleTest suites through ctest, then pytest (capture and end-to-end).
+# Runs every test: the GoogleTest suites through ctest, then pytest (capture and end-to-end), then a
+# brief fuzzing run.
+#   scripts/test.sh          everything (README line 2 runs this)
+#   scripts/test.sh --quick  the edit-compile-test loop: ctest, pytest without the slow suites (the
+#                            transformers sweep, the quantized family, the model zoo's rows of the
+#                            scenario matrix: a sample of the matrix instead), no fuzzing
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 BUILD_DIR="${PARITY_BUILD_DIR:-build}"
+QUICK=0
+case "${1:-}" in
+  "") ;;
+  --quick) QUICK=1 ;;
+  -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "scripts/test.sh: unknown option '$1' (use --quick, or nothing for every test)" >&2; exit 2 ;;
+esac
+PYTEST_ARGS=(-q tests/python)
+if [ "$QUICK" = 1 ]; then
+  # The matrix sample: every case family but the model zoo (model_*), plus its smallest architecture.
+  export PARITY_SCENARIOS="${PARITY_SCENARIOS:-^(?!model_)|^model_gpt2$}"
+  PYTEST_ARGS+=(--ignore=tests/python/test_sweep_suite.py --ignore=tests/python/test_quantized.py)
+fi
 status=0
 echo "== ctest"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j 2 || status=1
-echo "== pytest"
-PARITY_BUILD_DIR="$BUILD_DIR" .venv/bin/python -m pytest -q tests/python || status=1
+echo "== pytest${PARITY_SCENARIOS:+ (scenario sample: $PARITY_SCENARIOS)}"
+PARITY_BUILD_DIR="$BUILD_DIR" .venv/bin/python -m pytest "${PYTEST_ARGS[@]}" || status=1
 # Coverage-guided fuzzing, briefly (PARITY_FUZZ_SECONDS per target, default 30; 0 skips it): builds
 # build-fuzz/ (clang, ASan + UBSan, no libtorch) and runs every target from its seeds. Needs clang.
 FUZZ_SECONDS="${PARITY_FUZZ_SECONDS:-30}"
-if [ "$FUZZ_SECONDS" != "0" ] && command -v clang++ >/dev/null 2>&1; then
+if [ "$QUICK" = 0 ] && [ "$FUZZ_SECONDS" != "0" ] && command -v clang++ >/dev/null 2>&1; then
   echo "== fuzz ($FUZZ_SECONDS s per target)"
   scripts/fuzz.sh --ci "$FUZZ_SECONDS" || status=1
 fi

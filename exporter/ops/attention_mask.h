@@ -1,5 +1,5 @@
 // Internal: torch's rule for attention rows whose every key is masked (shared by the unfused attention
-// translations in nn.cc and nn_more.cc).
+// translations in nn.cc and norms_upsample_losses.cc).
 #pragma once
 #include <string>
 

@@ -1,6 +1,6 @@
 // Mixture-of-experts ops: transformers' own grouped matmul (transformers::grouped_mm_fallback, what it runs
 // its experts with where torch's bfloat16-only _grouped_mm kernel does not apply; aten::_grouped_mm is in
-// linalg_more.cc) and index_add (the per-token accumulation of the experts' outputs), in standard ONNX.
+// grouped_mm_det.cc) and index_add (the per-token accumulation of the experts' outputs), in standard ONNX.
 #include <string>
 #include <vector>
 

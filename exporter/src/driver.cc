@@ -1,7 +1,9 @@
 // The one translation loop (see driver.h).
 #include "driver.h"
 
+#include <functional>
 #include <iostream>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -105,10 +107,37 @@ std::string innermost_frame(const std::string& trace) {
 
 std::string registry_key(const std::string& fx_target) { return pt2::OpTarget::parse(fx_target).key(); }
 
+namespace {
+
+std::mutex& diagnostics_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+DiagnosticSink& diagnostic_sink() {
+  static DiagnosticSink sink;
+  return sink;
+}
+
+// One warning per custom op per process, through the caller's sink (default: standard error).
+void warn_once(const std::string& target, const std::string& message) {
+  std::lock_guard lock(diagnostics_mutex());
+  static std::set<std::string> warned;
+  if (!warned.insert(target).second) return;
+  if (diagnostic_sink()) diagnostic_sink()(message);
+  else std::cerr << "parity: warning: " << message << "\n";
+}
+
+}  // namespace
+
+void set_diagnostic_sink(DiagnosticSink sink) {
+  std::lock_guard lock(diagnostics_mutex());
+  diagnostic_sink() = std::move(sink);
+}
+
 void translate_nodes(const pt2::Program& program, const pt2::Graph& fx_graph, GraphBuilder& builder, int opset,
                      std::map<std::string, std::string>& values) {
   std::map<std::string, Unsupported> unsupported;
-  static std::set<std::string> warned;  // one warning per custom op per process
   for (const auto& node : fx_graph.nodes) {
     const std::string key = registry_key(node.target);
     const auto translation = find_translation(key, opset);
@@ -129,10 +158,9 @@ void translate_nodes(const pt2::Program& program, const pt2::Graph& fx_graph, Gr
       if (custom) {
         const auto& [domain, op] = *custom;
         builder.use_domain(domain);
-        if (warned.insert(node.target).second)
-          std::cerr << "parity: warning: export: node '" << node.name << "' (" << node.target
-                    << "): no translation, emitted as custom-domain node " << domain << "::" << op
-                    << "; refrt and onnxruntime cannot run it without a kernel\n";
+        warn_once(node.target, "export: node '" + node.name + "' (" + node.target +
+                                   "): no translation, emitted as custom-domain node " + domain + "::" + op +
+                                   "; refrt and onnxruntime cannot run it without a kernel");
         emit_custom_domain_node(ctx, domain, op);
       } else {
         translation->run(ctx);

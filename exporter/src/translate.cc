@@ -1,11 +1,20 @@
 #include "translate.h"
 
 #include <algorithm>
+#include <mutex>
+#include <shared_mutex>
 
 #include "parity/error.h"
 #include "parity/exporter/export.h"
 
 namespace parity::exporter {
+
+// Registrations happen at static initialisation, of the library or of a plugin being dlopen()ed while other
+// threads export: writers take this lock exclusively, lookups shared.
+std::shared_mutex& registry_mutex() {
+  static std::shared_mutex m;
+  return m;
+}
 
 std::map<std::string, std::map<int, Translation>>& translation_registry() {
   static std::map<std::string, std::map<int, Translation>> registry;
@@ -17,9 +26,13 @@ std::map<std::string, std::string>& alias_registry() {
   return aliases;
 }
 
-AliasRegistrar::AliasRegistrar(const char* key, const char* target) { alias_registry()[key] = target; }
+AliasRegistrar::AliasRegistrar(const char* key, const char* target) {
+  std::unique_lock lock(registry_mutex());
+  alias_registry()[key] = target;
+}
 
 std::vector<std::string> registered_translations() {
+  std::shared_lock lock(registry_mutex());
   std::vector<std::string> keys;
   for (const auto& [key, t] : translation_registry()) keys.push_back(key);
   for (const auto& [key, target] : alias_registry())
@@ -57,6 +70,7 @@ const Translation* registered(const std::string& key, int opset) {
 }  // namespace
 
 std::optional<Translation> find_translation(const std::string& key, int opset) {
+  std::shared_lock lock(registry_mutex());
   if (const Translation* t = registered(key, opset)) return *t;
   const auto functional = functional_key(key);
   const Translation* t = functional ? registered(*functional, opset) : nullptr;
@@ -75,10 +89,12 @@ void Translation::run(TranslateContext& ctx) const {
 bool has_translation(const std::string& key) { return find_translation(key, kMaxOpset).has_value(); }
 
 TranslationRegistrar::TranslationRegistrar(const char* key, TranslateFn fn, int min_opset) {
+  std::unique_lock lock(registry_mutex());
   translation_registry()[key][min_opset] = Translation{fn, nullptr, min_opset, false};
 }
 
 void register_plugin_translation(const char* key, PluginTranslateFn fn, int min_opset) {
+  std::unique_lock lock(registry_mutex());
   translation_registry()[key] = {{min_opset, Translation{nullptr, fn, min_opset, false}}};
 }
 

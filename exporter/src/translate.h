@@ -153,6 +153,9 @@ void in_place(TranslateContext& ctx) {
   rebind_in_place_result(ctx);
 }
 
+// The registries are filled by registrars (static initialisers of this library and of plugins) and read by
+// find_translation / registered_translations, all under one reader-writer lock (translate.cc): use them
+// through those functions, never directly, once more than one thread runs.
 // Registry keyed by "aten::<op>.<overload>": the versions of a key by min_opset (one registrar object per
 // translation; a key may have one version per opset where ONNX gained a better operator).
 std::map<std::string, std::map<int, Translation>>& translation_registry();

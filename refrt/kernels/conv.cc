@@ -16,6 +16,7 @@
 #include "../src/thread_pool.h"
 #include "conv_depthwise.h"
 #include "conv_direct.h"
+#include "conv_dnnl.h"
 #include "conv_gemm.h"
 #include "im2col.h"
 
@@ -56,6 +57,10 @@ class ConvKernel : public Kernel {
 
   void compute(KernelIO& io) const override {
     nn::run_float(node_, io, io.in(0).dtype(), [&](auto tag, KernelIO& f) { run<decltype(tag)>(f); });
+  }
+
+  void prepare(const std::vector<const Tensor*>& constants) override {
+    if (constants.size() > 1 && constants[1] && constants[1]->dtype() == DType::kFloat32) dnnl_.set_weights(*constants[1]);
   }
 
   double flops(const KernelIO& io) const override {  // 2 * output elements * (C/group * kernel volume)
@@ -102,6 +107,13 @@ class ConvKernel : public Kernel {
     if constexpr (std::is_same_v<T, float>) {
       if (conv_depthwise::applies(g, c, m, group_) && (!z || z_same) && !conv_gemm_disabled()) {  // small planes
         conv_depthwise::run(io, g, n, c, px, pw, pb, pz, py, acts_);
+        io.outputs[0] = std::move(y);
+        return;
+      }
+    }
+    if constexpr (std::is_same_v<T, float>) {
+      if (dnnl_.applies(w, g, group_) && !conv_gemm_disabled() && (!z || z_same) && y.numel() > 0 &&
+          dnnl_.run(io, g, n, c, m, px, pb, pz, py, acts_)) {  // epilogue included
         io.outputs[0] = std::move(y);
         return;
       }
@@ -473,6 +485,7 @@ class ConvKernel : public Kernel {
   nn::WindowAttrs attrs_;
   int64_t group_;
   std::vector<ActStep> acts_;  // fused epilogue (FusedConv); empty for a plain Conv
+  conv_dnnl::Conv dnnl_;       // oneDNN's primitives, when W is a constant
 };
 
 }  // namespace

@@ -87,6 +87,10 @@ class Kernel {
   // Floating-point operations of the call that just ran on `io` (for the profiler's GFLOP/s);
   // 0 = not declared. Memory traffic (input + output bytes) is measured by the executor.
   virtual double flops(const KernelIO& io) const { return 0; }
+  // Called once when the session is planned: constants[i] is input i's value when it is a constant of
+  // the session (an initializer no graph input can override), else nullptr. A kernel may keep the
+  // tensor (a shared buffer, alive as long as it holds it) and precompute from it (packed weights).
+  virtual void prepare(const std::vector<const Tensor*>& constants) {}
   // True for kernels that read KernelIO::values (sequence/optional operators, Identity, control flow);
   // the executor refuses to hand a sequence or optional to any other kernel.
   virtual bool takes_values() const { return false; }

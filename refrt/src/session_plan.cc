@@ -144,6 +144,18 @@ void fold_constants(SessionPlan& plan) {
   plan.nodes = std::move(kept);
 }
 
+// Hands each kernel its constant inputs (Kernel::prepare).
+void prepare_kernels(SessionPlan& plan) {
+  std::map<int, const Tensor*> constants;
+  for (const auto& [id, t] : plan.initializers) constants[id] = &t;
+  for (int id : plan.input_ids) constants.erase(id);  // a graph input may override its initializer
+  for (PlannedNode& node : plan.nodes) {
+    std::vector<const Tensor*> known;
+    for (int v : node.inputs) known.push_back(v >= 0 && constants.count(v) ? constants.at(v) : nullptr);
+    node.kernel->prepare(known);
+  }
+}
+
 SessionPlan plan_graph(GraphDef graph, const std::string& origin, bool fold) {
   SessionPlan plan;
   plan.origin = origin;
@@ -178,6 +190,7 @@ SessionPlan plan_graph(GraphDef graph, const std::string& origin, bool fold) {
     kept.insert(plan.output_ids.back());
   }
   for (const auto& [id, _] : plan.initializers) kept.insert(id);
+  prepare_kernels(plan);
 
   // Free every other value right after its last consumer (or right away if nothing reads it).
   std::map<int, size_t> last_use;

@@ -74,6 +74,8 @@ def test_integer_outputs_compare_exactly():
     assert_matches_eager(np.array([1.0, 2.0], np.float32), np.array([1.0, 2.00001], np.float32), "float within rtol")
 # The quantized family (quant_*) has its own test, test_quantized.py: its outputs compare in quantization steps.
 NOT_QUANTIZED = "^(?!quant_)"
+# PARITY_SCENARIOS=REGEX narrows the cases further (scripts/test.sh --quick runs a sample this way).
+SELECTED = NOT_QUANTIZED + (f"(?=.*(?:{os.environ['PARITY_SCENARIOS']}))" if os.environ.get("PARITY_SCENARIOS") else "")
 
 
 class CaptureFailed(Exception):
@@ -86,13 +88,13 @@ def all_captured(tmp_path_factory):
     # second run re-captures only what changed (and what failed to capture).
     reuse = os.environ.get("PARITY_SCENARIO_CASES")
     root = Path(reuse) if reuse else tmp_path_factory.mktemp("all_cases")
-    proc = run_capture("--out", root, "--modes", ",".join(MODES), "--jobs", "2", "--filter", NOT_QUANTIZED, timeout=2400)
+    proc = run_capture("--out", root, "--modes", ",".join(MODES), "--jobs", "2", "--filter", SELECTED, timeout=2400)
     assert proc.returncode == 0, proc.stderr
     return root
 
 
 def _params():
-    return [pytest.param(c.name, m, id=f"{c.name}-{m}") for c in all_cases() if re.search(NOT_QUANTIZED, c.name)
+    return [pytest.param(c.name, m, id=f"{c.name}-{m}") for c in all_cases() if re.search(SELECTED, c.name)
             for m in MODES]
 
 

@@ -126,3 +126,27 @@ def test_fresh_sets_use_new_dims_and_agree(captured, tmp_path, mode):
         assert batch >= 2 and batch not in seen, (batch, seen)
         assert f["outputs"][0]["shape"][0] == batch
         assert f["outputs"][0]["refrt_vs_libtorch"]["passed"]
+
+
+def loaded_libraries(*args):
+    """The shared objects the dynamic loader opened while `parity ARGS` ran (LD_DEBUG=files)."""
+    import os
+    import subprocess
+    from conftest import PARITY
+    proc = subprocess.run([str(PARITY), *map(str, args)], capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, LD_DEBUG="files"))
+    return proc, [line.split("file=")[1].split()[0] for line in proc.stderr.splitlines() if "file=" in line]
+
+
+def test_only_the_reference_loads_libtorch(captured, tmp_path):
+    """libtorch's start-up (its static operator registration) is paid by the commands that run the libtorch
+    reference, not by run, export or ops: the reference is a module loaded on first use."""
+    model = tmp_path / "m.onnx"
+    proc, libs = loaded_libraries("export", captured / "mlp_docs" / "strict" / "model.pt2", "-o", model)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert not [lib for lib in libs if "libtorch" in lib or "libc10" in lib], libs
+    proc, libs = loaded_libraries("ops")
+    assert proc.returncode == 0 and not [lib for lib in libs if "libtorch" in lib], libs
+    proc, libs = loaded_libraries("verify", captured / "mlp_docs" / "strict", "--out", tmp_path / "v", "--quiet")
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    assert any("libparity_reference.so" in lib for lib in libs) and any("libtorch_cpu" in lib for lib in libs), libs

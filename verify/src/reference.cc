@@ -1,4 +1,5 @@
-// The only translation unit of Parity that includes libtorch headers.
+// The libtorch reference executor: with reference_symbolic.cc and reference_quantized.cc, the only
+// translation units of Parity that include libtorch headers. Built as the module libparity_reference.so.
 #include "parity/verify/reference.h"
 
 #include <ATen/ATen.h>
@@ -16,6 +17,7 @@
 
 #include "parity/error.h"
 #include "parity/fs.h"
+#include "reference_api.h"
 #include "reference_quantized.h"
 #include "reference_symbolic.h"
 
@@ -523,10 +525,8 @@ class Interpreter {
   }
 };
 
-}  // namespace
-
-ReferenceResult run_reference(const pt2::Program& program, const std::vector<Tensor>& user_inputs,
-                              bool keep_intermediates) {
+ReferenceResult run_libtorch(const pt2::Program& program, const std::vector<Tensor>& user_inputs,
+                            bool keep_intermediates) {
   at::NoGradGuard no_grad;
   register_quantized_decomposed_ops();
   // Pages of read-only mappings that other stages touched (the exporter's view of the archive, refrt's
@@ -541,9 +541,9 @@ ReferenceResult run_reference(const pt2::Program& program, const std::vector<Ten
   return result;
 }
 
-std::string libtorch_version() { return TORCH_VERSION; }
+std::string torch_version() { return TORCH_VERSION; }
 
-void load_torch_library(const std::string& path) {
+void load_library(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     throw Error({"reference", path}, "cannot load torch library (TORCH_LIBRARY custom ops): no such file");
@@ -554,4 +554,12 @@ void load_torch_library(const std::string& path) {
   }
 }
 
+}  // namespace
+
 }  // namespace parity::verify
+
+extern "C" const parity::verify::ReferenceApi* parity_reference_api() {
+  static const parity::verify::ReferenceApi api{parity::verify::run_libtorch, parity::verify::torch_version,
+                                                parity::verify::load_library};
+  return &api;
+}

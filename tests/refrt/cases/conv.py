@@ -137,6 +137,16 @@ def build(api):
                         attrs.get("group", 1), attrs.get("auto_pad", "NOTSET")).astype(np.float32)
         case(f"conv_{name}", [node("Conv", ["x", "w", "b"], ["y"], **attrs)], {"x": x, "w": w, "b": b},
              {"y": want}, tol=tol)
+    # The same dense 2-D convs with W and B constants of the model: these run through oneDNN
+    # (refrt/kernels/conv_dnnl.h) where the ISA level allows avx2, the rows above through refrt's own kernels.
+    for name, (xs, ws, attrs) in convs.items():
+        if len(xs) != 4 or attrs.get("group", 1) != 1 or ws[2] * ws[3] == 1:
+            continue
+        x, w, b = rand(*xs), rand(*ws), rand(ws[0])
+        want = conv_ref(np, x, w, b, attrs.get("strides"), attrs.get("dilations"), attrs.get("pads"),
+                        1, attrs.get("auto_pad", "NOTSET")).astype(np.float32)
+        case(f"conv_const_w_{name}", [node("Conv", ["x", "w", "b"], ["y"], **attrs)], {"x": x},
+             {"y": want}, initializers={"w": w, "b": b}, tol=tol)
     x, w = rand(1, 2, 6, 5, dtype=np.float64), rand(3, 2, 3, 3, dtype=np.float64)
     case("conv_f64_no_bias", [node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])], {"x": x, "w": w},
          {"y": conv_ref(np, x, w, pads=[1, 1, 1, 1])}, tol=(1e-12, 1e-12))

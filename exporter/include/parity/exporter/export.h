@@ -1,6 +1,12 @@
 // parity export: PT2 program -> ONNX model bytes. No protobuf or libtorch types in this header.
+//
+// Threads: every function here may be called from several threads at once, for different or the same
+// programs, including exports that load plugins (ExportOptions::plugins): the translation registry is
+// written only by registrars (this library's static initialisers, a plugin's while it is dlopen()ed) under
+// an exclusive lock and read under a shared one. A pt2::Program is read-only during an export.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,6 +53,13 @@ std::string export_program(const pt2::Program& program, const ExportOptions& opt
 bool export_program_to_file(const pt2::Program& program, const std::string& onnx_path, const ExportOptions& options = {});
 // read_pt2(pt2_path) + export_program_to_file.
 bool export_file(const std::string& pt2_path, const std::string& onnx_path, const ExportOptions& options = {});
+
+// Where the exporter's warnings go (one message per call, no trailing newline; e.g. a custom op emitted as a
+// custom-domain node, once per op per process). Default (and after an empty sink): "parity: warning: "
+// + message on standard error. The sink is called under the exporter's diagnostics lock, from whichever
+// thread exports.
+using DiagnosticSink = std::function<void(const std::string& message)>;
+void set_diagnostic_sink(DiagnosticSink sink);
 
 // Every registered translation key ("aten::add.Tensor", "_operator::add", ...), sorted.
 std::vector<std::string> registered_translations();

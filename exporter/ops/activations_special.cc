@@ -1,4 +1,4 @@
-// More elementwise ATen ops -> ONNX: activations, special functions, predicates and Scalar-first overloads
+// Elementwise ATen ops -> ONNX: activations, special functions, predicates and Scalar-first overloads
 // of the torch_lib registry. Each follows torch's CPU kernel formula where it differs from the textbook one.
 #include <cmath>
 

@@ -1,4 +1,4 @@
-// More nn ATen ops -> ONNX (torch_lib registry coverage): norms, upsampling of every rank, glu, 1-d max pool
+// nn ATen ops -> ONNX (torch_lib registry coverage): norms, upsampling of every rank, glu, 1-d max pool
 // with indices, CPU flash attention, bilinear, embedding renorm, losses.
 #include <cmath>
 #include <limits>

@@ -1,4 +1,4 @@
-// More factory, random, scan and counting ATen ops -> ONNX (torch_lib registry coverage): windows, linspace,
+// Factory, random, scan and counting ATen ops -> ONNX (torch_lib registry coverage): windows, linspace,
 // random sampling, cross products, logcumsumexp, histc, bincount, unique.
 #include <cmath>
 #include <limits>

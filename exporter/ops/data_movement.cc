@@ -1,4 +1,4 @@
-// More shape and data-movement ATen ops -> ONNX (torch_lib registry coverage): atleast_*, *_as, narrow,
+// Shape and data-movement ATen ops -> ONNX (torch_lib registry coverage): atleast_*, *_as, narrow,
 // tile, tril/triu, pixel (un)shuffle, im2col, unfold, repeat_interleave of counts.
 #include "../src/translate.h"
 

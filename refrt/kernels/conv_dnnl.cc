@@ -1,0 +1,294 @@
+// conv_dnnl.h: Conv through oneDNN primitives on refrt's threads.
+#include "conv_dnnl.h"
+
+#include <dlfcn.h>
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <string>
+#include <unordered_map>
+
+#include "../src/scratch.h"
+#include "../src/thread_pool.h"
+#include "parity/refrt/cpu_isa.h"
+
+namespace parity::refrt::conv_dnnl {
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+
+// oneDNN's ceiling from refrt's ISA level (PARITY_REFRT_ISA), set before its first JIT.
+dnnl::cpu_isa dnnl_isa(IsaLevel level) {
+  switch (level) {
+    case IsaLevel::kAvx512: return dnnl::cpu_isa::avx512_core;
+    case IsaLevel::kAvx512Vnni: return dnnl::cpu_isa::avx512_core_vnni;
+    case IsaLevel::kAvx512Bf16: return dnnl::cpu_isa::avx512_core_bf16;
+    case IsaLevel::kAmx: return dnnl::cpu_isa::avx512_core_amx;
+    default: return dnnl::cpu_isa::avx2;
+  }
+}
+
+// The Debian build of oneDNN threads with OpenMP (libgomp). Its team stays at one thread: each call is
+// made with the calling thread's OpenMP thread count at 1 (a per-thread setting), so oneDNN runs the
+// primitive inline and never starts OpenMP workers next to refrt's pool. Looked up in the libgomp that
+// libdnnl loaded (torch carries its own copy under another name).
+void one_openmp_thread() {
+  using SetThreads = void (*)(int);
+  static const SetThreads set = [] {
+    void* gomp = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    return gomp ? reinterpret_cast<SetThreads>(dlsym(gomp, "omp_set_num_threads")) : nullptr;
+  }();
+  if (set) set(1);
+}
+
+const dnnl::engine& cpu_engine() {
+  static const dnnl::engine engine = [] {
+    try {
+      dnnl::set_max_cpu_isa(dnnl_isa(isa_level()));
+    } catch (const dnnl::error&) {  // only before oneDNN's first JIT; nothing else in refrt runs one
+    }
+    return dnnl::engine(dnnl::engine::kind::cpu, 0);
+  }();
+  return engine;
+}
+
+dnnl::stream& thread_stream() {
+  thread_local dnnl::stream stream(cpu_engine());
+  return stream;
+}
+
+int64_t round_up(int64_t v, int64_t b) { return (v + b - 1) / b * b; }
+
+// The channel block of a 4-D layout oneDNN chose: 0 for plain NCHW, 8 / 16 for nChw8c / nChw16c,
+// -1 for anything else.
+int64_t channel_block(const memory::desc& md, const memory::dims& dims) {
+  if (md == memory::desc(dims, memory::data_type::f32, Tag::nchw)) return 0;
+  if (md == memory::desc(dims, memory::data_type::f32, Tag::nChw8c)) return 8;
+  if (md == memory::desc(dims, memory::data_type::f32, Tag::nChw16c)) return 16;
+  return -1;
+}
+
+// 8 x 8 floats transposed in registers: rows r0..r7 (8 floats each) become columns.
+__attribute__((target("avx2"))) inline void transpose8(__m256 r[8]) {
+  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+  const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+  r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+  r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+  r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+  r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+  r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+  r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+  r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+
+// Planes <-> channel blocks for 8 channels: to_blocks: blk[p * stride + j] = planes[j * plane + p];
+// otherwise the reverse. p < n; 8 pixels at a time in registers, the rest one by one.
+template <bool kToBlocks>
+__attribute__((target("avx2"))) void move8(float* planes, int64_t plane, float* blk, int64_t stride, int64_t n) {
+  int64_t p = 0;
+  __m256 r[8];
+  for (; p + 8 <= n; p += 8) {
+    if (kToBlocks) {
+      for (int j = 0; j < 8; ++j) r[j] = _mm256_loadu_ps(planes + j * plane + p);
+      transpose8(r);
+      for (int q = 0; q < 8; ++q) _mm256_storeu_ps(blk + (p + q) * stride, r[q]);
+    } else {
+      for (int q = 0; q < 8; ++q) r[q] = _mm256_loadu_ps(blk + (p + q) * stride);
+      transpose8(r);
+      for (int j = 0; j < 8; ++j) _mm256_storeu_ps(planes + j * plane + p, r[j]);
+    }
+  }
+  for (; p < n; ++p)
+    for (int64_t j = 0; j < 8; ++j) {
+      if (kToBlocks) blk[p * stride + j] = planes[j * plane + p];
+      else planes[j * plane + p] = blk[p * stride + j];
+    }
+}
+
+// cn (<= block) channel planes of n pixels <-> one channel block (zeros past cn when to_blocks).
+template <bool kToBlocks>
+void move_block(float* planes, int64_t plane, float* blk, int64_t block, int64_t cn, int64_t n) {
+  int64_t j = 0;
+  for (; j + 8 <= cn; j += 8) move8<kToBlocks>(planes + j * plane, plane, blk + j, block, n);
+  if (j == block) return;
+  for (int64_t p = 0; p < n; ++p)
+    for (int64_t q = j; q < block; ++q) {
+      if (kToBlocks) blk[p * block + q] = q < cn ? planes[q * plane + p] : 0.0f;
+      else if (q < cn) planes[q * plane + p] = blk[p * block + q];
+    }
+}
+
+}  // namespace
+
+struct Block {
+  int64_t o0 = 0, o1 = 0, dst_block = 0;
+  dnnl::convolution_forward conv;
+  memory::desc src_md, dst_md, bias_md, scratch_md;
+  memory weights;  // reordered for the primitive, owned
+  size_t dst_bytes = 0, scratch_bytes = 0;
+};
+
+struct Plan {
+  int64_t src_block = 0;  // 0: X as it is (NCHW); 8 / 16: X reordered into channel blocks first
+  size_t src_bytes = 0;
+  std::vector<Block> blocks;
+};
+
+bool enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("PARITY_REFRT_CONV_DNNL");
+    if (v != nullptr && std::string(v) == "0") return false;
+    return isa_allows(IsaLevel::kAvx2);
+  }();
+  return on;
+}
+
+bool Conv::applies(const Tensor& w, const nn::WindowGeometry& g, int64_t group) const {
+  return enabled() && w_.defined() && w.raw() == w_.raw() && w.dtype() == DType::kFloat32 && group == 1 &&
+         g.rank() == 2 && w.rank() == 4 && g.kernel[0] * g.kernel[1] > 1;
+}
+
+std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, bool bias,
+                                           int64_t threads) const {
+  auto plan = std::make_shared<Plan>();
+  const int64_t kh = g.kernel[0], kw = g.kernel[1];
+  const memory::dims strides{g.stride[0], g.stride[1]}, dilates{g.dilation[0] - 1, g.dilation[1] - 1};
+  const memory::dims pad_l{g.pad_begin[0], g.pad_begin[1]}, pad_r{g.pad_end[0], g.pad_end[1]};
+  const memory::dims src_dims{n, c, g.in[0], g.in[1]};
+  // Blocks of output channels on multiples of the widest channel block, one or two per thread.
+  const int64_t align = isa_allows(IsaLevel::kAvx512) ? 16 : 8;
+  const int64_t count = std::max<int64_t>(1, std::min(threads, m / align));
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::stream& stream = thread_stream();
+  for (int64_t b = 0; b < count; ++b) {
+    Block blk;
+    blk.o0 = b == 0 ? 0 : m * b / count / align * align;
+    blk.o1 = b + 1 == count ? m : m * (b + 1) / count / align * align;
+    const int64_t mb = blk.o1 - blk.o0;
+    const memory::dims w_dims{mb, c, kh, kw}, dst_dims{n, mb, g.out[0], g.out[1]};
+    const memory::desc any_src(src_dims, memory::data_type::f32, Tag::any);
+    const memory::desc any_w(w_dims, memory::data_type::f32, Tag::any);
+    const memory::desc any_dst(dst_dims, memory::data_type::f32, Tag::any);
+    blk.bias_md = bias ? memory::desc({mb}, memory::data_type::f32, Tag::x) : memory::desc();
+    const dnnl::convolution_forward::desc desc =
+        bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                               any_src, any_w, blk.bias_md, any_dst, strides, dilates, pad_l, pad_r)
+             : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                               any_src, any_w, any_dst, strides, dilates, pad_l, pad_r);
+    const dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
+    // Only oneDNN's JIT convolutions: its gemm and reference fallbacks are slower than refrt's own.
+    const std::string impl = pd.impl_info_str();
+    if (impl.rfind("jit", 0) != 0) return nullptr;
+    const int64_t src_block = channel_block(pd.src_desc(), src_dims);
+    blk.dst_block = channel_block(pd.dst_desc(), dst_dims);
+    if (src_block < 0 || blk.dst_block < 0 || (b > 0 && src_block != plan->src_block)) return nullptr;
+    plan->src_block = src_block;
+    plan->src_bytes = pd.src_desc().get_size();
+    blk.src_md = pd.src_desc();
+    blk.dst_md = pd.dst_desc();
+    blk.dst_bytes = pd.dst_desc().get_size();
+    blk.scratch_md = pd.scratchpad_desc();
+    blk.scratch_bytes = blk.scratch_md.get_size();
+    blk.conv = dnnl::convolution_forward(pd);
+    blk.weights = memory(pd.weights_desc(), cpu_engine());
+    memory user({w_dims, memory::data_type::f32, Tag::oihw}, cpu_engine(),
+                const_cast<float*>(w_.data<float>() + blk.o0 * c * kh * kw));
+    dnnl::reorder(user, blk.weights).execute(stream, user, blk.weights);
+    stream.wait();
+    plan->blocks.push_back(std::move(blk));
+  }
+  return plan;
+}
+
+bool Conv::run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, const float* px,
+               const float* pb, const float* pz, float* py, const std::vector<ActStep>& acts) const {
+  const int64_t threads = io.pool ? io.pool->size() : 1;
+  const std::vector<int64_t> key{n, c, g.in[0], g.in[1], pb != nullptr, threads};
+  std::shared_ptr<const Plan> plan;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = plans_.find(key);
+    if (it == plans_.end()) {
+      if (plans_.size() >= 8) plans_.clear();  // many input shapes: keep the reordered weights' copies bounded
+      one_openmp_thread();
+      try {
+        it = plans_.emplace(key, plan_for(g, n, c, m, pb != nullptr, threads)).first;
+      } catch (const dnnl::error&) {  // a geometry oneDNN does not take: refrt's own kernel
+        it = plans_.emplace(key, nullptr).first;
+      }
+    }
+    plan = it->second;
+  }
+  if (!plan) return false;
+  const int64_t in_size = g.in[0] * g.in[1], out_size = g.out[0] * g.out[1];
+  // X into channel blocks of sb (zeros past C), channel blocks spread over the pool.
+  const float* src = px;
+  Tensor blocked;
+  const int64_t sb = plan->src_block;
+  if (sb > 0) {
+    blocked = Tensor(DType::kFloat32, {static_cast<int64_t>(plan->src_bytes / sizeof(float))});
+    float* pbk = blocked.data<float>();
+    const int64_t cblocks = round_up(c, sb) / sb;
+    parallel_for(io, n * cblocks, 1, [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        const int64_t i = b / cblocks, cb = b % cblocks, c0 = cb * sb, cn = std::min(sb, c - c0);
+        move_block<true>(const_cast<float*>(px + (i * c + c0) * in_size), in_size, pbk + b * in_size * sb, sb, cn, in_size);
+      }
+    });
+    src = pbk;
+  }
+  parallel_each(io, static_cast<int64_t>(plan->blocks.size()), [&](int64_t b0, int64_t b1) {
+    one_openmp_thread();
+    dnnl::stream& stream = thread_stream();
+    for (int64_t b = b0; b < b1; ++b) {
+      const Block& blk = plan->blocks[static_cast<size_t>(b)];
+      const int64_t mb = blk.o1 - blk.o0, db = blk.dst_block;
+      float* out = scratch<float>(blk.dst_bytes / sizeof(float) + 1, ScratchSlot::kConvColumns);
+      auto* pad = scratch<std::byte>(blk.scratch_bytes + 1, ScratchSlot::kConvPacked);
+      std::unordered_map<int, memory> args = {
+          {DNNL_ARG_SRC, memory(blk.src_md, cpu_engine(), const_cast<float*>(src))},
+          {DNNL_ARG_WEIGHTS, blk.weights},
+          {DNNL_ARG_DST, memory(blk.dst_md, cpu_engine(), out)},
+          {DNNL_ARG_SCRATCHPAD, memory(blk.scratch_md, cpu_engine(), pad)}};
+      if (pb) args.emplace(DNNL_ARG_BIAS, memory(blk.bias_md, cpu_engine(), const_cast<float*>(pb + blk.o0)));
+      blk.conv.execute(stream, args);
+      stream.wait();
+      // Back to NCHW rows of Y, then the added input and the activations while the rows are in cache.
+      const int64_t mbp = db > 0 ? round_up(mb, db) : mb;
+      for (int64_t i = 0; i < n; ++i) {
+        float* yb = py + (i * m + blk.o0) * out_size;
+        if (db == 0) {
+          std::memcpy(yb, out + i * mb * out_size, static_cast<size_t>(mb * out_size) * sizeof(float));
+        } else {
+          for (int64_t o = 0; o < mb; o += db) {
+            const float* ob = out + (i * mbp + o) * out_size;
+            move_block<false>(yb + o * out_size, out_size, const_cast<float*>(ob), db, std::min(db, mb - o), out_size);
+          }
+        }
+        for (int64_t o = 0; o < mb; ++o) {
+          float* row = yb + o * out_size;
+          if (pz) {
+            const float* zr = pz + (i * m + blk.o0 + o) * out_size;
+            for (int64_t p = 0; p < out_size; ++p) row[p] += zr[p];
+          }
+          apply_activations(acts, row, out_size);
+        }
+      }
+    }
+  });
+  return true;
+}
+
+}  // namespace parity::refrt::conv_dnnl

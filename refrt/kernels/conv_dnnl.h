@@ -1,0 +1,49 @@
+// Internal: float32 2-D convolutions through oneDNN (Debian libdnnl), whose JIT kernels match the CPU
+// at run time (AVX2, AVX-512, AMX) and are capped by PARITY_REFRT_ISA (cpu_isa.h). Only for a Conv
+// whose weights are a constant of the session: they are reordered into oneDNN's blocked layout once,
+// per block of output channels, when the first input shape is seen (one primitive per block, cached
+// per input shape). Threads are refrt's: each pool thread runs whole blocks of output channels, every
+// primitive single-threaded (oneDNN's OpenMP team is never started), so there is one set of threads.
+// X and Y stay NCHW: X is reordered into the primitive's channel blocks by the pool, and each block's
+// output is copied back into Y's rows with the conv's epilogue (added input, activations).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "../src/activation.h"
+#include "nn_common.h"
+
+namespace parity::refrt::conv_dnnl {
+
+// Whether oneDNN convs may run: the ISA level allows avx2 (below it: refrt's portable loops) and
+// PARITY_REFRT_CONV_DNNL is not 0.
+bool enabled();
+
+struct Plan;
+
+class Conv {
+ public:
+  // The session's constant W [M, C, kh, kw] (kept, shared buffer).
+  void set_weights(const Tensor& w) { w_ = w; }
+  // Whether this call can run here: constant float32 W (the one given), one group, 2-D, a kernel larger
+  // than 1x1. Measured on AVX2 (Zen 3): ResNet-18's 3x3 / 7x7 convs 18 % faster at 1 thread, 10 % at 2,
+  // MobileNetV3's stem 30-38 %; 1x1 convs tie or lose (the reorders cost what the GEMM saves), so they
+  // keep refrt's GEMM, and depthwise keeps refrt's direct kernel.
+  bool applies(const Tensor& w, const nn::WindowGeometry& g, int64_t group) const;
+  // Y = conv(X, W) + bias (+ z, same shape as Y), then the activations. false: no primitive for this
+  // geometry (the caller runs its own kernel).
+  bool run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, const float* px,
+           const float* pb, const float* pz, float* py, const std::vector<ActStep>& acts) const;
+
+ private:
+  std::shared_ptr<const Plan> plan_for(const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, bool bias,
+                                       int64_t threads) const;
+  Tensor w_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::vector<int64_t>, std::shared_ptr<const Plan>> plans_;  // nullptr: oneDNN declined
+};
+
+}  // namespace parity::refrt::conv_dnnl
