@@ -120,8 +120,11 @@ class SplitToSequenceKernel : public SequenceKernel {
     const size_t axis = static_cast<size_t>(normalize_axis(axis_, static_cast<int64_t>(x.rank()), "axis"));
     const int64_t dim = x.dim(axis);
     const Tensor* split = io.optional(1);
-    const std::vector<int64_t> sizes = split ? split_sizes(*split, dim) : std::vector<int64_t>(static_cast<size_t>(dim), 1);
+    const std::vector<int64_t> sizes = split ? split_sizes(*split, dim) : std::vector<int64_t>(pieces(dim), 1);
     const bool squeeze = !split && !keepdims_;
+    if (sizes.size() > kMaxPieces)
+      node_.fail("the split makes " + std::to_string(sizes.size()) + " tensors, more than refrt's limit of " +
+                 std::to_string(kMaxPieces) + " for one sequence");
     std::vector<Tensor> elements;
     int64_t start = 0;
     for (int64_t size : sizes) {
@@ -140,7 +143,7 @@ class SplitToSequenceKernel : public SequenceKernel {
     const std::vector<int64_t> v = int64_values(split, "split");
     if (split.rank() == 0) {
       if (v[0] <= 0) node_.fail("a scalar split must be positive, got " + std::to_string(v[0]));
-      std::vector<int64_t> sizes(static_cast<size_t>(dim / v[0]), v[0]);
+      std::vector<int64_t> sizes(pieces(dim / v[0]), v[0]);
       if (dim % v[0]) sizes.push_back(dim % v[0]);
       return sizes;
     }
@@ -153,6 +156,15 @@ class SplitToSequenceKernel : public SequenceKernel {
     if (total != dim)
       node_.fail("split sizes sum to " + std::to_string(total) + ", the axis has " + std::to_string(dim));
     return v;
+  }
+
+  // An axis of zero-element tensors may be any length: a count of pieces is checked before it is allocated.
+  static constexpr size_t kMaxPieces = size_t{1} << 20;
+  size_t pieces(int64_t n) const {
+    if (n > static_cast<int64_t>(kMaxPieces))
+      node_.fail("the split makes " + std::to_string(n) + " tensors, more than refrt's limit of " +
+                 std::to_string(kMaxPieces) + " for one sequence");
+    return static_cast<size_t>(n);
   }
 
   int64_t axis_;
@@ -187,7 +199,7 @@ class ConcatFromSequenceKernel : public SequenceKernel {
       if (!same)
         node_.fail("element #" + std::to_string(k) + " has shape " + shape_str(t.shape()) + ", element #0 " +
                    shape_str(first.shape()) + ": they must agree except along axis " + std::to_string(axis));
-      out_shape[axis] += s[axis];
+      if (__builtin_add_overflow(out_shape[axis], s[axis], &out_shape[axis])) node_.fail("the concatenated axis overflows");
     }
     io.outputs[0] = concat(seq.tensors, axis, out_shape);
   }

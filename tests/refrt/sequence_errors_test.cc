@@ -150,6 +150,19 @@ TEST(SequenceErrors, SplitAndConcatShapes) {
   expect_error(d, kXY, {}, {"the_ConcatFromSequence", "element #1 has shape [3]"});
 }
 
+// A zero-element input may have an axis of any length: splitting it must not allocate a piece per entry.
+TEST(SequenceErrors, SplitOfAHugeEmptyAxisIsRefused) {
+  for (bool with_split : {false, true}) {
+    ModelBuilder b(18);
+    b.input("x", DType::kFloat32, {int64_t{1} << 40, 0});
+    b.node("SplitToSequence", with_split ? std::vector<std::string>{"x", "k"} : std::vector<std::string>{"x"}, {"out"},
+           "split_huge");
+    b.initializer("k", i64({}, {1}));
+    b.output("out");
+    expect_error(b, {Tensor(DType::kFloat32, {int64_t{1} << 40, 0})}, {}, {"split_huge", "more than refrt's limit"});
+  }
+}
+
 TEST(SequenceErrors, RunInputsAgainstTheDeclaredSequence) {
   ModelBuilder b(18);
   seq_input(b, "s", DType::kFloat32);
