@@ -70,13 +70,24 @@ class NodeArg:
 
     __slots__ = ("name", "shape", "type")
 
-    def __init__(self, name: str, elem_type: int, dims):
+    def __init__(self, name: str, elem_type: int, dims, kind: str = "tensor"):
         self.name = name
         self.shape = list(dims) if dims is not None else None
-        self.type = f"tensor({_TYPE_NAMES.get(elem_type, str(elem_type))})"
+        tensor = f"tensor({_TYPE_NAMES.get(elem_type, str(elem_type))})"
+        self.type = {"sequence": f"seq({tensor})", "optional tensor": f"optional({tensor})",
+                     "optional sequence": f"optional(seq({tensor}))"}.get(kind, tensor)
 
     def __repr__(self):
         return f"NodeArg(name='{self.name}', type='{self.type}', shape={self.shape})"
+
+
+def _feed(value, type_name: str):
+    """A C-ordered array (0-d stays 0-d); a sequence input: a list of them; an optional: None or its element."""
+    if type_name.startswith("optional(") and value is None:
+        return None
+    if type_name.startswith(("seq(", "optional(seq(")):
+        return [np.asarray(v, order="C") for v in value]
+    return np.asarray(value, order="C")
 
 
 def _default_threads() -> int:
@@ -119,12 +130,13 @@ class InferenceSession:
         return ["CPUExecutionProvider"]
 
     def run(self, output_names, input_feed: dict, run_options=None) -> list[np.ndarray]:
-        """The outputs named by output_names (None or []: all, in graph order) for the feeds {name: array}."""
+        """The outputs named by output_names (None or []: all, in graph order) for the feeds {name: array}.
+        A sequence input takes a list of arrays and a sequence output is one; an optional is None or its element."""
         unknown = [name for name in input_feed if name not in self._input_set]
         if unknown:
             raise ParityError(f"[python] unknown input name(s) {unknown}; the model's inputs are {self._input_names}")
         try:
-            arrays = [np.asarray(input_feed[name], order="C") for name in self._input_names]  # keeps 0-d arrays 0-d
+            arrays = [_feed(input_feed[name], arg.type) for name, arg in zip(self._input_names, self._inputs)]
         except KeyError as e:
             raise ParityError(f"[python] missing input {e.args[0]!r}; the model's inputs are {self._input_names}") from None
         outputs = self._session.run(arrays)

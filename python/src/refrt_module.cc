@@ -67,7 +67,7 @@ py::list describe(const std::vector<refrt::ValueInfo>& values) {
       }
       dims = d;
     }
-    out.append(py::make_tuple(v.name, static_cast<int>(v.dtype), dims));
+    out.append(py::make_tuple(v.name, static_cast<int>(v.dtype), dims, refrt::value_kind_name(v.kind)));
   }
   return out;
 }
@@ -102,6 +102,20 @@ py::array to_numpy(Tensor t) {
   return py::array(dt, shape, strides, data, base);
 }
 
+// A sequence input from a list of arrays, an optional from None or its element (views of the arrays).
+std::shared_ptr<const refrt::Value> value_of(const py::object& item, const refrt::ValueInfo& info) {
+  const bool optional = info.kind == refrt::ValueKind::kOptionalTensor || info.kind == refrt::ValueKind::kOptionalSequence;
+  if (optional && item.is_none()) return refrt::Value::empty_optional(info.kind, info.dtype);
+  if (info.kind == refrt::ValueKind::kOptionalTensor) return refrt::Value::optional_tensor(view_of(item.cast<py::array>(), info.name));
+  if (!py::isinstance<py::list>(item) && !py::isinstance<py::tuple>(item))
+    throw Error({"python"}, "input '" + info.name + "' is a " + refrt::value_kind_name(info.kind) + ": pass a list of arrays");
+  std::vector<Tensor> elements;
+  for (const auto& e : item) elements.push_back(view_of(e.cast<py::array>(), info.name));
+  const DType elem = info.dtype != DType::kUndefined ? info.dtype : elements.empty() ? DType::kUndefined : elements[0].dtype();
+  auto seq = refrt::Value::sequence(std::move(elements), elem);
+  return optional ? refrt::Value::optional_sequence(*seq) : seq;
+}
+
 py::object value_to_python(const refrt::Value& v) {
   if (v.is_optional() && !v.has_element) return py::none();
   if (v.kind == refrt::ValueKind::kOptionalTensor) return to_numpy(v.tensors.at(0).clone());
@@ -117,18 +131,23 @@ class PySession {
   py::list inputs() const { return describe(session_->inputs()); }
   py::list outputs() const { return describe(session_->outputs()); }
 
-  py::list run(const std::vector<py::array>& arrays) const {
+  // Arrays for tensor inputs; for a sequence input a list of arrays, for an optional None or its element.
+  py::list run(const std::vector<py::object>& items) const {
     const auto& infos = session_->inputs();
-    if (arrays.size() != infos.size())
-      throw Error({"python"}, "expected " + std::to_string(infos.size()) + " inputs, got " + std::to_string(arrays.size()));
-    std::vector<Tensor> inputs;
-    inputs.reserve(arrays.size());
-    for (size_t i = 0; i < arrays.size(); ++i) inputs.push_back(view_of(arrays[i], infos[i].name));
+    if (items.size() != infos.size())
+      throw Error({"python"}, "expected " + std::to_string(infos.size()) + " inputs, got " + std::to_string(items.size()));
+    std::vector<Tensor> inputs(items.size());
+    refrt::ValueList values(items.size());
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (infos[i].kind == refrt::ValueKind::kTensor) inputs[i] = view_of(items[i].cast<py::array>(), infos[i].name);
+      else values[i] = value_of(items[i], infos[i]);
+    }
     refrt::RunResult result;
     {
       py::gil_scoped_release release;
-      result = session_->run(inputs);
+      result = session_->run_values(inputs, values);
       inputs.clear();  // views of the arrays: released before the arrays may go
+      values.clear();
     }
     py::list out;
     for (size_t i = 0; i < result.outputs.size(); ++i) {

@@ -53,16 +53,31 @@ def test_case_table_through_inference_session(name):
         rtol, atol = map(float, (folder / "tolerance.txt").read_text().split())
     session = rt.InferenceSession(str(folder / "model.onnx"), threads=1)
     names = [i.name for i in session.get_inputs()]
+    graph = onnx.load(str(folder / "model.onnx")).graph
     for data in sorted(folder.glob("test_data_set_*")):
-        inputs = [load_pb(p) for p in files(data, "input")]
-        expected = [load_pb(p) for p in files(data, "output")]
+        inputs = [_load_value(p, v.type) for p, v in zip(files(data, "input"), graph.input)]
+        expected = [_load_value(p, v.type) for p, v in zip(files(data, "output"), graph.output)]
         got = session.run(None, dict(zip(names, inputs)))
         assert len(got) == len(expected)
         for k, (g, w) in enumerate(zip(got, expected)):
             try:
-                _close(g, w, rtol, atol)
+                if isinstance(w, list):  # a sequence: a list of arrays, element by element
+                    assert isinstance(g, list) and len(g) == len(w), (type(g), len(w))
+                    for gi, wi in zip(g, w):
+                        _close(gi, wi, rtol, atol)
+                else:
+                    _close(g, w, rtol, atol)
             except AssertionError as e:
                 raise AssertionError(f"output {k} of {data}: {e}") from None
+
+
+def _load_value(path, value_type):
+    """A backend-test file: a TensorProto, or where the model declares a sequence a SequenceProto (a list)."""
+    if value_type.HasField("sequence_type"):
+        seq = onnx.SequenceProto()
+        seq.ParseFromString(Path(path).read_bytes())
+        return onnx.numpy_helper.to_list(seq)
+    return load_pb(path)
 
 
 def _dynamic_model(path):
@@ -74,6 +89,16 @@ def _dynamic_model(path):
     model = helper.make_model(helper.make_graph(nodes, "g", [x, w], [y, z]), opset_imports=[helper.make_opsetid("", 18)])
     onnx.save(model, str(path))
     return model
+
+
+def test_sequence_and_optional_types_as_onnxruntime_describes_them():
+    path = CASES_DIR / "sequence_insert_at_front" / "model.onnx"
+    if not path.is_file():
+        pytest.skip("the refrt case tables are not built")
+    ours, theirs = rt.InferenceSession(str(path)), ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    assert [i.type for i in ours.get_inputs()] == [i.type for i in theirs.get_inputs()] == ["seq(tensor(float))",
+                                                                                               "tensor(float)"]
+    assert ours.get_outputs()[0].type == theirs.get_outputs()[0].type == "seq(tensor(float))"
 
 
 def test_inputs_and_outputs_as_onnxruntime_describes_them(tmp_path):
