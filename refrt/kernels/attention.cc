@@ -4,6 +4,7 @@
 // softcap, and the optional qk_matmul_output in its four modes. Per (batch, head): one GEMM for the
 // scores, a row softmax in double (fully masked rows give zeros, as the spec's errata says), one GEMM
 // for the output.
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -71,6 +72,62 @@ class AttentionKernel : public Kernel {
     return out;
   }
 
+  // attn_mask broadcast to [B, qh, sq, total] by strides; a shorter last dim is padded as masked.
+  struct MaskView {
+    Shape dims = Shape(4, 1);
+    std::vector<int64_t> stride = std::vector<int64_t>(4, 0);
+  };
+  MaskView mask_view(const Tensor* mask, DType q_dtype, const std::array<int64_t, 4>& want) const {
+    MaskView v;
+    if (!mask) return v;
+    if (mask->rank() < 1 || mask->rank() > 4) node_.fail("attn_mask must have rank 1..4, got " + shape_str(mask->shape()));
+    if (mask->dtype() != DType::kBool && mask->dtype() != q_dtype) node_.fail("attn_mask must be bool or Q's dtype");
+    Shape& ms = v.dims;
+    for (size_t i = 0; i < mask->rank(); ++i) ms[4 - mask->rank() + i] = mask->dim(i);
+    int64_t st = 1;
+    for (int d = 3; d >= 0; --d) {
+      const size_t u = static_cast<size_t>(d);
+      if (d == 3 ? ms[3] > want[3] : (ms[u] != 1 && ms[u] != want[u]))
+        node_.fail("attn_mask " + shape_str(mask->shape()) + " does not broadcast to " +
+                   shape_str({want[0], want[1], want[2], want[3]}));
+      v.stride[u] = ms[u] == 1 && d != 3 ? 0 : st;
+      st *= ms[u];
+    }
+    return v;
+  }
+
+  // One row of scaled scores becomes probabilities in place: softcap, bias (-inf = masked), softmax in
+  // double; a row whose every key is masked is all zeros (torch's rule). `qk_row` (optional) receives the
+  // row at the stage mode_ names.
+  template <typename T, typename Bias>
+  void softmax_row(T* srow, int64_t total, std::vector<double>& row, T* qk_row, Bias bias_of) const {
+    const double neg_inf = -std::numeric_limits<double>::infinity();
+    double max = neg_inf;
+    bool all_masked = true;
+    for (int64_t j = 0; j < total; ++j) {
+      double s = static_cast<double>(srow[j]);
+      if (qk_row && mode_ == 0) qk_row[j] = srow[j];
+      if (softcap_ > 0) s = softcap_ * std::tanh(s / softcap_);
+      if (qk_row && mode_ == 1) qk_row[j] = static_cast<T>(s);
+      const double bias = bias_of(j);
+      all_masked = all_masked && bias == neg_inf;
+      s += bias;
+      if (qk_row && mode_ == 2) qk_row[j] = static_cast<T>(s);
+      row[static_cast<size_t>(j)] = s;
+      max = std::max(max, s);
+    }
+    double sum = 0;
+    for (int64_t j = 0; j < total; ++j) {
+      double& e = row[static_cast<size_t>(j)];
+      e = all_masked || max == neg_inf ? 0.0 : std::exp(e - max);
+      sum += e;
+    }
+    for (int64_t j = 0; j < total; ++j) {
+      srow[j] = static_cast<T>(sum > 0 ? row[static_cast<size_t>(j)] / sum : 0.0);
+      if (qk_row && mode_ == 3) qk_row[j] = srow[j];
+    }
+  }
+
   template <typename T>
   void run(KernelIO& io) const {
     const Tensor& q = io.in(0);
@@ -98,23 +155,9 @@ class AttentionKernel : public Kernel {
     const int64_t total = kk.dim(2), vd = vv.dim(3), past_len = past_k ? past_k->dim(2) : 0;
     const double scale = scale_attr_ ? static_cast<double>(scale_) : 1.0 / std::sqrt(static_cast<double>(hd));
 
-    // Mask broadcast to [B, qh, sq, total] by strides; a shorter last dim is padded as masked.
-    Shape ms(4, 1);
-    std::vector<int64_t> mstride(4, 0);
-    if (mask) {
-      if (mask->rank() < 1 || mask->rank() > 4) node_.fail("attn_mask must have rank 1..4, got " + shape_str(mask->shape()));
-      if (mask->dtype() != DType::kBool && mask->dtype() != q.dtype()) node_.fail("attn_mask must be bool or Q's dtype");
-      for (size_t i = 0; i < mask->rank(); ++i) ms[4 - mask->rank() + i] = mask->dim(i);
-      const int64_t want[4] = {b, qh, sq, total};
-      int64_t st = 1;
-      for (int d = 3; d >= 0; --d) {
-        if (d == 3 ? ms[3] > total : (ms[static_cast<size_t>(d)] != 1 && ms[static_cast<size_t>(d)] != want[d]))
-          node_.fail("attn_mask " + shape_str(mask->shape()) + " does not broadcast to " +
-                     shape_str({b, qh, sq, total}));
-        mstride[static_cast<size_t>(d)] = ms[static_cast<size_t>(d)] == 1 && d != 3 ? 0 : st;
-        st *= ms[static_cast<size_t>(d)];
-      }
-    }
+    const MaskView mv = mask_view(mask, q.dtype(), {b, qh, sq, total});
+    const Shape& ms = mv.dims;
+    const std::vector<int64_t>& mstride = mv.stride;
     const double neg_inf = -std::numeric_limits<double>::infinity();
     auto bias_at = [&](int64_t bi, int64_t h, int64_t i, int64_t j) {
       double bias = 0;
@@ -146,33 +189,9 @@ class AttentionKernel : public Kernel {
         const T* vp = vv.data<T>() + (bi * kvh + kvi) * total * vd;
         gemm<T>(node_, false, true, sq, total, hd, static_cast<T>(scale), qp, ldq, kp, hd, T(0), scores.data(), total);
         T* qk_rows = want_qk ? qk_out.data<T>() + (bi * qh + h) * sq * total : nullptr;
-        for (int64_t i = 0; i < sq; ++i) {
-          T* srow = scores.data() + i * total;
-          double max = neg_inf;
-          bool all_masked = true;
-          for (int64_t j = 0; j < total; ++j) {
-            double s = static_cast<double>(srow[j]);
-            if (qk_rows && mode_ == 0) qk_rows[i * total + j] = srow[j];
-            if (softcap_ > 0) s = softcap_ * std::tanh(s / softcap_);
-            if (qk_rows && mode_ == 1) qk_rows[i * total + j] = static_cast<T>(s);
-            const double bias = bias_at(bi, h, i, j);
-            all_masked = all_masked && bias == neg_inf;
-            s += bias;
-            if (qk_rows && mode_ == 2) qk_rows[i * total + j] = static_cast<T>(s);
-            row[static_cast<size_t>(j)] = s;
-            max = std::max(max, s);
-          }
-          double sum = 0;
-          for (int64_t j = 0; j < total; ++j) {
-            double& e = row[static_cast<size_t>(j)];
-            e = all_masked || max == neg_inf ? 0.0 : std::exp(e - max);
-            sum += e;
-          }
-          for (int64_t j = 0; j < total; ++j) {
-            srow[j] = static_cast<T>(sum > 0 ? row[static_cast<size_t>(j)] / sum : 0.0);
-            if (qk_rows && mode_ == 3) qk_rows[i * total + j] = srow[j];
-          }
-        }
+        for (int64_t i = 0; i < sq; ++i)
+          softmax_row<T>(scores.data() + i * total, total, row, qk_rows ? qk_rows + i * total : nullptr,
+                         [&](int64_t j) { return bias_at(bi, h, i, j); });
         T* yp = three_d ? y.data<T>() + bi * sq * qh * vd + h * vd : y.data<T>() + (bi * qh + h) * sq * vd;
         gemm<T>(node_, false, false, sq, vd, total, T(1), scores.data(), total, vp, vd, T(0), yp,
                     three_d ? qh * vd : vd);

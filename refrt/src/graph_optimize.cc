@@ -120,6 +120,124 @@ std::optional<std::pair<float, float>> clip_chain(const GraphDef& g, const Graph
   return b;
 }
 
+// x's sole reader i starts an activation: a one-node one, a Clip chain, or clip(x + a, lo, hi) / d.
+std::optional<Match> match_one_reader(const GraphDef& g, const GraphIndex& ix, const std::string& x, size_t i) {
+  const NodeDef& n = g.nodes[i];
+  if (n.inputs.empty() || n.inputs[0] != x || n.outputs.size() != 1) return std::nullopt;
+  Match m;
+  m.nodes = {i};
+  m.out = n.outputs[0];
+  if (is_op(n, "Relu")) m.steps = {{ActKind::kRelu}};
+  else if (is_op(n, "Sigmoid")) m.steps = {{ActKind::kSigmoid}};
+  else if (is_op(n, "HardSwish")) m.steps = {{ActKind::kHardSwish}};
+  else if (is_op(n, "HardSigmoid")) m.steps = {{ActKind::kHardSigmoid, {n.attr_float("alpha", 0.2f), n.attr_float("beta", 0.5f)}}};
+  else if (is_op(n, "Clip")) {
+    std::string v = x;
+    m.nodes.clear();
+    auto b = clip_chain(g, ix, v, m.nodes);
+    if (!b) return std::nullopt;
+    m.steps = {{ActKind::kClip, {b->first, b->second}}};
+    m.out = v;
+  } else if (is_op(n, "Add")) {  // clip(x + a, lo, hi) / d  (decomposed hardsigmoid)
+    auto a = other_scalar(ix, n, x);
+    if (!a) return std::nullopt;
+    std::string v = n.outputs[0];
+    auto b = clip_chain(g, ix, v, m.nodes);
+    size_t k = 0;
+    const NodeDef* d = b ? sole_reader(g, ix, v, &k) : nullptr;
+    if (!d || !is_op(*d, "Div") || d->inputs[0] != v) return std::nullopt;
+    auto dv = ix.scalar(d->inputs[1]);
+    if (!dv) return std::nullopt;
+    m.nodes.push_back(k);
+    m.steps = {{ActKind::kAddClipDiv, {*a, b->first, b->second, *dv}}};
+    m.out = d->outputs[0];
+  } else {
+    return std::nullopt;
+  }
+  return m;
+}
+
+// x * sigmoid(x): x read by Sigmoid n0 (index i0) and by Mul n1 (index i1).
+std::optional<Match> match_silu(const GraphDef& g, const GraphIndex& ix, const std::string& x, size_t i0, size_t i1) {
+  const NodeDef& n0 = g.nodes[i0];
+  const NodeDef& n1 = g.nodes[i1];
+  if (!is_op(n0, "Sigmoid") || !is_op(n1, "Mul") || !ix.internal(n0.outputs[0], 1) || ix.readers(n0.outputs[0])[0] != i1 ||
+      n1.inputs.size() != 2 || (n1.inputs[0] != x && n1.inputs[1] != x))
+    return std::nullopt;
+  Match m;
+  m.steps = {{ActKind::kSilu}};
+  m.nodes = {i0, i1};
+  m.out = n1.outputs[0];
+  return m;
+}
+
+// x * clip(x + a, lo, hi) / d (decomposed hardswish), either order of Mul and Div: x read by Add n0 and Mul n1.
+std::optional<Match> match_hardswish(const GraphDef& g, const GraphIndex& ix, const std::string& x, size_t i0, size_t i1) {
+  const NodeDef& n0 = g.nodes[i0];
+  const NodeDef& n1 = g.nodes[i1];
+  if (!is_op(n0, "Add") || !is_op(n1, "Mul")) return std::nullopt;
+  auto a = other_scalar(ix, n0, x);
+  if (!a) return std::nullopt;
+  std::vector<size_t> nodes{i0};
+  std::string v = n0.outputs[0];
+  auto b = clip_chain(g, ix, v, nodes);
+  if (!b) return std::nullopt;
+  size_t k = 0;
+  const NodeDef* next = sole_reader(g, ix, v, &k);
+  if (!next) return std::nullopt;
+  const bool mul_reads = n1.inputs.size() == 2 && ((n1.inputs[0] == x && n1.inputs[1] != x) || (n1.inputs[1] == x && n1.inputs[0] != x));
+  if (!mul_reads) return std::nullopt;
+  const std::string other = n1.inputs[0] == x ? n1.inputs[1] : n1.inputs[0];
+  Match m;
+  if (k == i1 && other == v) {  // Mul(x, clip) then Div(d)
+    size_t j = 0;
+    const NodeDef* d = sole_reader(g, ix, n1.outputs[0], &j);
+    auto dv = d && is_op(*d, "Div") && d->inputs[0] == n1.outputs[0] ? ix.scalar(d->inputs[1]) : std::nullopt;
+    if (!dv) return std::nullopt;
+    nodes.push_back(i1);
+    nodes.push_back(j);
+    m.steps = {{ActKind::kMulAddClipDiv, {*a, b->first, b->second, *dv}}};
+    m.out = d->outputs[0];
+  } else if (is_op(*next, "Div") && next->inputs[0] == v && ix.internal(next->outputs[0], 1) &&
+             ix.readers(next->outputs[0])[0] == i1 && other == next->outputs[0]) {  // Div(clip, d) then Mul(x, .)
+    auto dv = ix.scalar(next->inputs[1]);
+    if (!dv) return std::nullopt;
+    nodes.push_back(k);
+    nodes.push_back(i1);
+    m.steps = {{ActKind::kMulAddClipDiv2, {*a, b->first, b->second, *dv}}};
+    m.out = n1.outputs[0];
+  } else {
+    return std::nullopt;
+  }
+  m.nodes = nodes;
+  return m;
+}
+
+// (x * c1) * (erf(x * c0) + c2), exact GELU as decompositions write it: x read by Muls n0 (erf side) and n1.
+std::optional<Match> match_gelu_erf(const GraphDef& g, const GraphIndex& ix, const std::string& x, size_t i0, size_t i1) {
+  const NodeDef& n0 = g.nodes[i0];
+  const NodeDef& n1 = g.nodes[i1];
+  if (!is_op(n0, "Mul") || !is_op(n1, "Mul")) return std::nullopt;
+  auto c0 = other_scalar(ix, n0, x), c1 = other_scalar(ix, n1, x);
+  if (!c0 || !c1) return std::nullopt;
+  size_t ie = 0, ia = 0, im = 0;
+  const NodeDef* e = sole_reader(g, ix, n0.outputs[0], &ie);
+  if (!e || !is_op(*e, "Erf")) return std::nullopt;
+  const NodeDef* a = sole_reader(g, ix, e->outputs[0], &ia);
+  if (!a || !is_op(*a, "Add")) return std::nullopt;
+  auto c2 = other_scalar(ix, *a, e->outputs[0]);
+  const NodeDef* mm = c2 ? sole_reader(g, ix, a->outputs[0], &im) : nullptr;
+  if (!mm || !is_op(*mm, "Mul") || !ix.internal(n1.outputs[0], 1) || ix.readers(n1.outputs[0])[0] != im) return std::nullopt;
+  if (!((mm->inputs[0] == n1.outputs[0] && mm->inputs[1] == a->outputs[0]) ||
+        (mm->inputs[1] == n1.outputs[0] && mm->inputs[0] == a->outputs[0])))
+    return std::nullopt;
+  Match m;
+  m.steps = {{ActKind::kGeluErf, {*c0, *c1, *c2}}};
+  m.nodes = {i0, ie, i1, ia, im};
+  m.out = mm->outputs[0];
+  return m;
+}
+
 // The activation pattern that starts at value `x` (its readers), if any.
 std::optional<Match> match_activation(const GraphDef& g, const GraphIndex& ix, const std::string& x) {
   if (ix.outputs.count(x)) return std::nullopt;
@@ -127,116 +245,12 @@ std::optional<Match> match_activation(const GraphDef& g, const GraphIndex& ix, c
   auto plain = [&](size_t i) { return g.nodes[i].domain.empty() && g.nodes[i].implicit_inputs.empty(); };
   for (size_t i : readers)
     if (!plain(i)) return std::nullopt;
-  Match m;
-  if (readers.size() == 1) {
-    const size_t i = readers[0];
-    const NodeDef& n = g.nodes[i];
-    if (n.inputs.empty() || n.inputs[0] != x || n.outputs.size() != 1) return std::nullopt;
-    if (is_op(n, "Relu")) m.steps = {{ActKind::kRelu}};
-    else if (is_op(n, "Sigmoid")) m.steps = {{ActKind::kSigmoid}};
-    else if (is_op(n, "HardSwish")) m.steps = {{ActKind::kHardSwish}};
-    else if (is_op(n, "HardSigmoid")) m.steps = {{ActKind::kHardSigmoid, {n.attr_float("alpha", 0.2f), n.attr_float("beta", 0.5f)}}};
-    else if (is_op(n, "Clip")) {
-      std::string v = x;
-      auto b = clip_chain(g, ix, v, m.nodes);
-      if (!b) return std::nullopt;
-      m.steps = {{ActKind::kClip, {b->first, b->second}}};
-      m.out = v;
-      return m;
-    } else if (is_op(n, "Add")) {  // clip(x + a, lo, hi) / d  (decomposed hardsigmoid)
-      auto a = other_scalar(ix, n, x);
-      if (!a) return std::nullopt;
-      std::vector<size_t> nodes{i};
-      std::string v = n.outputs[0];
-      auto b = clip_chain(g, ix, v, nodes);
-      size_t k = 0;
-      const NodeDef* d = b ? sole_reader(g, ix, v, &k) : nullptr;
-      if (!d || !is_op(*d, "Div") || d->inputs[0] != v) return std::nullopt;
-      auto dv = ix.scalar(d->inputs[1]);
-      if (!dv) return std::nullopt;
-      nodes.push_back(k);
-      m.steps = {{ActKind::kAddClipDiv, {*a, b->first, b->second, *dv}}};
-      m.nodes = nodes;
-      m.out = d->outputs[0];
-      return m;
-    } else {
-      return std::nullopt;
-    }
-    m.nodes = {i};
-    m.out = n.outputs[0];
-    return m;
-  }
+  if (readers.size() == 1) return match_one_reader(g, ix, x, readers[0]);
   if (readers.size() != 2 || readers[0] == readers[1]) return std::nullopt;
   for (int flip = 0; flip < 2; ++flip) {
     const size_t i0 = readers[flip], i1 = readers[1 - flip];
-    const NodeDef& n0 = g.nodes[i0];
-    const NodeDef& n1 = g.nodes[i1];
-    // x * sigmoid(x)
-    if (is_op(n0, "Sigmoid") && is_op(n1, "Mul") && ix.internal(n0.outputs[0], 1) && ix.readers(n0.outputs[0])[0] == i1 &&
-        n1.inputs.size() == 2 && (n1.inputs[0] == x || n1.inputs[1] == x)) {
-      m.steps = {{ActKind::kSilu}};
-      m.nodes = {i0, i1};
-      m.out = n1.outputs[0];
-      return m;
-    }
-    // x * clip(x + a, lo, hi) / d, either order of Mul and Div
-    if (is_op(n0, "Add") && is_op(n1, "Mul")) {
-      auto a = other_scalar(ix, n0, x);
-      if (!a) continue;
-      std::vector<size_t> nodes{i0};
-      std::string v = n0.outputs[0];
-      auto b = clip_chain(g, ix, v, nodes);
-      if (!b) continue;
-      size_t k = 0;
-      const NodeDef* next = sole_reader(g, ix, v, &k);
-      if (!next) continue;
-      const bool mul_reads = n1.inputs.size() == 2 && ((n1.inputs[0] == x && n1.inputs[1] != x) || (n1.inputs[1] == x && n1.inputs[0] != x));
-      if (!mul_reads) continue;
-      const std::string other = n1.inputs[0] == x ? n1.inputs[1] : n1.inputs[0];
-      if (k == i1 && other == v) {  // Mul(x, clip) then Div(d)
-        size_t j = 0;
-        const NodeDef* d = sole_reader(g, ix, n1.outputs[0], &j);
-        auto dv = d && is_op(*d, "Div") && d->inputs[0] == n1.outputs[0] ? ix.scalar(d->inputs[1]) : std::nullopt;
-        if (!dv) continue;
-        nodes.push_back(i1);
-        nodes.push_back(j);
-        m.steps = {{ActKind::kMulAddClipDiv, {*a, b->first, b->second, *dv}}};
-        m.nodes = nodes;
-        m.out = d->outputs[0];
-        return m;
-      }
-      if (is_op(*next, "Div") && next->inputs[0] == v && ix.internal(next->outputs[0], 1) &&
-          ix.readers(next->outputs[0])[0] == i1 && other == next->outputs[0]) {  // Div(clip, d) then Mul(x, .)
-        auto dv = ix.scalar(next->inputs[1]);
-        if (!dv) continue;
-        nodes.push_back(k);
-        nodes.push_back(i1);
-        m.steps = {{ActKind::kMulAddClipDiv2, {*a, b->first, b->second, *dv}}};
-        m.nodes = nodes;
-        m.out = n1.outputs[0];
-        return m;
-      }
-    }
-    // (x * c1) * (erf(x * c0) + c2)  (exact GELU as decompositions write it)
-    if (is_op(n0, "Mul") && is_op(n1, "Mul")) {
-      auto c0 = other_scalar(ix, n0, x), c1 = other_scalar(ix, n1, x);
-      if (!c0 || !c1) continue;
-      size_t ie = 0, ia = 0, im = 0;
-      const NodeDef* e = sole_reader(g, ix, n0.outputs[0], &ie);
-      if (!e || !is_op(*e, "Erf")) continue;
-      const NodeDef* a = sole_reader(g, ix, e->outputs[0], &ia);
-      if (!a || !is_op(*a, "Add")) continue;
-      auto c2 = other_scalar(ix, *a, e->outputs[0]);
-      const NodeDef* mm = c2 ? sole_reader(g, ix, a->outputs[0], &im) : nullptr;
-      if (!mm || !is_op(*mm, "Mul") || !ix.internal(n1.outputs[0], 1) || ix.readers(n1.outputs[0])[0] != im) continue;
-      if (!((mm->inputs[0] == n1.outputs[0] && mm->inputs[1] == a->outputs[0]) ||
-            (mm->inputs[1] == n1.outputs[0] && mm->inputs[0] == a->outputs[0])))
-        continue;
-      m.steps = {{ActKind::kGeluErf, {*c0, *c1, *c2}}};
-      m.nodes = {i0, ie, i1, ia, im};
-      m.out = mm->outputs[0];
-      return m;
-    }
+    for (auto matcher : {match_silu, match_hardswish, match_gelu_erf})
+      if (auto m = matcher(g, ix, x, i0, i1)) return m;
   }
   return std::nullopt;
 }
