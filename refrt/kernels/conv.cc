@@ -69,15 +69,12 @@ class ConvKernel : public Kernel {
   }
 
  private:
-  template <typename T>
-  void run(KernelIO& io) const {
-    const Tensor& x = io.in(0);
-    const Tensor& w = io.in(1);
-    const Tensor* b = io.optional(2);
+  // X, W and B agree (ranks, dtypes, channels, groups, kernel_shape); the output geometry.
+  WindowGeometry checked_geometry(const Tensor& x, const Tensor& w, const Tensor* b) const {
     if (x.rank() < 3) node_.fail("X must be [N, C, D1, ...], got " + shape_str(x.shape()));
     if (w.rank() != x.rank()) node_.fail("W " + shape_str(w.shape()) + " must have the rank of X " + shape_str(x.shape()));
     if (w.dtype() != x.dtype() || (b && b->dtype() != x.dtype())) node_.fail("input dtypes differ");
-    const int64_t n = x.dim(0), c = x.dim(1), m = w.dim(0), cg = w.dim(1);
+    const int64_t c = x.dim(1), m = w.dim(0), cg = w.dim(1);
     if (c != cg * group_)
       node_.fail("X has " + std::to_string(c) + " channels but W " + shape_str(w.shape()) + " with group " +
                  std::to_string(group_) + " expects " + std::to_string(cg * group_));
@@ -86,17 +83,105 @@ class ConvKernel : public Kernel {
     const std::vector<int64_t> kernel = nn::spatial_dims(w.shape());
     if (!attrs_.kernel_shape.empty() && attrs_.kernel_shape != kernel)
       node_.fail("kernel_shape " + shape_str(attrs_.kernel_shape) + " differs from W's " + shape_str(kernel));
-    const WindowGeometry g = nn::forward_geometry(node_, attrs_, nn::spatial_dims(x.shape()), kernel, false);
+    return nn::forward_geometry(node_, attrs_, nn::spatial_dims(x.shape()), kernel, false);
+  }
+
+  // The specialised paths, each with the epilogue included, in order of preference: depthwise on small
+  // planes, oneDNN, direct loops, our GEMM reading the input in place, row chunks. False: none applies.
+  template <typename T>
+  bool specialised(KernelIO& io, const WindowGeometry& g, const Tensor& w, int64_t n, int64_t c, int64_t m,
+                   bool pointwise, bool z_ok, const T* px, const T* pb, const T* pz, T* py, int64_t numel) const {
+    const T* pw = w.data<T>();
+    const int64_t cg = w.dim(1);
+    if constexpr (std::is_same_v<T, float>) {
+      if (conv_depthwise::applies(g, c, m, group_) && z_ok && !conv_gemm_disabled()) {  // small planes
+        conv_depthwise::run(io, g, n, c, px, pw, pb, pz, py, acts_);
+        return true;
+      }
+      if (dnnl_.applies(w, g, group_) && !conv_gemm_disabled() && z_ok && numel > 0 &&
+          dnnl_.run(io, g, n, c, m, px, pb, pz, py, acts_))
+        return true;
+    }
+    // Depthwise (and, without our GEMM, small stems): no GEMM. With it, a 3-channel 3x3 stem is faster
+    // as a GEMM of K = 27 (MobileNetV3-small's 3 -> 16 stride-2 stem: 237 us against 300 us direct).
+    const bool own_gemm_ok = std::is_same_v<T, float> && conv_gemm::available() && !conv_gemm_disabled();
+    if (conv_direct::applies(g, cg) && z_ok && (cg == 1 || !own_gemm_ok)) {
+      conv_direct::run<T>(io, g, n, c, m, group_, px, pw, pb, pz, py, acts_);
+      return true;
+    }
+    if constexpr (std::is_same_v<T, float>) {
+      if (own_gemm_ok && direct_applies(g, cg, pointwise) && z_ok && numel > 0) {
+        direct_2d(io, g, n, c, m, cg, px, pw, pb, pz, py);
+        return true;
+      }
+    }
+    if (g.rank() == 2 && cg > 1 && z_ok && numel > 0) {
+      chunked_2d(io, g, n, c, m, cg, pointwise, px, pw, pb, pz, py);
+      return true;
+    }
+    return false;
+  }
+
+  // Any rank and group: im2col into [C/group * kernel, out] per image and group, one GEMM with the
+  // group's weights (no epilogue).
+  template <typename T>
+  void im2col_gemm(const KernelIO& io, const WindowGeometry& g, int64_t n, int64_t c, int64_t m, int64_t cg,
+                   bool pointwise, const T* px, const T* pw, T* py) const {
+    const int64_t out_size = g.out_size(), in_size = g.in_size(), ksize = g.kernel_size(), mg = m / group_;
+    const int64_t col_rows = cg * ksize;
+    // Uninitialised: im2col writes every element (zeroing megabytes per call is measurable).
+    std::unique_ptr<T[]> col(pointwise ? nullptr : new T[static_cast<size_t>(checked_numel({col_rows, out_size}))]);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t gi = 0; gi < group_; ++gi) {
+        const T* xg = px + (i * c + gi * cg) * in_size;
+        T* yg = py + (i * m + gi * mg) * out_size;
+        const T* cols = xg;
+        if (!pointwise) {  // channels in parallel; the GEMM runs outside parallel_for (BLAS has its threads)
+          parallel_for(io, cg, 1, [&](int64_t c0, int64_t c1) {
+            nn::im2col(g, c1 - c0, xg + c0 * in_size, col.get() + c0 * ksize * out_size);
+          });
+          cols = col.get();
+        }
+        gemm<T>(node_, false, false, mg, out_size, col_rows, T(1), pw + gi * mg * col_rows, col_rows, cols,
+                out_size, T(0), yg, out_size);
+      }
+  }
+
+  // Bias, the added input of Y's shape and (when `activate`) the activations: one pass per output plane.
+  template <typename T>
+  void epilogue(const KernelIO& io, int64_t planes, int64_t m, int64_t out_size, const T* pb, const T* pz,
+                bool activate, T* py) const {
+    if (!pb && !pz && acts_.empty()) return;
+    parallel_for(io, planes, 16, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        T* row = py + i * out_size;
+        if (pb) {
+          const T bias = pb[i % m];
+          for (int64_t j = 0; j < out_size; ++j) row[j] += bias;
+        }
+        if (pz) {
+          const T* zr = pz + i * out_size;
+          for (int64_t j = 0; j < out_size; ++j) row[j] += zr[j];
+        }
+        if (activate) apply_activations(acts_, row, out_size);
+      }
+    });
+  }
+
+  template <typename T>
+  void run(KernelIO& io) const {
+    const Tensor& x = io.in(0);
+    const Tensor& w = io.in(1);
+    const Tensor* b = io.optional(2);
+    const WindowGeometry g = checked_geometry(x, w, b);
+    const int64_t n = x.dim(0), c = x.dim(1), m = w.dim(0), cg = w.dim(1);
     Shape out_shape{n, m};
     out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
     Tensor y(x.dtype(), out_shape);
-    const int64_t out_size = g.out_size(), in_size = g.in_size(), ksize = g.kernel_size(), mg = m / group_;
-    const int64_t col_rows = cg * ksize;
-    bool pointwise = ksize == 1;
+    bool pointwise = g.kernel_size() == 1;
     for (size_t d = 0; d < g.rank(); ++d)
       pointwise = pointwise && g.stride[d] == 1 && g.pad_begin[d] == 0 && g.pad_end[d] == 0;
     const T* px = x.data<T>();
-    const T* pw = w.data<T>();
     T* py = y.data<T>();
     const T* pb = b ? b->data<T>() : nullptr;
     // FusedConv's optional input 3: a tensor added after the bias (a residual connection).
@@ -104,77 +189,13 @@ class ConvKernel : public Kernel {
     if (z && z->dtype() != x.dtype()) node_.fail("the added input's dtype differs from X's");
     const bool z_same = z && z->shape() == out_shape;
     const T* pz = z_same ? z->data<T>() : nullptr;
-    if constexpr (std::is_same_v<T, float>) {
-      if (conv_depthwise::applies(g, c, m, group_) && (!z || z_same) && !conv_gemm_disabled()) {  // small planes
-        conv_depthwise::run(io, g, n, c, px, pw, pb, pz, py, acts_);
-        io.outputs[0] = std::move(y);
-        return;
-      }
-    }
-    if constexpr (std::is_same_v<T, float>) {
-      if (dnnl_.applies(w, g, group_) && !conv_gemm_disabled() && (!z || z_same) && y.numel() > 0 &&
-          dnnl_.run(io, g, n, c, m, px, pb, pz, py, acts_)) {  // epilogue included
-        io.outputs[0] = std::move(y);
-        return;
-      }
-    }
-    // Depthwise (and, without our GEMM, small stems): no GEMM. With it, a 3-channel 3x3 stem is faster
-    // as a GEMM of K = 27 (MobileNetV3-small's 3 -> 16 stride-2 stem: 237 us against 300 us direct).
-    const bool own_gemm_ok = std::is_same_v<T, float> && conv_gemm::available() && !conv_gemm_disabled();
-    if (conv_direct::applies(g, cg) && (!z || z_same) && (cg == 1 || !own_gemm_ok)) {
-      conv_direct::run<T>(io, g, n, c, m, group_, px, pw, pb, pz, py, acts_);  // epilogue included
+    if (specialised<T>(io, g, w, n, c, m, pointwise, !z || z_same, px, pb, pz, py, y.numel())) {
       io.outputs[0] = std::move(y);
       return;
     }
-    if constexpr (std::is_same_v<T, float>) {
-      if (own_gemm_ok && direct_applies(g, cg, pointwise) && (!z || z_same) && y.numel() > 0) {
-        direct_2d(io, g, n, c, m, cg, px, pw, pb, pz, py);  // epilogue included
-        io.outputs[0] = std::move(y);
-        return;
-      }
-    }
-    if (g.rank() == 2 && cg > 1 && (!z || z_same) && y.numel() > 0) {
-      chunked_2d(io, g, n, c, m, cg, pointwise, px, pw, pb, pz, py);  // epilogue included
-      io.outputs[0] = std::move(y);
-      return;
-    }
-    if (cg == 1 && !pointwise) {
-      depthwise(io, g, n, c, mg, px, pw, py);
-    } else if (y.numel() > 0) {
-      // Uninitialised: im2col writes every element (zeroing megabytes per call is measurable).
-      std::unique_ptr<T[]> col(pointwise ? nullptr : new T[static_cast<size_t>(checked_numel({col_rows, out_size}))]);
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t gi = 0; gi < group_; ++gi) {
-          const T* xg = px + (i * c + gi * cg) * in_size;
-          T* yg = py + (i * m + gi * mg) * out_size;
-          const T* cols = xg;
-          if (!pointwise) {  // channels in parallel; the GEMM runs outside parallel_for (BLAS has its threads)
-            parallel_for(io, cg, 1, [&](int64_t c0, int64_t c1) {
-              nn::im2col(g, c1 - c0, xg + c0 * in_size, col.get() + c0 * ksize * out_size);
-            });
-            cols = col.get();
-          }
-          gemm<T>(node_, false, false, mg, out_size, col_rows, T(1), pw + gi * mg * col_rows, col_rows, cols,
-                      out_size, T(0), yg, out_size);
-        }
-    }
-    if (pb || pz || !acts_.empty()) {  // epilogue: bias, the added input, the activations; one pass per plane
-      const bool act_now = !z || z_same;
-      parallel_for(io, n * m, 16, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) {
-          T* row = py + i * out_size;
-          if (pb) {
-            const T bias = pb[i % m];
-            for (int64_t j = 0; j < out_size; ++j) row[j] += bias;
-          }
-          if (pz) {
-            const T* zr = pz + i * out_size;
-            for (int64_t j = 0; j < out_size; ++j) row[j] += zr[j];
-          }
-          if (act_now) apply_activations(acts_, row, out_size);
-        }
-      });
-    }
+    if (cg == 1 && !pointwise) depthwise(io, g, n, c, m / group_, px, w.data<T>(), py);
+    else if (y.numel() > 0) im2col_gemm(io, g, n, c, m, cg, pointwise, px, w.data<T>(), py);
+    epilogue(io, n * m, m, g.out_size(), pb, pz, !z || z_same, py);
     if (z && !z_same) {  // an added input of another shape: numpy broadcasting, then the activations
       const auto plan = plan_broadcast<2>({&y.shape(), &z->shape()}, node_);
       Tensor sum(x.dtype(), plan.out);
@@ -228,85 +249,119 @@ class ConvKernel : public Kernel {
   // epilogue (bias, added input, activations) while they are hot. Chunks are independent, so the
   // session's pool runs them in parallel, each GEMM on one BLAS thread (the session sets BLAS to one
   // thread: one pool for everything, no oversubscription). 1x1 stride-1 convs skip im2col.
-  template <typename T>
-  void chunked_2d(const KernelIO& io, const WindowGeometry& g, int64_t n, int64_t c, int64_t m, int64_t cg,
-                  bool pointwise, const T* px, const T* pw, const T* pb, const T* pz, T* py) const {
-    const int64_t ih = g.in[0], iw = g.in[1], oh = g.out[0], ow = g.out[1], kh = g.kernel[0], kw = g.kernel[1];
-    const int64_t sh = g.stride[0], sw = g.stride[1], ph = g.pad_begin[0], pwd = g.pad_begin[1];
-    const int64_t dh = g.dilation[0], dw = g.dilation[1], in_size = ih * iw, out_size = oh * ow, mg = m / group_;
-    const int64_t col_rows = cg * kh * kw;
-    const int64_t threads = io.pool ? io.pool->size() : 1;
-    // float32 on AVX2+FMA: our GEMM (conv_gemm.h: weights read in place, columns packed per chunk).
-    // A plane of fewer than 16 outputs (squeeze-excitation's 1x1) stays with BLAS's GEMV.
-    const bool own_gemm = std::is_same_v<T, float> && conv_gemm::available() && !conv_gemm_disabled() && out_size >= conv_gemm::kNR;
-    const bool relu_only = acts_.size() == 1 && acts_[0].kind == ActKind::kRelu;
+  // How chunked_2d splits a 2-D conv: output rows per chunk, chunks, output-channel blocks per chunk, and
+  // for each kernel column b the output columns [lo[b], hi[b]) whose input column is inside the row.
+  struct ChunkPlan {
+    bool pointwise = false, own_gemm = false, same_rows = false;
+    int64_t col_rows = 0, rows_per = 0, chunks = 0, m_blocks = 1;
+    std::vector<int64_t> lo, hi;
+  };
+
+  ChunkPlan plan_chunks(const KernelIO& io, const WindowGeometry& g, int64_t cg, int64_t mg, bool pointwise,
+                        bool own_gemm, size_t element_bytes) const {
+    const int64_t iw = g.in[1], oh = g.out[0], ow = g.out[1], kw = g.kernel[1], sw = g.stride[1];
+    ChunkPlan p;
+    p.pointwise = pointwise;
+    p.own_gemm = own_gemm;
+    p.col_rows = cg * g.kernel[0] * kw;
+    const int64_t threads = io.pool ? io.pool->size() : 1, out_size = oh * ow;
     // Rows per chunk: a column buffer of about 256 KiB, but at least 1024 columns (OpenBLAS packs the
     // whole weight matrix again for every GEMM: with 128-column chunks a 128-channel 3x3 conv on 28x28
     // ran at 53 GFLOP/s, with 1024 at 68, the bare GEMM at 86), and enough chunks for every thread.
     // Our GEMM reads the weights in place (no per-chunk packing): chunks of about kOwnChunkBytes of
     // packed columns, at least kOwnMinColumns columns.
-    int64_t rows_per = std::max<int64_t>(1, (own_gemm ? kOwnChunkBytes : int64_t{256} << 10) / static_cast<int64_t>(sizeof(T)) / std::max<int64_t>(1, col_rows * ow));
+    int64_t rows_per = std::max<int64_t>(1, (own_gemm ? kOwnChunkBytes : int64_t{256} << 10) / static_cast<int64_t>(element_bytes) / std::max<int64_t>(1, p.col_rows * ow));
     rows_per = std::max(rows_per, ((own_gemm ? kOwnMinColumns : int64_t{1024}) + ow - 1) / ow);
     // A small plane (<= 16x16) is one chunk: every chunk streams the whole weight matrix (2.4 MB for a
     // 256-channel 3x3 conv on 14x14, which otherwise ran as chunks of 140 + 56 columns).
     if (own_gemm && out_size <= 256) rows_per = oh;
     rows_per = std::min({rows_per, (oh + threads - 1) / threads, oh});
     if (threads > 1 && rows_per * ow < 128) rows_per = oh;  // small planes: split output channels instead
-    rows_per = balanced_rows(rows_per, oh, threads);
-    const int64_t chunks = (oh + rows_per - 1) / rows_per;
+    p.rows_per = balanced_rows(rows_per, oh, threads);
+    p.chunks = (oh + p.rows_per - 1) / p.rows_per;
     // Fewer chunks than threads: each chunk's GEMM is split by output channels over the pool, in two
     // blocks per thread of at least 24 channels (taken by whichever thread is free: one running late
     // does fewer).
-    const int64_t m_blocks = chunks < threads ? std::max<int64_t>(std::min<int64_t>(threads, mg), std::min<int64_t>(2 * threads, mg / 24)) : 1;
-    std::vector<int64_t> lo(static_cast<size_t>(kw)), hi(static_cast<size_t>(kw));
-    for (int64_t b = 0; b < kw; ++b) {  // output columns whose input column is inside the row
-      const int64_t shift = b * dw - pwd;
-      lo[static_cast<size_t>(b)] = shift >= 0 ? 0 : std::min(ow, (-shift + sw - 1) / sw);
-      hi[static_cast<size_t>(b)] = std::max(lo[static_cast<size_t>(b)], std::min(ow, iw - shift <= 0 ? 0 : (iw - shift - 1) / sw + 1));
+    p.m_blocks = p.chunks < threads ? std::max<int64_t>(std::min<int64_t>(threads, mg), std::min<int64_t>(2 * threads, mg / 24)) : 1;
+    p.lo.resize(static_cast<size_t>(kw));
+    p.hi.resize(static_cast<size_t>(kw));
+    for (int64_t b = 0; b < kw; ++b) {
+      const int64_t shift = b * g.dilation[1] - g.pad_begin[1];
+      const size_t u = static_cast<size_t>(b);
+      p.lo[u] = shift >= 0 ? 0 : std::min(ow, (-shift + sw - 1) / sw);
+      p.hi[u] = std::max(p.lo[u], std::min(ow, iw - shift <= 0 ? 0 : (iw - shift - 1) / sw + 1));
     }
-    const bool same_rows = !pointwise && own_gemm && sh == 1 && sw == 1 && ow == iw;
-    // The columns of output rows [r0, r1) for the group's input channels [ci0, ci1): own_gemm packs them
-    // into `packed` (conv_gemm's panels; im2col goes one row at a time through a per-thread buffer, never
-    // a full row-major copy), otherwise im2col writes row-major [col_rows, ncols] into `col`. Disjoint
-    // channel ranges write disjoint rows, so several threads can fill one chunk.
-    auto prepare = [&](const T* xg, int64_t r0, int64_t r1, int64_t ci0, int64_t ci1, T* col, float* packed) {
-      const int64_t ncols = (r1 - r0) * ow;
-      if (pointwise) {
-        if constexpr (std::is_same_v<T, float>)
-          if (own_gemm)
-            for (int64_t ci = ci0; ci < ci1; ++ci) conv_gemm::pack_row(ci, col_rows, ncols, xg + ci * in_size + r0 * ow, packed);
-        return;
-      }
+    p.same_rows = !pointwise && own_gemm && g.stride[0] == 1 && sw == 1 && ow == iw;
+    return p;
+  }
+
+  // The columns of output rows [r0, r1) for the group's input channels [ci0, ci1): own_gemm packs them
+  // into `packed` (conv_gemm's panels; im2col goes one row at a time through a per-thread buffer, never
+  // a full row-major copy), otherwise im2col writes row-major [col_rows, ncols] into `col`. Disjoint
+  // channel ranges write disjoint rows, so several threads can fill one chunk.
+  template <typename T>
+  void prepare_columns(const WindowGeometry& g, const ChunkPlan& p, int64_t cg, const T* xg, int64_t r0, int64_t r1,
+                       int64_t ci0, int64_t ci1, T* col, float* packed) const {
+    const int64_t ih = g.in[0], iw = g.in[1], ow = g.out[1], kh = g.kernel[0], kw = g.kernel[1];
+    const int64_t sh = g.stride[0], sw = g.stride[1], ph = g.pad_begin[0], pwd = g.pad_begin[1];
+    const int64_t dh = g.dilation[0], dw = g.dilation[1], in_size = ih * iw, ncols = (r1 - r0) * ow;
+    const bool own_gemm = p.own_gemm;
+    if (p.pointwise) {
       if constexpr (std::is_same_v<T, float>)
-        if (same_rows) return pack_same_rows(g, cg, ci0, ci1, r0, r1, xg, packed);
-      T* row_buf = own_gemm ? scratch<T>(static_cast<size_t>(ncols), ScratchSlot::kConvColumns) : nullptr;
-      for (int64_t ci = ci0; ci < ci1; ++ci)
-        for (int64_t a = 0; a < kh; ++a)
-          for (int64_t b = 0; b < kw; ++b) {
-            const int64_t kk = (ci * kh + a) * kw + b;
-            T* dstk = own_gemm ? row_buf : col + kk * ncols;
-            const int64_t shift = b * dw - pwd, l = lo[static_cast<size_t>(b)], h = hi[static_cast<size_t>(b)];
-            for (int64_t r = r0; r < r1; ++r) {
-              T* dst = dstk + (r - r0) * ow;
-              const int64_t row = r * sh - ph + a * dh;
-              if (row < 0 || row >= ih) {
-                std::fill(dst, dst + ow, T(0));
-                continue;
-              }
-              const T* src = xg + ci * in_size + row * iw;
-              std::fill(dst, dst + l, T(0));
-              if (sw == 1) {
-                std::copy(src + l + shift, src + h + shift, dst + l);
-              } else if (std::is_same_v<T, float> && own_gemm && sw == 2) {  // (own_gemm: AVX2 is there)
-                if constexpr (std::is_same_v<T, float>) conv_gemm::gather_stride2(dst + l, src + l * 2 + shift, h - l);
-              } else {
-                for (int64_t j = l; j < h; ++j) dst[j] = src[j * sw + shift];
-              }
-              std::fill(dst + h, dst + ow, T(0));
+        if (own_gemm)
+          for (int64_t ci = ci0; ci < ci1; ++ci) conv_gemm::pack_row(ci, p.col_rows, ncols, xg + ci * in_size + r0 * ow, packed);
+      return;
+    }
+    if constexpr (std::is_same_v<T, float>)
+      if (p.same_rows) return pack_same_rows(g, cg, ci0, ci1, r0, r1, xg, packed);
+    T* row_buf = own_gemm ? scratch<T>(static_cast<size_t>(ncols), ScratchSlot::kConvColumns) : nullptr;
+    for (int64_t ci = ci0; ci < ci1; ++ci)
+      for (int64_t a = 0; a < kh; ++a)
+        for (int64_t b = 0; b < kw; ++b) {
+          const int64_t kk = (ci * kh + a) * kw + b;
+          T* dstk = own_gemm ? row_buf : col + kk * ncols;
+          const int64_t shift = b * dw - pwd, l = p.lo[static_cast<size_t>(b)], h = p.hi[static_cast<size_t>(b)];
+          for (int64_t r = r0; r < r1; ++r) {
+            T* dst = dstk + (r - r0) * ow;
+            const int64_t row = r * sh - ph + a * dh;
+            if (row < 0 || row >= ih) {
+              std::fill(dst, dst + ow, T(0));
+              continue;
             }
-            if constexpr (std::is_same_v<T, float>)
-              if (own_gemm) conv_gemm::pack_row(kk, col_rows, ncols, dstk, packed);
+            const T* src = xg + ci * in_size + row * iw;
+            std::fill(dst, dst + l, T(0));
+            if (sw == 1) {
+              std::copy(src + l + shift, src + h + shift, dst + l);
+            } else if (std::is_same_v<T, float> && own_gemm && sw == 2) {  // (own_gemm: AVX2 is there)
+              if constexpr (std::is_same_v<T, float>) conv_gemm::gather_stride2(dst + l, src + l * 2 + shift, h - l);
+            } else {
+              for (int64_t j = l; j < h; ++j) dst[j] = src[j * sw + shift];
+            }
+            std::fill(dst + h, dst + ow, T(0));
           }
+          if constexpr (std::is_same_v<T, float>)
+            if (own_gemm) conv_gemm::pack_row(kk, p.col_rows, ncols, dstk, packed);
+        }
+  }
+
+  // 2-D conv as GEMMs over chunks of output rows: per chunk, im2col of just those rows (sized to
+  // stay in cache while the GEMM reads it), the group's GEMM into the rows' columns of Y, then the
+  // epilogue (bias, added input, activations) while they are hot. Chunks are independent, so the
+  // session's pool runs them in parallel, each GEMM on one BLAS thread (the session sets BLAS to one
+  // thread: one pool for everything, no oversubscription). 1x1 stride-1 convs skip im2col.
+  template <typename T>
+  void chunked_2d(const KernelIO& io, const WindowGeometry& g, int64_t n, int64_t c, int64_t m, int64_t cg,
+                  bool pointwise, const T* px, const T* pw, const T* pb, const T* pz, T* py) const {
+    const int64_t oh = g.out[0], ow = g.out[1], kh = g.kernel[0], kw = g.kernel[1];
+    const int64_t in_size = g.in[0] * g.in[1], out_size = oh * ow, mg = m / group_;
+    // float32 on AVX2+FMA: our GEMM (conv_gemm.h: weights read in place, columns packed per chunk).
+    // A plane of fewer than 16 outputs (squeeze-excitation's 1x1) stays with BLAS's GEMV.
+    const bool own_gemm = std::is_same_v<T, float> && conv_gemm::available() && !conv_gemm_disabled() && out_size >= conv_gemm::kNR;
+    const bool relu_only = acts_.size() == 1 && acts_[0].kind == ActKind::kRelu;
+    const ChunkPlan plan = plan_chunks(io, g, cg, mg, pointwise, own_gemm, sizeof(T));
+    const int64_t col_rows = plan.col_rows, rows_per = plan.rows_per, chunks = plan.chunks, m_blocks = plan.m_blocks;
+    auto prepare = [&](const T* xg, int64_t r0, int64_t r1, int64_t ci0, int64_t ci1, T* col, float* packed) {
+      prepare_columns<T>(g, plan, cg, xg, r0, r1, ci0, ci1, col, packed);
     };
     // Input channels per thread when one chunk's columns are prepared by the whole pool: at least
     // about 16 KiB of columns each.
