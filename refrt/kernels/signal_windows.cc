@@ -43,7 +43,9 @@ class WindowKernel : public Kernel {
   void compute(KernelIO& io) const override {
     const int64_t size = scalar_int(node_, io.in(0), "size");
     if (size < 0) node_.fail("size must be >= 0, got " + std::to_string(size));
-    if (size > (int64_t{1} << 31)) node_.fail("size " + std::to_string(size) + " is too large");
+    // Windows weight DFT frames, whose length refrt caps at 2^24 (DFT): a longer window has no use, and a
+    // hostile model asking for billions of elements would spend the load's constant folding on it.
+    if (size > (int64_t{1} << 24)) node_.fail("size " + std::to_string(size) + " is too large (at most 2^24)");
     const double n1 = static_cast<double>(periodic_ ? size : size - 1);
     constexpr double pi = std::numbers::pi;
     std::vector<double> w(static_cast<size_t>(size));

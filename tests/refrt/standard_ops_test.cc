@@ -139,6 +139,7 @@ TEST(StandardOpsHostile, SignalOps) {
   OneNode hann("HannWindow", 1, 1, 17);
   expect_error(hann, {i64({}, {-3})}, "size must be >= 0");
   expect_error(hann, {i64({2}, {3, 3})}, "size must hold one value");
+  expect_error(hann, {i64({}, {int64_t{184549376}})}, "is too large (at most 2^24)");  // a fuzzer's model
   OneNode mel("MelWeightMatrix", 5, 1, 17);
   expect_error(mel, {i64({}, {8}), i64({}, {64}), i64({}, {8000}), f32({}, {0}), f32({}, {9000})}, "falls outside");
 }
