@@ -41,6 +41,17 @@ def test_an_excluded_test_that_passes_fails_the_run(one_passing_test, tmp_path):
     assert "XPASS test_abs" in proc.stdout and "pass now: remove them" in proc.stdout
 
 
+def test_a_random_output_test_is_skipped_not_run(one_passing_test, tmp_path):
+    """A test marked [random] (its expected output is a draw of numpy's generator) is not run: a chance
+    match must not count as a pass, nor as a listed test that passes now. test_abs would pass if run."""
+    listed = tmp_path / "exclusions.txt"
+    listed.write_text("test_abs  [random] pretend its output is a random draw\n")
+    proc = conformance("--data", one_passing_test, "--exclusions", listed, "--verbose")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "0 passed, 0 failed, 1 skipped" in proc.stdout and "XPASS" not in proc.stdout, proc.stdout
+    assert "random output, not comparable: pretend its output" in proc.stdout, proc.stdout
+
+
 def test_no_test_at_all_fails_the_run(one_passing_test, tmp_path):
     empty_dir = tmp_path / "none"
     empty_dir.mkdir()
