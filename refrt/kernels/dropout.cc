@@ -1,7 +1,13 @@
 // Dropout at inference: the output is the input and the mask is all true (bool since 10; before, of
-// the input's type with ones). Training (training_mode input true with a ratio > 0) draws random
-// numbers whose stream no other runtime reproduces, so it is refused rather than guessed.
+// the input's type with ones). Training (12+: training_mode input true, ratio > 0) keeps each element
+// with probability 1 - ratio and scales the kept ones by 1 / (1 - ratio). The stream is refrt's own
+// (mt19937_64; the `seed` attribute makes every run draw the same mask): no runtime reproduces another's
+// random values, so tests check the distribution, never the values.
 #include <cstring>
+#include <random>
+
+#include "double_io.h"
+#include "elementwise.h"
 
 #include "../src/dispatch.h"
 
@@ -20,10 +26,8 @@ class DropoutKernel : public Kernel {
       if (training) {
         if (training->dtype() != DType::kBool || training->numel() != 1) node_.fail("training_mode must be a bool scalar");
         const double r = ratio ? ratio_value(*ratio) : 0.5;
-        if (*training->data<uint8_t>() != 0 && r > 0)
-          node_.fail("Dropout with training_mode=true and ratio " + std::to_string(r) +
-                         " > 0 is not implemented (random masks cannot be reproduced)",
-                     ErrorKind::kUnsupported);
+        if (!(r >= 0 && r <= 1)) node_.fail("ratio " + std::to_string(r) + " is outside [0, 1]");
+        if (*training->data<uint8_t>() != 0 && r > 0) return train(x, r, io);
       }
     }
     io.outputs[0] = x;  // shared read-only view: kernels never write their inputs
@@ -44,6 +48,23 @@ class DropoutKernel : public Kernel {
   }
 
  private:
+  void train(const Tensor& x, double ratio, KernelIO& io) const {
+    if (!is_float_dtype(x.dtype())) fail_dtype(node_, x.dtype());
+    const auto* seed = node_.attr("seed");
+    std::mt19937_64 gen(seed ? static_cast<uint64_t>(node_.attr_int("seed", 0))
+                             : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}());
+    std::vector<double> y = float_values(x);
+    Tensor mask(DType::kBool, x.shape());
+    uint8_t* keep = mask.data<uint8_t>();
+    const double scale = ratio < 1 ? 1.0 / (1.0 - ratio) : 0.0;  // ratio 1 drops everything
+    for (size_t i = 0; i < y.size(); ++i) {
+      const double u = static_cast<double>(gen() >> 11) * 0x1.0p-53;  // [0, 1)
+      keep[i] = u >= ratio;
+      y[i] = keep[i] ? y[i] * scale : 0.0;
+    }
+    io.outputs[0] = float_tensor(x.dtype(), x.shape(), y);
+    if (io.outputs.size() > 1) io.outputs[1] = std::move(mask);
+  }
   double ratio_value(const Tensor& t) const {
     if (t.numel() != 1) node_.fail("ratio must be a scalar");
     switch (t.dtype()) {

@@ -47,10 +47,15 @@ class Col2ImKernel : public Kernel {
     for (size_t d = 0; d < r; ++d) {
       if (image[d] <= 0 || block[d] <= 0 || dil[d] <= 0 || str[d] <= 0 || pad[d] < 0 || pad[d + r] < 0)
         node_.fail("image_shape, block_shape, dilations and strides must be > 0 and pads >= 0");
-      cols[d] = (image[d] + pad[d] + pad[d + r] - dil[d] * (block[d] - 1) - 1) / str[d] + 1;
-      if (cols[d] <= 0) node_.fail("the blocks do not fit the padded image along dim " + std::to_string(d));
-      block_size *= block[d];
-      positions *= cols[d];
+      // Checked: a model may carry any int64 here, and the products below must not wrap.
+      int64_t padded = 0, span = 0;
+      if (__builtin_add_overflow(image[d], pad[d], &padded) || __builtin_add_overflow(padded, pad[d + r], &padded) ||
+          __builtin_mul_overflow(dil[d], block[d] - 1, &span))
+        node_.fail("image_shape, pads, dilations and block_shape overflow int64 along dim " + std::to_string(d));
+      if (span >= padded) node_.fail("the blocks do not fit the padded image along dim " + std::to_string(d));
+      cols[d] = (padded - span - 1) / str[d] + 1;
+      if (__builtin_mul_overflow(block_size, block[d], &block_size) || __builtin_mul_overflow(positions, cols[d], &positions))
+        node_.fail("the block size or the number of block positions overflows int64");
     }
     if (x.rank() != 3 || x.dim(1) % block_size != 0 || x.dim(2) != positions)
       node_.fail("input must be [N, C * " + std::to_string(block_size) + ", " + std::to_string(positions) +

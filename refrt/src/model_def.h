@@ -10,7 +10,10 @@
 
 namespace parity::refrt {
 
-constexpr int kMinOpset = 7;   // oldest ai.onnx opset refrt accepts
+// Oldest ai.onnx opset a model may import. Each node still needs a kernel whose since_version covers
+// the model's opset, so an op that changed before the version refrt implements is refused by name
+// ("refrt implements it from opset 6") while the ops unchanged since opset 1 (Not, Shape) run.
+constexpr int kMinOpset = 1;
 constexpr int kMaxOpset = 23;  // newest ai.onnx opset whose changes refrt has reviewed
 
 struct GraphDef {

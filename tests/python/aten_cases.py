@@ -234,7 +234,7 @@ case("aten::randperm.default", lambda a: aten.randperm.default(1000), lambda: (r
      props=lambda o, i: rp.permutation(o[0], 1000))
 case("aten::native_dropout.default", lambda a: aten.native_dropout.default(a, 0.5, False), lambda: (r(2, 3),))
 case("aten::native_dropout.default", lambda a: aten.native_dropout.default(a, 0.3, True), lambda: (r(64, 64),), check="props",
-     props=lambda o, i: rp.dropout(o[0], i[0], 0.3, mask=o[1]), tag="train", refrt_lacks="Dropout with training_mode=true")
+     props=lambda o, i: rp.dropout(o[0], i[0], 0.3, mask=o[1]), tag="train")
 
 # --- matrix products ---
 case("aten::mm.default", lambda a, b: aten.mm.default(a, b), lambda: (r(3, 4), r(4, 2)))

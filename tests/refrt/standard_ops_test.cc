@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 
 #include "model_builder.h"
 #include "parity/error.h"
@@ -100,6 +101,13 @@ TEST(StandardOpsHostile, GeometryOps) {
   OneNode col2im("Col2Im", 3);
   expect_error(col2im, {f32_fill({1, 4, 5}, 1), i64({2}, {3, 3}), i64({2}, {2, 2})}, "input must be [N, C * 4, 4]");
   expect_error(col2im, {f32_fill({1, 4, 4}, 1), i64({2}, {3, 3}), i64({2}, {0, 2})}, "must be > 0");
+  // The fuzzer's case: block and image sizes whose products wrap int64.
+  expect_error(col2im, {f32_fill({1, 4, 4}, 1), i64({2}, {INT64_MAX, 5}), i64({2}, {INT64_MAX / 2, 3})}, "overflow");
+  expect_error(col2im, {f32_fill({1, 4, 4}, 1), i64({2}, {INT64_MAX, 3}), i64({2}, {2, 2})}, "overflow");
+  expect_error(col2im, {f32_fill({1, 4, 4}, 1), i64({2}, {3, 3}), i64({2}, {4, 2})}, "do not fit");
+  OneNode col2im_dilated("Col2Im", 3);
+  ModelBuilder::attr(col2im_dilated.n, "dilations", std::vector<int64_t>{INT64_MAX / 2, 1});
+  expect_error(col2im_dilated, {f32_fill({1, 6, 4}, 1), i64({2}, {9, 9}), i64({2}, {4, 2})}, "overflow");
   OneNode unpool("MaxUnpool", 2, 1, 11);
   ModelBuilder::attr(unpool.n, "kernel_shape", std::vector<int64_t>{2, 2});
   ModelBuilder::attr(unpool.n, "strides", std::vector<int64_t>{2, 2});
@@ -209,6 +217,29 @@ TEST(RandomOps, BernoulliFrequencyAndRange) {
   EXPECT_NEAR(mo.mean, 0.3, 5 * std::sqrt(0.21 / kDraws));
   OneNode bad("Bernoulli", 1, 1, 18);
   expect_error(bad, {f32({2}, {0.5f, 1.5f})}, "outside [0, 1]");
+}
+
+TEST(RandomOps, TrainingDropoutKeepsAndScales) {
+  OneNode m("Dropout", 3, 2, 13);
+  ModelBuilder::attr(m.n, "seed", int64_t{5});
+  const Tensor x = f32_fill({kDraws}, 2.0f);
+  Tensor ratio(DType::kFloat32, {}), training(DType::kBool, {});
+  *ratio.data<float>() = 0.25f;
+  *training.data<uint8_t>() = 1;
+  auto s = m.load({x, ratio, training});
+  const auto a = s->run({x, ratio, training}).outputs, b = s->run({x, ratio, training}).outputs;
+  EXPECT_TRUE(a[0].bitwise_equal(b[0])) << "a seeded Dropout draws the same mask every run";
+  ASSERT_EQ(a[1].dtype(), DType::kBool);
+  double kept = 0;
+  for (int64_t i = 0; i < kDraws; ++i) {
+    const float y = a[0].data<float>()[i];
+    const bool k = a[1].data<uint8_t>()[i] != 0;
+    ASSERT_EQ(y, k ? 2.0f / 0.75f : 0.0f) << "element " << i;  // kept ones scaled by 1 / (1 - ratio)
+    kept += k;
+  }
+  EXPECT_NEAR(kept / kDraws, 0.75, 5 * std::sqrt(0.75 * 0.25 / kDraws));
+  *ratio.data<float>() = 1.5f;
+  expect_error(m, {x, ratio, training}, "outside [0, 1]");
 }
 
 TEST(RandomOps, MultinomialFrequencies) {
