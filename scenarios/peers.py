@@ -26,9 +26,12 @@ import onnx.numpy_helper
 
 # The one tolerance table (common/tolerances.json, built into the C++ comparison too), by dtype name
 # ("bfloat16" is ml_dtypes' name, which onnx.numpy_helper returns); unlisted dtypes compare exactly.
+# An installed package (pip install) carries its copy beside this file.
+_TOLERANCES_PLACES = (Path(__file__).resolve().parents[1] / "common" / "tolerances.json",
+                      Path(__file__).resolve().parent / "tolerances.json")
+_TOLERANCES_JSON = next((p for p in _TOLERANCES_PLACES if p.is_file()), _TOLERANCES_PLACES[0])
 TOLERANCES = {name: (row["atol"], row["rtol"])
-              for name, row in json.loads((Path(__file__).resolve().parents[1] / "common" / "tolerances.json")
-                                          .read_text()).items() if isinstance(row, dict)}
+              for name, row in json.loads(_TOLERANCES_JSON.read_text()).items() if isinstance(row, dict)}
 
 
 def _message(e: BaseException, limit: int = 600) -> str:

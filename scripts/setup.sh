@@ -42,17 +42,24 @@ if ! cat requirements.txt requirements-nodeps.txt | cmp -s - .venv/.parity-requi
   cat requirements.txt requirements-nodeps.txt > .venv/.parity-requirements
 fi
 
-# 2b. The Python package `parity` (python/), editable, so that `import parity` in the venv is this tree's
-# (re-installed when the venv's copy points at another checkout).
+# 2b. The Python package `parity`, through pyproject.toml like `pip install <checkout>`, in its develop
+# flavour (PARITY_PIP_DEVELOP=1): no second C++ build, but a .pth to this tree's python/, so that
+# `import parity` in the venv is this tree's, edits included, and uses build/parity (re-installed when
+# the venv's copy points at another checkout). The build backend, scikit-build-core, is in requirements.txt.
 PARITY_PKG="$(.venv/bin/python -c 'import importlib.util as u; s = u.find_spec("parity"); print(s.origin if s else "")' 2>/dev/null || true)"
 if [ "$PARITY_PKG" != "$ROOT/python/parity/__init__.py" ]; then
-  step "installing the parity Python package (editable, python/)"
-  # The venv's own setuptools builds it when it can (>= 70.1 has bdist_wheel), else pip fetches one.
-  ISOLATION=(); .venv/bin/python -c 'import setuptools.command.bdist_wheel' 2>/dev/null && ISOLATION=(--no-build-isolation)
-  .venv/bin/python -m pip install -q --no-deps "${ISOLATION[@]}" -e "$ROOT/python"
+  step "installing the parity Python package (pyproject.toml, develop: python/ of this tree)"
+  PARITY_PIP_DEVELOP=1 .venv/bin/python -m pip install -q --no-deps --no-build-isolation "$ROOT"
 fi
 
-# 3. Configure (once) and build.
+# 3. Configure (once) and build. ccache keys on paths relative to the checkout, whatever the build
+# directory, so that the wheel's build (`pip install .`, build-wheel/) reuses this build's objects
+# (tests/python/test_pip_install.py does the same).
+if command -v ccache >/dev/null; then
+  CCACHE_BASE="$(ccache -k base_dir 2>/dev/null || true)"
+  case "$ROOT/" in "${CCACHE_BASE:-/nowhere}"/*) ;; *) export CCACHE_BASEDIR="$ROOT" ;; esac
+  [ "$(ccache -k hash_dir 2>/dev/null || true)" = "true" ] && export CCACHE_NOHASHDIR=1
+fi
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
   step "configuring $BUILD_DIR"
   cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo

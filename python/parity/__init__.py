@@ -7,12 +7,15 @@
 The capture is the scenario matrix's own (scenarios/capture.py); export, refrt, the libtorch reference and
 the reports are the `parity` binary's (PARITY_BIN, or build/parity of this repository).
 """
-from ._api import MODES, capture, profile, verify
 from ._paths import ParityError, parity_bin
 from ._results import CapturedCase, OutputCheck, ProfileResult, VerifyResult
 
 
 def __getattr__(name):
+    # The API imports torch (seconds): loaded on first use, so that the `parity` command starts at once.
+    if name in ("MODES", "capture", "profile", "verify"):
+        from . import _api
+        return getattr(_api, name)
     # Case and register (the scenario registry) for user suites: `from parity import Case, register`.
     if name in ("Case", "register"):
         from ._paths import scenarios_module

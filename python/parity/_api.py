@@ -11,7 +11,7 @@ from typing import Optional, Sequence
 
 import torch
 
-from ._paths import ParityError, parity_bin, scenarios_module
+from ._paths import ParityError, binary_env, parity_bin, scenarios_module
 from ._results import CapturedCase, ProfileResult, VerifyResult
 
 MODES = ("strict", "nonstrict", "decomposed")
@@ -104,7 +104,7 @@ def capture(model, args, kwargs=None, dynamic_shapes=None, *, input_sets=None, m
 
 def _run_parity(argv: Sequence[str], ok=(0,)) -> subprocess.CompletedProcess:
     cmd = [str(parity_bin()), *map(str, argv)]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=binary_env())
     if proc.returncode not in ok:
         raise ParityError(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr.strip() or proc.stdout.strip()}")
     return proc

@@ -1,17 +1,23 @@
-"""Where the repository and the built `parity` binary are, seen from this package.
+"""Where the `parity` binary and the `scenarios` package are, seen from this package.
 
-The package lives at <repo>/python/parity and is installed editable (scripts/setup.sh), so its own path
-leads back to the repository: the `scenarios` package (capture) at <repo>/scenarios, the binary at
-<repo>/build/parity."""
+Two layouts:
+- installed (`pip install <checkout>`, pyproject.toml): the binary and its libraries in parity/_native/,
+  the `scenarios` package beside `parity` in site-packages;
+- a checkout (scripts/setup.sh puts <repo>/python on sys.path): the package at <repo>/python/parity, the
+  scenarios at <repo>/scenarios, the binary at <repo>/$PARITY_BUILD_DIR/parity (build/ by default).
+PARITY_BIN, PARITY_SOURCE_DIR and PARITY_BUILD_DIR (which the binary reads too) override either."""
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import sys
 from pathlib import Path
 
-# PARITY_SOURCE_DIR (the binary reads it too) overrides, e.g. for a copy installed outside the tree.
-REPO_ROOT = Path(os.environ.get("PARITY_SOURCE_DIR") or Path(__file__).resolve().parents[2]).resolve()
+_PACKAGE = Path(__file__).resolve().parent
+NATIVE_DIR = _PACKAGE / "_native"
+INSTALLED = (NATIVE_DIR / "parity").is_file()
+REPO_ROOT = Path(os.environ.get("PARITY_SOURCE_DIR") or (_PACKAGE.parent if INSTALLED else _PACKAGE.parents[1])).resolve()
 
 
 class ParityError(RuntimeError):
@@ -19,19 +25,43 @@ class ParityError(RuntimeError):
 
 
 def parity_bin() -> Path:
-    """PARITY_BIN when set, else <repo>/$PARITY_BUILD_DIR/parity (build/ by default)."""
+    """PARITY_BIN when set, else the installed binary, else <repo>/$PARITY_BUILD_DIR/parity (build/ by default)."""
     explicit = os.environ.get("PARITY_BIN")
-    path = Path(explicit) if explicit else REPO_ROOT / os.environ.get("PARITY_BUILD_DIR", "build") / "parity"
+    if explicit:
+        path = Path(explicit)
+    elif INSTALLED and "PARITY_BUILD_DIR" not in os.environ:
+        path = NATIVE_DIR / "parity"
+    else:
+        path = REPO_ROOT / os.environ.get("PARITY_BUILD_DIR", "build") / "parity"
     if not path.is_file() or not os.access(path, os.X_OK):
         how = "PARITY_BIN" if explicit else "scripts/setup.sh (or set PARITY_BIN)"
         raise ParityError(f"the parity binary {path} is missing or not executable: build it with {how}")
     return path
 
 
+def binary_env() -> dict[str, str]:
+    """The environment the binary runs in. A checkout's binary knows its tree and venv (compiled in); an
+    installed one is told: this interpreter, the scenarios' directory, itself, and where the venv's
+    libtorch is (its RPATH covers torch in the same site-packages only). Variables already set win."""
+    env = dict(os.environ)
+    if not INSTALLED:
+        return env
+    binary = str(parity_bin())
+    for name, value in (("PARITY_PYTHON", sys.executable), ("PARITY_SOURCE_DIR", str(REPO_ROOT)),
+                        ("PARITY_BIN", binary), ("PARITY_BUILD_DIR", str(Path(binary).parent))):
+        env.setdefault(name, value)
+    torch = importlib.util.find_spec("torch")
+    if torch and torch.submodule_search_locations:
+        torch_lib = str(Path(list(torch.submodule_search_locations)[0]) / "lib")
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in (torch_lib, env.get("LD_LIBRARY_PATH")) if p)
+    return env
+
+
 def scenarios_module(name: str):
-    """Imports `scenarios.<name>` from this repository (capture shares its code with the matrix)."""
+    """Imports `scenarios.<name>` (capture shares its code with the matrix) from REPO_ROOT."""
     if not (REPO_ROOT / "scenarios" / "capture.py").is_file():
-        raise ParityError(f"{REPO_ROOT} has no scenarios/capture.py: the parity package must stay inside its repository")
+        raise ParityError(f"{REPO_ROOT} has no scenarios/capture.py: the parity package is neither installed with "
+                          "its scenarios nor inside its repository (or PARITY_SOURCE_DIR is wrong)")
     if str(REPO_ROOT) not in sys.path:
         sys.path.append(str(REPO_ROOT))
     module = importlib.import_module(f"scenarios.{name}")

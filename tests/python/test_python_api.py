@@ -171,19 +171,25 @@ def test_a_user_script_imports_parity_and_runs_the_example(tmp_path):
     assert report["cases"][0]["status"] == "pass" and len(report["cases"][0]["input_sets"]) == 2
 
 
-def test_the_package_installs_editable_into_a_fresh_venv(tmp_path):
-    """scripts/setup.sh's `pip install -e python/`, into an empty venv: `parity` then resolves to this tree.
-    The build backend is the project venv's setuptools (on PYTHONPATH while pip builds), as setup.sh uses it."""
-    import setuptools
+def test_the_package_installs_into_a_fresh_venv_as_setup_sh_does(tmp_path):
+    """scripts/setup.sh's install (pyproject.toml with PARITY_PIP_DEVELOP=1) into an empty venv: `parity` then
+    resolves to this tree's python/, nothing compiled. The build backend is the project venv's
+    scikit-build-core (on PYTHONPATH while pip builds), as setup.sh uses it."""
+    import scikit_build_core
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
     python = venv / "bin" / "python"
-    env = dict(os.environ, PYTHONPATH=str(Path(setuptools.__file__).parent.parent))
+    env = dict(os.environ, PYTHONPATH=str(Path(scikit_build_core.__file__).parent.parent), PARITY_PIP_DEVELOP="1")
     proc = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps",
-                           "--no-build-isolation", "-e", str(ROOT / "python")],
+                           "--no-build-isolation", str(ROOT)],
                           capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr
     env.pop("PYTHONPATH")
     origin = subprocess.run([str(python), "-c", "import importlib.util as u; print(u.find_spec('parity').origin)"],
                             capture_output=True, text=True, cwd=tmp_path, check=True, env=env).stdout.strip()
     assert origin == str(ROOT / "python" / "parity" / "__init__.py")
+    # Its `parity` command runs this tree's build (nothing of the C++ went into the venv).
+    assert not list(venv.rglob("_native"))
+    helped = subprocess.run([str(venv / "bin" / "parity"), "--help"], capture_output=True, text=True, cwd=tmp_path,
+                            env=env, timeout=60)
+    assert helped.returncode == 0 and "matrix" in helped.stdout, helped.stdout + helped.stderr
