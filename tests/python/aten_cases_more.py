@@ -387,3 +387,8 @@ case("aten::affine_grid_generator.default", lambda t: aten.affine_grid_generator
      lambda: (r(2, 2, 3),), opset=20, onnx_ops=("AffineGrid",))
 case("aten::affine_grid_generator.default", lambda t: aten.affine_grid_generator.default(t, [1, 2, 3, 4, 5], True),
      lambda: (r(1, 3, 4),), opset=20, onnx_ops=("AffineGrid",), tag="3d_align_corners")
+# Before opset 20 the grid is built from Range, Expand, Concat and a MatMul by theta^T.
+case("aten::affine_grid_generator.default", lambda t: aten.affine_grid_generator.default(t, [t.shape[0], 3, 4, 5], False),
+     lambda: (r(2, 2, 3),), dynamic=_batch, onnx_ops=("MatMul",), tag="opset18-dynamic")
+case("aten::affine_grid_generator.default", lambda t: aten.affine_grid_generator.default(t, [1, 2, 3, 4, 5], True),
+     lambda: (r(1, 3, 4),), onnx_ops=("MatMul",), tag="opset18-3d_align_corners")
