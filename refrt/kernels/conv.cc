@@ -548,7 +548,7 @@ class ConvKernel : public Kernel {
 // Conv 1; 11 reworded the auto_pad output-size rules (implemented as 11 reads them); 22 only widened types.
 PARITY_KERNEL("Conv", 1, ConvKernel, kFloatTypes16);
 PARITY_KERNEL("Conv", 11, ConvKernel, kFloatTypes16);
-// Conv + BatchNormalization folded, + bias + activations (graph_optimize.h).
+// Conv + BatchNormalization folded, + bias + activations (refrt/src/optimize/).
 PARITY_FUSED_KERNEL("FusedConv", ConvKernel, kFloatTypes16);
 
 }  // namespace parity::refrt
