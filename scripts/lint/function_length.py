@@ -3,8 +3,8 @@
     python scripts/lint/function_length.py [--limit N] [PATH ...]
 
 A function is a brace block opened on a line that ends a signature (a `)` and `{`, not a control
-statement, a namespace, a class or an initializer); its length runs from the signature's first line to its closing brace,
-lambdas and local classes included. Raw string literals (the report's inline JavaScript and CSS) are
+statement, a namespace, a class or an initializer); its length runs from the signature's first line to its
+closing brace, lambdas and local classes included. Raw string literals (the report's inline JavaScript and CSS) are
 skipped: they are not C++. A heuristic, not a parser: it is exact on this tree's formatting.
 """
 import argparse

@@ -5,9 +5,8 @@ with `retarget(via, key)`, so each row tests the key itself.
 """
 import math
 
-import torch
-
 import random_props as rp
+import torch
 from aten_cases import F, _batch, aten, case, r, rb, retarget, ri
 
 # --- elementwise: activations, special functions, predicates ---

@@ -1,5 +1,6 @@
-"""Code-shape rules the tree keeps: no C++ function over 80 lines (scripts/lint/function_length.py).
-The checker itself is tested on synthetic sources, so a broken checker cannot pass the tree silently."""
+"""Code-shape rules the tree keeps: no C++ function over 80 lines (scripts/lint/function_length.py, itself
+tested on synthetic sources, so a broken checker cannot pass the tree silently) and the Python lint rules of
+ruff.toml (ruff check)."""
 import importlib.util
 import subprocess
 import sys
@@ -32,5 +33,8 @@ def test_checker_skips_raw_strings_and_control_blocks():
 
 
 def test_no_cpp_function_over_80_lines():
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts/lint/function_length.py")], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts/lint/function_length.py")], capture_output=True, text=True
+    )
     assert proc.returncode == 0, "functions over 80 lines (split them):\n" + proc.stdout
+
