@@ -72,7 +72,12 @@ def run_measured(cmd: list[str], label: str) -> tuple[int, float, float, str]:
         out.seek(0)
         text = out.read().decode(errors="replace")
     seconds = time.monotonic() - start
-    return proc.returncode, usage.ru_maxrss * 1024.0, seconds, text.strip().splitlines()[-1:] and text.strip().splitlines()[-1]
+    return (
+        proc.returncode,
+        usage.ru_maxrss * 1024.0,
+        seconds,
+        text.strip().splitlines()[-1:] and text.strip().splitlines()[-1],
+    )
 
 
 def main() -> int:

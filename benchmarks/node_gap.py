@@ -31,7 +31,7 @@ def main():
     rows = [(n, ops[n], refrt[n], ort.get(n, 0.0)) for n in refrt]
     print(f"sum of best node times: refrt {sum(r[2] for r in rows):.3f} ms, ORT {sum(ort.values()):.3f} ms")
     by_op = defaultdict(lambda: [0.0, 0.0])
-    for n, op, r, o in rows:
+    for _name, op, r, o in rows:
         by_op[op][0] += r
         by_op[op][1] += o
     for op, (r, o) in sorted(by_op.items(), key=lambda kv: -(kv[1][0] - kv[1][1])):

@@ -44,15 +44,29 @@ def export(make, folder: Path, parity: Path):
 
 def small_convnet():
     """Four 3x3 conv + ReLU layers (two strided), global pooling and a linear head, 1x3x96x96."""
-    net = nn.Sequential(nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(), nn.Conv2d(32, 64, 3, stride=2, padding=1), nn.ReLU(),
-                        nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(), nn.Conv2d(64, 128, 3, stride=2, padding=1), nn.ReLU(),
-                        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(128, 10))
+    net = nn.Sequential(
+        nn.Conv2d(3, 32, 3, padding=1),
+        nn.ReLU(),
+        nn.Conv2d(32, 64, 3, stride=2, padding=1),
+        nn.ReLU(),
+        nn.Conv2d(64, 64, 3, padding=1),
+        nn.ReLU(),
+        nn.Conv2d(64, 128, 3, stride=2, padding=1),
+        nn.ReLU(),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Linear(128, 10),
+    )
     return net, (torch.randn(1, 3, 96, 96),)
 
 
 def model_list():
     zoo = base.models()
-    return {"mlp": zoo["mlp"], "convnet": ("small conv net 4x conv3x3, 1x3x96x96", small_convnet), "resnet18": zoo["resnet18"]}
+    return {
+        "mlp": zoo["mlp"],
+        "convnet": ("small conv net 4x conv3x3, 1x3x96x96", small_convnet),
+        "resnet18": zoo["resnet18"],
+    }
 
 
 class RandomReader:
@@ -129,17 +143,24 @@ def main(argv=None):
             for _ in range(max(1, a.repeat)):  # interleaved: refrt int8, ORT int8, refrt float32
                 r["int8"] = min(r["int8"], time_refrt(parity, qdq, inputs_dir, t, a.runs, a.warmup, folder / f"q_t{t}"))
                 r["ort_int8"] = min(r["ort_int8"], time_ort(qdq, args, t, a.runs, a.warmup))
-                r["float"] = min(r["float"], time_refrt(parity, float_path, inputs_dir, t, a.runs, a.warmup, folder / f"f_t{t}"))
-            print(f"{title:45s} T={t} refrt int8 {r['int8']:8.2f}  ORT int8 {r['ort_int8']:8.2f}  refrt f32 {r['float']:8.2f}",
-                  flush=True)
+                r["float"] = min(
+                    r["float"], time_refrt(parity, float_path, inputs_dir, t, a.runs, a.warmup, folder / f"f_t{t}")
+                )
+            print(
+                f"{title:45s} T={t} refrt int8 {r['int8']:8.2f}  ORT int8 {r['ort_int8']:8.2f}  "
+                f"refrt f32 {r['float']:8.2f}",
+                flush=True,
+            )
             rows.append(r)
-    print("\n| model | T | refrt int8 ms | ORT int8 ms | refrt float32 ms | refrt int8 / ORT int8 | refrt int8 / float32 |")
+    print("\n| model | T | refrt int8 ms | ORT int8 ms | refrt float32 ms | refrt int8 / ORT int8 "
+          "| refrt int8 / float32 |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['title']} | {r['threads']} | {r['int8']:.2f} | {r['ort_int8']:.2f} | {r['float']:.2f} | "
               f"{r['int8'] / r['ort_int8']:.2f} | {r['int8'] / r['float']:.2f} |")
     for t in threads:
-        print(f"refrt int8 / ORT int8 geomean at {t} thread(s): {geomean([r['int8'] / r['ort_int8'] for r in rows if r['threads'] == t]):.2f}")
+        ratio = geomean([r["int8"] / r["ort_int8"] for r in rows if r["threads"] == t])
+        print(f"refrt int8 / ORT int8 geomean at {t} thread(s): {ratio:.2f}")
     return 0
 
 

@@ -46,7 +46,6 @@ import parity.runtime as rt  # noqa: E402
 from scenarios.cases import _zoo, blocks, models_vision  # noqa: E402
 from scenarios.registry import get_case  # noqa: E402
 
-
 # ---- models: the scenario library's classes at the sizes people run ----
 
 class LlamaDecode(nn.Module):

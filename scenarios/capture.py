@@ -190,7 +190,7 @@ def capture_case(case: Case, mode: str, out_dir, force: bool = False, programs: 
             _decompose_unsupported(case_dir / "model.pt2", decompose_with, info)
         # Constant user inputs (Python scalars and None specialised at capture) are not program inputs.
         user_inputs = list(ep.graph_signature.user_inputs)
-        info["input_names"] = input_names = [n for n in user_inputs if isinstance(n, str)]
+        info["input_names"] = [n for n in user_inputs if isinstance(n, str)]
         info["output_names"] = output_names = [str(o) for o in ep.graph_signature.user_outputs]
         for k, (args, kwargs) in enumerate(examples):
             # A fresh module per set: the oracle is eager PyTorch from the state the program was exported

@@ -33,7 +33,9 @@ def composite_overloads():
     """(kept, excluded) for every aten overload with a CompositeImplicitAutograd kernel."""
     kept, excluded = [], {}
     for name in sorted(torch._C._dispatch_get_all_op_names()):
-        if not name.startswith("aten::") or not torch._C._dispatch_has_kernel_for_dispatch_key(name, "CompositeImplicitAutograd"):
+        if not name.startswith("aten::") or not torch._C._dispatch_has_kernel_for_dispatch_key(
+            name, "CompositeImplicitAutograd"
+        ):
             continue
         op, _, overload = name[len("aten::"):].partition(".")
         try:
@@ -42,7 +44,11 @@ def composite_overloads():
             continue
         key = f"aten::{op}.{overload or 'default'}"
         reason = None
-        if schema.overload_name == "out" or schema.overload_name.endswith("_out") or any(a.is_out for a in schema.arguments):
+        if (
+            schema.overload_name == "out"
+            or schema.overload_name.endswith("_out")
+            or any(a.is_out for a in schema.arguments)
+        ):
             reason = "out= variants (a program holds the functional form)"
         elif schema.is_mutable:
             reason = "in-place and mutating variants (Parity's in-place rule maps them to the functional form)"

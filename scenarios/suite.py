@@ -83,7 +83,7 @@ def load_file(file: Path, pick: Optional[str] = None) -> list[Case]:
     """The cases `file` defines (registered while it loads, or left at module level), or the one `pick` names."""
     module, registered = _import(file)
     cases = dict(registered)
-    for var, value in vars(module).items():
+    for value in vars(module).values():
         if isinstance(value, Case) and value.name not in cases:
             cases[value.name] = value
     if pick is None:

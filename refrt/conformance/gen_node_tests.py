@@ -114,7 +114,9 @@ def main():
     # The node tests have no case of SequenceErase or ConcatFromSequence; onnx's own "simple" model tests,
     # shipped as files in the same layout, do (sequence graphs of opset 12). Copied as they are.
     simple = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "simple")
-    models = sorted(d for d in os.listdir(simple) if d.startswith("test_sequence_model")) if os.path.isdir(simple) else []
+    models = (
+        sorted(d for d in os.listdir(simple) if d.startswith("test_sequence_model")) if os.path.isdir(simple) else []
+    )
     for d in models:
         shutil.copytree(os.path.join(simple, d), os.path.join(tmp, d))
     shutil.rmtree(out_dir, ignore_errors=True)

@@ -348,7 +348,7 @@ class DynamicQuantizeLinearKernel : public Kernel {
       for (int64_t i = i0; i < i1; ++i) py[i] = static_cast<uint8_t>(saturate(px[i] / scale, zp, 0.0f, 255.0f));
     });
     io.outputs[0] = std::move(y);
-    io.outputs[1] = Tensor::scalar<float>(DType::kFloat32, scale);
+    if (io.outputs.size() > 1) io.outputs[1] = Tensor::scalar<float>(DType::kFloat32, scale);
     if (io.outputs.size() > 2) io.outputs[2] = Tensor::scalar<uint8_t>(DType::kUInt8, static_cast<uint8_t>(zp));
   }
 

@@ -143,6 +143,8 @@ NodeDef node_def(const onnx::NodeProto& p, int index, const ModelDef& def, const
   node.origin = def.origin;
   node.inputs.assign(p.input().begin(), p.input().end());
   node.outputs.assign(p.output().begin(), p.output().end());
+  // Every operator has at least one output (kernels write output 0 unconditionally).
+  if (node.outputs.empty()) throw Error(where, "the node has no outputs");
   std::set<std::string> implicit;
   for (const auto& a : p.attribute()) {
     if (a.name().empty()) throw Error(where, "an attribute has no name");

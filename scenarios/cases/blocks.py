@@ -75,7 +75,9 @@ def _llama_inputs():
         pos = torch.arange(past, past + s, dtype=torch.float32)[:, None]
         freq = 1.0 / (10000 ** (torch.arange(0, 8, 2, dtype=torch.float32) / 8))
         ang = torch.cat([pos * freq, pos * freq], dim=-1)
-        sets.append((torch.randn(2, s, 32), ang.cos(), ang.sin(), torch.randn(2, 2, past, 8), torch.randn(2, 2, past, 8)))
+        sets.append(
+            (torch.randn(2, s, 32), ang.cos(), ang.sin(), torch.randn(2, 2, past, 8), torch.randn(2, 2, past, 8))
+        )
     return sets
 
 

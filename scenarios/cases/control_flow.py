@@ -108,9 +108,15 @@ register(Case(name="while_count_up", make_module=WhileCountUp,
 register(Case(name="while_count_down", make_module=WhileCountDown,
               input_sets=lambda: [(torch.tensor(n), torch.randn(3)) for n in (3, 6)],
               description="while_loop with a data-dependent trip count, decrementing"))
-register(Case(name="scan_cumsum", make_module=ScanCumsum,
-              input_sets=lambda: [(torch.randn(s, 3),) for s in (4, 7)], dynamic_shapes=({0: Dim("steps", min=2, max=64)},),
-              description="scan with one carry"))
+register(
+    Case(
+        name="scan_cumsum",
+        make_module=ScanCumsum,
+        input_sets=lambda: [(torch.randn(s, 3),) for s in (4, 7)],
+        dynamic_shapes=({0: Dim("steps", min=2, max=64)},),
+        description="scan with one carry",
+    )
+)
 register(Case(name="scan_two_carries_reverse", make_module=ScanTwoCarriesReverse,
               input_sets=lambda: [(torch.randn(5, 3), torch.randn(3)) for _ in range(2)],
               description="scan with two carries, an additional input, reverse"))

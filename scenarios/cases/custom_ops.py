@@ -58,7 +58,14 @@ class ScaledTanhBlock(nn.Module):
         return torch.ops.parity_demo.scaled_tanh(self.fc(x) * 3, 2.0) + x
 
 
-register(Case(name="custom_op_scaled_tanh", make_module=ScaledTanhBlock,
-              input_sets=lambda: [(torch.randn(b, 4),) for b in (2, 5)], dynamic_shapes=({0: Dim("batch", min=2, max=64)},),
-              description="a TORCH_LIBRARY custom op (parity_demo::scaled_tanh) between standard ops",
-              torch_libraries=lambda: [demo_ops_library()], export_plugins=lambda: [demo_translation_plugin()]))
+register(
+    Case(
+        name="custom_op_scaled_tanh",
+        make_module=ScaledTanhBlock,
+        input_sets=lambda: [(torch.randn(b, 4),) for b in (2, 5)],
+        dynamic_shapes=({0: Dim("batch", min=2, max=64)},),
+        description="a TORCH_LIBRARY custom op (parity_demo::scaled_tanh) between standard ops",
+        torch_libraries=lambda: [demo_ops_library()],
+        export_plugins=lambda: [demo_translation_plugin()],
+    )
+)

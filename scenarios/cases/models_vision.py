@@ -183,11 +183,18 @@ class MobileNetV3Small(nn.Module):
         cfg = self.BLOCKS if full else self.BLOCKS[:5]
         last, head = (576, 1024) if full else (96, 128)
         cout = cfg[-1][2]
-        self.features = nn.Sequential(nn.Conv2d(3, 16, 3, 2, 1, bias=False), nn.BatchNorm2d(16), nn.Hardswish(inplace=True),
-                                      *[InvertedResidual(*c) for c in cfg],
-                                      nn.Conv2d(cout, last, 1, bias=False), nn.BatchNorm2d(last), nn.Hardswish(inplace=True))
-        self.classifier = nn.Sequential(nn.Linear(last, head), nn.Hardswish(inplace=True), nn.Dropout(0.2, inplace=True),
-                                        nn.Linear(head, classes))
+        self.features = nn.Sequential(
+            nn.Conv2d(3, 16, 3, 2, 1, bias=False),
+            nn.BatchNorm2d(16),
+            nn.Hardswish(inplace=True),
+            *[InvertedResidual(*c) for c in cfg],
+            nn.Conv2d(cout, last, 1, bias=False),
+            nn.BatchNorm2d(last),
+            nn.Hardswish(inplace=True),
+        )
+        self.classifier = nn.Sequential(
+            nn.Linear(last, head), nn.Hardswish(inplace=True), nn.Dropout(0.2, inplace=True), nn.Linear(head, classes)
+        )
 
     def forward(self, x):
         return self.classifier(torch.flatten(nn.functional.adaptive_avg_pool2d(self.features(x), 1), 1))

@@ -44,8 +44,13 @@ op_case("op_interpolate_nearest", lambda x: F.interpolate(x, scale_factor=2, mod
         lambda: [(torch.randn(b, 3, 4, 5),) for b in (2, 3)], ({0: B},), "nearest upsampling x2")
 op_case("op_interpolate_bilinear", lambda x: F.interpolate(x, size=(7, 9), mode="bilinear", align_corners=False),
         lambda: [(torch.randn(b, 2, 4, 5),) for b in (2, 3)], ({0: B},), "bilinear resize, half-pixel centres")
-op_case("op_interpolate_bilinear_align", lambda x: F.interpolate(x, scale_factor=1.5, mode="bilinear", align_corners=True),
-        lambda: [(torch.randn(2, 2, 4, 6),), (torch.randn(2, 2, 4, 6),)], None, "bilinear, align_corners=True")
+op_case(
+    "op_interpolate_bilinear_align",
+    lambda x: F.interpolate(x, scale_factor=1.5, mode="bilinear", align_corners=True),
+    lambda: [(torch.randn(2, 2, 4, 6),), (torch.randn(2, 2, 4, 6),)],
+    None,
+    "bilinear, align_corners=True",
+)
 op_case("op_nonzero", lambda x: torch.nonzero(x > 0),
         lambda: [(torch.randn(4, 5),), (torch.randn(4, 5),)], None, "data-dependent output size")
 op_case("op_bfloat16_round_trip", lambda x: (x.to(torch.bfloat16) * 3).to(torch.float32),

@@ -14,7 +14,7 @@ from torch import nn
 
 from ..registry import Case, register
 from ._zoo import BATCH
-from .blocks import LlamaBlock, _llama_inputs, P, S
+from .blocks import LlamaBlock, P, S, _llama_inputs
 from .models_vision import BasicBlock, InvertedResidual
 
 CALIBRATION_BATCHES = 4
@@ -25,7 +25,10 @@ def _quantizer(kind: str, scheme: str):
     dynamic = scheme == "dynamic"
     if kind == "x86":
         import torchao.quantization.pt2e.quantizer.x86_inductor_quantizer as x86
-        return x86.X86InductorQuantizer().set_global(x86.get_default_x86_inductor_quantization_config(is_dynamic=dynamic))
+
+        return x86.X86InductorQuantizer().set_global(
+            x86.get_default_x86_inductor_quantization_config(is_dynamic=dynamic)
+        )
     from torchao.testing.pt2e._xnnpack_quantizer import XNNPACKQuantizer, get_symmetric_quantization_config
     return XNNPACKQuantizer().set_global(get_symmetric_quantization_config(is_per_channel=True, is_dynamic=dynamic))
 

@@ -67,6 +67,12 @@ class Scale(nn.Module):
         return x * 2 + x.sum(0, keepdim=True)
 
 
-register(Case(name="shape_size_one_at_capture", make_module=Scale,
-              input_sets=lambda: [(torch.randn(b, 3, 4),) for b in (1, 3)], dynamic_shapes=({0: Dim("batch1", min=1, max=64)},),
-              description="a dynamic dim of size 1 at capture, validated at size 3"))
+register(
+    Case(
+        name="shape_size_one_at_capture",
+        make_module=Scale,
+        input_sets=lambda: [(torch.randn(b, 3, 4),) for b in (1, 3)],
+        dynamic_shapes=({0: Dim("batch1", min=1, max=64)},),
+        description="a dynamic dim of size 1 at capture, validated at size 3",
+    )
+)

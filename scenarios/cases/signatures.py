@@ -77,6 +77,12 @@ register(Case(name="sig_nested_outputs", make_module=NestedOutputs,
 register(Case(name="sig_kwargs", make_module=Kwargs, input_sets=lambda: [(torch.randn(b, 3),) for b in (2, 4)],
               kwargs_sets=lambda: [{"scale": torch.randn(3), "bias": torch.randn(3)} for _ in range(2)],
               dynamic_shapes={"x": {0: B}, "scale": None, "bias": None}, description="keyword-only tensor arguments"))
-register(Case(name="sig_shape_as_index", make_module=ShapeAsIndex,
-              input_sets=lambda: [(torch.randn(2, s),) for s in (3, 6)], dynamic_shapes=({1: Dim("width", min=2, max=64)},),
-              description="a symbolic size used as an index"))
+register(
+    Case(
+        name="sig_shape_as_index",
+        make_module=ShapeAsIndex,
+        input_sets=lambda: [(torch.randn(2, s),) for s in (3, 6)],
+        dynamic_shapes=({1: Dim("width", min=2, max=64)},),
+        description="a symbolic size used as an index",
+    )
+)

@@ -73,7 +73,9 @@ def _head(model_type: str):
     from transformers.models.auto import modeling_auto as ma
 
     # Encoders with a masked-LM head also list a causal-LM head (BERT as a decoder): they are swept as encoders.
-    causal = {k: v for k, v in ma.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.items() if k not in ma.MODEL_FOR_MASKED_LM_MAPPING_NAMES}
+    causal = {
+        k: v for k, v in ma.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.items() if k not in ma.MODEL_FOR_MASKED_LM_MAPPING_NAMES
+    }
     for mapping, task in ((causal, "causal_lm"),
                           (ma.MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES, "seq2seq"),
                           (ma.MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING_NAMES, "seq2seq")):

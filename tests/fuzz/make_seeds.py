@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
-import os
 import struct
 import subprocess
 import sys
@@ -101,7 +99,6 @@ def tensor_seeds():
 
 
 def external_models():
-    import onnx
     from onnx import TensorProto, helper
 
     models = []

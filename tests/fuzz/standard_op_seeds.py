@@ -18,7 +18,7 @@ TABLES = ["signal", "selection", "losses", "image_geometry", "roi", "deform_conv
 def standard_op_models():
     """(name, serialized ModelProto) per op of the tables above."""
     import numpy as np
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import TensorProto, helper
 
     rows = []
 
@@ -29,11 +29,20 @@ def standard_op_models():
         return helper.make_node(op, ins, outs, name=f"{op.lower()}_{outs[0]}", **attrs)
 
     rng = np.random.default_rng(0)
-    api = types.SimpleNamespace(case=case, node=node, np=np, helper=helper, TensorProto=TensorProto, RNG=rng,
-                                rand=lambda *s, dtype=np.float32, low=-1.0, high=1.0: rng.uniform(low, high, s).astype(dtype),
-                                ints=lambda *s, dtype=np.int64, low=-9, high=10: rng.integers(low, high, s).astype(dtype))
+    api = types.SimpleNamespace(
+        case=case,
+        node=node,
+        np=np,
+        helper=helper,
+        TensorProto=TensorProto,
+        RNG=rng,
+        rand=lambda *s, dtype=np.float32, low=-1.0, high=1.0: rng.uniform(low, high, s).astype(dtype),
+        ints=lambda *s, dtype=np.int64, low=-9, high=10: rng.integers(low, high, s).astype(dtype),
+    )
     for table in TABLES:
-        spec = importlib.util.spec_from_file_location(f"seed_{table}", ROOT / "tests" / "refrt" / "cases" / f"{table}.py")
+        spec = importlib.util.spec_from_file_location(
+            f"seed_{table}", ROOT / "tests" / "refrt" / "cases" / f"{table}.py"
+        )
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         module.build(api)

@@ -5,7 +5,6 @@ torch.export leaves in a program, MoE routing and grouped matmuls.
 Imported at the end of aten_cases.py.
 """
 import torch
-
 from aten_cases import F, _batch, aten, case, r, rb, ri
 
 

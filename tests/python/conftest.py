@@ -23,7 +23,9 @@ PARITY = ROOT / os.environ.get("PARITY_BUILD_DIR", "build") / "parity"
 def parity(*args, expect=0):
     """Runs the parity binary; its exit code must be `expect` (the output is shown when it is not)."""
     proc = subprocess.run([str(PARITY), *map(str, args)], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == expect, f"parity {' '.join(map(str, args))} -> {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    assert proc.returncode == expect, (
+        f"parity {' '.join(map(str, args))} -> {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    )
     return proc
 
 

@@ -108,7 +108,9 @@ def _counts_within(draws, p, what):
         expected = p[:, k].sum()
         bound = SIGMAS * math.sqrt(float(np.sum(p[:, k] * (1 - p[:, k]))))
         got = int((draws == k).sum())
-        assert abs(got - expected) <= bound, f"{what}: category {k} drawn {got} times, expected {expected:.1f} +- {bound:.1f}"
+        assert abs(got - expected) <= bound, (
+            f"{what}: category {k} drawn {got} times, expected {expected:.1f} +- {bound:.1f}"
+        )
 
 
 def categorical(samples, weights, what="multinomial with replacement"):

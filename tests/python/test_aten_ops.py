@@ -23,7 +23,6 @@ import onnx.numpy_helper
 import onnxruntime as ort
 import pytest
 import torch
-
 from aten_cases import CASES, OpCase
 from conftest import load_pb
 
@@ -173,7 +172,9 @@ def captured(tmp_path_factory):
 def parity(*args):
     proc = subprocess.run([str(PARITY), *map(str, args)], capture_output=True, text=True, timeout=120)
     if proc.returncode != 0:
-        raise AssertionError(f"parity {' '.join(map(str, args))} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
+        raise AssertionError(
+            f"parity {' '.join(map(str, args))} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+        )
     return proc
 
 

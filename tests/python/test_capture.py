@@ -10,10 +10,10 @@ import zipfile
 import pytest
 import torch
 import torch.utils._pytree as pytree
+from conftest import CASES_FILTER, MODES, ROOT, load_pb, run_capture
 from torch import nn
 from torch.export import Dim
 
-from conftest import CASES_FILTER, MODES, ROOT, load_pb, run_capture
 from scenarios import capture, registry
 from scenarios.registry import Case, all_cases, get_case, register
 

@@ -3,14 +3,12 @@ malformed case.json field is an exit-3 error that names the file and the field."
 import json
 import shutil
 import subprocess
-from pathlib import Path
 
 import onnx.numpy_helper
 import pytest
 import torch
-from torch import nn
-
 from test_end_to_end import PARITY
+from torch import nn
 
 
 class Tiny(nn.Module):
@@ -90,7 +88,9 @@ MALFORMED = [
 ]
 
 
-@pytest.mark.parametrize("fields, message", MALFORMED, ids=[m[1].split('"')[1] + f"-{i}" for i, m in enumerate(MALFORMED)])
+@pytest.mark.parametrize(
+    "fields, message", MALFORMED, ids=[m[1].split('"')[1] + f"-{i}" for i, m in enumerate(MALFORMED)]
+)
 def test_each_malformed_field_is_an_exit_3_error_naming_file_and_field(minimal_case, tmp_path, fields, message):
     folder = tmp_path / "case"
     shutil.copytree(minimal_case, folder)

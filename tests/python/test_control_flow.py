@@ -9,7 +9,6 @@ from pathlib import Path
 
 import onnx
 import pytest
-
 from conftest import assert_runtimes_match_eager, run_capture
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,9 +7,8 @@ import sys
 from collections import Counter
 
 import torch
+from conftest import ROOT, parity
 from torch import nn
-
-from conftest import PARITY, ROOT, parity
 
 
 class ReluAddMatmul(nn.Module):
@@ -60,7 +59,9 @@ def test_core_listing_and_its_missing_subset():
     assert m and int(m.group(2)) > 100, out[-2000:]
     rows = [line.split() for line in out.splitlines() if line.startswith("aten::")]
     assert len(rows) == int(m.group(2)) and sum(r[1] == "yes" for r in rows) == int(m.group(1))
-    missing = [line.split()[0] for line in parity("coverage", "--missing").stdout.splitlines() if line.startswith("aten::")]
+    missing = [
+        line.split()[0] for line in parity("coverage", "--missing").stdout.splitlines() if line.startswith("aten::")
+    ]
     assert missing == [r[0] for r in rows if "no" in r[1:]]
 
 
@@ -73,7 +74,9 @@ def test_composite_denominator_comes_from_torchs_dispatcher():
     rows = {line.split()[0]: line.split()[1:] for line in out.splitlines() if line.startswith("aten::")}
     assert len(rows) == int(m.group(2)) and sum(r[0] == "yes" for r in rows.values()) == int(m.group(1))
     for key in rows:
-        assert torch._C._dispatch_has_kernel_for_dispatch_key(key.replace(".default", ""), "CompositeImplicitAutograd"), key
+        assert torch._C._dispatch_has_kernel_for_dispatch_key(
+            key.replace(".default", ""), "CompositeImplicitAutograd"
+        ), key
 
     class Kept(nn.Module):
         def forward(self, x, y, w):

@@ -7,7 +7,6 @@ import re
 import subprocess
 
 import pytest
-
 from conftest import PARITY
 
 LEVELS = ["scalar", "avx2", "avx512", "avx512_vnni", "avx512_bf16", "amx"]

@@ -13,7 +13,6 @@ import numpy as np
 import onnx
 import onnx.numpy_helper
 import onnxruntime as ort
-
 from conftest import CASES, MODES, load_pb  # `captured` (every case x mode, captured once) is there too
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,7 +22,9 @@ PARITY = ROOT / os.environ.get("PARITY_BUILD_DIR", "build") / "parity"
 def parity(*args, check=True):
     proc = subprocess.run([str(PARITY), *map(str, args)], capture_output=True, text=True, timeout=900)
     if check and proc.returncode != 0:
-        raise AssertionError(f"parity {' '.join(map(str, args))} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
+        raise AssertionError(
+            f"parity {' '.join(map(str, args))} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+        )
     return proc
 
 

@@ -12,9 +12,8 @@ import onnx
 import onnxruntime as ort
 import pytest
 import torch
-from torch import nn
-
 from conftest import PARITY, ROOT, parity  # noqa: E402,F401
+from torch import nn
 
 
 class Counter(nn.Module):
@@ -125,7 +124,11 @@ def test_report_after_a_successful_export(tmp_path):
     pt2, _, _ = _capture(tmp_path, "strict")
     parity("export", pt2, "-o", tmp_path / "ok.onnx", "--report")
     text = (tmp_path / "ok.report.md").read_text()
-    assert "- result: exported" in text and "None: every operator" in text and "| `aten::batch_norm.default` | 1 | yes |" in text
+    assert (
+        "- result: exported" in text
+        and "None: every operator" in text
+        and "| `aten::batch_norm.default` | 1 | yes |" in text
+    )
 
 
 def test_report_on_an_unreadable_archive(tmp_path):

@@ -4,17 +4,15 @@ Oracles: onnx.checker.check_model(path) (checks the external data references), o
 (load_external_data), onnxruntime and eager PyTorch. The layout facts checked are the spec's: location
 relative to the model, offset and length, offsets aligned, tensors below the threshold inline.
 """
-from pathlib import Path
 
 import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
 import torch
+from conftest import PARITY, ROOT, parity  # noqa: E402,F401
 from onnx import numpy_helper
 from torch import nn
-
-from conftest import PARITY, ROOT, parity  # noqa: E402,F401
 
 
 class ThreeLinear(nn.Module):

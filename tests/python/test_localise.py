@@ -9,7 +9,6 @@ import json
 import numpy as np
 import onnx
 import pytest
-
 from conftest import load_pb
 from test_end_to_end import parity
 
@@ -32,8 +31,12 @@ def test_a_failing_case_names_its_first_divergence_without_flags(planted):
     assert proc.returncode == 1 and entry["status"] == "fail", proc.stdout + proc.stderr
     d = entry["first_divergence"]
     assert d is not None, entry
-    assert (d["fx_node"], d["onnx_node"], d["op"], d["onnx_op"]) == ("sigmoid_1", "node_sigmoid_1", "aten::sigmoid.default",
-                                                                     "Log")
+    assert (d["fx_node"], d["onnx_node"], d["op"], d["onnx_op"]) == (
+        "sigmoid_1",
+        "node_sigmoid_1",
+        "aten::sigmoid.default",
+        "Log",
+    )
     assert "basic.py" in d["source"] and "self.fc0" in d["source"], d["source"]
     assert d["input_set"] == "test_data_set_0"
     # Only the first failing set was re-run with intermediates, and it says so.
@@ -57,7 +60,7 @@ def test_the_first_divergence_counts_nans_and_names_the_worst_elements(planted, 
 def test_every_mismatching_output_carries_its_detail(planted, captured):
     _, entry, _ = planted
     case = captured / "mlp_docs" / "strict"
-    for k, s in enumerate(entry["input_sets"]):
+    for s in entry["input_sets"]:
         eager = load_pb(case / s["name"] / "output_0.pb")
         cmp = s["outputs"][0]["refrt_vs_eager"]
         assert not cmp["passed"]

@@ -9,11 +9,9 @@ import pty
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-
 from test_end_to_end import PARITY, ROOT
 
 EXTRA = Path(__file__).with_name("matrix_extra_scenarios.py")
@@ -79,7 +77,9 @@ def test_parallel_run_with_progress_bar_on_a_terminal(shared_out):
 
 def test_crash_capture_failure_known_failures_and_baseline(shared_out):
     known = shared_out / "known.json"
-    known.write_text(json.dumps([{"case": "linear_regression", "mode": "nonstrict", "reason": "test: listed but passes"}]))
+    known.write_text(
+        json.dumps([{"case": "linear_regression", "mode": "nonstrict", "reason": "test: listed but passes"}])
+    )
     env = {"PARITY_EXTRA_SCENARIOS": str(EXTRA), "PARITY_TEST_ABORT": "linear_regression/strict"}
     proc = run_matrix(shared_out, "--filter", "^(linear_regression|refused_branch)$", "--modes", "strict,nonstrict",
                       "-j", "2", "--known-failures", known, "--baseline", shared_out / "baseline.json", env=env)
@@ -97,7 +97,9 @@ def test_crash_capture_failure_known_failures_and_baseline(shared_out):
         assert "data-dependent" in refused["error"].lower(), refused  # torch's own message
     s = rep["summary"]
     assert (s["total"], s["crashed"], s["xpass"], s["capture_failed"], s["regressions"]) == (4, 1, 1, 2, 1)
-    assert [(r["case"], r["mode"], r["kind"]) for r in rep["regressions"]] == [("linear_regression", "strict", "status")]
+    assert [(r["case"], r["mode"], r["kind"]) for r in rep["regressions"]] == [
+        ("linear_regression", "strict", "status")
+    ]
     assert "REGRESSION linear_regression/strict" in proc.stdout
     assert "remove it from the known failures" in proc.stdout
 

@@ -14,7 +14,6 @@ NativeRT into verify. The comparison is then already in place.
 import numpy as np
 import pytest
 import torch
-
 from conftest import data_sets, files, load_pb
 
 

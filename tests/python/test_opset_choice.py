@@ -52,8 +52,12 @@ def run_refrt(model_path, x, tmp_path):
     ins = tmp_path / "in"
     ins.mkdir(exist_ok=True)
     (ins / "input_0.pb").write_bytes(onnx.numpy_helper.from_array(x).SerializeToString())
-    proc = subprocess.run([str(PARITY), "run", str(model_path), "--inputs", str(ins), "--outputs", str(tmp_path / "out")],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [str(PARITY), "run", str(model_path), "--inputs", str(ins), "--outputs", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     t = onnx.TensorProto()
     t.ParseFromString((tmp_path / "out" / "output_0.pb").read_bytes())
@@ -74,6 +78,8 @@ def test_opset_picks_the_translation_and_numbers_agree(captured, tmp_path, opset
     assert fused <= ops, ops
     assert not (absent & ops), ops
     onnx.checker.check_model(model, full_check=True)
-    got = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {model.graph.input[0].name: x})[0]
+    got = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {model.graph.input[0].name: x})[
+        0
+    ]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(run_refrt(path, x, tmp_path), want, rtol=1e-5, atol=1e-5)

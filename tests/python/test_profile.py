@@ -35,8 +35,26 @@ def test_trace_and_summary(tmp_path):
     model = tmp_path / "cnn.onnx"
     small_cnn(model)
     out = tmp_path / "prof"
-    proc = subprocess.run([str(PARITY), "profile", model, "--random", "--dim", "batch=3", "--runs", "4", "--warmup", "1",
-                           "--out", out, "--compare-ort"], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            str(PARITY),
+            "profile",
+            model,
+            "--random",
+            "--dim",
+            "batch=3",
+            "--runs",
+            "4",
+            "--warmup",
+            "1",
+            "--out",
+            out,
+            "--compare-ort",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     events = json.loads((out / "trace.json").read_text())
     assert isinstance(events, list) and events

@@ -10,16 +10,14 @@ import json
 import subprocess
 import sys
 import zipfile
-from pathlib import Path
 
 import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
 import torch
-from torch import nn
-
 from conftest import PARITY, ROOT, parity  # noqa: E402,F401
+from torch import nn
 
 
 class AllState(nn.Module):
@@ -150,4 +148,6 @@ def test_decompose_rewrites_only_what_parity_lacks(tmp_path):
     after = {str(n.target) for n in torch.export.load(str(tmp_path / "d.pt2")).graph.nodes if n.op == "call_function"}
     assert "aten.linalg_vector_norm.default" not in after and "aten.mul.Tensor" in after, after
     parity("export", tmp_path / "d.pt2", "-o", tmp_path / "d.onnx")
-    np.testing.assert_allclose(_run_onnx(tmp_path / "d.onnx", (x,))[0], NormThenScale()(x).numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        _run_onnx(tmp_path / "d.onnx", (x,))[0], NormThenScale()(x).numpy(), rtol=1e-5, atol=1e-6
+    )

@@ -14,10 +14,9 @@ import onnx
 import onnxruntime as ort
 import pytest
 import torch
+from conftest import load_pb
 from torch import nn
 from torch.export import Dim
-
-from conftest import load_pb
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))  # this tree's package, whichever tree the venv's install points to
@@ -105,7 +104,9 @@ def test_verify_of_a_failing_model_names_the_fx_node_and_source_line(tmp_path):
 def test_a_model_torch_export_refuses_is_a_result_not_an_exception(tmp_path):
     result = parity.verify(DataDependentBranch(), (torch.randn(2, 3),), out=tmp_path)
     assert result.status == "capture_failed" and result.stage == "capture"
-    assert "x.sum()" in result.error or "data-dependent" in result.error.lower() or "Guard" in result.error, result.error
+    assert "x.sum()" in result.error or "data-dependent" in result.error.lower() or "Guard" in result.error, (
+        result.error
+    )
 
 
 def test_a_crash_of_the_binary_is_a_crashed_result(tmp_path, monkeypatch):

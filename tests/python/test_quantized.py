@@ -7,14 +7,13 @@ C++ twins of the ops and the quantized scenarios, against eager PyTorch.
    and choose_qparams are bit-exact). Unsupported schemes (float8, per-token, group-wise) fail the export
    with an error naming op and scheme, and no custom-domain node.
 2. Every quantized scenario (scenarios/cases/quantized.py) x capture mode: onnxruntime loads and runs our
-   ONNX (with its QDQ fusion, and without it for the values) and matches eager within one quantization step of the output's scale (the scale of the
-   DequantizeLinear that produces it, or of the last one before it for float outputs); int8 weights stay
-   int8 initializers; `parity verify` (refrt + the libtorch reference with C++ twins of the quantized ops)
-   passes.
+   ONNX (with its QDQ fusion, and without it for the values) and matches eager within one quantization
+   step of the output's scale (the scale of the DequantizeLinear that produces it, or of the last one
+   before it for float outputs); int8 weights stay int8 initializers; `parity verify` (refrt + the
+   libtorch reference with C++ twins of the quantized ops) passes.
 """
 import json
 import os
-import re
 import subprocess
 import sys
 
@@ -24,10 +23,8 @@ import onnx.numpy_helper
 import onnxruntime as ort
 import pytest
 import torch
-
-from conftest import MODES, ROOT, load_pb, run_capture
-
 import torch.ao.quantization.fx._decomposed  # noqa: E402,F401  (registers torch.ops.quantized_decomposed)
+from conftest import MODES, ROOT, load_pb, run_capture
 
 PARITY = ROOT / os.environ.get("PARITY_BUILD_DIR", "build") / "parity"
 qd = torch.ops.quantized_decomposed
@@ -54,60 +51,126 @@ def _q(dtype, *shape):
 S, ZP = 0.0173, 3
 # (id, fn, inputs): fn is called on the inputs inside torch.export and eagerly.
 ROWS = [
-    ("quantize_per_tensor-int8", lambda x: qd.quantize_per_tensor.default(x, S, ZP, -128, 127, torch.int8),
-     lambda: (_x(4, 8),)),
-    ("quantize_per_tensor-uint8", lambda x: qd.quantize_per_tensor.default(x, S, 128, 0, 255, torch.uint8),
-     lambda: (_x(4, 8),)),
-    ("quantize_per_tensor-narrow_range", lambda x: qd.quantize_per_tensor.default(x, 0.01, 0, -127, 100, torch.int8),
-     lambda: (_x(4, 8),)),
-    ("quantize_per_tensor-float16_input", lambda x: qd.quantize_per_tensor.default(x, S, ZP, -128, 127, torch.int8),
-     lambda: (_x(4, 8).half(),)),
-    ("quantize_per_tensor.tensor", lambda x, s, z: qd.quantize_per_tensor.tensor(x, s, z, 0, 255, torch.uint8),
-     lambda: (_x(4, 8), torch.tensor([0.031], dtype=torch.float64), torch.tensor([100]))),
-    ("quantize_per_tensor.tensor2", lambda x, s, z, lo, hi: qd.quantize_per_tensor.tensor2(x, s, z, lo, hi, torch.int8),
-     lambda: (_x(4, 8), torch.tensor([0.02], dtype=torch.float64), torch.tensor([-5]), torch.tensor(-100),
-              torch.tensor(90))),
-    ("dequantize_per_tensor-int8", lambda q: qd.dequantize_per_tensor.default(q, S, ZP, -128, 127, torch.int8),
-     lambda: (_q(torch.int8, 4, 8),)),
-    ("dequantize_per_tensor-uint8", lambda q: qd.dequantize_per_tensor.default(q, S, 128, 0, 255, torch.uint8),
-     lambda: (_q(torch.uint8, 4, 8),)),
-    ("dequantize_per_tensor-float16_out",
-     lambda q: qd.dequantize_per_tensor.default(q, S, ZP, -128, 127, torch.int8, out_dtype=torch.float16),
-     lambda: (_q(torch.int8, 4, 8),)),
-    ("dequantize_per_tensor.tensor", lambda q, s, z: qd.dequantize_per_tensor.tensor(q, s, z, 0, 255, torch.uint8),
-     lambda: (_q(torch.uint8, 4, 8), torch.tensor([0.031], dtype=torch.float64), torch.tensor([100]))),
-    ("dequantize_per_tensor.tensor2",
-     lambda q, s, z, lo, hi: qd.dequantize_per_tensor.tensor2(q, s, z, lo, hi, torch.int8),
-     lambda: (_q(torch.int8, 4, 8), torch.tensor([0.02], dtype=torch.float64), torch.tensor([-5]),
-              torch.tensor(-128), torch.tensor(127))),
-    ("quantize_per_channel-axis0",
-     lambda x: qd.quantize_per_channel.default(x, torch.tensor([0.01, 0.02, 0.05, 0.003]), torch.tensor([0, 1, -2, 5]),
-                                               0, -127, 127, torch.int8),
-     lambda: (_x(4, 6),)),
-    ("quantize_per_channel-axis1",
-     lambda x: qd.quantize_per_channel.default(x, torch.tensor([0.01, 0.02, 0.05]), torch.tensor([10, 128, 200]),
-                                               1, 0, 255, torch.uint8),
-     lambda: (_x(2, 3, 5),)),
-    ("dequantize_per_channel-axis0",
-     lambda q: qd.dequantize_per_channel.default(q, torch.tensor([0.01, 0.02, 0.05, 0.003]), torch.tensor([0, 1, -2, 5]),
-                                                 0, -127, 127, torch.int8),
-     lambda: (_q(torch.int8, 4, 3, 3),)),
-    ("dequantize_per_channel-no_zero_points",
-     lambda q: qd.dequantize_per_channel.default(q, torch.tensor([0.01, 0.02, 0.05]), None, 1, -128, 127, torch.int8),
-     lambda: (_q(torch.int8, 2, 3, 4),)),
-    ("choose_qparams.tensor-uint8", lambda x: qd.choose_qparams.tensor(x, 0, 255, 2.0 ** -12, torch.uint8),
-     lambda: (_x(5, 7) + 1.0,)),
-    ("choose_qparams.tensor-int8", lambda x: qd.choose_qparams.tensor(x, -128, 127, torch.finfo(torch.float32).eps,
-                                                                      torch.int8),
-     lambda: (_x(5, 7) - 2.0,)),
-    ("choose_qparams.tensor-all_zero_eps", lambda x: qd.choose_qparams.tensor(x, -128, 127, 1e-5, torch.int8),
-     lambda: (torch.zeros(3, 4),)),
-    ("choose_qparams_symmetric.tensor-int8",
-     lambda x: qd.choose_qparams_symmetric.tensor(x, -128, 127, torch.finfo(torch.float32).eps, torch.int8),
-     lambda: (_x(5, 7),)),
-    ("choose_qparams_symmetric.tensor-uint8",
-     lambda x: qd.choose_qparams_symmetric.tensor(x, 0, 255, torch.finfo(torch.float32).eps, torch.uint8),
-     lambda: (_x(5, 7),)),
+    (
+        "quantize_per_tensor-int8",
+        lambda x: qd.quantize_per_tensor.default(x, S, ZP, -128, 127, torch.int8),
+        lambda: (_x(4, 8),),
+    ),
+    (
+        "quantize_per_tensor-uint8",
+        lambda x: qd.quantize_per_tensor.default(x, S, 128, 0, 255, torch.uint8),
+        lambda: (_x(4, 8),),
+    ),
+    (
+        "quantize_per_tensor-narrow_range",
+        lambda x: qd.quantize_per_tensor.default(x, 0.01, 0, -127, 100, torch.int8),
+        lambda: (_x(4, 8),),
+    ),
+    (
+        "quantize_per_tensor-float16_input",
+        lambda x: qd.quantize_per_tensor.default(x, S, ZP, -128, 127, torch.int8),
+        lambda: (_x(4, 8).half(),),
+    ),
+    (
+        "quantize_per_tensor.tensor",
+        lambda x, s, z: qd.quantize_per_tensor.tensor(x, s, z, 0, 255, torch.uint8),
+        lambda: (_x(4, 8), torch.tensor([0.031], dtype=torch.float64), torch.tensor([100])),
+    ),
+    (
+        "quantize_per_tensor.tensor2",
+        lambda x, s, z, lo, hi: qd.quantize_per_tensor.tensor2(x, s, z, lo, hi, torch.int8),
+        lambda: (
+            _x(4, 8),
+            torch.tensor([0.02], dtype=torch.float64),
+            torch.tensor([-5]),
+            torch.tensor(-100),
+            torch.tensor(90),
+        ),
+    ),
+    (
+        "dequantize_per_tensor-int8",
+        lambda q: qd.dequantize_per_tensor.default(q, S, ZP, -128, 127, torch.int8),
+        lambda: (_q(torch.int8, 4, 8),),
+    ),
+    (
+        "dequantize_per_tensor-uint8",
+        lambda q: qd.dequantize_per_tensor.default(q, S, 128, 0, 255, torch.uint8),
+        lambda: (_q(torch.uint8, 4, 8),),
+    ),
+    (
+        "dequantize_per_tensor-float16_out",
+        lambda q: qd.dequantize_per_tensor.default(q, S, ZP, -128, 127, torch.int8, out_dtype=torch.float16),
+        lambda: (_q(torch.int8, 4, 8),),
+    ),
+    (
+        "dequantize_per_tensor.tensor",
+        lambda q, s, z: qd.dequantize_per_tensor.tensor(q, s, z, 0, 255, torch.uint8),
+        lambda: (_q(torch.uint8, 4, 8), torch.tensor([0.031], dtype=torch.float64), torch.tensor([100])),
+    ),
+    (
+        "dequantize_per_tensor.tensor2",
+        lambda q, s, z, lo, hi: qd.dequantize_per_tensor.tensor2(q, s, z, lo, hi, torch.int8),
+        lambda: (
+            _q(torch.int8, 4, 8),
+            torch.tensor([0.02], dtype=torch.float64),
+            torch.tensor([-5]),
+            torch.tensor(-128),
+            torch.tensor(127),
+        ),
+    ),
+    (
+        "quantize_per_channel-axis0",
+        lambda x: qd.quantize_per_channel.default(
+            x, torch.tensor([0.01, 0.02, 0.05, 0.003]), torch.tensor([0, 1, -2, 5]), 0, -127, 127, torch.int8
+        ),
+        lambda: (_x(4, 6),),
+    ),
+    (
+        "quantize_per_channel-axis1",
+        lambda x: qd.quantize_per_channel.default(
+            x, torch.tensor([0.01, 0.02, 0.05]), torch.tensor([10, 128, 200]), 1, 0, 255, torch.uint8
+        ),
+        lambda: (_x(2, 3, 5),),
+    ),
+    (
+        "dequantize_per_channel-axis0",
+        lambda q: qd.dequantize_per_channel.default(
+            q, torch.tensor([0.01, 0.02, 0.05, 0.003]), torch.tensor([0, 1, -2, 5]), 0, -127, 127, torch.int8
+        ),
+        lambda: (_q(torch.int8, 4, 3, 3),),
+    ),
+    (
+        "dequantize_per_channel-no_zero_points",
+        lambda q: qd.dequantize_per_channel.default(
+            q, torch.tensor([0.01, 0.02, 0.05]), None, 1, -128, 127, torch.int8
+        ),
+        lambda: (_q(torch.int8, 2, 3, 4),),
+    ),
+    (
+        "choose_qparams.tensor-uint8",
+        lambda x: qd.choose_qparams.tensor(x, 0, 255, 2.0**-12, torch.uint8),
+        lambda: (_x(5, 7) + 1.0,),
+    ),
+    (
+        "choose_qparams.tensor-int8",
+        lambda x: qd.choose_qparams.tensor(x, -128, 127, torch.finfo(torch.float32).eps, torch.int8),
+        lambda: (_x(5, 7) - 2.0,),
+    ),
+    (
+        "choose_qparams.tensor-all_zero_eps",
+        lambda x: qd.choose_qparams.tensor(x, -128, 127, 1e-5, torch.int8),
+        lambda: (torch.zeros(3, 4),),
+    ),
+    (
+        "choose_qparams_symmetric.tensor-int8",
+        lambda x: qd.choose_qparams_symmetric.tensor(x, -128, 127, torch.finfo(torch.float32).eps, torch.int8),
+        lambda: (_x(5, 7),),
+    ),
+    (
+        "choose_qparams_symmetric.tensor-uint8",
+        lambda x: qd.choose_qparams_symmetric.tensor(x, 0, 255, torch.finfo(torch.float32).eps, torch.uint8),
+        lambda: (_x(5, 7),),
+    ),
     ("dynamic_round_trip", lambda x: _dynamic_round_trip(x), lambda: (_x(6, 9),)),
     ("convert_element_type.no_fuse", lambda x: qd.convert_element_type.no_fuse(x, torch.float16), lambda: (_x(3, 4),)),
 ]
@@ -122,15 +185,28 @@ def _dynamic_round_trip(x):
 
 # (id, fn, inputs, phrase of the export error): schemes ONNX QDQ cannot hold.
 REFUSED = [
-    ("float8", lambda x: qd.quantize_per_tensor.default(x, 0.1, 0, -448, 448, torch.float8_e4m3fn),
-     lambda: (_x(4, 4),), "float8 quantization"),
-    ("per_token", lambda x: qd.quantize_per_token.default(x, torch.full((4, 1), 0.1), torch.zeros(4, 1, dtype=torch.int64),
-                                                          -128, 127, torch.int8),
-     lambda: (_x(4, 4),), "per-token"),
-    ("per_channel_group",
-     lambda x: qd.dequantize_per_channel_group.default(x, torch.full((4, 2), 0.1), torch.zeros(4, 2, dtype=torch.int64),
-                                                       -8, 7, torch.int8, 4, torch.float32),
-     lambda: (torch.randint(-8, 8, (4, 8), dtype=torch.int8),), "group-wise"),
+    (
+        "float8",
+        lambda x: qd.quantize_per_tensor.default(x, 0.1, 0, -448, 448, torch.float8_e4m3fn),
+        lambda: (_x(4, 4),),
+        "float8 quantization",
+    ),
+    (
+        "per_token",
+        lambda x: qd.quantize_per_token.default(
+            x, torch.full((4, 1), 0.1), torch.zeros(4, 1, dtype=torch.int64), -128, 127, torch.int8
+        ),
+        lambda: (_x(4, 4),),
+        "per-token",
+    ),
+    (
+        "per_channel_group",
+        lambda x: qd.dequantize_per_channel_group.default(
+            x, torch.full((4, 2), 0.1), torch.zeros(4, 2, dtype=torch.int64), -8, 7, torch.int8, 4, torch.float32
+        ),
+        lambda: (torch.randint(-8, 8, (4, 8), dtype=torch.int8),),
+        "group-wise",
+    ),
 ]
 
 
@@ -213,7 +289,9 @@ def test_int8_weights_stay_int8(quantized_cases):
     weights = [inits[n.input[0]] for n in proto.graph.node if n.op_type == "DequantizeLinear" and n.input[0] in inits]
     assert len(weights) == 3 and all(w.data_type == onnx.TensorProto.INT8 for w in weights)
     shapes = {tuple(w.dims) for w in weights}
-    floats = [i.name for i in proto.graph.initializer if i.data_type == onnx.TensorProto.FLOAT and tuple(i.dims) in shapes]
+    floats = [
+        i.name for i in proto.graph.initializer if i.data_type == onnx.TensorProto.FLOAT and tuple(i.dims) in shapes
+    ]
     assert not floats, f"float initializers shaped like the int8 weights: {floats}"
     consumers = {n.input[0]: n.op_type for n in proto.graph.node if n.op_type in ("Conv", "Gemm", "MatMul")}
     dq_outputs = {n.output[0] for n in proto.graph.node if n.op_type == "DequantizeLinear"}
@@ -326,7 +404,9 @@ def _refrt_has_qdq():
 def test_scenario_parity_verify_passes(quantized_cases, name, mode, tmp_path, request):
     """`parity verify`: refrt and the libtorch reference against eager (dequantized outputs in steps)."""
     if not _refrt_has_qdq():
-        request.applymarker(pytest.mark.xfail(strict=True, reason="refrt has no QuantizeLinear/DequantizeLinear kernel yet"))
+        request.applymarker(
+            pytest.mark.xfail(strict=True, reason="refrt has no QuantizeLinear/DequantizeLinear kernel yet")
+        )
     elif name in VERIFY_KNOWN:
         request.applymarker(pytest.mark.xfail(strict=True, reason=VERIFY_KNOWN[name]))
     case_dir = quantized_cases / name / mode

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import onnx
 import pytest
-
 from test_end_to_end import parity
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,7 +68,9 @@ def test_report_html_opens_on_the_summary_and_draws_a_case_when_opened(divergent
     dom, console = browse(tmp_path / "report.html", "#case-mlp_docs-strict")
     assert console == [], console
     section = dom.split('id="case-mlp_docs-strict"')[1].split("<script")[0]
-    assert section.count('<svg class="chart"') >= 3 and "<rect" in section and "<polyline" in section  # histogram, path, profile
+    assert (
+        section.count('<svg class="chart"') >= 3 and "<rect" in section and "<polyline" in section
+    )  # histogram, path, profile
     assert "First divergence" in section and "node_sigmoid_1" in section
     md = (tmp_path / "report.md").read_text()
     assert "FX node `sigmoid_1`" in md
@@ -83,8 +84,13 @@ def test_the_filter_box_hides_other_cases(tmp_path):
     page = tmp_path / "report.html"
     # The filter is typed by a tiny script appended to a copy of the page (Chromium has no typing flag).
     typed = tmp_path / "typed.html"
-    typed.write_text(page.read_text().replace("</body>", "<script>var b = document.getElementById('filter'); "
-                                              "b.value = 'wav2vec2_1'; b.dispatchEvent(new Event('input'));</script></body>"))
+    typed.write_text(
+        page.read_text().replace(
+            "</body>",
+            "<script>var b = document.getElementById('filter'); "
+            "b.value = 'wav2vec2_1'; b.dispatchEvent(new Event('input'));</script></body>",
+        )
+    )
     dom, console = browse(typed)
     assert console == [], console
     rows = dom.split('<table id="summary"')[1].split("</table>")[0].split("<tr class=\"row")[1:]

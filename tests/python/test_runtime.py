@@ -12,9 +12,8 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
-from onnx import TensorProto, helper
-
 from conftest import PARITY, ROOT, files, load_pb
+from onnx import TensorProto, helper
 
 import parity
 import parity.runtime as rt
@@ -86,7 +85,9 @@ def _dynamic_model(path):
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 3])
     z = helper.make_tensor_value_info("z", TensorProto.FLOAT, None)
     nodes = [helper.make_node("Relu", ["x"], ["y"]), helper.make_node("Gather", ["x", "idx"], ["z"], axis=1)]
-    model = helper.make_model(helper.make_graph(nodes, "g", [x, w], [y, z]), opset_imports=[helper.make_opsetid("", 18)])
+    model = helper.make_model(
+        helper.make_graph(nodes, "g", [x, w], [y, z]), opset_imports=[helper.make_opsetid("", 18)]
+    )
     onnx.save(model, str(path))
     return model
 
@@ -142,7 +143,9 @@ def test_errors_are_parity_errors_with_parity_messages(tmp_path):
         sess.run(None, {"x": x, "idx": np.zeros(2, np.int64), "w": x})
     with pytest.raises(parity.ParityError, match="unknown output name 'q'"):
         sess.run(["q"], {"x": x, "idx": np.zeros(2, np.int64)})
-    with pytest.raises(rt.RefrtError, match="must be float32, got float64"):  # refrt's own check, raised through the binding
+    with pytest.raises(
+        rt.RefrtError, match="must be float32, got float64"
+    ):  # refrt's own check, raised through the binding
         sess.run(None, {"x": x.astype(np.float64), "idx": np.zeros(2, np.int64)})
     with pytest.raises(rt.RefrtError, match="index"):
         sess.run(None, {"x": x, "idx": np.array([7, 0])})

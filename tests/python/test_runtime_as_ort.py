@@ -5,10 +5,10 @@ import types
 
 import onnxruntime as ort
 import pytest
-
-import parity.runtime as rt
 import test_opset_choice as base
 from test_opset_choice import captured  # noqa: F401  (the module's fixture, reused as is)
+
+import parity.runtime as rt
 
 
 @pytest.fixture(autouse=True)

@@ -3,8 +3,8 @@ import textwrap
 
 import pytest
 import torch
-
 from conftest import ROOT  # noqa: F401  (puts the source tree on sys.path)
+
 from scenarios import registry, suite
 
 CASE = """

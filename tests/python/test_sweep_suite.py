@@ -35,7 +35,9 @@ def test_a_type_that_cannot_be_built_is_a_listed_capture_failure(tmp_path):
     from scenarios.capture import capture_case
     line = capture_case(_cases()["hf_autoformer"], "nonstrict", tmp_path)
     assert line["status"] == "capture_failed"
-    assert "SweepError: cannot build hf_autoformer: ValueError" in line["error"] and "prediction_length" in line["error"]
+    assert (
+        "SweepError: cannot build hf_autoformer: ValueError" in line["error"] and "prediction_length" in line["error"]
+    )
 
 
 def test_llama_through_the_matrix(tmp_path):

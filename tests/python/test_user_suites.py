@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 import pytest
-
 from conftest import load_pb
 from test_end_to_end import PARITY, ROOT
 
@@ -97,7 +96,9 @@ def test_ties_in_index_outputs_pass_and_are_counted(single):
         got = session.run(None, {session.get_inputs()[0].name: scores})
         eager_idx, ort_idx = load_pb(data / "output_1.pb"), got[1]
         differing += int((eager_idx != ort_idx).sum())
-        np.testing.assert_array_equal(np.take_along_axis(scores, eager_idx, -1), np.take_along_axis(scores, ort_idx, -1))
+        np.testing.assert_array_equal(
+            np.take_along_axis(scores, eager_idx, -1), np.take_along_axis(scores, ort_idx, -1)
+        )
     assert differing > 0
 
 

@@ -4,12 +4,10 @@ Faults are planted with the onnx package into our own export; the oracle for "wh
 is the edit itself, and for values libtorch/eager.
 """
 import json
-import shutil
 
 import onnx
 import onnx.helper
 import pytest
-
 from test_end_to_end import parity
 
 
@@ -132,6 +130,7 @@ def loaded_libraries(*args):
     """The shared objects the dynamic loader opened while `parity ARGS` ran (LD_DEBUG=files)."""
     import os
     import subprocess
+
     from conftest import PARITY
     proc = subprocess.run([str(PARITY), *map(str, args)], capture_output=True, text=True, timeout=300,
                           env=dict(os.environ, LD_DEBUG="files"))

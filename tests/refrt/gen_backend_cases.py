@@ -114,7 +114,9 @@ def binary_cases():
     ops = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply}
     for op, f in ops.items():
         a, b = rand(2, 1, 5), rand(4, 1)
-        case(f"{op.lower()}_f32_broadcast_2x1x5_by_4x1", [node(op, ["a", "b"], ["y"])], {"a": a, "b": b}, {"y": f(a, b)})
+        case(
+            f"{op.lower()}_f32_broadcast_2x1x5_by_4x1", [node(op, ["a", "b"], ["y"])], {"a": a, "b": b}, {"y": f(a, b)}
+        )
     a, b = rand(3, 7, dtype=np.float64), rand(7, dtype=np.float64, low=0.5, high=2)
     case("div_f64_row_broadcast", [node("Div", ["a", "b"], ["y"])], {"a": a, "b": b}, {"y": a / b})
     a, b = ints(5, 3, dtype=np.int32), ints(1, dtype=np.int32)
@@ -191,7 +193,9 @@ def shape_cases():
     case("concat_axis_neg1_with_empty", [node("Concat", ["a", "b", "c"], ["y"], axis=-1)],
          {"a": a, "b": b, "c": c}, {"y": np.concatenate([a, b, c], axis=-1)})
     a, b = ints(1, 3, 2), ints(4, 3, 2)
-    case("concat_i64_axis0", [node("Concat", ["a", "b"], ["y"], axis=0)], {"a": a, "b": b}, {"y": np.concatenate([a, b])})
+    case(
+        "concat_i64_axis0", [node("Concat", ["a", "b"], ["y"], axis=0)], {"a": a, "b": b}, {"y": np.concatenate([a, b])}
+    )
     x = rand(2, 3, 4)
     case("transpose_default_reverses", [node("Transpose", ["x"], ["y"])], {"x": x}, {"y": x.T})
     case("transpose_perm_1_2_0", [node("Transpose", ["x"], ["y"], perm=[1, 2, 0])], {"x": x},

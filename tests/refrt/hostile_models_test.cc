@@ -122,6 +122,15 @@ TEST(HostileModels, Cycle) {
   expect_load_error(b.bytes(), {"cycle"});
 }
 
+TEST(HostileModels, NodeWithoutOutputs) {  // the fuzzer's NonMaxSuppression with no outputs
+  ModelBuilder b;
+  b.input("x", DType::kFloat32);
+  b.node("Relu", {"x"}, {"y"}, "relu_0");
+  b.node("NonMaxSuppression", {"x", "x"}, {}, "nms_0");
+  b.output("y");
+  expect_load_error(b.bytes(), {"nms_0", "NonMaxSuppression", "no outputs"});
+}
+
 TEST(HostileModels, UnknownOp) {
   ModelBuilder b;
   b.input("x", DType::kFloat32);

@@ -41,13 +41,13 @@ def build(api):
     for dt in (np.dtype(np.int16), np.dtype(np.int32), np.dtype(np.int64)):  # Range's type list
         n = D.dtype_name(dt)
         lo, hi, step = (3, 40, 4) if dt.kind == "u" else (-7, 20, 3)
-        s, l, d = (np.array(v, dt) for v in (lo, hi, step))
-        case(f"range_{n}", [node("Range", ["s", "l", "d"], ["y"])], {"s": s, "l": l, "d": d},
+        start, limit, delta = (np.array(v, dt) for v in (lo, hi, step))
+        case(f"range_{n}", [node("Range", ["s", "l", "d"], ["y"])], {"s": start, "l": limit, "d": delta},
              {"y": np.arange(lo, hi, step).astype(dt)})
     for dt in (np.float32, np.float64):
         n = D.dtype_name(np.dtype(dt))
-        s, l, d = (np.array(v, np.float32).astype(dt) for v in (-2.5, 4.0, 0.75))
-        case(f"range_{n}", [node("Range", ["s", "l", "d"], ["y"])], {"s": s, "l": l, "d": d},
+        start, limit, delta = (np.array(v, np.float32).astype(dt) for v in (-2.5, 4.0, 0.75))
+        case(f"range_{n}", [node("Range", ["s", "l", "d"], ["y"])], {"s": start, "l": limit, "d": delta},
              {"y": (np.float32(-2.5) + np.arange(9, dtype=np.float32) * np.float32(0.75)).astype(dt)})
 
     # Range: negative delta, empty, one element.
