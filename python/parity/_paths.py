@@ -17,7 +17,8 @@ from pathlib import Path
 _PACKAGE = Path(__file__).resolve().parent
 NATIVE_DIR = _PACKAGE / "_native"
 INSTALLED = (NATIVE_DIR / "parity").is_file()
-REPO_ROOT = Path(os.environ.get("PARITY_SOURCE_DIR") or (_PACKAGE.parent if INSTALLED else _PACKAGE.parents[1])).resolve()
+_DEFAULT_ROOT = _PACKAGE.parent if INSTALLED else _PACKAGE.parents[1]
+REPO_ROOT = Path(os.environ.get("PARITY_SOURCE_DIR") or _DEFAULT_ROOT).resolve()
 
 
 class ParityError(RuntimeError):
