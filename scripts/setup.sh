@@ -13,9 +13,10 @@ step() { printf '\n== %s\n' "$*"; }
 # 1. Debian packages (skipped when all are installed).
 APT_PACKAGES=(build-essential cmake ninja-build ccache pkg-config protobuf-compiler libprotobuf-dev
   libeigen3-dev libopenblas-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev python3-venv
-  libcli11-dev chromium clang libclang-rt-14-dev
+  libcli11-dev chromium clang libclang-rt-14-dev clang-format
   pybind11-dev libdnnl-dev)  # libdnnl-dev: oneDNN, refrt's float32 convs (refrt/kernels/conv_dnnl.h); chromium: headless check of report.html in tests/python/test_report.py;
-  # clang + its libFuzzer/sanitizer runtimes: the brief fuzz step of scripts/test.sh (scripts/fuzz.sh --ci)
+  # clang + its libFuzzer/sanitizer runtimes: the brief fuzz step of scripts/test.sh (scripts/fuzz.sh --ci);
+  # clang-format: the C++ layout check of tests/python/test_code_style.py
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
