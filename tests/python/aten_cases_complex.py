@@ -65,6 +65,9 @@ case("aten::stft.default", lambda x, w: vr(torch.stft(x, 20, hop_length=5, win_l
 case("aten::stft.default", lambda x: vr(torch.stft(x, 8, hop_length=3, center=False, onesided=False,
                                                  return_complex=True)),
      lambda: (r(2, 40),), tag="no_window_twosided")
+# A decomposed stft frames the signal with unfold, along a dim that is symbolic when the length is dynamic.
+case("aten::unfold.default", lambda x: x.unfold(-1, 5, 3), lambda: (r(2, 17),), tag="symbolic_dim",
+     dynamic={"x": {1: torch.export.Dim("t", min=8, max=64)}})
 case("aten::_fft_r2c.default", lambda x, w: torch.stft(x, 16, hop_length=4, window=w, return_complex=True).abs(),
      lambda: (r(2, 64), _hann(16)), decompose=True, tag="stft")
 
