@@ -244,11 +244,6 @@ class ConvKernel : public Kernel {
     });
   }
 
-  // 2-D conv as GEMMs over chunks of output rows: per chunk, im2col of just those rows (sized to
-  // stay in cache while the GEMM reads it), the group's GEMM into the rows' columns of Y, then the
-  // epilogue (bias, added input, activations) while they are hot. Chunks are independent, so the
-  // session's pool runs them in parallel, each GEMM on one BLAS thread (the session sets BLAS to one
-  // thread: one pool for everything, no oversubscription). 1x1 stride-1 convs skip im2col.
   // How chunked_2d splits a 2-D conv: output rows per chunk, chunks, output-channel blocks per chunk, and
   // for each kernel column b the output columns [lo[b], hi[b]) whose input column is inside the row.
   struct ChunkPlan {
@@ -344,6 +339,20 @@ class ConvKernel : public Kernel {
         }
   }
 
+  // Rows of output after a plain GEMM (`rows` output channels of `ncols` points, `ld` apart): + the
+  // channel's bias, + the added input's row (same layout as y), then the activations.
+  template <typename T>
+  void rows_epilogue(T* y, const T* bias, const T* z, int64_t rows, int64_t ncols, int64_t ld) const {
+    for (int64_t o = 0; o < rows; ++o) {
+      T* row = y + o * ld;
+      if (bias)
+        for (int64_t j = 0; j < ncols; ++j) row[j] += bias[o];
+      if (z)
+        for (int64_t j = 0; j < ncols; ++j) row[j] += z[o * ld + j];
+      apply_activations(acts_, row, ncols);
+    }
+  }
+
   // 2-D conv as GEMMs over chunks of output rows: per chunk, im2col of just those rows (sized to
   // stay in cache while the GEMM reads it), the group's GEMM into the rows' columns of Y, then the
   // epilogue (bias, added input, activations) while they are hot. Chunks are independent, so the
@@ -402,18 +411,8 @@ class ConvKernel : public Kernel {
               }
               gemm<T>(node_, false, false, o1 - o0, ncols, col_rows, T(1), pw + (gi * mg + o0) * col_rows, col_rows,
                       cols, ldb, T(0), yg + o0 * out_size + r0 * ow, out_size);
-              for (int64_t o = o0; o < o1; ++o) {
-                T* row = yg + o * out_size + r0 * ow;
-                if (pb) {
-                  const T bias = pb[gi * mg + o];
-                  for (int64_t j = 0; j < ncols; ++j) row[j] += bias;
-                }
-                if (pz) {
-                  const T* zr = pz + (i * m + gi * mg + o) * out_size + r0 * ow;
-                  for (int64_t j = 0; j < ncols; ++j) row[j] += zr[j];
-                }
-                apply_activations(acts_, row, ncols);
-              }
+              rows_epilogue(yg + o0 * out_size + r0 * ow, pb ? pb + gi * mg + o0 : nullptr,
+                            pz ? pz + (i * m + gi * mg + o0) * out_size + r0 * ow : nullptr, o1 - o0, ncols, out_size);
             };
             if (m_blocks > 1) {
               // Block edges on multiples of 6 (the GEMM's rows per register tile), the last one at mg.
@@ -548,7 +547,7 @@ class ConvKernel : public Kernel {
 // Conv 1; 11 reworded the auto_pad output-size rules (implemented as 11 reads them); 22 only widened types.
 PARITY_KERNEL("Conv", 1, ConvKernel, kFloatTypes16);
 PARITY_KERNEL("Conv", 11, ConvKernel, kFloatTypes16);
-// Conv + BatchNormalization folded, + bias + activations (graph_optimize.h).
+// Conv + BatchNormalization folded, + bias + activations (refrt/src/optimize/).
 PARITY_FUSED_KERNEL("FusedConv", ConvKernel, kFloatTypes16);
 
 }  // namespace parity::refrt

@@ -61,7 +61,7 @@ class DeformConvKernel : public Kernel {
     const std::vector<double> xv = float_values(x), wv = float_values(wt), ov = float_values(off);
     const std::vector<double> mv = mask ? float_values(*mask) : std::vector<double>{};
     const std::vector<double> bv = bias ? float_values(*bias) : std::vector<double>{};
-    std::vector<double> y(static_cast<size_t>(checked_numel({n, oc, oh, ow})), 0.0);
+    std::vector<double> y = output_buffer({n, oc, oh, ow}, "DeformConv output");
     const int64_t ocg = oc / group_, icog = ic / og, taps = kh * kw, plane = oh * ow;
     std::vector<double> cols(static_cast<size_t>(icg * taps));  // sampled inputs of one output point and group
     for (int64_t b = 0; b < n; ++b)

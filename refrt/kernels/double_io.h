@@ -25,6 +25,16 @@ inline std::vector<double> float_values(const Tensor& t) {
   return out;
 }
 
+// A zeroed double buffer for an output of `shape`. Refused like the output tensor itself when its
+// doubles would pass the allocation limit, so a hostile size fails before this buffer is allocated.
+inline std::vector<double> output_buffer(const Shape& shape, const std::string& what = "output") {
+  const int64_t n = checked_numel(shape, what);
+  if (static_cast<uint64_t>(n) > allocation_limit() / sizeof(double))
+    throw Error({"refrt"}, what + " of shape " + shape_str(shape) + " exceeds the allocation limit of " +
+                               std::to_string(allocation_limit()) + " bytes (PARITY_MAX_TENSOR_BYTES)");
+  return std::vector<double>(static_cast<size_t>(n), 0.0);
+}
+
 // A tensor of float dtype `dtype` and `shape` holding `values` (rounded once to the dtype).
 inline Tensor float_tensor(DType dtype, Shape shape, const std::vector<double>& values) {
   Tensor out(dtype, std::move(shape));

@@ -1,4 +1,4 @@
-// Nodes made by refrt's load-time passes (graph_optimize.h), private domain com.parity.refrt:
+// Nodes made by refrt's load-time passes (refrt/src/optimize/), private domain com.parity.refrt:
 // FusedActivation (a decomposed GELU / SiLU / hardswish / hardsigmoid chain as one pass over memory)
 // and FusedRMSNorm (x / sqrt(mean(x^2, last axis) + eps) [* w], one row at a time).
 // FusedConv, FusedGemm and FusedMatMul are registered next to their plain kernels.

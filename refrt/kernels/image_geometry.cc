@@ -65,7 +65,7 @@ class Col2ImKernel : public Kernel {
     shape.insert(shape.end(), image.begin(), image.end());
     const int64_t plane = checked_numel(image);
     const std::vector<double> v = float_values(x);
-    std::vector<double> y(static_cast<size_t>(checked_numel(shape)), 0.0);
+    std::vector<double> y = output_buffer(shape, "Col2Im output");
     for (int64_t nc = 0; nc < n * c; ++nc) {
       std::vector<int64_t> k(r, 0);
       int64_t kk = 0;
@@ -117,7 +117,7 @@ class AffineGridKernel : public Kernel {
     shape.insert(shape.end(), spatial.begin(), spatial.end());
     shape.push_back(dims);
     const std::vector<double> th = float_values(theta);
-    std::vector<double> y(static_cast<size_t>(checked_numel(shape, "AffineGrid output")));
+    std::vector<double> y = output_buffer(shape, "AffineGrid output");
     const auto coord = [&](int64_t i, int64_t s) {
       if (align_) return s == 1 ? -1.0 : -1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(s - 1);
       return -1.0 + (2.0 * static_cast<double>(i) + 1.0) / static_cast<double>(s);

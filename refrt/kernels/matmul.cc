@@ -41,7 +41,7 @@ class MatMulKernel : public Kernel {
     if (a.dtype() != io.in(1).dtype()) node_.fail("input dtypes differ");
     // float16/bfloat16: computed in float32 and rounded once (the attention graphs of the backend tests need it).
     if (is_float16_like(a.dtype())) return with_float32(io, a.dtype(), [&](KernelIO& f) { compute(f); });
-    // FusedMatMul with transB (graph_optimize.h's fold_transpose_matmul): B is stored [..., N, K].
+    // FusedMatMul with transB (optimize/fold_transpose_matmul.cc): B is stored [..., N, K].
     bool tb = false;
     Tensor b = io.in(1);
     Shape sb = b.shape();
@@ -260,7 +260,7 @@ PARITY_KERNEL("MatMul", 1, MatMulKernel, kFloatTypes16);
 // Gemm 7: unidirectional broadcast of C; 11: C optional; 13 widened types.
 PARITY_KERNEL("Gemm", 7, GemmKernel, kFloatTypes);
 PARITY_KERNEL("Gemm", 11, GemmKernel, kFloatTypes);
-// + bias + activations fused at load (graph_optimize.h).
+// + bias + activations fused at load (refrt/src/optimize/).
 PARITY_FUSED_KERNEL("FusedMatMul", MatMulKernel, kFloatTypes16);
 PARITY_FUSED_KERNEL("FusedGemm", GemmKernel, kFloatTypes);
 

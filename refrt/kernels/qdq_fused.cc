@@ -1,4 +1,4 @@
-// The fused QDQ nodes of qdq_fusion.cc (private domain com.parity.refrt): QConv and QGemm run
+// The fused QDQ nodes of optimize/fuse_qdq.cc (private domain com.parity.refrt): QConv and QGemm run
 //   DequantizeLinear(x) -> Conv / MatMul / Gemm (DequantizeLinear(int8 weights), bias) [-> Relu / Clip]
 //   -> QuantizeLinear
 // as one integer product (qgemm.h, exact int32 sums) and a requantization epilogue:

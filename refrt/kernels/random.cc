@@ -72,7 +72,7 @@ class RandomKernel : public Kernel {
       if (!is_float_dtype(dtype)) node_.fail("the output dtype must be a float type, got " + dtype_name(dtype), ErrorKind::kUnsupported);
     }
     std::mt19937_64 g = gen_.start();
-    std::vector<double> v(static_cast<size_t>(checked_numel(shape)));
+    std::vector<double> v = output_buffer(shape);
     for (double& x : v) x = D == Dist::kNormal ? a_ + b_ * Generator::normal(g) : a_ + (b_ - a_) * Generator::uniform(g);
     io.outputs[0] = float_tensor(dtype, shape, v);
   }

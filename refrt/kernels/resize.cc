@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "double_io.h"
 #include "nn_common.h"
 
 namespace parity::refrt {
@@ -276,7 +277,7 @@ class ResizeKernel : public Kernel {
       for (size_t e = d + 1; e < shape.size(); ++e) inner *= shape[e];
       Shape next_shape = shape;
       next_shape[d] = out[d];
-      std::vector<double> next(static_cast<size_t>(checked_numel(next_shape)), 0.0);
+      std::vector<double> next = output_buffer(next_shape);
       parallel_for(io, outer * p.out, 16, [&](int64_t begin, int64_t end) {
         for (int64_t oj = begin; oj < end; ++oj) {
           const int64_t o = oj / p.out, j = oj % p.out;

@@ -127,7 +127,7 @@ class RoiAlignKernel : public Kernel {
       node_.fail("batch_indices must be [" + std::to_string(r) + "], got " + shape_str(io.in(2).shape()));
     const std::vector<double> v = float_values(x);
     std::vector<double> rois = float_values(rois_t);
-    std::vector<double> y(static_cast<size_t>(checked_numel({r, c, out_h_, out_w_})), 0.0);
+    std::vector<double> y = output_buffer({r, c, out_h_, out_w_});
     for (int64_t i = 0; i < r; ++i) {
       if (batch[i] < 0 || batch[i] >= x.dim(0))
         node_.fail("batch_indices[" + std::to_string(i) + "] = " + std::to_string(batch[i]) + " is outside [0, " +
@@ -218,7 +218,7 @@ class MaxRoiPoolKernel : public Kernel {
       node_.fail("X must be [N, C, H, W] and rois [R, 5], got " + shape_str(x.shape()) + " and " + shape_str(rois_t.shape()));
     const int64_t r = rois_t.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3), ph = pooled_[0], pw = pooled_[1];
     const std::vector<double> v = float_values(x), rois = float_values(rois_t);
-    std::vector<double> y(static_cast<size_t>(checked_numel({r, c, ph, pw})), 0.0);
+    std::vector<double> y = output_buffer({r, c, ph, pw});
     const double s = static_cast<double>(scale_);
     for (int64_t i = 0; i < r; ++i) {
       const double* roi = rois.data() + i * 5;

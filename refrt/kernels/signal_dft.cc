@@ -81,7 +81,7 @@ Tensor run_dft(const Tensor& x, const DftSpec& spec) {
   shape[spec.axis] = bins;
   shape[rank - 1] = c2r ? 1 : 2;
   const std::vector<double> v = float_values(x);
-  std::vector<double> y(static_cast<size_t>(checked_numel(shape, "DFT output")));
+  std::vector<double> y = output_buffer(shape, "DFT output");
   const Twiddles tw(n);
   const int64_t m = std::min(len, c2r ? n / 2 + 1 : n);
   std::vector<Complex> line(static_cast<size_t>(m)), spectrum(static_cast<size_t>(bins));
@@ -168,7 +168,7 @@ class StftKernel : public Kernel {
     const int64_t bins = onesided_ ? frame / 2 + 1 : frame;
     const std::vector<double> v = float_values(x);
     const std::vector<double> w = window ? float_values(*window) : std::vector<double>(static_cast<size_t>(frame), 1.0);
-    std::vector<double> y(static_cast<size_t>(checked_numel({batch, frames, bins, 2}, "STFT output")));
+    std::vector<double> y = output_buffer({batch, frames, bins, 2}, "STFT output");
     const Twiddles tw(frame);
     std::vector<Complex> line(static_cast<size_t>(frame)), spectrum(static_cast<size_t>(bins));
     for (int64_t b = 0; b < batch; ++b)

@@ -98,7 +98,7 @@ class MelWeightMatrixKernel : public Kernel {
                    std::to_string(bins) + " spectrogram bins");
       edge[i] = static_cast<int64_t>(bin);
     }
-    std::vector<double> w(static_cast<size_t>(bins * mels), 0.0);
+    std::vector<double> w = output_buffer({bins, mels}, "MelWeightMatrix output");
     for (int64_t m = 0; m < mels; ++m) {
       const int64_t lo = edge[m], center = edge[m + 1], hi = edge[m + 2];
       if (center == lo) {

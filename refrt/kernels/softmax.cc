@@ -93,7 +93,7 @@ class SoftmaxKernel : public Kernel {
 
 // Softmax along `axis` whose rows of all -inf give 0 instead of NaN: torch's _safe_softmax as its
 // decomposition writes it (Softmax, Equal(x, -inf), Not, Cast, ReduceMax, Cast, Not, Where with
-// zeros), fused at load (graph_optimize.h). Input 1 is the zeros the Where selects (its shape is X's).
+// zeros), fused at load (refrt/src/optimize/). Input 1 is the zeros the Where selects (its shape is X's).
 class SafeSoftmaxKernel : public Kernel {
  public:
   explicit SafeSoftmaxKernel(const NodeDef& node) : node_(node), axis_(node.attr_int("axis", -1)) {}

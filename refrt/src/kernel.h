@@ -47,7 +47,7 @@ struct NodeDef {
   std::vector<std::string> implicit_inputs;
   std::string origin;                        // the model file, for errors raised while planning subgraphs
   std::map<std::string, Attribute> attributes;
-  // Nodes made by the load-time passes (graph_optimize.h): the (name, op_type) of every model node
+  // Nodes made by the load-time passes (refrt/src/optimize/): the (name, op_type) of every model node
   // this one replaces, the anchor first (the profiler reports the time under the anchor's name).
   std::vector<std::pair<std::string, std::string>> fused_from;
 

@@ -1,6 +1,6 @@
 #include "session_plan.h"
 
-#include "graph_optimize.h"
+#include "optimize/optimizer.h"
 
 #include <map>
 #include <set>

@@ -35,7 +35,7 @@ struct SessionPlan {
 // nodes whose inputs are all initializers run once here and their outputs become initializers (as
 // onnxruntime does at session creation); random ops, Dropout, control flow and custom domains stay.
 SessionPlan build_plan(ModelDef model, bool fold_constants = true);
-// The same, then the load-time passes (graph_optimize.h) except `disabled`, and the plan rebuilt.
+// The same, then the load-time passes (refrt/src/optimize/) except `disabled`, and the plan rebuilt.
 SessionPlan build_optimized_plan(ModelDef model, bool fold_constants, const std::set<std::string>& disabled);
 
 // The plan of a subgraph (If branch, Loop/Scan body): its inputs are the graph's formal inputs

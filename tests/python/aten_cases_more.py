@@ -387,3 +387,19 @@ case("aten::affine_grid_generator.default", lambda t: aten.affine_grid_generator
      lambda: (r(2, 2, 3),), opset=20, onnx_ops=("AffineGrid",))
 case("aten::affine_grid_generator.default", lambda t: aten.affine_grid_generator.default(t, [1, 2, 3, 4, 5], True),
      lambda: (r(1, 3, 4),), opset=20, onnx_ops=("AffineGrid",), tag="3d_align_corners")
+# max_unpool: indices per (N, C) plane of output_size, from the pool that made them (ScatterElements).
+case("aten::max_unpool2d.default",
+     lambda a: aten.max_unpool2d.default(*aten.max_pool2d_with_indices.default(a, [2, 2], [2, 2]), [a.shape[2], 6]),
+     lambda: (r(2, 3, 4, 6),), dynamic=_batch, onnx_ops=("ScatterElements",), tag="dynamic")
+case("aten::max_unpool2d.default",
+     lambda a: aten.max_unpool2d.default(*aten.max_pool2d_with_indices.default(a, [2, 2], [2, 2]), [5, 7]),
+     lambda: (r(1, 3, 4, 6),), tag="bigger_output")
+case("aten::max_unpool3d.default",
+     lambda a: aten.max_unpool3d.default(*aten.max_pool3d_with_indices.default(a, [2, 2, 2], [2, 2, 2]), [4, 4, 6],
+                                         [2, 2, 2], [0, 0, 0]),
+     lambda: (r(1, 2, 4, 4, 6),), onnx_ops=("ScatterElements",))
+# Before opset 20 the grid is built from Range, Expand, Concat and a MatMul by theta^T.
+case("aten::affine_grid_generator.default", lambda t: aten.affine_grid_generator.default(t, [t.shape[0], 3, 4, 5], False),
+     lambda: (r(2, 2, 3),), dynamic=_batch, onnx_ops=("MatMul",), tag="opset18-dynamic")
+case("aten::affine_grid_generator.default", lambda t: aten.affine_grid_generator.default(t, [1, 2, 3, 4, 5], True),
+     lambda: (r(1, 3, 4),), onnx_ops=("MatMul",), tag="opset18-3d_align_corners")

@@ -118,6 +118,8 @@ TEST(StandardOpsHostile, GeometryOps) {
   expect_error(crop, {f32_fill({2, 3}, 1), i64({2}, {1, 1})}, "listed twice");
   OneNode grid("AffineGrid", 2, 1, 20);
   expect_error(grid, {f32_fill({1, 2, 3}, 1), i64({4}, {2, 1, 4, 4})}, "theta must be [2, 2, 3]");
+  // The fuzzer's case: a grid of 2^61 points must be refused before any buffer of it is allocated.
+  expect_error(grid, {f32_fill({1, 2, 3}, 1), i64({4}, {1, 1, int64_t{1} << 40, int64_t{1} << 20})}, "allocation limit");
   OneNode deform("DeformConv", 3, 1, 19);
   expect_error(deform, {f32_fill({1, 1, 4, 4}, 1), f32_fill({1, 1, 2, 2}, 1), f32_fill({1, 8, 2, 2}, 0)},
                "offset must be [1, 8, 3, 3]");

@@ -1,4 +1,4 @@
-"""Graphs shaped like the patterns refrt's load-time passes fuse (refrt/src/graph_optimize.h): Conv +
+"""Graphs shaped like the patterns refrt's load-time passes fuse (refrt/src/optimize/optimizer.h): Conv +
 BatchNormalization, Conv / Gemm / MatMul + bias + activation (ONNX ops and the decomposed forms
 torch.export writes: hardswish, hardsigmoid, GELU, SiLU), MatMul + Add, RMS normalisation, and the
 kernels the fused models lean on (direct depthwise conv, trailing-axis ReduceMean, broadcast Mul).

@@ -7,13 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "model_def.h"
+#include "../model_def.h"
 
 namespace parity::refrt {
 
-// Pass names, in the order they run (SessionOptions::disabled_passes takes these names):
+// Pass names, in the order they run (SessionOptions::disabled_passes takes these names); each pass is
+// one file of this directory named after it, registered in optimizer.cc:
 //   fuse_qdq             DequantizeLinear -> Conv / MatMul / Gemm [-> Relu / Clip] -> QuantizeLinear with
-//                        constant 8-bit weights: one integer QConv / QGemm node (qdq_fusion.cc); runs on the
+//                        constant 8-bit weights: one integer QConv / QGemm node (fuse_qdq.cc); runs on the
 //                        file's graph before constant folding
 //   drop_unused_outputs  optional outputs nobody reads (MaxPool indices, LayerNormalization statistics,
 //                        Dropout mask) are not computed
@@ -31,10 +32,6 @@ const std::vector<std::string>& optimization_passes();
 
 // The passes that must see the file's graph before constant folding (fuse_qdq), unless disabled.
 void optimize_graph_before_folding(GraphDef& graph, const std::set<std::string>& disabled);
-bool fuse_qdq(GraphDef& graph);  // qdq_fusion.cc
-
-// Drops the nodes marked dead (order kept) and the initializers no node reads any more.
-void compact(GraphDef& g, const std::vector<bool>& dead);
 
 // Runs the passes not in `disabled` (unknown names are an error, kUsage).
 void optimize_graph(GraphDef& graph, const std::set<std::string>& disabled, const std::string& origin);

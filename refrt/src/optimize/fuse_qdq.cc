@@ -1,4 +1,4 @@
-// The QDQ fusion pass (graph_optimize.h's fuse_qdq): the patterns ONNX Runtime's QDQ selectors take
+// The QDQ fusion pass (optimizer.h lists it): the patterns ONNX Runtime's QDQ selectors take
 // for Conv, MatMul and Gemm,
 //   DequantizeLinear(x_q) ─┐
 //   DequantizeLinear(W const int8/uint8, per tensor or per output channel) ─┼─> Conv / MatMul / Gemm
@@ -10,8 +10,9 @@
 #include <map>
 #include <optional>
 
-#include "activation.h"
-#include "graph_optimize.h"
+#include "../activation.h"
+#include "pass_util.h"
+#include "passes.h"
 
 namespace parity::refrt {
 namespace {
