@@ -80,6 +80,19 @@ void complex_mul(TranslateContext& ctx) {
   pair_of(ctx, re, im, ctx.output());
 }
 
+// sum.dim_IntList / mean.dim over complex dims (all of them when `dim` is empty or None), never the pair dim.
+void complex_reduce(TranslateContext& ctx, const char* op) {
+  if (ctx.has("dtype")) ctx.fail("a dtype argument on a complex reduction is not translated");
+  const int64_t rank = rank_of(ctx.input_meta("self"));
+  std::vector<int64_t> axes = ctx.ints_arg("dim");
+  if (axes.empty())
+    for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
+  for (auto& d : axes) d = ctx.normalized_dim(d, rank);
+  emit_reduce(ctx, op, ctx.tensor("self"), axes, ctx.bool_arg("keepdim", false), ctx.output());
+}
+void complex_sum(TranslateContext& ctx) { complex_reduce(ctx, "ReduceSum"); }
+void complex_mean(TranslateContext& ctx) { complex_reduce(ctx, "ReduceMean"); }
+
 // --- layout ops: the pair dim stays last ---
 
 void complex_view(TranslateContext& ctx) {
@@ -143,6 +156,8 @@ PARITY_COMPLEX_TRANSLATION("aten::add.Tensor", complex_add, 17);
 PARITY_COMPLEX_TRANSLATION("aten::sub.Tensor", complex_sub, 17);
 PARITY_COMPLEX_TRANSLATION("aten::mul.Tensor", complex_mul, 17);
 PARITY_COMPLEX_TRANSLATION("aten::mul.Scalar", complex_mul, 17);
+PARITY_COMPLEX_TRANSLATION("aten::sum.dim_IntList", complex_sum, 18);
+PARITY_COMPLEX_TRANSLATION("aten::mean.dim", complex_mean, 18);
 PARITY_COMPLEX_TRANSLATION("aten::view.default", complex_view, 17);
 PARITY_COMPLEX_TRANSLATION("aten::reshape.default", complex_view, 17);
 PARITY_COMPLEX_TRANSLATION("aten::_unsafe_view.default", complex_view, 17);

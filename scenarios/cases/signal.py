@@ -1,13 +1,17 @@
-"""Signal-processing front ends: complex values inside the graph, real tensors at its edges.
+"""Signal-processing front ends and complex-number programs: complex values inside the graph, real
+tensors at its edges.
 
 - an audio front end as speech models have it: waveform -> torch.stft with a Hann window -> power
   spectrum -> mel filterbank (a matmul) -> log, batch and waveform length dynamic;
 - spectral features through torch.fft: rfft of frames, their power through view_as_real, a filter
-  applied by complex multiplication and back through irfft.
+  applied by complex multiplication and back through irfft;
+- rotary position embeddings as LLaMA's reference code writes them (polar, view_as_complex, complex
+  mul, view_as_real), inside a causal self-attention.
 """
 import math
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 from torch.export import Dim
 
@@ -62,6 +66,32 @@ class SpectralFilter(nn.Module):
         return power, filtered
 
 
+class ComplexRopeAttention(nn.Module):
+    """Self-attention whose queries and keys are rotated by freqs_cis = polar(1, position * frequency),
+    each (even, odd) feature pair taken as one complex number."""
+
+    def __init__(self, dim=32, heads=4, max_len=64):
+        super().__init__()
+        self.heads, self.head_dim = heads, dim // heads
+        self.qkv = nn.Linear(dim, 3 * dim, bias=False)
+        self.out = nn.Linear(dim, dim, bias=False)
+        freqs = 1.0 / (10000 ** (torch.arange(0, self.head_dim, 2).float() / self.head_dim))
+        self.register_buffer("angles", torch.outer(torch.arange(max_len).float(), freqs))
+
+    def rotate(self, x, freqs_cis):  # x [b, s, h, d]
+        z = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2))
+        return torch.view_as_real(z * freqs_cis[None, :, None, :]).flatten(3)
+
+    def forward(self, x):  # [batch, seq, dim]
+        b, s, _ = x.shape
+        q, k, v = self.qkv(x).view(b, s, 3, self.heads, self.head_dim).unbind(2)
+        angles = self.angles[:s]
+        freqs_cis = torch.polar(torch.ones_like(angles), angles)
+        q, k = self.rotate(q, freqs_cis), self.rotate(k, freqs_cis)
+        att = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=True)
+        return self.out(att.transpose(1, 2).reshape(b, s, -1))
+
+
 _B = Dim("batch", min=1, max=16)
 _T = Dim("samples", min=128, max=16000)
 
@@ -73,3 +103,7 @@ register(Case(name="signal_rfft_filter", make_module=SpectralFilter,
               input_sets=lambda: [(torch.randn(2, 160),), (torch.randn(3, 160),)],
               dynamic_shapes=({0: _B},),
               description="framed rfft, power via view_as_real, complex gain per bin, irfft"))
+register(Case(name="complex_rope_attention", make_module=ComplexRopeAttention,
+              input_sets=lambda: [(torch.randn(2, 7, 32),), (torch.randn(3, 11, 32),)],
+              dynamic_shapes=({0: _B, 1: Dim("seq", min=2, max=64)},),
+              description="causal self-attention with rotary embeddings in complex form (polar, complex mul)"))

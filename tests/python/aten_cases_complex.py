@@ -96,3 +96,9 @@ case("aten::conj_physical.default", lambda x: vr(torch.conj_physical(vc(x))), la
 case("aten::select.int", lambda x: vr(fft.fft(x)[:, 1:5][1]), lambda: (r(3, 8),), tag="complex")
 case("aten::cat.default", lambda x: vr(torch.cat([fft.rfft(x), fft.fft(x)], dim=-1)), lambda: (r(3, 8),),
      tag="complex")
+case("aten::_conj.default", lambda x: vr(vc(x).conj() * vc(x)), lambda: (r(3, 4, 2),))
+case("aten::sum.dim_IntList", lambda x: vr(vc(x).sum((0, -1))), lambda: (r(3, 4, 5, 2),), tag="complex")
+case("aten::mean.dim", lambda x: vr(vc(x).mean(-1, keepdim=True)), lambda: (r(3, 4, 2),), tag="complex")
+# Rotary embeddings as LLaMA's reference code writes them: pairs as complex numbers times polar(1, angle).
+case("aten::polar.default", lambda x, t: vr(vc(x.reshape(2, 3, -1, 2)) * torch.polar(torch.ones_like(t), t)).flatten(2),
+     lambda: (r(2, 3, 8), r(3, 4, lo=-3, hi=3)), tag="rope")
