@@ -153,6 +153,23 @@ void im2col(TranslateContext& ctx) {
   else ctx.emit("Identity", {r}, {ctx.output()});
 }
 
+// The [n, size] indices w * step + e of the n = (length - size) / step + 1 windows along a symbolic dim
+// (torch.export has already checked length >= size).
+std::string symbolic_window_indices(TranslateContext& ctx, const std::string& x, int64_t dim, int64_t size, int64_t step) {
+  const std::string length = element(ctx, shape_of(ctx, x), dim);
+  const std::string step_c = ctx.graph.constant_i64({step}, true);
+  const std::string n = ctx.emit1("Add", {ctx.emit1("Div", {ctx.emit1("Sub", {length, ctx.graph.constant_i64({size}, true)}), step_c}),
+                                          ctx.graph.constant_i64({1}, true)}, "windows");
+  const std::string zero = ctx.graph.constant_i64({0}, true), one = ctx.graph.constant_i64({1}, true);
+  const std::string starts = ctx.emit1("Mul", {ctx.emit1("Range", {zero, n, one}), step_c});
+  const std::string offsets = ctx.graph.constant_i64([&] {
+    std::vector<int64_t> v;
+    for (int64_t e = 0; e < size; ++e) v.push_back(e);
+    return v;
+  }());
+  return ctx.emit1("Add", {ctx.emit1("Unsqueeze", {starts, ctx.graph.constant_i64({1})}), offsets}, "windows");
+}
+
 // unfold(self, dimension, size, step): windows along `dimension` become a dim of their own and the window
 // contents the last dim. A Gather of the [n, size] window indices, then the size axis moved last.
 void unfold(TranslateContext& ctx) {
@@ -166,13 +183,17 @@ void unfold(TranslateContext& ctx) {
   }
   const int64_t dim = ctx.normalized_dim(ctx.int_arg("dimension", 0), rank);
   const auto& len = meta.sizes[static_cast<size_t>(dim)];
-  if (!len.value) ctx.fail("unfold along a symbolic dim is not supported");
-  const int64_t n = (*len.value - size) / step + 1;
-  Tensor idx(DType::kInt64, {n, size});
-  for (int64_t w = 0; w < n; ++w)
-    for (int64_t e = 0; e < size; ++e) idx.data<int64_t>()[w * size + e] = w * step + e;
-  const std::string name = ctx.graph.unique_name(ctx.node.name + "_windows");
-  ctx.graph.add_initializer(name, idx);
+  std::string name;
+  if (len.value) {
+    const int64_t n = (*len.value - size) / step + 1;
+    Tensor idx(DType::kInt64, {n, size});
+    for (int64_t w = 0; w < n; ++w)
+      for (int64_t e = 0; e < size; ++e) idx.data<int64_t>()[w * size + e] = w * step + e;
+    name = ctx.graph.unique_name(ctx.node.name + "_windows");
+    ctx.graph.add_initializer(name, idx);
+  } else {
+    name = symbolic_window_indices(ctx, x, dim, size, step);
+  }
   auto* g = ctx.emit("Gather", {x, name}, {ctx.temp("gathered")});
   set_attr(g, "axis", dim);
   std::vector<int64_t> perm;

@@ -4,6 +4,22 @@
 #include "../src/translate.h"
 
 namespace parity::exporter {
+
+// atan2(y, x) = atan(y/x) corrected into the right quadrant.
+void emit_atan2(TranslateContext& ctx, const std::string& y, const std::string& x, DType out,
+                const std::string& result) {
+  const std::string base = ctx.emit1("Atan", {ctx.emit1("Div", {y, x})});
+  const std::string zero = ctx.constant(0, out);
+  const std::string pi = ctx.constant(M_PI, out), minus_pi = ctx.constant(-M_PI, out);
+  const std::string shift = ctx.emit1(
+      "Where", {ctx.emit1("Less", {x, zero}),
+                ctx.emit1("Where", {ctx.emit1("GreaterOrEqual", {y, zero}), pi, minus_pi}), zero}, "shift");
+  const std::string r = ctx.emit1("Add", {base, shift});
+  // atan2(0, 0) is 0 in torch, NaN in the formula.
+  const std::string both_zero = ctx.emit1("And", {ctx.emit1("Equal", {x, zero}), ctx.emit1("Equal", {y, zero})});
+  ctx.emit("Where", {both_zero, zero, r}, {result});
+}
+
 namespace {
 
 void binary(TranslateContext& ctx, const std::string& op_type) {
@@ -91,20 +107,9 @@ void pow_(TranslateContext& ctx) {
   ctx.emit("Pow", {ctx.value("self", out), ctx.value("exponent", out)}, {ctx.output()});
 }
 
-// atan2(y, x) = atan(y/x) corrected into the right quadrant.
 void atan2_(TranslateContext& ctx) {
   const DType out = ctx.output_meta().dtype;
-  const std::string y = ctx.value("self", out), x = ctx.value("other", out);
-  const std::string base = ctx.emit1("Atan", {ctx.emit1("Div", {y, x})});
-  const std::string zero = ctx.constant(0, out);
-  const std::string pi = ctx.constant(M_PI, out), minus_pi = ctx.constant(-M_PI, out);
-  const std::string shift = ctx.emit1(
-      "Where", {ctx.emit1("Less", {x, zero}),
-                ctx.emit1("Where", {ctx.emit1("GreaterOrEqual", {y, zero}), pi, minus_pi}), zero}, "shift");
-  const std::string r = ctx.emit1("Add", {base, shift});
-  // atan2(0, 0) is 0 in torch, NaN in the formula.
-  const std::string both_zero = ctx.emit1("And", {ctx.emit1("Equal", {x, zero}), ctx.emit1("Equal", {y, zero})});
-  ctx.emit("Where", {both_zero, zero, r}, {ctx.output()});
+  emit_atan2(ctx, ctx.value("self", out), ctx.value("other", out), out, ctx.output());
 }
 
 void unary(TranslateContext& ctx, const std::string& op_type) {

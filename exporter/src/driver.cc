@@ -140,11 +140,13 @@ void translate_nodes(const pt2::Program& program, const pt2::Graph& fx_graph, Gr
   std::map<std::string, Unsupported> unsupported;
   for (const auto& node : fx_graph.nodes) {
     const std::string key = registry_key(node.target);
-    const auto translation = find_translation(key, opset);
+    const bool complex = node_touches_complex(fx_graph, node);
+    const auto translation = complex ? find_complex_translation(key, opset) : find_translation(key, opset);
     // A custom op (a TORCH_LIBRARY namespace) nobody translates: one node of the op's own domain.
-    const auto custom = translation ? std::nullopt : custom_op_of(node.target);
+    const auto custom = translation || complex ? std::nullopt : custom_op_of(node.target);
     if (!custom && (!translation || translation->min_opset > opset)) {
-      auto& u = unsupported[key + (translation ? " (needs opset " + std::to_string(translation->min_opset) + ")" : "")];
+      auto& u = unsupported[key + (complex ? " on complex values" : "") +
+                            (translation ? " (needs opset " + std::to_string(translation->min_opset) + ")" : "")];
       if (u.count++ == 0) {
         u.first_node = node.name;
         u.first_trace = relative_stack_trace(node.stack_trace());

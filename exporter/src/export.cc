@@ -48,13 +48,24 @@ void set_value_info(onnx::ValueInfoProto* vi, const std::string& name, const pt2
                     const std::map<std::string, std::string>& dim_names) {
   vi->set_name(name);
   auto* tt = vi->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(static_cast<int32_t>(meta.dtype));
+  const bool complex = is_complex(meta);  // the (real, imaginary) pair layout: one more dim of 2
+  tt->set_elem_type(static_cast<int32_t>(complex ? complex_part_dtype(meta) : meta.dtype));
   auto* shape = tt->mutable_shape();
   for (const auto& d : meta.sizes) {
     auto* dim = shape->add_dim();
     if (d.value) dim->set_dim_value(*d.value);
     else dim->set_dim_param(dim_text(d, dim_names));
   }
+  if (complex) shape->add_dim()->set_dim_value(2);
+}
+
+// Graph inputs and outputs keep torch's dtypes, so that a caller feeds and reads what eager does.
+void refuse_complex_io(const ErrorContext& where, const pt2::TensorMeta& meta, const std::string& fx,
+                       const char* role) {
+  if (!is_complex(meta)) return;
+  throw Error(where, std::string(role) + " '" + fx + "' is complex: ONNX graphs carry complex values as real " +
+                         "pairs inside the graph only; pass torch.view_as_real(x) in (or return it) instead",
+              ErrorKind::kUnsupported);
 }
 
 }  // namespace
@@ -101,6 +112,7 @@ void add_user_input(ModelBuild& b, const pt2::InputSpec& spec, size_t& user_inde
   ++user_index;
   b.graph.reserve_name(name);
   b.values[fx] = name;
+  refuse_complex_io(b.where, b.program.graph.meta(fx, fx), fx, "graph input");
   set_value_info(b.g->add_input(), name, b.program.graph.meta(fx, fx), b.program.dim_names);
 }
 
@@ -156,6 +168,7 @@ void add_nodes(ModelBuild& b, onnx::ModelProto& model) {
 void add_output(ModelBuild& b, const std::string& fx, const std::string& wanted) {
   auto it = b.values.find(fx);
   if (it == b.values.end()) throw Error(b.where, "output '" + fx + "' is not produced by the graph");
+  refuse_complex_io(b.where, b.program.graph.meta(fx, "output"), fx, "graph output");
   std::string name = it->second;
   if (wanted != name || b.input_like.count(name) || b.output_names.count(name)) {
     if (b.graph.is_used(wanted) && wanted != name &&

@@ -100,7 +100,8 @@ void write_export_report(const std::string& pt2_path, const ExportOptions& optio
     use.nodes.push_back(n);
   }
   auto translated = [&](const std::string& key) {
-    const auto t = find_translation(key, options.opset);
+    auto t = find_translation(key, options.opset);
+    if (!t) t = find_complex_translation(key, options.opset);
     return t && t->min_opset <= options.opset;
   };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <set>
 #include <shared_mutex>
 
 #include "parity/error.h"
@@ -31,12 +32,24 @@ AliasRegistrar::AliasRegistrar(const char* key, const char* target) {
   alias_registry()[key] = target;
 }
 
+std::map<std::string, std::map<int, Translation>>& complex_translation_registry() {
+  static std::map<std::string, std::map<int, Translation>> registry;
+  return registry;
+}
+
+std::set<std::string>& complex_transparent_keys() {
+  static std::set<std::string> keys;
+  return keys;
+}
+
 std::vector<std::string> registered_translations() {
   std::shared_lock lock(registry_mutex());
   std::vector<std::string> keys;
   for (const auto& [key, t] : translation_registry()) keys.push_back(key);
   for (const auto& [key, target] : alias_registry())
     if (!translation_registry().count(key) && translation_registry().count(target)) keys.push_back(key);
+  for (const auto& [key, t] : complex_translation_registry())
+    if (!translation_registry().count(key)) keys.push_back(key);  // ops that only ever see complex values
   std::sort(keys.begin(), keys.end());
   return keys;
 }
@@ -56,8 +69,8 @@ std::optional<std::string> functional_key(const std::string& key) {
 
 // The version of a registered key (or of the key an alias names) for `opset`; a plugin's registration
 // of the alias key itself wins over the alias.
-const Translation* registered(const std::string& key, int opset) {
-  const auto& registry = translation_registry();
+const Translation* registered(const std::string& key, int opset,
+                              const std::map<std::string, std::map<int, Translation>>& registry = translation_registry()) {
   auto it = registry.find(key);
   if (it == registry.end())
     if (auto alias = alias_registry().find(key); alias != alias_registry().end()) it = registry.find(alias->second);
@@ -86,7 +99,60 @@ void Translation::run(TranslateContext& ctx) const {
   if (in_place) rebind_in_place_result(ctx);
 }
 
-bool has_translation(const std::string& key) { return find_translation(key, kMaxOpset).has_value(); }
+std::optional<Translation> find_complex_translation(const std::string& key, int opset) {
+  std::shared_lock lock(registry_mutex());
+  if (const Translation* t = registered(key, opset, complex_translation_registry())) return *t;
+  if (complex_transparent_keys().count(key))
+    if (const Translation* t = registered(key, opset)) return *t;
+  return std::nullopt;
+}
+
+bool has_translation(const std::string& key) {
+  return find_translation(key, kMaxOpset).has_value() || find_complex_translation(key, kMaxOpset).has_value();
+}
+
+ComplexTranslationRegistrar::ComplexTranslationRegistrar(const char* key, TranslateFn fn, int min_opset) {
+  std::unique_lock lock(registry_mutex());
+  complex_translation_registry()[key][min_opset] = Translation{fn, nullptr, min_opset, false};
+}
+
+ComplexTranslationRegistrar::ComplexTranslationRegistrar(const char* transparent_key) {
+  std::unique_lock lock(registry_mutex());
+  complex_transparent_keys().insert(transparent_key);
+}
+
+// ComplexHalf (9) is carried as float16 pairs; complex64 (10) and complex128 (11) as float32 / float64.
+bool is_complex(const pt2::TensorMeta& meta) {
+  return meta.torch_dtype == 9 || meta.torch_dtype == 10 || meta.torch_dtype == 11;
+}
+
+DType complex_part_dtype(const pt2::TensorMeta& meta) {
+  switch (meta.torch_dtype) {
+    case 9: return DType::kFloat16;
+    case 10: return DType::kFloat32;
+    case 11: return DType::kFloat64;
+    default: return DType::kUndefined;
+  }
+}
+
+bool node_touches_complex(const pt2::Graph& fx_graph, const pt2::Node& node) {
+  auto complex_value = [&](const std::string& name) {
+    const auto it = fx_graph.tensor_values.find(name);
+    return it != fx_graph.tensor_values.end() && is_complex(it->second);
+  };
+  auto complex_arg = [&](const pt2::Argument& a) {
+    if (a.is_tensor()) return complex_value(a.tensor_name());
+    if (a.is(pt2::ArgKind::as_tensors))
+      for (const auto& t : a.tensor_names())
+        if (complex_value(t)) return true;
+    return false;
+  };
+  for (const auto& in : node.inputs)
+    if (complex_arg(in.arg)) return true;
+  for (const auto& out : node.outputs)
+    if (complex_arg(out)) return true;
+  return false;
+}
 
 TranslationRegistrar::TranslationRegistrar(const char* key, TranslateFn fn, int min_opset) {
   std::unique_lock lock(registry_mutex());

@@ -114,6 +114,8 @@ std::string transpose_last_two(TranslateContext& ctx, const std::string& v, int6
 DType promote(TranslateContext& ctx, const std::string& a, const std::string& b);
 // query @ key^T * scale (`scale` argument or 1/sqrt(head dim)) for the unfused attention translations.
 std::string attention_scores(TranslateContext& ctx, DType t);
+// atan2(y, x) of two values of dtype `out` into `result` (torch's: 0 at (0, 0)).
+void emit_atan2(TranslateContext& ctx, const std::string& y, const std::string& x, DType out, const std::string& result);
 onnx::NodeProto* emit_reduce(TranslateContext& ctx, const std::string& op, const std::string& x,
                              const std::vector<int64_t>& axes, bool keepdims, const std::string& out);
 
@@ -167,6 +169,23 @@ void register_plugin_translation(const char* key, PluginTranslateFn fn, int min_
 // Runs a plugin translation on the node `ctx` translates (src/plugin_context.cc).
 void run_plugin_translation(PluginTranslateFn fn, TranslateContext& ctx);
 
+// Complex values (torch complex64 / complex128) are carried as float32 / float64 with one more, trailing
+// dim of 2 (real, imaginary): the layout of ONNX's DFT. A node that reads or writes a complex tensor runs
+// the key's complex translation (PARITY_COMPLEX_TRANSLATION), or its real one when that is registered as
+// correct on the pair layout (PARITY_COMPLEX_TRANSPARENT: ops that move whole elements along dims counted
+// from the tensor meta, such as slice or cat); any other op on a complex value is refused, never translated
+// as if the value were real.
+bool is_complex(const pt2::TensorMeta& meta);
+// The dtype of the real and imaginary parts of a complex meta (kUndefined for a real one).
+DType complex_part_dtype(const pt2::TensorMeta& meta);
+bool node_touches_complex(const pt2::Graph& fx_graph, const pt2::Node& node);
+std::optional<Translation> find_complex_translation(const std::string& key, int opset);
+std::map<std::string, std::map<int, Translation>>& complex_translation_registry();
+struct ComplexTranslationRegistrar {
+  ComplexTranslationRegistrar(const char* key, TranslateFn fn, int min_opset);
+  explicit ComplexTranslationRegistrar(const char* transparent_key);
+};
+
 // Aliases: keys whose computation and argument names are those of another key (aten::__and__.Tensor is
 // aten::bitwise_and.Tensor), resolved at lookup so that registration order across files does not matter.
 std::map<std::string, std::string>& alias_registry();
@@ -178,6 +197,11 @@ struct AliasRegistrar {
 #define PARITY_CONCAT(a, b) PARITY_CONCAT_INNER(a, b)
 #define PARITY_TRANSLATION(key, fn, min_opset) \
   static const ::parity::exporter::TranslationRegistrar PARITY_CONCAT(parity_translation_, __LINE__)(key, fn, min_opset)
+
+#define PARITY_COMPLEX_TRANSLATION(key, fn, min_opset) \
+  static const ::parity::exporter::ComplexTranslationRegistrar PARITY_CONCAT(parity_complex_, __LINE__)(key, fn, min_opset)
+#define PARITY_COMPLEX_TRANSPARENT(key) \
+  static const ::parity::exporter::ComplexTranslationRegistrar PARITY_CONCAT(parity_complex_, __LINE__)(key)
 
 }  // namespace parity::exporter
 

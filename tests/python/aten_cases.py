@@ -773,6 +773,7 @@ for key in ["aten::item.default", "aten::_assert_scalar.default", "aten::_assert
 # More rows (torch_lib registry coverage); as __main__ this module must be the one they append to.
 sys.modules.setdefault("aten_cases", sys.modules[__name__]); import aten_cases_more  # noqa: E402,E702,F401
 import aten_cases_longtail  # noqa: E402,F401
+import aten_cases_complex  # noqa: E402,F401
 
 
 def core_overloads() -> list[str]:

@@ -63,7 +63,8 @@ at::Tensor to_aten(const Tensor& t) {
 }
 
 Tensor from_aten(const at::Tensor& src) {
-  const at::Tensor t = src.contiguous();
+  // Complex values as the exporter carries them: real tensors with a trailing (real, imaginary) dim.
+  const at::Tensor t = (src.is_complex() ? at::view_as_real(src.resolve_conj()) : src).contiguous();
   Tensor out(from_aten(t.scalar_type()), Shape(t.sizes().begin(), t.sizes().end()));
   if (out.nbytes()) std::memcpy(out.mutable_raw(), t.const_data_ptr(), out.nbytes());
   return out;
