@@ -47,8 +47,8 @@ Tensor filled(int64_t rows, int64_t cols) {
 }
 
 void report_gflops(benchmark::State& state, int64_t m, int64_t n, int64_t k) {
-  state.counters["GFLOP"] = benchmark::Counter(2.0 * static_cast<double>(m * n * k) * 1e-9,
-                                                 benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP"] =
+      benchmark::Counter(2.0 * static_cast<double>(m * n * k) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void BM_RefrtMatMul(benchmark::State& state) {
@@ -67,8 +67,8 @@ void BM_CblasSgemm(benchmark::State& state) {
   const Tensor a = filled(n, n), b = filled(n, n);
   Tensor y(DType::kFloat32, {n, n});
   for (auto _ : state) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data<float>(), n, b.data<float>(), n,
-                0.0f, y.data<float>(), n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data<float>(), n, b.data<float>(), n, 0.0f,
+                y.data<float>(), n);
     benchmark::DoNotOptimize(y.raw());
   }
   report_gflops(state, n, n, n);

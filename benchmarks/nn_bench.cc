@@ -84,7 +84,8 @@ void BM_RefrtConv3x3(benchmark::State& state) {
 
 // The GEMM inside that conv, alone: [M, C*9] x [C*9, H*W].
 void BM_CblasConvGemm(benchmark::State& state) {
-  const int c = static_cast<int>(state.range(0)), hw = static_cast<int>(state.range(1)), m = static_cast<int>(state.range(2));
+  const int c = static_cast<int>(state.range(0)), hw = static_cast<int>(state.range(1)),
+            m = static_cast<int>(state.range(2));
   const Tensor w = filled({m, c * 9}), col = filled({c * 9, hw * hw});
   Tensor y(DType::kFloat32, {m, hw * hw});
   for (auto _ : state) {
@@ -92,15 +93,14 @@ void BM_CblasConvGemm(benchmark::State& state) {
                 col.data<float>(), hw * hw, 0.0f, y.data<float>(), hw * hw);
     benchmark::DoNotOptimize(y.raw());
   }
-  state.counters["GFLOP"] = benchmark::Counter(2.0 * double(m) * hw * hw * c * 9 * 1e-9,
-                                                 benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP"] =
+      benchmark::Counter(2.0 * double(m) * hw * hw * c * 9 * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 // Depthwise 3x3 (group = C), the case where im2col + a 1-row GEMM per group is at its weakest.
 void BM_RefrtConvDepthwise3x3(benchmark::State& state) {
   const int64_t c = state.range(0), hw = state.range(1);
-  const std::string model =
-      single_node_model("Conv", {"x", "w"}, {{"pads", {{1, 1, 1, 1}}}, {"group", {{}, c, true}}});
+  const std::string model = single_node_model("Conv", {"x", "w"}, {{"pads", {{1, 1, 1, 1}}}, {"group", {{}, c, true}}});
   run_session(state, model, {filled({1, c, hw, hw}), filled({c, 1, 3, 3})}, 2.0 * double(c * hw * hw * 9));
 }
 
@@ -111,7 +111,8 @@ void BM_RefrtConv(benchmark::State& state) {
                 g = state.range(5), p = k / 2, out = (hw + 2 * p - k) / s + 1;
   const std::string model = single_node_model(
       "Conv", {"x", "w"}, {{"pads", {{p, p, p, p}}}, {"strides", {{s, s}}}, {"group", {{}, g, true}}});
-  run_session(state, model, {filled({1, c, hw, hw}), filled({m, c / g, k, k})}, 2.0 * double(m * out * out * (c / g) * k * k));
+  run_session(state, model, {filled({1, c, hw, hw}), filled({m, c / g, k, k})},
+              2.0 * double(m * out * out * (c / g) * k * k));
 }
 
 void BM_RefrtGemm(benchmark::State& state) {
@@ -136,14 +137,31 @@ BENCHMARK(BM_CblasConvGemm)->Args({64, 56, 64})->Args({128, 28, 128})->Unit(benc
 BENCHMARK(BM_RefrtConvDepthwise3x3)->Args({64, 56})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RefrtConv)
     ->ArgNames({"C", "H", "M", "k", "s", "g"})
-    ->Args({3, 224, 16, 3, 2, 1})->Args({16, 112, 16, 3, 1, 16})->Args({72, 56, 72, 3, 2, 72})
-    ->Args({240, 14, 240, 5, 1, 240})->Args({576, 7, 576, 5, 1, 576})->Args({16, 56, 72, 1, 1, 1})
-    ->Args({96, 7, 576, 1, 1, 1})->Args({144, 1, 576, 1, 1, 1})
-    // MobileNetV3-small's other pointwise shapes, then ResNet-18's convs (stem, 3x3 per stage, stride-2 3x3, 1x1 downsample)
-    ->Args({88, 28, 88, 3, 1, 88})->Args({96, 28, 96, 5, 2, 96})->Args({288, 14, 288, 5, 2, 288})
-    ->Args({576, 7, 96, 1, 1, 1})->Args({48, 14, 144, 1, 1, 1})->Args({240, 14, 40, 1, 1, 1})->Args({24, 28, 96, 1, 1, 1})
-    ->Args({3, 224, 64, 7, 2, 1})->Args({64, 56, 64, 3, 1, 1})->Args({128, 28, 128, 3, 1, 1})->Args({256, 14, 256, 3, 1, 1})
-    ->Args({512, 7, 512, 3, 1, 1})->Args({64, 56, 128, 3, 2, 1})->Args({256, 14, 512, 3, 2, 1})->Args({128, 28, 256, 1, 2, 1})
+    ->Args({3, 224, 16, 3, 2, 1})
+    ->Args({16, 112, 16, 3, 1, 16})
+    ->Args({72, 56, 72, 3, 2, 72})
+    ->Args({240, 14, 240, 5, 1, 240})
+    ->Args({576, 7, 576, 5, 1, 576})
+    ->Args({16, 56, 72, 1, 1, 1})
+    ->Args({96, 7, 576, 1, 1, 1})
+    ->Args({144, 1, 576, 1, 1, 1})
+    // MobileNetV3-small's other pointwise shapes, then ResNet-18's convs (stem, 3x3 per stage, stride-2 3x3, 1x1
+    // downsample)
+    ->Args({88, 28, 88, 3, 1, 88})
+    ->Args({96, 28, 96, 5, 2, 96})
+    ->Args({288, 14, 288, 5, 2, 288})
+    ->Args({576, 7, 96, 1, 1, 1})
+    ->Args({48, 14, 144, 1, 1, 1})
+    ->Args({240, 14, 40, 1, 1, 1})
+    ->Args({24, 28, 96, 1, 1, 1})
+    ->Args({3, 224, 64, 7, 2, 1})
+    ->Args({64, 56, 64, 3, 1, 1})
+    ->Args({128, 28, 128, 3, 1, 1})
+    ->Args({256, 14, 256, 3, 1, 1})
+    ->Args({512, 7, 512, 3, 1, 1})
+    ->Args({64, 56, 128, 3, 2, 1})
+    ->Args({256, 14, 512, 3, 2, 1})
+    ->Args({128, 28, 256, 1, 2, 1})
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RefrtGemm)->RangeMultiplier(4)->Range(64, 1024)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RefrtSoftmax)->Args({128, 1000})->Args({4096, 128})->Unit(benchmark::kMicrosecond);

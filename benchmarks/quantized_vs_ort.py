@@ -101,9 +101,7 @@ def time_refrt(parity, onnx_path, inputs_dir, threads, runs, warmup, out):
 
 def time_ort(onnx_path, args, threads, runs, warmup):
     import time
-    o = ort.SessionOptions()
-    o.intra_op_num_threads, o.inter_op_num_threads = threads, 1
-    s = ort.InferenceSession(str(onnx_path), o, providers=["CPUExecutionProvider"])
+    s = ort.InferenceSession(str(onnx_path), base.ort_options(threads), providers=["CPUExecutionProvider"])
     feeds = {i.name: a.numpy() for i, a in zip(s.get_inputs(), args)}
     for _ in range(warmup):
         s.run(None, feeds)

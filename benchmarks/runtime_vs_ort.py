@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT / "python"))
 
 import parity.runtime as rt  # noqa: E402
 from scenarios.cases import _zoo, blocks, models_vision  # noqa: E402
+from scenarios.ort_profile import options as ort_options  # noqa: E402
 from scenarios.registry import get_case  # noqa: E402
 
 # ---- models: the scenario library's classes at the sizes people run ----
@@ -165,9 +166,7 @@ def timed_calls(fn, runs, warmup):
 def engines(module, args, onnx_path, threads):
     """engine name -> a no-argument callable running the model once with `threads` threads."""
     ours = rt.InferenceSession(str(onnx_path), threads=threads)
-    o = ort.SessionOptions()
-    o.intra_op_num_threads, o.inter_op_num_threads = threads, 1
-    theirs = ort.InferenceSession(str(onnx_path), o, providers=["CPUExecutionProvider"])
+    theirs = ort.InferenceSession(str(onnx_path), ort_options(threads), providers=["CPUExecutionProvider"])
     feeds = {i.name: a.numpy() for i, a in zip(ours.get_inputs(), args)}
 
     def eager():

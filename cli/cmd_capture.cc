@@ -33,7 +33,8 @@ int run_capture_command(CaptureArgs& a) {
               << "\n";
     if (status == "capture_failed") {
       ++failed;
-      std::cout << "  " << (j.value("error", nlohmann::json()).is_string() ? j["error"].get<std::string>() : "") << "\n";
+      std::cout << "  " << (j.value("error", nlohmann::json()).is_string() ? j["error"].get<std::string>() : "")
+                << "\n";
     }
   });
   std::cout << "verify with: parity verify " << r.out_dir << "/<case>/<mode>\n";
@@ -46,7 +47,9 @@ std::function<int()> setup_capture(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "capture", "capture the cases a Python suite file defines (Case API, or a function NAME) into case folders");
   cmd->add_option("FILE.py[:NAME]", a->spec, "a suite file (or folder) defining cases");
-  cmd->add_option("--out", a->request.out_dir, "cases go to DIR/<case>/<mode>/")->capture_default_str()->option_text("DIR");
+  cmd->add_option("--out", a->request.out_dir, "cases go to DIR/<case>/<mode>/")
+      ->capture_default_str()
+      ->option_text("DIR");
   add_modes_option(cmd, a->request.modes);
   cmd->add_option("--filter", a->request.filter, "regular expression on case names")->option_text("REGEX");
   cmd->add_flag("--force", a->request.force, "capture again even when cached");

@@ -80,12 +80,14 @@ int check_op_coverage(const Tally& t, const std::string& untested_file) {
   const auto listed = refrt::read_exclusions(untested_file);  // same format: pattern (or prefix*) + reason
   auto listing = [&](const std::string& key) -> std::string {
     for (const auto& [pattern, reason] : listed)
-      if (pattern == key || (pattern.back() == '*' && key.compare(0, pattern.size() - 1, pattern, 0, pattern.size() - 1) == 0))
+      if (pattern == key ||
+          (pattern.back() == '*' && key.compare(0, pattern.size() - 1, pattern, 0, pattern.size() - 1) == 0))
         return pattern;
     return "";
   };
   std::set<std::string> ops;
-  for (const auto& k : refrt::registered_kernels()) ops.insert((k.domain == "ai.onnx" ? "" : k.domain) + "::" + k.op_type);
+  for (const auto& k : refrt::registered_kernels())
+    ops.insert((k.domain == "ai.onnx" ? "" : k.domain) + "::" + k.op_type);
   int problems = 0;
   for (const auto& op : ops) {
     const std::string pattern = listing(op);

@@ -28,9 +28,10 @@ nlohmann::json python_listing(const std::vector<std::string>& argv, const std::s
   const ProcessResult r = run_process(argv, 600.0, nullptr, /*echo_stderr=*/false, {}, /*keep_stdout=*/true);
   if (!r.ok())
     throw Error({"coverage", argv.at(1)}, "listing " + what + " failed (" +
-                    (r.timed_out ? std::string("timed out") : r.signal ? "signal " + std::to_string(r.signal)
-                                                                        : "exit status " + std::to_string(r.exit_code)) +
-                    "): " + r.stderr_tail);
+                                              (r.timed_out ? std::string("timed out")
+                                               : r.signal  ? "signal " + std::to_string(r.signal)
+                                                           : "exit status " + std::to_string(r.exit_code)) +
+                                              "): " + r.stderr_tail);
   try {
     return nlohmann::json::parse(r.stdout_text);
   } catch (const nlohmann::json::exception& e) {
@@ -48,7 +49,8 @@ std::set<std::string> tested_keys(const nlohmann::json& listing) {
 }
 
 void row(const std::string& op, bool translated, bool tested) {
-  std::cout << std::left << std::setw(56) << op << std::setw(12) << (translated ? "yes" : "no") << (tested ? "yes" : "no") << "\n";
+  std::cout << std::left << std::setw(56) << op << std::setw(12) << (translated ? "yes" : "no")
+            << (tested ? "yes" : "no") << "\n";
 }
 
 // torch_lib keys are "aten::op.overload", or "aten::op" for a function that serves the op's default overload
@@ -80,17 +82,18 @@ int torchlib_coverage(const CoverageArgs& args) {
     return key.find('.', key.find("::")) == std::string::npos && it != tested.end() && it->rfind(key + ".", 0) == 0;
   };
   size_t covered = 0, covered_tested = 0;
-  std::cout << std::left << std::setw(56) << "torch_lib ATen key" << std::setw(12) << "translated" << "tested\n";
+  std::cout << std::left << std::setw(56) << "torch_lib ATen key" << std::setw(12) << "translated"
+            << "tested\n";
   for (const auto& key : torchlib) {
     const bool t = covers_torchlib_key(key, translated), s = is_tested(key);
     covered += t;
     covered_tested += t && s;
     if (!args.missing || !t || !s) row(key, t, s);
   }
-  std::cout << "\nonnxscript " << registry.value("onnxscript", "?") << ", torch " << registry.value("torch", "?") << ": "
-            << covered_tested << " of the covered keys have an oracle row in tests/python/aten_cases.py\n";
-  std::cout << covered << "/" << torchlib.size() << " torchlib ATen overloads translated ("
-            << std::fixed << std::setprecision(1) << (torchlib.empty() ? 0.0 : 100.0 * covered / torchlib.size()) << " %)\n";
+  std::cout << "\nonnxscript " << registry.value("onnxscript", "?") << ", torch " << registry.value("torch", "?")
+            << ": " << covered_tested << " of the covered keys have an oracle row in tests/python/aten_cases.py\n";
+  std::cout << covered << "/" << torchlib.size() << " torchlib ATen overloads translated (" << std::fixed
+            << std::setprecision(1) << (torchlib.empty() ? 0.0 : 100.0 * covered / torchlib.size()) << " %)\n";
   return kExitOk;
 }
 
@@ -128,12 +131,13 @@ int program_coverage(const CoverageArgs& args) {
 // torch.export can leave in a (non-strict or strict, not decomposed) program, listed by
 // scenarios/composite_ops.py from torch's dispatcher; the classes it leaves out are counted by reason.
 int composite_coverage(const CoverageArgs& args) {
-  const nlohmann::json listing =
-      python_listing({venv_python(), source_dir() + "/scenarios/composite_ops.py"}, "the CompositeImplicitAutograd ops");
+  const nlohmann::json listing = python_listing({venv_python(), source_dir() + "/scenarios/composite_ops.py"},
+                                                "the CompositeImplicitAutograd ops");
   const auto tested = tested_keys(aten_case_listing());
   const auto ops = listing.at("ops").get<std::vector<std::string>>();
   size_t translated = 0, translated_tested = 0;
-  std::cout << std::left << std::setw(56) << "CompositeImplicitAutograd overload" << std::setw(12) << "translated" << "tested\n";
+  std::cout << std::left << std::setw(56) << "CompositeImplicitAutograd overload" << std::setw(12) << "translated"
+            << "tested\n";
   for (const auto& op : ops) {
     const bool t = exporter::has_translation(op), s = tested.count(op) != 0;
     translated += t;
@@ -141,8 +145,10 @@ int composite_coverage(const CoverageArgs& args) {
     if (!args.missing || !t || !s) row(op, t, s);
   }
   std::cout << "\nnot counted (torch " << listing.value("torch", "?") << "):\n";
-  for (const auto& [reason, keys] : listing.at("excluded").items()) std::cout << "  " << keys.size() << "  " << reason << "\n";
-  std::cout << "\n" << translated_tested << " of the translated overloads have an oracle row in tests/python/aten_cases.py\n";
+  for (const auto& [reason, keys] : listing.at("excluded").items())
+    std::cout << "  " << keys.size() << "  " << reason << "\n";
+  std::cout << "\n"
+            << translated_tested << " of the translated overloads have an oracle row in tests/python/aten_cases.py\n";
   std::cout << translated << "/" << ops.size() << " CompositeImplicitAutograd ATen overloads translated (" << std::fixed
             << std::setprecision(1) << (ops.empty() ? 0.0 : 100.0 * translated / ops.size())
             << " %); the rest are re-decomposed by torch when the Python entry points capture\n";
@@ -156,7 +162,8 @@ int core_coverage(const CoverageArgs& args) {
   const auto keys = exporter::registered_translations();
   const std::set<std::string> core_set(core.begin(), core.end());
 
-  std::cout << std::left << std::setw(56) << "ATen overload" << std::setw(12) << "translated" << "tested\n";
+  std::cout << std::left << std::setw(56) << "ATen overload" << std::setw(12) << "translated"
+            << "tested\n";
   size_t n_translated = 0, n_tested = 0;
   for (const auto& op : core) {
     const bool t = exporter::has_translation(op), s = tested.count(op) != 0;
@@ -177,10 +184,11 @@ int core_coverage(const CoverageArgs& args) {
 
 std::function<int()> setup_coverage(CLI::App& app) {
   auto a = std::make_shared<CoverageArgs>();
-  CLI::App* cmd = app.add_subcommand("coverage",
-                                     "ATen overloads translated and tested: core ATen of the installed torch, the official "
-                                     "exporter's torch_lib registry (--torchlib), the composite ops torch.export keeps "
-                                     "(--composite), or the ops of one program (--program)");
+  CLI::App* cmd =
+      app.add_subcommand("coverage",
+                         "ATen overloads translated and tested: core ATen of the installed torch, the official "
+                         "exporter's torch_lib registry (--torchlib), the composite ops torch.export keeps "
+                         "(--composite), or the ops of one program (--program)");
   cmd->add_flag("--missing", a->missing, "only what lacks a translation or an oracle row");
   cmd->add_flag("--all", a->all, "also the translations outside core ATen");
   auto* torchlib = cmd->add_flag("--torchlib", a->torchlib, "against the installed onnxscript's torch_lib registry");

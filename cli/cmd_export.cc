@@ -59,8 +59,12 @@ std::function<int()> setup_export(CLI::App& app) {
   cmd->add_option("MODEL.pt2", a->model, "the program, saved by torch.export.save");
   cmd->add_option("-o,--output", a->out, "the ONNX file to write (atomically)")->option_text("MODEL.onnx");
   add_opset_option(cmd, a->options.opset);
-  cmd->add_option("--input-names", a->input_names, "ONNX input names, in order")->delimiter(',')->allow_extra_args(false);
-  cmd->add_option("--output-names", a->output_names, "ONNX output names, in order")->delimiter(',')->allow_extra_args(false);
+  cmd->add_option("--input-names", a->input_names, "ONNX input names, in order")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  cmd->add_option("--output-names", a->output_names, "ONNX output names, in order")
+      ->delimiter(',')
+      ->allow_extra_args(false);
   cmd->add_option("--plugin", a->plugins, "exporter plugin library (repeatable, or a comma list)")
       ->delimiter(',')
       ->allow_extra_args(false)

@@ -41,15 +41,18 @@ int run_matrix_command(MatrixArgs& a) {
   verify::MatrixOptions& o = a.o;
   for (const auto& suite : o.scenarios)
     if (!fs::exists(suite) && !fs::exists(suite.substr(0, suite.rfind(':'))))
-      throw Error({"io", suite}, "no such scenario file or folder (--scenarios takes FILE.py, FILE.py:NAME or a folder)");
+      throw Error({"io", suite},
+                  "no such scenario file or folder (--scenarios takes FILE.py, FILE.py:NAME or a folder)");
   if (o.with_builtin && o.scenarios.empty())
-    throw Error({"cli"}, "--with-builtin adds the built-in cases to --scenarios suites: give --scenarios", ErrorKind::kUsage);
+    throw Error({"cli"}, "--with-builtin adds the built-in cases to --scenarios suites: give --scenarios",
+                ErrorKind::kUsage);
   if (!o.shard.empty()) verify::parse_shard(o.shard);  // a usage error before any work
   o.peers = !a.no_peers;
   o.source_dir = source_dir();
   o.python = venv_python();
   o.self_exe = fs::read_symlink("/proc/self/exe").string();
-  if (!o.baseline.empty() && !fs::is_regular_file(o.baseline)) throw Error({"io", o.baseline}, "no such baseline report");
+  if (!o.baseline.empty() && !fs::is_regular_file(o.baseline))
+    throw Error({"io", o.baseline}, "no such baseline report");
   o.known_failures = a.known_failures.empty() ? (fs::path(o.source_dir) / "scenarios" / "known_failures.json").string()
                                               : a.known_failures;
   if (a.list) {
@@ -66,11 +69,18 @@ std::function<int()> setup_matrix(CLI::App& app) {
   verify::MatrixOptions& o = a->o;
   CLI::App* cmd = app.add_subcommand(
       "matrix", "capture all scenarios and verify every (case, mode) in parallel children; writes report.json/md/html");
-  cmd->add_option("--out", o.out_dir, "output folder (cases/, results/, report.*)")->capture_default_str()->option_text("DIR");
+  cmd->add_option("--out", o.out_dir, "output folder (cases/, results/, report.*)")
+      ->capture_default_str()
+      ->option_text("DIR");
   cmd->add_option("--filter", o.filter, "regular expression on case names")->option_text("REGEX");
   add_modes_option(cmd, o.modes);
-  cmd->add_option("-j,--jobs", o.jobs, "parallel children")->check(CLI::Range(1, 64))->capture_default_str()->option_text("N");
-  cmd->add_option("--timeout", o.timeout_seconds, "time limit of one (case, mode)")->capture_default_str()->option_text("SECONDS");
+  cmd->add_option("-j,--jobs", o.jobs, "parallel children")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str()
+      ->option_text("N");
+  cmd->add_option("--timeout", o.timeout_seconds, "time limit of one (case, mode)")
+      ->capture_default_str()
+      ->option_text("SECONDS");
   add_opset_option(cmd, o.opset);
   cmd->add_option("--baseline", o.baseline, "an older report.json: regressions against it fail the run")
       ->option_text("OLD/report.json");

@@ -28,7 +28,8 @@ int run_ops() {
       for (DType t : k.dtypes) row.dtypes.insert(dtype_name(t));
     }
   }
-  std::cout << std::left << std::setw(28) << "op" << std::setw(10) << "domain" << std::setw(20) << "since" << "dtypes\n";
+  std::cout << std::left << std::setw(28) << "op" << std::setw(10) << "domain" << std::setw(20) << "since"
+            << "dtypes\n";
   for (const auto& [key, row] : rows) {
     std::string since, dtypes;
     for (int v : row.since) since += (since.empty() ? "" : ",") + std::to_string(v);

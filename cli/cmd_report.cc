@@ -56,10 +56,13 @@ int run_report(const ReportArgs& a) {
     throw Error({"report", path}, "not a Parity report (needs \"summary\" and a \"cases\" list)");
   const int version = report.value("schema_version", 0);
   if (version < 1 || version > verify::kReportSchemaVersion)
-    throw Error({"report", path}, "schema_version " + std::to_string(version) + " is not one this parity reads (1.." +
-                                      std::to_string(verify::kReportSchemaVersion) + ")", ErrorKind::kUnsupported);
-  const fs::path out = a.out.empty() ? (fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path())
-                                      : fs::path(a.out);
+    throw Error({"report", path},
+                "schema_version " + std::to_string(version) + " is not one this parity reads (1.." +
+                    std::to_string(verify::kReportSchemaVersion) + ")",
+                ErrorKind::kUnsupported);
+  const fs::path out = a.out.empty()
+                           ? (fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path())
+                           : fs::path(a.out);
   fs::create_directories(out);
   write_renderings(report, out);
   std::cout << "wrote " << (out / "report.md").string() << " and " << (out / "report.html").string() << "\n";
@@ -71,7 +74,8 @@ std::function<int()> setup_report(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "report", "render report.md and report.html from a report.json, or join the reports of matrix shards");
   cmd->add_option("REPORT.json", a->reports, "a report.json (with --merge: the report.json of every shard)");
-  cmd->add_option("--out", a->out, "output folder (default: the report's folder; required with --merge)")->option_text("DIR");
+  cmd->add_option("--out", a->out, "output folder (default: the report's folder; required with --merge)")
+      ->option_text("DIR");
   cmd->add_flag("--merge", a->merge, "join the reports of the shards of one matrix run");
   return [a] { return run_report(*a); };
 }

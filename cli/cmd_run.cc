@@ -40,7 +40,8 @@ int run_run(const RunArgs& a) {
   auto session = refrt::Session::load_file(a.model, options);
   const std::vector<Tensor> inputs = load_inputs(*session, a.inputs);
   const auto result = session->run(inputs);
-  for (size_t i = 0; i < result.outputs.size(); ++i) print_tensor_summary(session->outputs()[i].name, result.outputs[i]);
+  for (size_t i = 0; i < result.outputs.size(); ++i)
+    print_tensor_summary(session->outputs()[i].name, result.outputs[i]);
   if (!a.outputs.empty()) {
     for (size_t i = 0; i < result.outputs.size(); ++i)
       write_tensor_file((fs::path(a.outputs) / ("output_" + std::to_string(i) + ".pb")).string(), result.outputs[i],

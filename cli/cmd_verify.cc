@@ -56,7 +56,8 @@ void print_case_details(const verify::CaseEntry& c) {
     }
   if (const auto& d = c.first_divergence) {
     std::cout << "  " << label << " first divergence: " << d->fx_node << " (" << d->op << ", ONNX node " << d->onnx_node
-              << " " << d->onnx_op << ") at " << d->source << (d->input_set ? ", input set " + *d->input_set : "") << "\n";
+              << " " << d->onnx_op << ") at " << d->source << (d->input_set ? ", input set " + *d->input_set : "")
+              << "\n";
     if (d->detail) std::cout << "      " << verify::mismatch_summary(d->detail->get<verify::MismatchDetail>()) << "\n";
   }
   for (const auto& f : c.fresh_sets.value_or(std::vector<verify::FreshSetEntry>{})) {
@@ -77,8 +78,10 @@ int run_verify(VerifyArgs& a) {
     throw Error({"io", options.onnx_path}, "no such ONNX file");
   const auto dirs = verify::find_case_dirs(a.dir);
   if (!options.onnx_path.empty() && dirs.size() != 1)
-    throw Error({"cli"}, "--onnx verifies one model against one case: give a <case>/<mode> folder, not " +
-                             std::to_string(dirs.size()) + " cases", ErrorKind::kUsage);
+    throw Error({"cli"},
+                "--onnx verifies one model against one case: give a <case>/<mode> folder, not " +
+                    std::to_string(dirs.size()) + " cases",
+                ErrorKind::kUsage);
   std::vector<verify::CaseEntry> cases;
   for (const auto& case_dir : dirs) {
     abort_if_requested(case_dir);
@@ -103,8 +106,11 @@ std::function<int()> setup_verify(CLI::App& app) {
   cmd->add_option("CASE_DIR", a->dir, "a captured <case>/<mode> folder, or a folder of them");
   cmd->add_option("--out", a->out, "where report.json/md/html go (default CASE_DIR/verify)")->option_text("DIR");
   add_opset_option(cmd, a->options.opset);
-  cmd->add_option("--onnx", a->options.onnx_path, "verify this model instead of exporting one")->option_text("MODEL.onnx");
-  cmd->add_flag("--intermediates", a->options.intermediates, "compare every FX value of every input set (a failing case is localised without it: its first failing set is re-run with intermediates)");
+  cmd->add_option("--onnx", a->options.onnx_path, "verify this model instead of exporting one")
+      ->option_text("MODEL.onnx");
+  cmd->add_flag("--intermediates", a->options.intermediates,
+                "compare every FX value of every input set (a failing case is localised without it: its first failing "
+                "set is re-run with intermediates)");
   cmd->add_option("--fresh", a->options.fresh, "extra input sets with new dynamic dim values")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str()

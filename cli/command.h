@@ -37,9 +37,8 @@ struct CommandRegistrar {
 #define PARITY_COMMAND_CONCAT_INNER(a, b) a##b
 #define PARITY_COMMAND_CONCAT(a, b) PARITY_COMMAND_CONCAT_INNER(a, b)
 // PARITY_SUBCOMMAND(20, setup_run);
-#define PARITY_SUBCOMMAND(order, setup)                                                                   \
-  static const ::parity::cli::CommandRegistrar PARITY_COMMAND_CONCAT(parity_command_, __LINE__)(order, \
-                                                                                                  setup)
+#define PARITY_SUBCOMMAND(order, setup) \
+  static const ::parity::cli::CommandRegistrar PARITY_COMMAND_CONCAT(parity_command_, __LINE__)(order, setup)
 
 // Options several commands share, declared here once.
 // --opset N: the export opset, range-checked against the exporter's (default: its default).

@@ -14,7 +14,8 @@ namespace parity::cli {
 void add_input_options(CLI::App* cmd, InputChoice& c) {
   CLI::App* group = cmd->add_option_group("inputs", "give exactly one of --inputs DIR or --random");
   group->add_option("--inputs", c.inputs_dir, "folder of input_<i>.pb files")->option_text("DIR");
-  group->add_flag("--random", c.random, "random inputs from the declared types (floats in [-1, 1), integers in [0, 4))");
+  group->add_flag("--random", c.random,
+                  "random inputs from the declared types (floats in [-1, 1), integers in [0, 4))");
   group->require_option(1);
   cmd->add_option("--dim", c.dims, "with --random: symbolic dim values (default 2)")
       ->delimiter(',')

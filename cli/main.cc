@@ -16,7 +16,9 @@ std::vector<Command>& command_table() {
   return table;
 }
 
-CommandRegistrar::CommandRegistrar(int order, CommandSetup setup) { command_table().push_back({order, std::move(setup)}); }
+CommandRegistrar::CommandRegistrar(int order, CommandSetup setup) {
+  command_table().push_back({order, std::move(setup)});
+}
 
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
@@ -48,24 +50,29 @@ namespace {
 
 int exit_code_for(const Error& e) {
   switch (e.kind()) {
-    case ErrorKind::kUsage: return kExitUsage;
-    case ErrorKind::kUnsupported: return kExitUnsupported;
-    default: return kExitInputError;
+    case ErrorKind::kUsage:
+      return kExitUsage;
+    case ErrorKind::kUnsupported:
+      return kExitUnsupported;
+    default:
+      return kExitInputError;
   }
 }
 
 // Subcommands in --help order, and what runs each.
 std::vector<std::pair<CLI::App*, std::function<int()>>> build_app(CLI::App& app) {
   auto commands = command_table();
-  std::stable_sort(commands.begin(), commands.end(), [](const Command& a, const Command& b) { return a.order < b.order; });
+  std::stable_sort(commands.begin(), commands.end(),
+                   [](const Command& a, const Command& b) { return a.order < b.order; });
   std::vector<std::pair<CLI::App*, std::function<int()>>> out;
   for (const auto& c : commands) {
     auto run = c.setup(app);
     out.emplace_back(app.get_subcommands({}).back(), std::move(run));
   }
   app.require_subcommand(1);
-  app.footer("exit codes: 0 ok, 1 verification failed, 2 usage, 3 bad input, 4 unsupported\n"
-             "`parity <command> --help` lists a command's options.");
+  app.footer(
+      "exit codes: 0 ok, 1 verification failed, 2 usage, 3 bad input, 4 unsupported\n"
+      "`parity <command> --help` lists a command's options.");
   return out;
 }
 

@@ -2,6 +2,12 @@
 # built against, and what it carries: the binary and its libraries in parity/_native/, the refrt module
 # in parity/, tolerances.json beside the scenarios that read it. libtorch is not copied: it is the venv's.
 
+# pip's build isolation may hide the venv's packages behind PYTHONPATH (a sitecustomize): the configure-time
+# questions to torch and onnx must see them. (At build time only the PT2 schema generator runs Python; it
+# needs pyyaml, which pyproject.toml's build requirements provide.)
+unset(ENV{PYTHONPATH})
+unset(ENV{PYTHONNOUSERSITE})
+
 # The torch of the venv the package goes into: the interpreter running the build (pip
 # --no-build-isolation), else, when that is pip's throw-away build venv, the activated venv ($VIRTUAL_ENV);
 # -Ccmake.define.PARITY_WHEEL_PYTHON=... names it explicitly.
@@ -14,6 +20,12 @@ if(NOT _wheel_python)
   if(NOT _no_torch EQUAL 0 AND EXISTS "$ENV{VIRTUAL_ENV}/bin/python")
     set(_wheel_python "$ENV{VIRTUAL_ENV}/bin/python")
   endif()
+endif()
+execute_process(COMMAND "${_wheel_python}" -c "import torch, onnx" RESULT_VARIABLE _no_torch OUTPUT_QUIET ERROR_QUIET)
+if(NOT _no_torch EQUAL 0)
+  message(FATAL_ERROR "torch and onnx are not importable through ${_wheel_python}: install into a venv that has them "
+                      "(requirements.txt) with pip install --no-build-isolation, or activate that venv, or name its "
+                      "python with -Ccmake.define.PARITY_WHEEL_PYTHON=...")
 endif()
 set(PARITY_PYTHON "${_wheel_python}" CACHE FILEPATH "Python of the project venv" FORCE)
 if(NOT PARITY_WITH_TORCH)

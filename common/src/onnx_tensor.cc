@@ -47,9 +47,9 @@ Tensor from_proto(const onnx::TensorProto& proto, const std::string& origin, con
   }
   if (proto.has_raw_data()) {
     if (proto.raw_data().size() != expected)
-      throw Error({"tensor", where}, "raw_data has " + std::to_string(proto.raw_data().size()) +
-                                         " bytes but shape " + shape_str(shape) + " x " + dtype_name(dtype) +
-                                         " needs " + std::to_string(expected));
+      throw Error({"tensor", where}, "raw_data has " + std::to_string(proto.raw_data().size()) + " bytes but shape " +
+                                         shape_str(shape) + " x " + dtype_name(dtype) + " needs " +
+                                         std::to_string(expected));
     if (adopt_from && expected >= adopt_bytes && expected > 0) {
       // The parsed string becomes the tensor's buffer: no second copy of a large weight.
       std::shared_ptr<std::string> owner(adopt_from->release_raw_data());
@@ -62,18 +62,41 @@ Tensor from_proto(const onnx::TensorProto& proto, const std::string& origin, con
   }
   Tensor t(dtype, shape);
   switch (dtype) {
-    case DType::kFloat32: copy_field<float>(proto.float_data(), t, where, "float_data"); break;
-    case DType::kFloat64: copy_field<double>(proto.double_data(), t, where, "double_data"); break;
-    case DType::kInt64: copy_field<int64_t>(proto.int64_data(), t, where, "int64_data"); break;
-    case DType::kInt32: copy_field<int32_t>(proto.int32_data(), t, where, "int32_data"); break;
-    case DType::kInt16: copy_field<int16_t>(proto.int32_data(), t, where, "int32_data"); break;
-    case DType::kInt8: copy_field<int8_t>(proto.int32_data(), t, where, "int32_data"); break;
-    case DType::kUInt16: case DType::kFloat16: case DType::kBFloat16:
-      copy_field<uint16_t>(proto.int32_data(), t, where, "int32_data"); break;
-    case DType::kUInt8: case DType::kBool: copy_field<uint8_t>(proto.int32_data(), t, where, "int32_data"); break;
-    case DType::kUInt32: copy_field<uint32_t>(proto.uint64_data(), t, where, "uint64_data"); break;
-    case DType::kUInt64: copy_field<uint64_t>(proto.uint64_data(), t, where, "uint64_data"); break;
-    default: throw Error({"tensor", where}, "unsupported data_type " + dtype_name(dtype));
+    case DType::kFloat32:
+      copy_field<float>(proto.float_data(), t, where, "float_data");
+      break;
+    case DType::kFloat64:
+      copy_field<double>(proto.double_data(), t, where, "double_data");
+      break;
+    case DType::kInt64:
+      copy_field<int64_t>(proto.int64_data(), t, where, "int64_data");
+      break;
+    case DType::kInt32:
+      copy_field<int32_t>(proto.int32_data(), t, where, "int32_data");
+      break;
+    case DType::kInt16:
+      copy_field<int16_t>(proto.int32_data(), t, where, "int32_data");
+      break;
+    case DType::kInt8:
+      copy_field<int8_t>(proto.int32_data(), t, where, "int32_data");
+      break;
+    case DType::kUInt16:
+    case DType::kFloat16:
+    case DType::kBFloat16:
+      copy_field<uint16_t>(proto.int32_data(), t, where, "int32_data");
+      break;
+    case DType::kUInt8:
+    case DType::kBool:
+      copy_field<uint8_t>(proto.int32_data(), t, where, "int32_data");
+      break;
+    case DType::kUInt32:
+      copy_field<uint32_t>(proto.uint64_data(), t, where, "uint64_data");
+      break;
+    case DType::kUInt64:
+      copy_field<uint64_t>(proto.uint64_data(), t, where, "uint64_data");
+      break;
+    default:
+      throw Error({"tensor", where}, "unsupported data_type " + dtype_name(dtype));
   }
   return t;
 }

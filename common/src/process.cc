@@ -76,7 +76,8 @@ void pump(const Child& child, double timeout_seconds, const std::function<void(c
   int open_fds = 2;
   char buf[4096];
   while (open_fds > 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       result.timed_out = true;
       kill(-child.pid, SIGKILL);

@@ -13,7 +13,7 @@ bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || 
 // ---- srepr -> infix ----
 
 struct Term {
-  std::string head;          // function name, or the atom's text when args is empty and !call
+  std::string head;  // function name, or the atom's text when args is empty and !call
   std::vector<Term> args;
   bool call = false;
 };
@@ -47,8 +47,14 @@ class SreprParser {
         if (!term(a)) return false;
         t.args.push_back(std::move(a));
         skip();
-        if (pos_ < s_.size() && s_[pos_] == ',') { ++pos_; continue; }
-        if (pos_ < s_.size() && s_[pos_] == ')') { ++pos_; return true; }
+        if (pos_ < s_.size() && s_[pos_] == ',') {
+          ++pos_;
+          continue;
+        }
+        if (pos_ < s_.size() && s_[pos_] == ')') {
+          ++pos_;
+          return true;
+        }
         return false;
       }
     }
@@ -73,8 +79,10 @@ std::string infix(const Term& t, int& prec) {
     std::string out = sub(t.args[0], 1);
     for (size_t i = 1; i < t.args.size(); ++i) {
       std::string a = sub(t.args[i], 2);
-      if (!a.empty() && a[0] == '-') out += " - " + a.substr(1);
-      else out += " + " + a;
+      if (!a.empty() && a[0] == '-')
+        out += " - " + a.substr(1);
+      else
+        out += " + " + a;
     }
     prec = 1;
     return out;
@@ -133,9 +141,12 @@ class Evaluator {
   int64_t sum() {
     int64_t v = product();
     for (;;) {
-      if (eat("+")) v += product();
-      else if (eat("-")) v -= product();
-      else return v;
+      if (eat("+"))
+        v += product();
+      else if (eat("-"))
+        v -= product();
+      else
+        return v;
     }
   }
   int64_t product() {

@@ -46,8 +46,7 @@ std::vector<std::string> list_test_data_sets(const std::string& case_dir) {
     if (!entry.is_directory() || name.rfind(prefix, 0) != 0) continue;
     try {
       sets.emplace_back(std::stoi(name.substr(prefix.size())), entry.path().string());
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
   }
   if (ec) throw Error({"io", case_dir}, "cannot list directory: " + ec.message());
   std::sort(sets.begin(), sets.end());

@@ -10,7 +10,8 @@ const char* input_name(TranslateContext& ctx) { return ctx.arg("self") ? "self" 
 
 // gelu(self, approximate) from opset 20: ONNX's Gelu.
 void gelu_op(TranslateContext& ctx) {
-  set_attr(ctx.emit("Gelu", {ctx.tensor("self")}, {ctx.output()}), "approximate", ctx.string_arg("approximate", "none"));
+  set_attr(ctx.emit("Gelu", {ctx.tensor("self")}, {ctx.output()}), "approximate",
+           ctx.string_arg("approximate", "none"));
 }
 
 // gelu below opset 20: 0.5 x (1 + erf(x / sqrt 2)), or the tanh form.
@@ -40,7 +41,8 @@ void elu(TranslateContext& ctx) {
     set_attr(ctx.emit("Elu", {x}, {ctx.output()}), "alpha", static_cast<float>(alpha));
     return;
   }
-  const std::string e = ctx.emit1("Sub", {ctx.emit1("Exp", {ctx.emit1("Mul", {x, ctx.constant(input_scale, t)})}), ctx.constant(1, t)});
+  const std::string e =
+      ctx.emit1("Sub", {ctx.emit1("Exp", {ctx.emit1("Mul", {x, ctx.constant(input_scale, t)})}), ctx.constant(1, t)});
   const std::string neg = ctx.emit1("Mul", {e, ctx.constant(alpha, t)});
   const std::string r = ctx.emit1("Where", {ctx.emit1("Greater", {x, ctx.constant(0, t)}), x, neg});
   ctx.emit("Mul", {r, ctx.constant(scale, t)}, {ctx.output()});
@@ -53,7 +55,9 @@ void leaky_relu(TranslateContext& ctx) {
 
 void hardtanh(TranslateContext& ctx) {
   const DType t = ctx.output_meta().dtype;
-  ctx.emit("Clip", {ctx.tensor("self"), ctx.constant(ctx.float_arg("min_val", -1.0), t), ctx.constant(ctx.float_arg("max_val", 1.0), t)},
+  ctx.emit("Clip",
+           {ctx.tensor("self"), ctx.constant(ctx.float_arg("min_val", -1.0), t),
+            ctx.constant(ctx.float_arg("max_val", 1.0), t)},
            {ctx.output()});
 }
 

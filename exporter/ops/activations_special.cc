@@ -15,7 +15,8 @@ void celu(TranslateContext& ctx) {
   const DType t = out_t(ctx);
   const std::string x = self_as_out(ctx);
   const double alpha = ctx.float_arg("alpha", 1.0);
-  const std::string e = ctx.emit1("Sub", {ctx.emit1("Exp", {ctx.emit1("Div", {x, ctx.constant(alpha, t)})}), ctx.constant(1, t)});
+  const std::string e =
+      ctx.emit1("Sub", {ctx.emit1("Exp", {ctx.emit1("Div", {x, ctx.constant(alpha, t)})}), ctx.constant(1, t)});
   const std::string neg = ctx.emit1("Min", {ctx.constant(0, t), ctx.emit1("Mul", {e, ctx.constant(alpha, t)})});
   ctx.emit("Add", {ctx.emit1("Max", {ctx.constant(0, t), x}), neg}, {ctx.output()});
 }
@@ -52,9 +53,10 @@ void logit(TranslateContext& ctx) {
 // t * exp(P(t)) for z >= 0, t = 1 / (1 + z / 2): the Chebyshev fit of erfc(z) * exp(z^2) (fractional error
 // below 1.2e-7 everywhere, Press et al., Numerical Recipes 6.2). 1 - erf(z) would lose every digit for z > 4.
 std::string scaled_erfc_abs(TranslateContext& ctx, const std::string& z, DType t) {
-  static const double c[] = {-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806,
-                             0.27886807, -1.13520398, 1.48851587, -0.82215223, 0.17087277};
-  const std::string tt = ctx.emit1("Reciprocal", {ctx.emit1("Add", {ctx.constant(1, t), ctx.emit1("Mul", {z, ctx.constant(0.5, t)})})});
+  static const double c[] = {-1.26551223, 1.00002368,  0.37409196, 0.09678418,  -0.18628806,
+                             0.27886807,  -1.13520398, 1.48851587, -0.82215223, 0.17087277};
+  const std::string tt =
+      ctx.emit1("Reciprocal", {ctx.emit1("Add", {ctx.constant(1, t), ctx.emit1("Mul", {z, ctx.constant(0.5, t)})})});
   std::string p = ctx.constant(c[9], t);
   for (int i = 8; i >= 0; --i) p = ctx.emit1("Add", {ctx.constant(c[i], t), ctx.emit1("Mul", {tt, p})});
   return ctx.emit1("Mul", {tt, ctx.emit1("Exp", {p})});
@@ -65,7 +67,8 @@ void erfc(TranslateContext& ctx) {
   const DType t = out_t(ctx);
   const std::string x = self_as_out(ctx);
   const std::string z = ctx.emit1("Abs", {x});
-  const std::string pos = ctx.emit1("Mul", {ctx.emit1("Exp", {ctx.emit1("Neg", {ctx.emit1("Mul", {z, z})})}), scaled_erfc_abs(ctx, z, t)});
+  const std::string pos =
+      ctx.emit1("Mul", {ctx.emit1("Exp", {ctx.emit1("Neg", {ctx.emit1("Mul", {z, z})})}), scaled_erfc_abs(ctx, z, t)});
   const std::string neg = ctx.emit1("Sub", {ctx.constant(2, t), pos});
   ctx.emit("Where", {ctx.emit1("Less", {x, ctx.constant(0, t)}), neg, pos}, {ctx.output()});
 }
@@ -75,7 +78,8 @@ void erfcx(TranslateContext& ctx) {
   const DType t = out_t(ctx);
   const std::string x = self_as_out(ctx);
   const std::string pos = scaled_erfc_abs(ctx, ctx.emit1("Abs", {x}), t);
-  const std::string neg = ctx.emit1("Sub", {ctx.emit1("Mul", {ctx.constant(2, t), ctx.emit1("Exp", {ctx.emit1("Mul", {x, x})})}), pos});
+  const std::string neg =
+      ctx.emit1("Sub", {ctx.emit1("Mul", {ctx.constant(2, t), ctx.emit1("Exp", {ctx.emit1("Mul", {x, x})})}), pos});
   ctx.emit("Where", {ctx.emit1("Less", {x, ctx.constant(0, t)}), neg, pos}, {ctx.output()});
 }
 
@@ -105,7 +109,8 @@ void logaddexp_base(TranslateContext& ctx, bool base2) {
   std::string r;
   if (base2) {
     const std::string p = ctx.emit1("Pow", {ctx.constant(2, t), d});
-    r = ctx.emit1("Div", {ctx.emit1("Log", {ctx.emit1("Add", {p, ctx.constant(1, t)})}), ctx.constant(std::log(2.0), t)});
+    r = ctx.emit1("Div",
+                  {ctx.emit1("Log", {ctx.emit1("Add", {p, ctx.constant(1, t)})}), ctx.constant(std::log(2.0), t)});
   } else {
     r = ctx.emit1("Log", {ctx.emit1("Add", {ctx.emit1("Exp", {d}), ctx.constant(1, t)})});
   }
@@ -120,7 +125,8 @@ void xlogy(TranslateContext& ctx) {
   const DType t = out_t(ctx);
   const std::string x = self_as_out(ctx), y = ctx.value("other", t);
   const std::string zero = ctx.constant(0, t);
-  const std::string r = ctx.emit1("Where", {ctx.emit1("Equal", {x, zero}), zero, ctx.emit1("Mul", {x, ctx.emit1("Log", {y})})});
+  const std::string r =
+      ctx.emit1("Where", {ctx.emit1("Equal", {x, zero}), zero, ctx.emit1("Mul", {x, ctx.emit1("Log", {y})})});
   ctx.emit("Where", {ctx.emit1("IsNaN", {y}), y, r}, {ctx.output()});
 }
 
@@ -152,7 +158,8 @@ void signbit(TranslateContext& ctx) {
   const std::string zero = ctx.constant(0, t);
   std::string r = ctx.emit1("Less", {x, zero});
   if (dtype_is_floating(t)) {
-    const std::string neg_zero = ctx.emit1("And", {ctx.emit1("Equal", {x, zero}), ctx.emit1("Less", {ctx.emit1("Reciprocal", {x}), zero})});
+    const std::string neg_zero =
+        ctx.emit1("And", {ctx.emit1("Equal", {x, zero}), ctx.emit1("Less", {ctx.emit1("Reciprocal", {x}), zero})});
     r = ctx.emit1("Or", {r, neg_zero});
   }
   ctx.alias_output(0, r);
@@ -164,8 +171,10 @@ void round_decimals(TranslateContext& ctx) {
   const std::string x = self_as_out(ctx);
   const int64_t d = ctx.int_arg("decimals", 0);
   const std::string p = ctx.constant(std::pow(10.0, static_cast<double>(std::llabs(d))), t);
-  if (d >= 0) ctx.emit("Div", {ctx.emit1("Round", {ctx.emit1("Mul", {x, p})}), p}, {ctx.output()});
-  else ctx.emit("Mul", {ctx.emit1("Round", {ctx.emit1("Div", {x, p})}), p}, {ctx.output()});
+  if (d >= 0)
+    ctx.emit("Div", {ctx.emit1("Round", {ctx.emit1("Mul", {x, p})}), p}, {ctx.output()});
+  else
+    ctx.emit("Mul", {ctx.emit1("Round", {ctx.emit1("Div", {x, p})}), p}, {ctx.output()});
 }
 
 // addcmul(self, t1, t2, value) = self + value * t1 * t2; addcdiv: self + value * t1 / t2.
@@ -178,8 +187,12 @@ void addc(TranslateContext& ctx, const std::string& op) {
 void addcmul(TranslateContext& ctx) { addc(ctx, "Mul"); }
 void addcdiv(TranslateContext& ctx) { addc(ctx, "Div"); }
 
-void deg2rad(TranslateContext& ctx) { ctx.emit("Mul", {self_as_out(ctx), ctx.constant(M_PI / 180.0, out_t(ctx))}, {ctx.output()}); }
-void rad2deg(TranslateContext& ctx) { ctx.emit("Mul", {self_as_out(ctx), ctx.constant(180.0 / M_PI, out_t(ctx))}, {ctx.output()}); }
+void deg2rad(TranslateContext& ctx) {
+  ctx.emit("Mul", {self_as_out(ctx), ctx.constant(M_PI / 180.0, out_t(ctx))}, {ctx.output()});
+}
+void rad2deg(TranslateContext& ctx) {
+  ctx.emit("Mul", {self_as_out(ctx), ctx.constant(180.0 / M_PI, out_t(ctx))}, {ctx.output()});
+}
 
 // sinc(x) = sin(pi x) / (pi x), 1 at 0.
 void sinc(TranslateContext& ctx) {
@@ -199,8 +212,9 @@ void floor_divide(TranslateContext& ctx) {
   auto* mod_node = ctx.emit("Mod", {a, b}, {ctx.temp("fmod")});
   set_attr(mod_node, "fmod", int64_t{1});
   const std::string mod = mod_node->output(0);
-  const std::string signs_differ = ctx.emit1("And", {ctx.emit1("Not", {ctx.emit1("Equal", {mod, zero})}),
-                                                     ctx.emit1("Xor", {ctx.emit1("Less", {b, zero}), ctx.emit1("Less", {mod, zero})})});
+  const std::string signs_differ =
+      ctx.emit1("And", {ctx.emit1("Not", {ctx.emit1("Equal", {mod, zero})}),
+                        ctx.emit1("Xor", {ctx.emit1("Less", {b, zero}), ctx.emit1("Less", {mod, zero})})});
   if (!dtype_is_floating(t)) {
     const std::string q = ctx.emit1("Div", {a, b});
     ctx.emit("Sub", {q, ctx.cast_if_needed(signs_differ, DType::kBool, t)}, {ctx.output()});
@@ -221,7 +235,8 @@ void floor_divide(TranslateContext& ctx) {
 void angle(TranslateContext& ctx) {
   const DType t = out_t(ctx);
   const std::string x = self_as_out(ctx);
-  const std::string r = ctx.emit1("Where", {ctx.emit1("Less", {x, ctx.constant(0, t)}), ctx.constant(M_PI, t), ctx.constant(0, t)});
+  const std::string r =
+      ctx.emit1("Where", {ctx.emit1("Less", {x, ctx.constant(0, t)}), ctx.constant(M_PI, t), ctx.constant(0, t)});
   ctx.emit("Where", {ctx.emit1("IsNaN", {x}), x, r}, {ctx.output()});
 }
 
@@ -230,7 +245,9 @@ void real_identity(TranslateContext& ctx) { ctx.alias_output(0, ctx.tensor("self
 
 // Shifts. ONNX BitShift is unsigned-only: a left shift is the same bit pattern through uint64; torch's
 // right shift of a signed integer is arithmetic: ~(~x >> s) for negative x.
-std::string as_u64(TranslateContext& ctx, const std::string& v, DType from) { return ctx.cast_if_needed(v, from, DType::kUInt64); }
+std::string as_u64(TranslateContext& ctx, const std::string& v, DType from) {
+  return ctx.cast_if_needed(v, from, DType::kUInt64);
+}
 void shift(TranslateContext& ctx, bool left) {
   const DType t = out_t(ctx);
   if (dtype_is_floating(t) || t == DType::kBool) ctx.fail("bit shifts need an integer dtype, got " + dtype_name(t));
@@ -257,17 +274,20 @@ void isclose(TranslateContext& ctx) {
   std::string close = ctx.emit1("Equal", {a, b});
   if (ctx.bool_arg("equal_nan", false))
     close = ctx.emit1("Or", {close, ctx.emit1("And", {ctx.emit1("IsNaN", {a}), ctx.emit1("IsNaN", {b})})});
-  const std::string allowed = ctx.emit1("Add", {ctx.constant(ctx.float_arg("atol", 1e-8), t),
-                                                ctx.emit1("Abs", {ctx.emit1("Mul", {ctx.constant(ctx.float_arg("rtol", 1e-5), t), b})})});
+  const std::string allowed =
+      ctx.emit1("Add", {ctx.constant(ctx.float_arg("atol", 1e-8), t),
+                        ctx.emit1("Abs", {ctx.emit1("Mul", {ctx.constant(ctx.float_arg("rtol", 1e-5), t), b})})});
   const std::string err = ctx.emit1("Abs", {ctx.emit1("Sub", {a, b})});
-  const std::string finite = ctx.emit1("Not", {ctx.emit1("Or", {ctx.emit1("IsNaN", {err}), ctx.emit1("IsInf", {err})})});
+  const std::string finite =
+      ctx.emit1("Not", {ctx.emit1("Or", {ctx.emit1("IsNaN", {err}), ctx.emit1("IsInf", {err})})});
   ctx.emit("Or", {close, ctx.emit1("And", {finite, ctx.emit1("LessOrEqual", {err, allowed})})}, {ctx.output()});
 }
 
 // fake_quantize: (clamp(round(x / scale) + zero_point, qmin, qmax) - zero_point) * scale, rounding half to
 // even like torch's nearbyint; per-channel scale/zero_point broadcast along `axis`.
 void fake_quantize(TranslateContext& ctx, const std::string& scale, const std::string& zp, DType t) {
-  const std::string q = ctx.emit1("Add", {ctx.emit1("Round", {ctx.emit1("Mul", {ctx.tensor("self"), ctx.emit1("Reciprocal", {scale})})}), zp});
+  const std::string q = ctx.emit1(
+      "Add", {ctx.emit1("Round", {ctx.emit1("Mul", {ctx.tensor("self"), ctx.emit1("Reciprocal", {scale})})}), zp});
   const std::string c = ctx.emit1("Clip", {q, ctx.constant(static_cast<double>(ctx.int_arg("quant_min", 0)), t),
                                            ctx.constant(static_cast<double>(ctx.int_arg("quant_max", 255)), t)});
   ctx.emit("Mul", {ctx.emit1("Sub", {c, zp}), scale}, {ctx.output()});
@@ -282,7 +302,8 @@ void fake_quantize_per_channel(TranslateContext& ctx) {
   std::vector<int64_t> shape(static_cast<size_t>(rank), 1);
   shape[static_cast<size_t>(axis)] = -1;
   const std::string s = ctx.graph.constant_i64(shape);
-  fake_quantize(ctx, ctx.emit1("Reshape", {ctx.value("scale", t), s}), ctx.emit1("Reshape", {ctx.value("zero_point", t), s}), t);
+  fake_quantize(ctx, ctx.emit1("Reshape", {ctx.value("scale", t), s}),
+                ctx.emit1("Reshape", {ctx.value("zero_point", t), s}), t);
 }
 
 // hardtanh_backward: the gradient passes where min_val < x < max_val.

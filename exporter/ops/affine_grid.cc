@@ -12,7 +12,8 @@ void refuse_size_one_with_align(TranslateContext& ctx, bool align) {
   if (!align) return;
   const std::vector<int64_t> size = ctx.ints_arg("size");
   for (size_t d = 2; d < size.size(); ++d)
-    if (size[d] == 1) ctx.fail("AffineGrid puts a size-1 dim at -1 with align_corners, torch at 0: no exact translation");
+    if (size[d] == 1)
+      ctx.fail("AffineGrid puts a size-1 dim at -1 with align_corners, torch at 0: no exact translation");
 }
 
 // The normalised coordinates of a dim of size `s` (rank-0 int64 value), as a 1-D value of dtype t.
@@ -26,7 +27,8 @@ std::string coordinates(TranslateContext& ctx, const std::string& s, bool align,
   return ctx.emit1("Sub", {scaled, one});
 }
 
-std::string concat(TranslateContext& ctx, const std::vector<std::string>& parts, int64_t axis, const std::string& hint) {
+std::string concat(TranslateContext& ctx, const std::vector<std::string>& parts, int64_t axis,
+                   const std::string& hint) {
   const std::string out = ctx.temp(hint);
   set_attr(ctx.emit("Concat", parts, {out}), "axis", axis);
   return out;
@@ -48,9 +50,11 @@ void affine_grid_from_ops(TranslateContext& ctx) {
   refuse_size_one_with_align(ctx, align);
   const DType t = ctx.output_meta().dtype;
   const int64_t dims = static_cast<int64_t>(ctx.output_meta().sizes.size()) - 2;
-  if (dims != 2 && dims != 3) ctx.fail("affine_grid needs a 4-D or 5-D size, got " + std::to_string(dims + 2) + " values");
+  if (dims != 2 && dims != 3)
+    ctx.fail("affine_grid needs a 4-D or 5-D size, got " + std::to_string(dims + 2) + " values");
   const std::string size = ctx.int_list_value("size");
-  const std::string spatial = ctx.emit1("Slice", {size, ctx.graph.constant_i64({2}), ctx.graph.constant_i64({dims + 2})});
+  const std::string spatial =
+      ctx.emit1("Slice", {size, ctx.graph.constant_i64({2}), ctx.graph.constant_i64({dims + 2})});
   std::vector<std::string> parts(static_cast<size_t>(dims) + 1);
   for (int64_t a = 0; a < dims; ++a) {  // spatial axis a: (D,) H, W; its coordinate is component dims - 1 - a
     std::vector<int64_t> others;

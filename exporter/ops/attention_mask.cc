@@ -13,7 +13,8 @@ std::string fully_masked_rows(TranslateContext& ctx, const std::string& scores, 
   return ctx.emit1("Equal", {row_max, ctx.constant(-std::numeric_limits<double>::infinity(), t)}, "fully_masked");
 }
 
-std::string zero_fully_masked_rows(TranslateContext& ctx, const std::string& scores, const std::string& weights, DType t) {
+std::string zero_fully_masked_rows(TranslateContext& ctx, const std::string& scores, const std::string& weights,
+                                   DType t) {
   return ctx.emit1("Where", {fully_masked_rows(ctx, scores, t), ctx.constant(0, t), weights}, "safe_weights");
 }
 

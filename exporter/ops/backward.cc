@@ -54,14 +54,16 @@ void embedding_dense_backward(TranslateContext& ctx) {
   const int64_t padding_idx = ctx.int_arg("padding_idx", -1);
   if (padding_idx >= 0) {
     const std::string is_pad = ctx.emit1("Equal", {indices, ctx.graph.constant_i64({padding_idx}, true)});
-    grad = ctx.emit1("Where", {ctx.emit1("Unsqueeze", {is_pad, ctx.graph.constant_i64({-1})}), ctx.constant(0, t), grad});
+    grad =
+        ctx.emit1("Where", {ctx.emit1("Unsqueeze", {is_pad, ctx.graph.constant_i64({-1})}), ctx.constant(0, t), grad});
   }
   const std::string dim = ctx.emit1("Slice", {shape_of(ctx, grad), ctx.graph.constant_i64({-1}),
                                               ctx.graph.constant_i64({std::numeric_limits<int64_t>::max()})});
   auto* shape = ctx.emit("Concat", {unsqueeze0(ctx, ctx.int_value("num_weights")), dim}, {ctx.temp("shape")});
   set_attr(shape, "axis", int64_t{0});
   const std::string zeros = ctx.emit1("Expand", {ctx.constant(0, t), shape->output(0)}, "zeros");
-  auto* n = ctx.emit("ScatterND", {zeros, ctx.emit1("Unsqueeze", {indices, ctx.graph.constant_i64({-1})}), grad}, {ctx.output()});
+  auto* n = ctx.emit("ScatterND", {zeros, ctx.emit1("Unsqueeze", {indices, ctx.graph.constant_i64({-1})}), grad},
+                     {ctx.output()});
   set_attr(n, "reduction", std::string("add"));
 }
 
@@ -70,7 +72,8 @@ void max_pool_backward(TranslateContext& ctx) {
   const DType t = ctx.output_meta().dtype;
   const std::string self = ctx.tensor("self");
   const std::string planes = ctx.graph.constant_i64({0, 0, -1});
-  const std::string zeros = ctx.emit1("Reshape", {ctx.emit1("Expand", {ctx.constant(0, t), shape_of(ctx, self)}), planes}, "zeros");
+  const std::string zeros =
+      ctx.emit1("Reshape", {ctx.emit1("Expand", {ctx.constant(0, t), shape_of(ctx, self)}), planes}, "zeros");
   const std::string idx = ctx.emit1("Reshape", {ctx.tensor("indices"), planes}, "indices");
   const std::string grad = ctx.emit1("Reshape", {ctx.tensor("grad_output"), planes}, "grad");
   auto* n = ctx.emit("ScatterElements", {zeros, idx, grad}, {ctx.temp("scattered")});
@@ -95,14 +98,17 @@ void spread_average(TranslateContext& ctx, const std::vector<int64_t>& kernel, c
     return s;
   }());
   for (int64_t i = 0; i < window; ++i) {
-    if (w.dtype() == DType::kFloat64) w.data<double>()[i] = 1.0 / static_cast<double>(window);
-    else w.data<float>()[i] = 1.0f / static_cast<float>(window);
+    if (w.dtype() == DType::kFloat64)
+      w.data<double>()[i] = 1.0 / static_cast<double>(window);
+    else
+      w.data<float>()[i] = 1.0f / static_cast<float>(window);
   }
   const std::string weight = ctx.graph.unique_name(ctx.node.name + "_window");
   ctx.graph.add_initializer(weight, w);
   std::vector<int64_t> plane_shape = {-1, 1};
   for (size_t i = 0; i < n; ++i) plane_shape.push_back(out[out.size() - n + i]);
-  const std::string grad = ctx.emit1("Reshape", {ctx.value("grad_output", w.dtype()), ctx.graph.constant_i64(plane_shape)}, "planes");
+  const std::string grad =
+      ctx.emit1("Reshape", {ctx.value("grad_output", w.dtype()), ctx.graph.constant_i64(plane_shape)}, "planes");
   std::vector<int64_t> output_padding, pads = padding;
   for (size_t i = 0; i < n; ++i) {
     const int64_t produced = (out[out.size() - n + i] - 1) * stride[i] - 2 * padding[i] + kernel[i];
@@ -127,7 +133,8 @@ void avg_pool_backward(TranslateContext& ctx) {
   if (stride.size() == 1) stride.assign(n, stride[0]);
   const auto padding = spatial_list(ctx, "padding", n, 0);
   const bool padded = std::any_of(padding.begin(), padding.end(), [](int64_t p) { return p != 0; });
-  if (ctx.has("divisor_override") || ctx.bool_arg("ceil_mode", false) || (padded && !ctx.bool_arg("count_include_pad", true)))
+  if (ctx.has("divisor_override") || ctx.bool_arg("ceil_mode", false) ||
+      (padded && !ctx.bool_arg("count_include_pad", true)))
     ctx.fail("avg_pool backward with divisor_override, ceil_mode or count_include_pad=False padding is not supported");
   spread_average(ctx, kernel, stride, padding);
 }
@@ -151,10 +158,12 @@ void layer_norm_backward(TranslateContext& ctx) {
   const int64_t k = static_cast<int64_t>(ctx.ints_arg("normalized_shape").size());
   const auto norm_axes = range_from(rank - k, rank), batch_axes = range_from(0, rank - k);
   const std::string grad = ctx.tensor("grad_out");
-  const std::string x_hat = ctx.emit1("Mul", {ctx.emit1("Sub", {ctx.tensor("input"), ctx.tensor("mean")}), ctx.tensor("rstd")}, "x_hat");
+  const std::string x_hat =
+      ctx.emit1("Mul", {ctx.emit1("Sub", {ctx.tensor("input"), ctx.tensor("mean")}), ctx.tensor("rstd")}, "x_hat");
   const std::string g = ctx.has("weight") ? ctx.emit1("Mul", {grad, ctx.tensor("weight")}) : grad;
-  const std::string inner = ctx.emit1("Sub", {ctx.emit1("Sub", {g, reduce_mean(ctx, g, norm_axes)}),
-                                              ctx.emit1("Mul", {x_hat, reduce_mean(ctx, ctx.emit1("Mul", {g, x_hat}), norm_axes)})});
+  const std::string inner =
+      ctx.emit1("Sub", {ctx.emit1("Sub", {g, reduce_mean(ctx, g, norm_axes)}),
+                        ctx.emit1("Mul", {x_hat, reduce_mean(ctx, ctx.emit1("Mul", {g, x_hat}), norm_axes)})});
   ctx.emit("Mul", {ctx.tensor("rstd"), inner}, {ctx.output(0)});
   if (ctx.output_count() > 1) ctx.alias_output(1, reduce_sum(ctx, ctx.emit1("Mul", {grad, x_hat}), batch_axes, false));
   if (ctx.output_count() > 2) ctx.alias_output(2, reduce_sum(ctx, grad, batch_axes, false));
@@ -169,7 +178,8 @@ void group_norm_backward(TranslateContext& ctx) {
   const std::string stats_shape = ctx.graph.constant_i64({0, groups, 1});
   const std::string mean = ctx.emit1("Reshape", {ctx.tensor("mean"), stats_shape});
   const std::string rstd = ctx.emit1("Reshape", {ctx.tensor("rstd"), stats_shape});
-  const std::string x_hat = ctx.emit1("Mul", {ctx.emit1("Sub", {ctx.emit1("Reshape", {x, grouped}), mean}), rstd}, "x_hat");
+  const std::string x_hat =
+      ctx.emit1("Mul", {ctx.emit1("Sub", {ctx.emit1("Reshape", {x, grouped}), mean}), rstd}, "x_hat");
   std::string g = grad;
   if (ctx.has("weight")) {
     std::vector<int64_t> per_channel = {-1};
@@ -177,8 +187,9 @@ void group_norm_backward(TranslateContext& ctx) {
     g = ctx.emit1("Mul", {grad, ctx.emit1("Reshape", {ctx.tensor("weight"), ctx.graph.constant_i64(per_channel)})});
   }
   g = ctx.emit1("Reshape", {g, grouped});
-  const std::string inner = ctx.emit1("Sub", {ctx.emit1("Sub", {g, reduce_mean(ctx, g, {2})}),
-                                              ctx.emit1("Mul", {x_hat, reduce_mean(ctx, ctx.emit1("Mul", {g, x_hat}), {2})})});
+  const std::string inner =
+      ctx.emit1("Sub", {ctx.emit1("Sub", {g, reduce_mean(ctx, g, {2})}),
+                        ctx.emit1("Mul", {x_hat, reduce_mean(ctx, ctx.emit1("Mul", {g, x_hat}), {2})})});
   ctx.emit("Reshape", {ctx.emit1("Mul", {rstd, inner}), shape_of(ctx, x)}, {ctx.output(0)});
   std::vector<int64_t> axes = {0};
   for (int64_t i = 2; i < rank; ++i) axes.push_back(i);
@@ -205,7 +216,8 @@ void convolution_backward(TranslateContext& ctx) {
 
   std::vector<int64_t> output_padding;
   for (size_t i = 0; i < n; ++i)
-    output_padding.push_back(in[i + 2] - ((out[i + 2] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (w[i + 2] - 1) + 1));
+    output_padding.push_back(in[i + 2] -
+                             ((out[i + 2] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (w[i + 2] - 1) + 1));
   auto* gi = ctx.emit("ConvTranspose", {grad, ctx.tensor("weight")}, {ctx.output(0)});
   set_attr(gi, "strides", stride);
   set_attr(gi, "pads", pads);
@@ -227,8 +239,8 @@ void convolution_backward(TranslateContext& ctx) {
     set_attr(gw, "pads", pads);
     // The correlation can run past the kernel when the last window did not fit: keep the kernel extent.
     std::vector<int64_t> zeros(n, 0), ends(w.begin() + 2, w.end()), axes = range_from(2, static_cast<int64_t>(n) + 2);
-    const std::string cut = ctx.emit1("Slice", {gw->output(0), ctx.graph.constant_i64(zeros), ctx.graph.constant_i64(ends),
-                                                ctx.graph.constant_i64(axes)});
+    const std::string cut = ctx.emit1("Slice", {gw->output(0), ctx.graph.constant_i64(zeros),
+                                                ctx.graph.constant_i64(ends), ctx.graph.constant_i64(axes)});
     ctx.alias_output(1, transpose(cut));
   }
   if (ctx.output_count() > 2) {

@@ -82,7 +82,8 @@ void diff(TranslateContext& ctx) {
   const int64_t times = ctx.int_arg("n", 1);
   if (times < 0) ctx.fail("diff with n < 0");
   for (int64_t k = 0; k < times; ++k)
-    x = ctx.emit1(t == DType::kBool ? "Xor" : "Sub", {slice_axis(ctx, x, dim, 1, kEnd), slice_axis(ctx, x, dim, 0, -1)});
+    x = ctx.emit1(t == DType::kBool ? "Xor" : "Sub",
+                  {slice_axis(ctx, x, dim, 1, kEnd), slice_axis(ctx, x, dim, 0, -1)});
   ctx.alias_output(0, x);
 }
 
@@ -101,7 +102,8 @@ void broadcast_tensors(TranslateContext& ctx) {
 // outer(self, vec2) / ger: self[:, None] * vec2, with torch's type promotion.
 void outer(TranslateContext& ctx) {
   const DType t = ctx.output_meta().dtype;
-  ctx.emit("Mul", {ctx.emit1("Unsqueeze", {ctx.value("self", t), i64s(ctx, {1})}), ctx.value("vec2", t)}, {ctx.output()});
+  ctx.emit("Mul", {ctx.emit1("Unsqueeze", {ctx.value("self", t), i64s(ctx, {1})}), ctx.value("vec2", t)},
+           {ctx.output()});
 }
 
 // square(self): self * self (booleans count as int64, as torch promotes them).
@@ -111,9 +113,12 @@ void square(TranslateContext& ctx) {
 }
 
 void flip_axis(TranslateContext& ctx, int64_t axis) {
-  if (ctx.rank("self") <= axis) ctx.fail("flip over dim " + std::to_string(axis) + " of a tensor of rank " + std::to_string(ctx.rank("self")));
-  ctx.emit("Slice", {ctx.tensor("self"), i64s(ctx, {-1}), i64s(ctx, {std::numeric_limits<int64_t>::min()}), i64s(ctx, {axis}),
-                     i64s(ctx, {-1})}, {ctx.output()});
+  if (ctx.rank("self") <= axis)
+    ctx.fail("flip over dim " + std::to_string(axis) + " of a tensor of rank " + std::to_string(ctx.rank("self")));
+  ctx.emit("Slice",
+           {ctx.tensor("self"), i64s(ctx, {-1}), i64s(ctx, {std::numeric_limits<int64_t>::min()}), i64s(ctx, {axis}),
+            i64s(ctx, {-1})},
+           {ctx.output()});
 }
 void fliplr(TranslateContext& ctx) { flip_axis(ctx, 1); }
 void flipud(TranslateContext& ctx) { flip_axis(ctx, 0); }
@@ -124,9 +129,12 @@ enum class Stack { kH, kV, kD, kColumn };
 std::string padded_rank(TranslateContext& ctx, const std::string& v, int64_t rank, Stack how) {
   const auto reshape = [&](std::vector<int64_t> s) { return ctx.emit1("Reshape", {v, i64s(ctx, s)}); };
   switch (how) {
-    case Stack::kH: return rank == 0 ? reshape({1}) : v;
-    case Stack::kV: return rank == 0 ? reshape({1, 1}) : rank == 1 ? reshape({1, -1}) : v;
-    case Stack::kColumn: return rank <= 1 ? reshape({-1, 1}) : v;
+    case Stack::kH:
+      return rank == 0 ? reshape({1}) : v;
+    case Stack::kV:
+      return rank == 0 ? reshape({1, 1}) : rank == 1 ? reshape({1, -1}) : v;
+    case Stack::kColumn:
+      return rank <= 1 ? reshape({-1, 1}) : v;
     case Stack::kD:
       if (rank == 0) return reshape({1, 1, 1});
       if (rank == 1) return reshape({1, -1, 1});
@@ -145,7 +153,11 @@ void stack_family(TranslateContext& ctx, Stack how) {
     if (i == 0) first_rank = rank;
     parts.push_back(padded_rank(ctx, ctx.cast_if_needed(values[i], meta.dtype, t), rank, how));
   }
-  const int64_t axis = how == Stack::kV ? 0 : how == Stack::kD ? 2 : how == Stack::kColumn ? 1 : first_rank <= 1 ? 0 : 1;
+  const int64_t axis = how == Stack::kV        ? 0
+                       : how == Stack::kD      ? 2
+                       : how == Stack::kColumn ? 1
+                       : first_rank <= 1       ? 0
+                                               : 1;
   set_attr(ctx.emit("Concat", parts, {ctx.output()}), "axis", axis);
 }
 void hstack(TranslateContext& ctx) { stack_family(ctx, Stack::kH); }
@@ -164,7 +176,8 @@ void float_power(TranslateContext& ctx) {
 void take_along_dim(TranslateContext& ctx) {
   std::string self = ctx.tensor("self"), idx = ctx.value("indices", DType::kInt64);
   if (!ctx.has("dim")) {
-    auto* g = ctx.emit("GatherElements", {ctx.emit1("Reshape", {self, i64s(ctx, {-1})}), ctx.emit1("Reshape", {idx, i64s(ctx, {-1})})},
+    auto* g = ctx.emit("GatherElements",
+                       {ctx.emit1("Reshape", {self, i64s(ctx, {-1})}), ctx.emit1("Reshape", {idx, i64s(ctx, {-1})})},
                        {ctx.output()});
     set_attr(g, "axis", int64_t{0});
     return;
@@ -174,7 +187,8 @@ void take_along_dim(TranslateContext& ctx) {
   const int64_t dim = ctx.normalized_dim(ctx.int_arg("dim", 0), rank);
   // Each side's shape with `dim` taken from itself and the other dims broadcast (Max of sizes: 1 or equal).
   auto broadcast_except_dim = [&](const std::string& v, const std::string& other) {
-    const std::string ones_at_dim = ctx.emit1("ScatterElements", {shape_of(ctx, other), i64s(ctx, {dim}), i64s(ctx, {1})});
+    const std::string ones_at_dim =
+        ctx.emit1("ScatterElements", {shape_of(ctx, other), i64s(ctx, {dim}), i64s(ctx, {1})});
     return ctx.emit1("Expand", {v, ctx.emit1("Max", {shape_of(ctx, v), ones_at_dim})});
   };
   const std::string s = broadcast_except_dim(self, idx), i = broadcast_except_dim(idx, self);
@@ -182,7 +196,6 @@ void take_along_dim(TranslateContext& ctx) {
   auto* g = ctx.emit("GatherElements", {s, i}, {ctx.output()});
   set_attr(g, "axis", dim);
 }
-
 
 // movedim(self, source, destination) / moveaxis: the static permutation torch's composite builds.
 void movedim(TranslateContext& ctx) {
@@ -223,7 +236,8 @@ void ravel(TranslateContext& ctx) { ctx.emit("Reshape", {ctx.tensor("self"), i64
 
 // argwhere(self): [nonzeros, rank], NonZero transposed.
 void argwhere(TranslateContext& ctx) {
-  set_attr(ctx.emit("Transpose", {ctx.emit1("NonZero", {ctx.tensor("self")})}, {ctx.output()}), "perm", std::vector<int64_t>{1, 0});
+  set_attr(ctx.emit("Transpose", {ctx.emit1("NonZero", {ctx.tensor("self")})}, {ctx.output()}), "perm",
+           std::vector<int64_t>{1, 0});
 }
 
 // rrelu(self, lower, upper, training=False): outside training, a leaky relu of slope (lower + upper) / 2.
@@ -237,9 +251,7 @@ void rrelu(TranslateContext& ctx) {
 }
 
 // Casts to the output dtype: _cast_Float(self, non_blocking), to.other(self, other, ...).
-void cast_to_output(TranslateContext& ctx) {
-  ctx.alias_output(0, ctx.value("self", ctx.output_meta().dtype));
-}
+void cast_to_output(TranslateContext& ctx) { ctx.alias_output(0, ctx.value("self", ctx.output_meta().dtype)); }
 
 void shape_as_tensor(TranslateContext& ctx) { ctx.emit("Shape", {ctx.tensor("self")}, {ctx.output()}); }
 
@@ -248,7 +260,8 @@ void frobenius_norm(TranslateContext& ctx) {
   const int64_t rank = ctx.rank("self");
   std::vector<int64_t> axes = ctx.ints_arg("dim");
   for (auto& a : axes) a = ctx.normalized_dim(a, rank);
-  emit_reduce(ctx, "ReduceL2", ctx.value("self", ctx.output_meta().dtype), axes, ctx.bool_arg("keepdim", false), ctx.output());
+  emit_reduce(ctx, "ReduceL2", ctx.value("self", ctx.output_meta().dtype), axes, ctx.bool_arg("keepdim", false),
+              ctx.output());
 }
 
 // split.sizes, tensor_split, hsplit / vsplit / dsplit: one Split along the op's axis, the pieces' sizes
@@ -265,7 +278,9 @@ void split_by_output_sizes(TranslateContext& ctx, int64_t dim) {
   }
   set_attr(ctx.emit("Split", {ctx.tensor("self"), i64s(ctx, sizes)}, outs), "axis", dim);
 }
-void split_sizes(TranslateContext& ctx) { split_by_output_sizes(ctx, ctx.normalized_dim(ctx.int_arg("dim", 0), ctx.rank("self"))); }
+void split_sizes(TranslateContext& ctx) {
+  split_by_output_sizes(ctx, ctx.normalized_dim(ctx.int_arg("dim", 0), ctx.rank("self")));
+}
 void hsplit(TranslateContext& ctx) { split_by_output_sizes(ctx, ctx.rank("self") >= 2 ? 1 : 0); }
 void vsplit(TranslateContext& ctx) { split_by_output_sizes(ctx, 0); }
 void dsplit(TranslateContext& ctx) { split_by_output_sizes(ctx, 2); }
@@ -285,8 +300,8 @@ void narrow_tensor(TranslateContext& ctx) {
 void linalg_vecdot(TranslateContext& ctx) {
   const DType t = ctx.output_meta().dtype;
   const int64_t rank = std::max(ctx.rank("x"), ctx.rank("y"));
-  emit_reduce(ctx, "ReduceSum", ctx.emit1("Mul", {ctx.value("x", t), ctx.value("y", t)}), {ctx.normalized_dim(ctx.int_arg("dim", -1), rank) - rank},
-              false, ctx.output());
+  emit_reduce(ctx, "ReduceSum", ctx.emit1("Mul", {ctx.value("x", t), ctx.value("y", t)}),
+              {ctx.normalized_dim(ctx.int_arg("dim", -1), rank) - rank}, false, ctx.output());
 }
 
 // inner(self, other): sums self's and other's last dims against each other; out = self.shape[:-1] + other.shape[:-1].

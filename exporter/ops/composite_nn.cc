@@ -14,7 +14,8 @@ std::string i64s(TranslateContext& ctx, std::vector<int64_t> v) { return ctx.gra
 std::vector<int64_t> per_dim(TranslateContext& ctx, const std::string& name, size_t n, int64_t fallback) {
   std::vector<int64_t> v = ctx.ints_arg(name, {fallback});
   if (v.size() == 1) v.assign(n, v[0]);
-  if (v.size() != n) ctx.fail(name + " has " + std::to_string(v.size()) + " values for " + std::to_string(n) + " spatial dims");
+  if (v.size() != n)
+    ctx.fail(name + " has " + std::to_string(v.size()) + " values for " + std::to_string(n) + " spatial dims");
   return v;
 }
 
@@ -59,7 +60,8 @@ std::pair<std::string, std::string> var_and_mean(TranslateContext& ctx) {
   const std::string d = ctx.emit1("Sub", {x, mean});
   emit_reduce(ctx, "ReduceSum", ctx.emit1("Mul", {d, d}), axes, keep, ss);
   const std::string count = ctx.emit1("Div", {ctx.emit1("Size", {x}), ctx.emit1("Size", {mean})}, "count");
-  const std::string denom = ctx.emit1("Sub", {ctx.cast_if_needed(count, DType::kInt64, t), ctx.constant(correction, t)});
+  const std::string denom =
+      ctx.emit1("Sub", {ctx.cast_if_needed(count, DType::kInt64, t), ctx.constant(correction, t)});
   const std::string var = ctx.emit1("Div", {ss, denom}, "var");
   return {var, keep || rank == 0 ? mean : ctx.emit1("Squeeze", {mean, i64s(ctx, axes)})};
 }
@@ -95,11 +97,15 @@ void cosine_similarity(TranslateContext& ctx) {
 
 // The p-norm of v over its last axis.
 void p_norm_last(TranslateContext& ctx, const std::string& v, double p, bool keep, DType t, const std::string& out) {
-  if (p == 2.0) emit_reduce(ctx, "ReduceL2", v, {-1}, keep, out);
-  else if (p == 1.0) emit_reduce(ctx, "ReduceL1", v, {-1}, keep, out);
-  else if (std::isinf(p)) emit_reduce(ctx, p > 0 ? "ReduceMax" : "ReduceMin", ctx.emit1("Abs", {v}), {-1}, keep, out);
+  if (p == 2.0)
+    emit_reduce(ctx, "ReduceL2", v, {-1}, keep, out);
+  else if (p == 1.0)
+    emit_reduce(ctx, "ReduceL1", v, {-1}, keep, out);
+  else if (std::isinf(p))
+    emit_reduce(ctx, p > 0 ? "ReduceMax" : "ReduceMin", ctx.emit1("Abs", {v}), {-1}, keep, out);
   else if (p == 0.0)
-    emit_reduce(ctx, "ReduceSum", ctx.cast_if_needed(ctx.emit1("Not", {ctx.emit1("Equal", {v, ctx.constant(0, t)})}), DType::kBool, t),
+    emit_reduce(ctx, "ReduceSum",
+                ctx.cast_if_needed(ctx.emit1("Not", {ctx.emit1("Equal", {v, ctx.constant(0, t)})}), DType::kBool, t),
                 {-1}, keep, out);
   else {
     const std::string s = ctx.temp("sum_pow");
@@ -111,7 +117,8 @@ void p_norm_last(TranslateContext& ctx, const std::string& v, double p, bool kee
 // pairwise_distance(x1, x2, p=2, eps=1e-6, keepdim=False) = norm(x1 - x2 + eps, p, dim=-1).
 void pairwise_distance(TranslateContext& ctx) {
   const DType t = ctx.output_meta().dtype;
-  const std::string d = ctx.emit1("Add", {ctx.emit1("Sub", {ctx.value("x1", t), ctx.value("x2", t)}), ctx.constant(ctx.float_arg("eps", 1e-6), t)});
+  const std::string d = ctx.emit1(
+      "Add", {ctx.emit1("Sub", {ctx.value("x1", t), ctx.value("x2", t)}), ctx.constant(ctx.float_arg("eps", 1e-6), t)});
   if (std::max(ctx.rank("x1"), ctx.rank("x2")) == 0) ctx.fail("pairwise_distance of 0-d tensors");
   p_norm_last(ctx, d, ctx.float_arg("p", 2.0), ctx.bool_arg("keepdim", false), t, ctx.output());
 }

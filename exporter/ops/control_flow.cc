@@ -22,7 +22,8 @@ const pt2::Graph& subgraph_of(TranslateContext& ctx, size_t i, pt2::Graph& stora
 std::vector<std::string> outer_tensors(TranslateContext& ctx, size_t i) {
   const pt2::Argument& a = ctx.positional(i);
   std::vector<std::string> out;
-  if (!a.is(pt2::ArgKind::as_tensors)) ctx.fail("argument #" + std::to_string(i) + " is not a tensor list: " + a.describe());
+  if (!a.is(pt2::ArgKind::as_tensors))
+    ctx.fail("argument #" + std::to_string(i) + " is not a tensor list: " + a.describe());
   for (const auto& fx : a.tensor_names()) {
     const pt2::Argument t = pt2::Argument::tensor(fx);
     out.push_back(ctx.value(t, ctx.dtype_of(t)));
@@ -45,10 +46,11 @@ std::vector<std::string> translate_graph(TranslateContext& outer, const pt2::Gra
   return outs;
 }
 
-void bind_inputs(TranslateContext& ctx, const pt2::Graph& graph, const std::vector<std::string>& onnx_names, Values& values) {
+void bind_inputs(TranslateContext& ctx, const pt2::Graph& graph, const std::vector<std::string>& onnx_names,
+                 Values& values) {
   if (graph.inputs.size() != onnx_names.size())
-    ctx.fail("a subgraph takes " + std::to_string(graph.inputs.size()) + " inputs, " + std::to_string(onnx_names.size()) +
-             " were given");
+    ctx.fail("a subgraph takes " + std::to_string(graph.inputs.size()) + " inputs, " +
+             std::to_string(onnx_names.size()) + " were given");
   for (size_t i = 0; i < onnx_names.size(); ++i) values[graph.inputs[i].tensor_name()] = onnx_names[i];
 }
 
@@ -87,13 +89,15 @@ void translate_cond(TranslateContext& ctx) {
   const std::string pred = ctx.value(ctx.positional(0), DType::kBool);
   const std::vector<DType> dtypes = output_dtypes(ctx, ctx.output_count());
   onnx::GraphProto then_proto, else_proto;
-  for (auto [graph, proto, label] : {std::tuple{&then_graph, &then_proto, "then"}, std::tuple{&else_graph, &else_proto, "else"}}) {
+  for (auto [graph, proto, label] :
+       {std::tuple{&then_graph, &then_proto, "then"}, std::tuple{&else_graph, &else_proto, "else"}}) {
     proto->set_name(ctx.node.name + "_" + label);
     GraphBuilder builder(proto, ctx.graph);
     Values values;
     bind_inputs(ctx, *graph, operands, values);
     const auto outs = translate_graph(ctx, *graph, builder, values);
-    if (outs.size() != dtypes.size()) ctx.fail(std::string(label) + " branch returns " + std::to_string(outs.size()) + " values");
+    if (outs.size() != dtypes.size())
+      ctx.fail(std::string(label) + " branch returns " + std::to_string(outs.size()) + " values");
     builder.set_current_node(ctx.node.name, {});
     declare_outputs(builder, proto, outs, dtypes, ctx.node.name + "_" + label);
   }
@@ -127,15 +131,16 @@ void translate_while_loop(TranslateContext& ctx) {
   // The first condition, evaluated before the loop in the enclosing graph.
   Values first;
   bind_inputs(ctx, cond_graph, with_additional(carried), first);
-  const std::string cond0 = ctx.cast_if_needed(translate_graph(ctx, cond_graph, ctx.graph, first).at(0),
-                                               cond_graph.meta(cond_graph.outputs.at(0).tensor_name(), ctx.node.name).dtype,
-                                               DType::kBool);
+  const std::string cond0 =
+      ctx.cast_if_needed(translate_graph(ctx, cond_graph, ctx.graph, first).at(0),
+                         cond_graph.meta(cond_graph.outputs.at(0).tensor_name(), ctx.node.name).dtype, DType::kBool);
   ctx.graph.set_current_node(ctx.node.name, {});
 
   onnx::GraphProto body;
   body.set_name(ctx.node.name + "_body");
   GraphBuilder builder(&body, ctx.graph);
-  const std::string iter = builder.unique_name(ctx.node.name + "_iter"), cond_in = builder.unique_name(ctx.node.name + "_cond_in");
+  const std::string iter = builder.unique_name(ctx.node.name + "_iter"),
+                    cond_in = builder.unique_name(ctx.node.name + "_cond_in");
   declare_input(&body, iter, DType::kInt64, true);
   declare_input(&body, cond_in, DType::kBool, true);
   std::vector<std::string> formal;
@@ -196,7 +201,9 @@ void emit_scan(TranslateContext& ctx, int init_at, size_t xs_at, size_t addition
   Values values;
   bind_inputs(ctx, combine, bound, values);
   const auto outs = translate_graph(ctx, combine, builder, values);
-  if (outs.size() != outputs) ctx.fail("the combine graph returns " + std::to_string(outs.size()) + " values, the node " + std::to_string(outputs));
+  if (outs.size() != outputs)
+    ctx.fail("the combine graph returns " + std::to_string(outs.size()) + " values, the node " +
+             std::to_string(outputs));
   builder.set_current_node(ctx.node.name, {});
   declare_outputs(builder, &body, outs, dtypes, ctx.node.name + "_body");
 
@@ -224,7 +231,8 @@ void translate_map(TranslateContext& ctx) { emit_scan(ctx, -1, 1, 2); }
 void bind_region_arguments(TranslateContext& ctx, const pt2::Graph& body, Values& values) {
   const size_t first = 2, count = ctx.node.inputs.size() > first ? ctx.node.inputs.size() - first : 0;
   if (body.inputs.size() != count)
-    ctx.fail("the region takes " + std::to_string(body.inputs.size()) + " inputs, the node passes " + std::to_string(count));
+    ctx.fail("the region takes " + std::to_string(body.inputs.size()) + " inputs, the node passes " +
+             std::to_string(count));
   for (size_t i = 0; i < count; ++i) {
     const pt2::Argument& a = ctx.positional(first + i);
     const pt2::Argument& formal = body.inputs[i];
@@ -233,8 +241,11 @@ void bind_region_arguments(TranslateContext& ctx, const pt2::Graph& body, Values
       ctx.fail("region argument #" + std::to_string(first + i) + " (" + a.describe() + ") feeds the region's input " +
                formal.describe());
     if (!by_value) continue;
-    const std::string name = formal.is_tensor() ? formal.tensor_name() : formal.is_symbolic_scalar() ? formal.symbol() : "";
-    if (name.empty()) ctx.fail("region argument #" + std::to_string(first + i) + " (" + a.describe() + ") feeds a constant input");
+    const std::string name = formal.is_tensor()            ? formal.tensor_name()
+                             : formal.is_symbolic_scalar() ? formal.symbol()
+                                                           : "";
+    if (name.empty())
+      ctx.fail("region argument #" + std::to_string(first + i) + " (" + a.describe() + ") feeds a constant input");
     values[name] = ctx.value(a, ctx.dtype_of(a));
   }
 }

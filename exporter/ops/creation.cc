@@ -18,7 +18,8 @@ void zeros(TranslateContext& ctx) { fill_shape(ctx, 0, ctx.int_list_value("size"
 void ones(TranslateContext& ctx) { fill_shape(ctx, 1, ctx.int_list_value("size")); }
 
 void full_like(TranslateContext& ctx) {
-  ctx.emit("Expand", {ctx.value("fill_value", ctx.output_meta().dtype), shape_of(ctx, ctx.tensor("self"))}, {ctx.output()});
+  ctx.emit("Expand", {ctx.value("fill_value", ctx.output_meta().dtype), shape_of(ctx, ctx.tensor("self"))},
+           {ctx.output()});
 }
 void zeros_like(TranslateContext& ctx) { fill_shape(ctx, 0, shape_of(ctx, ctx.tensor("self"))); }
 void ones_like(TranslateContext& ctx) { fill_shape(ctx, 1, shape_of(ctx, ctx.tensor("self"))); }
@@ -80,7 +81,8 @@ void dropout(TranslateContext& ctx) {
   if (!ctx.bool_arg("train", true) || p == 0.0) return ctx.alias_output(0, x);
   const std::string key = registry_key(ctx.node.target);
   if (key != "aten::dropout.default" && key != "aten::dropout_.default")
-    ctx.fail("training-mode " + ctx.node.target + " has no ONNX equivalent (it drops whole channels or keeps "
+    ctx.fail("training-mode " + ctx.node.target +
+             " has no ONNX equivalent (it drops whole channels or keeps "
              "self-normalising statistics); export the module in eval() mode");
   const DType t = ctx.input_meta(arg).dtype;
   ctx.emit("Dropout", {x, ctx.constant(p, t), ctx.constant(1, DType::kBool)}, {ctx.output(0)});

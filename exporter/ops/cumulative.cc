@@ -19,7 +19,8 @@ void cumprod(TranslateContext& ctx) {
   const std::string i = ctx.emit1("Unsqueeze", {j, ctx.graph.constant_i64({1})});
   std::vector<int64_t> mask_shape = {0, 0};  // [n (i), n (j), 1 per dim after `dim`]
   for (int64_t d = dim + 1; d < rank; ++d) mask_shape.push_back(1);
-  const std::string keep = ctx.emit1("Reshape", {ctx.emit1("LessOrEqual", {j, i}), ctx.graph.constant_i64(mask_shape)}, "mask");
+  const std::string keep =
+      ctx.emit1("Reshape", {ctx.emit1("LessOrEqual", {j, i}), ctx.graph.constant_i64(mask_shape)}, "mask");
   const std::string xs = ctx.emit1("Unsqueeze", {x, ctx.graph.constant_i64({dim})});  // j at dim + 1
   const std::string masked = ctx.emit1("Where", {keep, xs, ctx.constant(1, t)});
   emit_reduce(ctx, "ReduceProd", masked, {dim + 1}, false, ctx.output());

@@ -28,8 +28,11 @@ void scatter_with(TranslateContext& ctx, const std::string& reduction) {
   if (!ctx.has("src") || !ctx.required("src").is_tensor())
     updates = ctx.emit1("Expand", {updates, shape_of(ctx, index)}, "updates");
   else  // src may be larger than index: ScatterElements wants the same shape.
-    updates = ctx.emit1("Slice", {updates, ctx.graph.constant_i64(std::vector<int64_t>(static_cast<size_t>(ctx.rank("index")), 0)),
-                                  shape_of(ctx, index)}, "updates");
+    updates =
+        ctx.emit1("Slice",
+                  {updates, ctx.graph.constant_i64(std::vector<int64_t>(static_cast<size_t>(ctx.rank("index")), 0)),
+                   shape_of(ctx, index)},
+                  "updates");
   auto* n = ctx.emit("ScatterElements", {ctx.tensor("self"), index, updates}, {ctx.output()});
   set_attr(n, "axis", dim);
   if (!reduction.empty()) set_attr(n, "reduction", reduction);
@@ -44,18 +47,26 @@ void scatter_reduce(TranslateContext& ctx) {
   const std::string reduce = ctx.string_arg("reduce", "sum");
   std::string reduction;
   double identity = 0;
-  if (reduce == "sum") reduction = "add";
-  else if (reduce == "prod") reduction = "mul", identity = 1;
-  else if (reduce == "amax") reduction = "max", identity = -std::numeric_limits<double>::infinity();
-  else if (reduce == "amin") reduction = "min", identity = std::numeric_limits<double>::infinity();
-  else ctx.fail("scatter_reduce with reduce='" + reduce + "' has no ONNX ScatterElements reduction");
+  if (reduce == "sum")
+    reduction = "add";
+  else if (reduce == "prod")
+    reduction = "mul", identity = 1;
+  else if (reduce == "amax")
+    reduction = "max", identity = -std::numeric_limits<double>::infinity();
+  else if (reduce == "amin")
+    reduction = "min", identity = std::numeric_limits<double>::infinity();
+  else
+    ctx.fail("scatter_reduce with reduce='" + reduce + "' has no ONNX ScatterElements reduction");
   if (!dtype_is_floating(out) && std::isinf(identity))
-    identity = identity < 0 ? static_cast<double>(std::numeric_limits<int32_t>::min()) : std::numeric_limits<int32_t>::max();
+    identity =
+        identity < 0 ? static_cast<double>(std::numeric_limits<int32_t>::min()) : std::numeric_limits<int32_t>::max();
   const int64_t dim = ctx.normalized_dim(ctx.int_arg("dim", 0), ctx.rank("self"));
   const std::string index = ctx.tensor("index");
-  const std::string src = ctx.emit1("Slice", {ctx.value("src", out),
-                                     ctx.graph.constant_i64(std::vector<int64_t>(static_cast<size_t>(ctx.rank("index")), 0)),
-                                     shape_of(ctx, index)}, "updates");
+  const std::string src = ctx.emit1(
+      "Slice",
+      {ctx.value("src", out), ctx.graph.constant_i64(std::vector<int64_t>(static_cast<size_t>(ctx.rank("index")), 0)),
+       shape_of(ctx, index)},
+      "updates");
   std::string self = ctx.tensor("self");
   if (!ctx.bool_arg("include_self", true)) {
     const std::string fill = ctx.emit1("Expand", {ctx.constant(identity, out), shape_of(ctx, index)});
@@ -107,13 +118,16 @@ AdvancedIndex advanced_index(TranslateContext& ctx) {
     ai.positions.push_back(axis++);
   }
   if (parts.empty()) ctx.fail("index with no index tensors");
-  for (size_t i = 1; i < ai.positions.size(); ++i) ai.consecutive = ai.consecutive && ai.positions[i] == ai.positions[i - 1] + 1;
+  for (size_t i = 1; i < ai.positions.size(); ++i)
+    ai.consecutive = ai.consecutive && ai.positions[i] == ai.positions[i - 1] + 1;
   // Broadcast: add zero tensors of every part's shape.
   std::string zero = ctx.emit1("Mul", {parts[0], ctx.graph.constant_i64({0}, true)});
-  for (size_t i = 1; i < parts.size(); ++i) zero = ctx.emit1("Add", {zero, ctx.emit1("Mul", {parts[i], ctx.graph.constant_i64({0}, true)})});
+  for (size_t i = 1; i < parts.size(); ++i)
+    zero = ctx.emit1("Add", {zero, ctx.emit1("Mul", {parts[i], ctx.graph.constant_i64({0}, true)})});
   ai.broadcast_rank = *std::max_element(part_ranks.begin(), part_ranks.end());
   std::vector<std::string> cols;
-  for (const auto& p : parts) cols.push_back(ctx.emit1("Unsqueeze", {ctx.emit1("Add", {p, zero}), ctx.graph.constant_i64({-1})}));
+  for (const auto& p : parts)
+    cols.push_back(ctx.emit1("Unsqueeze", {ctx.emit1("Add", {p, zero}), ctx.graph.constant_i64({-1})}));
   auto* cat = ctx.emit("Concat", cols, {ctx.temp("indices")});
   set_attr(cat, "axis", int64_t{-1});
   ai.stacked = cat->output(0);
@@ -217,7 +231,8 @@ void select_scatter(TranslateContext& ctx) {
   const std::string src = ctx.emit1("Unsqueeze", {ctx.value("src", out), ctx.graph.constant_i64({dim})}, "src");
   std::string index = ctx.int_value("index");
   const std::string size = element(ctx, shape_of(ctx, ctx.tensor("self")), dim);
-  index = ctx.emit1("Where", {ctx.emit1("Less", {index, ctx.graph.constant_i64({0}, true)}), ctx.emit1("Add", {index, size}), index});
+  index = ctx.emit1(
+      "Where", {ctx.emit1("Less", {index, ctx.graph.constant_i64({0}, true)}), ctx.emit1("Add", {index, size}), index});
   const std::string idx = ctx.emit1("Expand", {index, shape_of(ctx, src)}, "indices");
   const std::string self = ctx.tensor("self");  // read before output(): a write-back rebinds self's FX name
   set_attr(ctx.emit("ScatterElements", {self, idx, src}, {ctx.output()}), "axis", dim);
@@ -229,9 +244,12 @@ void masked_scatter(TranslateContext& ctx) {
   const std::string self = ctx.tensor("self");
   const std::string shape = shape_of(ctx, self);
   const std::string flat_shape = ctx.graph.constant_i64({-1});
-  const std::string mask = ctx.emit1("Reshape", {ctx.emit1("Expand", {ctx.value("mask", DType::kBool), shape}), flat_shape}, "mask");
-  const std::string counts = ctx.emit1("CumSum", {ctx.cast_if_needed(mask, DType::kBool, DType::kInt64), ctx.graph.constant_i64({0}, true)});
-  const std::string k = ctx.emit1("Max", {ctx.emit1("Sub", {counts, ctx.graph.constant_i64({1}, true)}), ctx.graph.constant_i64({0}, true)}, "k");
+  const std::string mask =
+      ctx.emit1("Reshape", {ctx.emit1("Expand", {ctx.value("mask", DType::kBool), shape}), flat_shape}, "mask");
+  const std::string counts =
+      ctx.emit1("CumSum", {ctx.cast_if_needed(mask, DType::kBool, DType::kInt64), ctx.graph.constant_i64({0}, true)});
+  const std::string k = ctx.emit1(
+      "Max", {ctx.emit1("Sub", {counts, ctx.graph.constant_i64({1}, true)}), ctx.graph.constant_i64({0}, true)}, "k");
   const std::string source = ctx.emit1("Reshape", {ctx.value("source", out), flat_shape}, "source");
   const std::string taken = ctx.emit1("Gather", {source, k}, "taken");
   const std::string merged = ctx.emit1("Where", {mask, taken, ctx.emit1("Reshape", {self, flat_shape})});
@@ -249,6 +267,37 @@ void embedding(TranslateContext& ctx) {
   set_attr(ctx.emit("Gather", {ctx.tensor("weight"), ctx.tensor("indices")}, {ctx.output()}), "axis", int64_t{0});
 }
 
+// Which bag each index belongs to: offset2bag [n] (#(offsets <= i) - 1) and the membership matrix
+// member [n, B] (bool), with padding_idx's positions in no bag.
+struct BagMembership {
+  std::string offset2bag, member, bags;
+};
+
+BagMembership bag_membership(TranslateContext& ctx, const std::string& indices, const std::string& offsets,
+                             int64_t padding_idx) {
+  const std::string zero = ctx.graph.constant_i64({0}, true), one = ctx.graph.constant_i64({1}, true);
+  const std::string n = element(ctx, shape_of(ctx, indices), 0), bags = element(ctx, shape_of(ctx, offsets), 0);
+  const std::string positions = ctx.emit1("Range", {zero, n, one}, "positions");
+  // offset2bag[i] = #(offsets <= i) - 1
+  const std::string started =
+      ctx.emit1("LessOrEqual", {ctx.emit1("Unsqueeze", {offsets, ctx.graph.constant_i64({0})}),
+                                ctx.emit1("Unsqueeze", {positions, ctx.graph.constant_i64({1})})});
+  const std::string count = ctx.temp("started");
+  emit_reduce(ctx, "ReduceSum", ctx.cast_if_needed(started, DType::kBool, DType::kInt64), {1}, false, count);
+  const std::string offset2bag = ctx.emit1("Sub", {count, one}, "offset2bag");
+  std::string member =
+      ctx.emit1("Equal",
+                {ctx.emit1("Unsqueeze", {offset2bag, ctx.graph.constant_i64({1})}),
+                 ctx.emit1("Unsqueeze", {ctx.emit1("Range", {zero, bags, one}), ctx.graph.constant_i64({0})})},
+                "member");  // [n, B]
+  if (padding_idx >= 0) {
+    const std::string kept =
+        ctx.emit1("Not", {ctx.emit1("Equal", {indices, ctx.graph.constant_i64({padding_idx}, true)})});
+    member = ctx.emit1("And", {member, ctx.emit1("Unsqueeze", {kept, ctx.graph.constant_i64({1})})});
+  }
+  return {offset2bag, member, bags};
+}
+
 // _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
 // include_last_offset, padding_idx) -> (output, offset2bag, bag_size, max_indices), 1-D indices.
 // Bag membership is a [n, B] one-hot matrix: sums are a MatMul, max a masked ReduceMax. The extra
@@ -263,28 +312,16 @@ void embedding_bag(TranslateContext& ctx) {
   if (ctx.bool_arg("include_last_offset", false))
     offsets = ctx.emit1("Slice", {offsets, ctx.graph.constant_i64({0}), ctx.graph.constant_i64({-1})}, "offsets");
   const std::string zero = ctx.graph.constant_i64({0}, true), one = ctx.graph.constant_i64({1}, true);
-  const std::string n = element(ctx, shape_of(ctx, indices), 0), bags = element(ctx, shape_of(ctx, offsets), 0);
-  const std::string positions = ctx.emit1("Range", {zero, n, one}, "positions");
-  // offset2bag[i] = #(offsets <= i) - 1
-  const std::string started = ctx.emit1("LessOrEqual", {ctx.emit1("Unsqueeze", {offsets, ctx.graph.constant_i64({0})}),
-                                                        ctx.emit1("Unsqueeze", {positions, ctx.graph.constant_i64({1})})});
-  const std::string count = ctx.temp("started");
-  emit_reduce(ctx, "ReduceSum", ctx.cast_if_needed(started, DType::kBool, DType::kInt64), {1}, false, count);
-  const std::string offset2bag = ctx.emit1("Sub", {count, one}, "offset2bag");
-  std::string member = ctx.emit1("Equal", {ctx.emit1("Unsqueeze", {offset2bag, ctx.graph.constant_i64({1})}),
-                                           ctx.emit1("Unsqueeze", {ctx.emit1("Range", {zero, bags, one}), ctx.graph.constant_i64({0})})},
-                                 "member");  // [n, B]
   const int64_t padding_idx = ctx.int_arg("padding_idx", -1);
-  if (padding_idx >= 0) {
-    const std::string kept = ctx.emit1("Not", {ctx.emit1("Equal", {indices, ctx.graph.constant_i64({padding_idx}, true)})});
-    member = ctx.emit1("And", {member, ctx.emit1("Unsqueeze", {kept, ctx.graph.constant_i64({1})})});
-  }
+  const auto [offset2bag, member, bags] = bag_membership(ctx, indices, offsets, padding_idx);
   auto* gather = ctx.emit("Gather", {ctx.tensor("weight"), indices}, {ctx.temp("rows")});
   set_attr(gather, "axis", int64_t{0});
   std::string rows = gather->output(0);  // [n, D]
   if (ctx.has("per_sample_weights"))
-    rows = ctx.emit1("Mul", {rows, ctx.emit1("Unsqueeze", {ctx.value("per_sample_weights", t), ctx.graph.constant_i64({1})})});
-  const std::string member_t = ctx.emit1("Transpose", {ctx.cast_if_needed(member, DType::kBool, t)}, "member_t");  // [B, n]
+    rows = ctx.emit1("Mul",
+                     {rows, ctx.emit1("Unsqueeze", {ctx.value("per_sample_weights", t), ctx.graph.constant_i64({1})})});
+  const std::string member_t =
+      ctx.emit1("Transpose", {ctx.cast_if_needed(member, DType::kBool, t)}, "member_t");  // [B, n]
   const std::string sizes = ctx.temp("bag_size");
   emit_reduce(ctx, "ReduceSum", ctx.cast_if_needed(member, DType::kBool, DType::kInt64), {0}, false, sizes);
   const std::string empty = ctx.emit1("Equal", {sizes, zero}, "empty_bag");
@@ -297,9 +334,12 @@ void embedding_bag(TranslateContext& ctx) {
     }
     ctx.alias_output(0, sum);
   } else if (mode == 2) {
-    const std::string masked = ctx.emit1("Where", {ctx.emit1("Unsqueeze", {ctx.emit1("Transpose", {member}), ctx.graph.constant_i64({2})}),
-                                                   ctx.emit1("Unsqueeze", {rows, ctx.graph.constant_i64({0})}),
-                                                   ctx.constant(-std::numeric_limits<double>::infinity(), t)}, "masked");  // [B, n, D]
+    const std::string masked =
+        ctx.emit1("Where",
+                  {ctx.emit1("Unsqueeze", {ctx.emit1("Transpose", {member}), ctx.graph.constant_i64({2})}),
+                   ctx.emit1("Unsqueeze", {rows, ctx.graph.constant_i64({0})}),
+                   ctx.constant(-std::numeric_limits<double>::infinity(), t)},
+                  "masked");  // [B, n, D]
     const std::string best = ctx.temp("bag_max");
     emit_reduce(ctx, "ReduceMax", masked, {1}, false, best);
     ctx.emit("Where", {empty_rows, ctx.constant(0, t), best}, {ctx.output(0)});
@@ -314,8 +354,10 @@ void embedding_bag(TranslateContext& ctx) {
   }
   if (mode == 0) {
     // torch's sum mode fills offset2bag only when it had to look at padding.
-    if (padding_idx >= 0) ctx.alias_output(1, offset2bag);
-    else ctx.emit("Expand", {zero, ctx.graph.constant_i64({0})}, {ctx.output(1)});
+    if (padding_idx >= 0)
+      ctx.alias_output(1, offset2bag);
+    else
+      ctx.emit("Expand", {zero, ctx.graph.constant_i64({0})}, {ctx.output(1)});
     const std::string zeros = ctx.emit1("Expand", {zero, unsqueeze0(ctx, bags)});
     ctx.alias_output(2, zeros);
     ctx.alias_output(3, zeros);
@@ -355,7 +397,10 @@ void pad(TranslateContext& ctx) {
   const std::string mode = ctx.string_arg("mode", "constant");
   if (mode == "constant") return constant_pad_nd(ctx);
   const auto pads = onnx_pads(ctx.ints_arg("pad"), ctx.rank("self"));
-  const std::string onnx_mode = mode == "reflect" ? "reflect" : mode == "replicate" ? "edge" : mode == "circular" ? "wrap" : "";
+  const std::string onnx_mode = mode == "reflect"     ? "reflect"
+                                : mode == "replicate" ? "edge"
+                                : mode == "circular"  ? "wrap"
+                                                      : "";
   if (onnx_mode.empty()) ctx.fail("unknown pad mode '" + mode + "'");
   set_attr(ctx.emit("Pad", {ctx.tensor("self"), ctx.graph.constant_i64(pads)}, {ctx.output()}), "mode", onnx_mode);
 }

@@ -46,12 +46,15 @@ void scaled_sum(TranslateContext& ctx, const std::string& product) {
     ctx.emit("Expand", {scaled, shape_of(ctx, ctx.emit1("Add", {scaled, ctx.tensor("self")}))}, {ctx.output()});
     return;
   }
-  const std::string self = beta == 1.0 ? ctx.value("self", t) : ctx.emit1("Mul", {ctx.value("self", t), ctx.constant(beta, t)});
+  const std::string self =
+      beta == 1.0 ? ctx.value("self", t) : ctx.emit1("Mul", {ctx.value("self", t), ctx.constant(beta, t)});
   ctx.emit("Add", {self, scaled}, {ctx.output()});
 }
 
 // baddbmm(self, batch1, batch2, beta, alpha): beta * self + alpha * (batch1 @ batch2), batched.
-void baddbmm(TranslateContext& ctx) { scaled_sum(ctx, ctx.emit1("MatMul", {ctx.tensor("batch1"), ctx.tensor("batch2")})); }
+void baddbmm(TranslateContext& ctx) {
+  scaled_sum(ctx, ctx.emit1("MatMul", {ctx.tensor("batch1"), ctx.tensor("batch2")}));
+}
 
 // addbmm: the batched products summed over the batch.
 void addbmm(TranslateContext& ctx) {

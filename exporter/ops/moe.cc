@@ -54,7 +54,8 @@ DType compute_dtype(DType in) { return in == DType::kBFloat16 || in == DType::kF
 // transformers::grouped_mm_fallback(input, weight, offs): transformers' own op for the same product, used
 // where torch's grouped_mm kernel is unavailable.
 void transformers_grouped_mm(TranslateContext& ctx) {
-  if (ctx.rank("input") != 2 || ctx.rank("weight") != 3) ctx.fail("grouped_mm_fallback expects a 2-D input and 3-D weight");
+  if (ctx.rank("input") != 2 || ctx.rank("weight") != 3)
+    ctx.fail("grouped_mm_fallback expects a 2-D input and 3-D weight");
   grouped_mm_2d_3d(ctx, compute_dtype(ctx.input_meta("input").dtype), "input", "weight");
 }
 
@@ -70,7 +71,8 @@ void index_add(TranslateContext& ctx) {
     self = ctx.emit1("Reshape", {self, i64s(ctx, {1})});
     source = ctx.emit1("Reshape", {source, i64s(ctx, {1})});
   }
-  if (ctx.has("alpha") && ctx.float_arg("alpha", 1.0) != 1.0) source = ctx.emit1("Mul", {source, ctx.value("alpha", t)});
+  if (ctx.has("alpha") && ctx.float_arg("alpha", 1.0) != 1.0)
+    source = ctx.emit1("Mul", {source, ctx.value("alpha", t)});
   std::vector<int64_t> perm = {dim};
   for (int64_t d = 0; d < rank; ++d)
     if (d != dim) perm.push_back(d);

@@ -29,7 +29,9 @@ std::vector<int64_t> per_dim(TranslateContext& ctx, const std::string& name, siz
   std::vector<int64_t> v = ctx.ints_arg(name);
   if (v.empty()) v = {fallback};
   if (v.size() == 1) v.assign(n, v[0]);
-  if (v.size() != n) ctx.fail("argument '" + name + "' has " + std::to_string(v.size()) + " values for " + std::to_string(n) + " spatial dims");
+  if (v.size() != n)
+    ctx.fail("argument '" + name + "' has " + std::to_string(v.size()) + " values for " + std::to_string(n) +
+             " spatial dims");
   return v;
 }
 
@@ -158,8 +160,10 @@ void adaptive_avg_pool(TranslateContext& ctx) {
     const int64_t h0 = i * in[0] / out[0], h1 = ((i + 1) * in[0] + out[0] - 1) / out[0];
     for (int64_t j = 0; j < out[1]; ++j) {
       const int64_t w0 = j * in[1] / out[1], w1 = ((j + 1) * in[1] + out[1] - 1) / out[1];
-      const std::string bin = ctx.emit1("Slice", {ctx.tensor("self"), ctx.graph.constant_i64({h0, w0}), ctx.graph.constant_i64({h1, w1}),
-                                                  ctx.graph.constant_i64({r - 2, r - 1})}, "bin");
+      const std::string bin = ctx.emit1("Slice",
+                                        {ctx.tensor("self"), ctx.graph.constant_i64({h0, w0}),
+                                         ctx.graph.constant_i64({h1, w1}), ctx.graph.constant_i64({r - 2, r - 1})},
+                                        "bin");
       const std::string m = ctx.temp("bin_mean");
       emit_reduce(ctx, "ReduceMean", bin, {r - 2, r - 1}, true, m);
       cells.push_back(m);
@@ -172,7 +176,8 @@ void adaptive_avg_pool(TranslateContext& ctx) {
 }
 
 // Weight/bias, or ones/zeros shaped like `like` when None.
-std::string affine_or(TranslateContext& ctx, const std::string& name, double fallback, const std::string& like_shape, DType t) {
+std::string affine_or(TranslateContext& ctx, const std::string& name, double fallback, const std::string& like_shape,
+                      DType t) {
   if (ctx.has(name)) return ctx.value(name, t);
   return ctx.emit1("Expand", {ctx.constant(fallback, t), like_shape}, name);
 }
@@ -190,14 +195,16 @@ BatchStats batch_norm_train(TranslateContext& ctx, const std::string& x, double 
   const std::string d = ctx.emit1("Sub", {x, mean}, "centered");
   const std::string var = ctx.temp("batch_var");
   emit_reduce(ctx, "ReduceMean", ctx.emit1("Mul", {d, d}), axes, true, var);
-  const std::string invstd = ctx.emit1("Reciprocal", {ctx.emit1("Sqrt", {ctx.emit1("Add", {var, ctx.constant(eps, t)})})}, "invstd");
+  const std::string invstd =
+      ctx.emit1("Reciprocal", {ctx.emit1("Sqrt", {ctx.emit1("Add", {var, ctx.constant(eps, t)})})}, "invstd");
   const std::string channels = element(ctx, shape_of(ctx, x), 1);
   const std::string c_shape = unsqueeze0(ctx, channels);
   std::string y = ctx.emit1("Mul", {d, invstd});
   y = ctx.emit1("Mul", {y, channel_vector(ctx, affine_or(ctx, "weight", 1, c_shape, t), rank)});
   y = ctx.emit1("Add", {y, channel_vector(ctx, affine_or(ctx, "bias", 0, c_shape, t), rank)});
   const std::string flat = ctx.graph.constant_i64({-1});
-  return {y, ctx.emit1("Reshape", {mean, flat}), ctx.emit1("Reshape", {invstd, flat}), ctx.emit1("Reshape", {var, flat})};
+  return {y, ctx.emit1("Reshape", {mean, flat}), ctx.emit1("Reshape", {invstd, flat}),
+          ctx.emit1("Reshape", {var, flat})};
 }
 
 // Training updates the running statistics: running = (1 - momentum) * running + momentum * batch, the
@@ -206,9 +213,12 @@ std::pair<std::string, std::string> updated_running_stats(TranslateContext& ctx,
   const double m = ctx.float_arg("momentum", 0.1);
   const std::string n = ctx.emit1("Div", {ctx.emit1("Size", {ctx.tensor("input")}), ctx.emit1("Size", {s.mean})});
   const std::string nf = ctx.cast_if_needed(n, DType::kInt64, t);
-  const std::string unbiased = ctx.emit1("Div", {ctx.emit1("Mul", {s.var, nf}), ctx.emit1("Sub", {nf, ctx.constant(1, t)})});
+  const std::string unbiased =
+      ctx.emit1("Div", {ctx.emit1("Mul", {s.var, nf}), ctx.emit1("Sub", {nf, ctx.constant(1, t)})});
   auto blend = [&](const std::string& running, const std::string& batch) {
-    return ctx.emit1("Add", {ctx.emit1("Mul", {ctx.tensor(running), ctx.constant(1 - m, t)}), ctx.emit1("Mul", {batch, ctx.constant(m, t)})},
+    return ctx.emit1("Add",
+                     {ctx.emit1("Mul", {ctx.tensor(running), ctx.constant(1 - m, t)}),
+                      ctx.emit1("Mul", {batch, ctx.constant(m, t)})},
                      running + "_updated");
   };
   return {blend("running_mean", s.mean), blend("running_var", unbiased)};
@@ -216,9 +226,10 @@ std::pair<std::string, std::string> updated_running_stats(TranslateContext& ctx,
 
 std::string batch_norm_eval(TranslateContext& ctx, double eps, DType t) {
   const std::string c_shape = shape_of(ctx, ctx.tensor("running_mean"));
-  auto* node = ctx.emit("BatchNormalization", {ctx.tensor("input"), affine_or(ctx, "weight", 1, c_shape, t),
-                                               affine_or(ctx, "bias", 0, c_shape, t), ctx.tensor("running_mean"),
-                                               ctx.tensor("running_var")}, {ctx.temp("bn")});
+  auto* node = ctx.emit("BatchNormalization",
+                        {ctx.tensor("input"), affine_or(ctx, "weight", 1, c_shape, t),
+                         affine_or(ctx, "bias", 0, c_shape, t), ctx.tensor("running_mean"), ctx.tensor("running_var")},
+                        {ctx.temp("bn")});
   set_attr(node, "epsilon", static_cast<float>(eps));
   return node->output(0);
 }
@@ -265,7 +276,8 @@ void batch_norm_legit(TranslateContext& ctx) {
 void batch_norm(TranslateContext& ctx) {
   const DType t = ctx.output_meta().dtype;
   const double eps = ctx.float_arg("eps", 1e-5);
-  if (!ctx.bool_arg("training", false) && ctx.has("running_mean")) return ctx.alias_output(0, batch_norm_eval(ctx, eps, t));
+  if (!ctx.bool_arg("training", false) && ctx.has("running_mean"))
+    return ctx.alias_output(0, batch_norm_eval(ctx, eps, t));
   const BatchStats s = batch_norm_train(ctx, ctx.tensor("input"), eps, t);
   ctx.alias_output(0, s.y);
   if (ctx.has("running_mean")) {  // batch_norm writes the running statistics in place
@@ -302,7 +314,8 @@ void group_norm(TranslateContext& ctx) {
   const std::string d = ctx.emit1("Sub", {grouped, mean});
   const std::string var = ctx.temp("group_var");
   emit_reduce(ctx, "ReduceMean", ctx.emit1("Mul", {d, d}), {2}, true, var);
-  const std::string rstd = ctx.emit1("Reciprocal", {ctx.emit1("Sqrt", {ctx.emit1("Add", {var, ctx.constant(eps, t)})})}, "rstd");
+  const std::string rstd =
+      ctx.emit1("Reciprocal", {ctx.emit1("Sqrt", {ctx.emit1("Add", {var, ctx.constant(eps, t)})})}, "rstd");
   std::string y = ctx.emit1("Reshape", {ctx.emit1("Mul", {d, rstd}), shape_of(ctx, x)}, "normalized");
   const int64_t rank = ctx.rank("input");
   if (ctx.has("weight")) y = ctx.emit1("Mul", {y, channel_vector(ctx, ctx.tensor("weight"), rank)});
@@ -320,7 +333,8 @@ void resize(TranslateContext& ctx, const std::string& mode, const std::string& c
   const std::string x = ctx.tensor("input");
   std::vector<std::string> inputs = {x, ""};
   if (ctx.has("output_size")) {
-    const std::string nc = ctx.emit1("Slice", {shape_of(ctx, x), ctx.graph.constant_i64({0}), ctx.graph.constant_i64({2})}, "nc");
+    const std::string nc =
+        ctx.emit1("Slice", {shape_of(ctx, x), ctx.graph.constant_i64({0}), ctx.graph.constant_i64({2})}, "nc");
     auto* sizes = ctx.emit("Concat", {nc, ctx.int_list_value("output_size")}, {ctx.temp("sizes")});
     set_attr(sizes, "axis", int64_t{0});
     inputs.push_back("");
@@ -361,8 +375,9 @@ void grid_sampler(TranslateContext& ctx) {
 
 // col2im(self, output_size, kernel_size, dilation, padding, stride) -> Col2Im (opset 18).
 void col2im(TranslateContext& ctx) {
-  auto* node = ctx.emit("Col2Im", {ctx.tensor("self"), ctx.int_list_value("output_size"), ctx.int_list_value("kernel_size")},
-                        {ctx.output()});
+  auto* node =
+      ctx.emit("Col2Im", {ctx.tensor("self"), ctx.int_list_value("output_size"), ctx.int_list_value("kernel_size")},
+               {ctx.output()});
   set_attr(node, "dilations", per_dim(ctx, "dilation", 2, 1));
   set_attr(node, "pads", twice(per_dim(ctx, "padding", 2, 0)));
   set_attr(node, "strides", per_dim(ctx, "stride", 2, 1));
@@ -373,7 +388,9 @@ std::string p_norm_last(TranslateContext& ctx, const std::string& d, double p, D
   const std::string out = ctx.temp("norm");
   const std::string a = ctx.emit1("Abs", {d});
   if (p == 0) {
-    emit_reduce(ctx, "ReduceSum", ctx.cast_if_needed(ctx.emit1("Not", {ctx.emit1("Equal", {d, ctx.constant(0, t)})}), DType::kBool, t), {-1}, false, out);
+    emit_reduce(ctx, "ReduceSum",
+                ctx.cast_if_needed(ctx.emit1("Not", {ctx.emit1("Equal", {d, ctx.constant(0, t)})}), DType::kBool, t),
+                {-1}, false, out);
   } else if (std::isinf(p)) {
     emit_reduce(ctx, "ReduceMax", a, {-1}, false, out);
   } else if (p == 1) {
@@ -418,7 +435,7 @@ void pdist(TranslateContext& ctx) {
 // compute type (float32 for 16-bit inputs, as torch's CPU kernel).
 double rms_norm_eps(TranslateContext& ctx, DType compute) {
   return ctx.float_arg("eps", compute == DType::kFloat64 ? std::numeric_limits<double>::epsilon()
-                                                          : std::numeric_limits<float>::epsilon());
+                                                         : std::numeric_limits<float>::epsilon());
 }
 
 // rms_norm from opset 23: RMSNormalization.
@@ -454,7 +471,8 @@ void rms_norm_formula(TranslateContext& ctx) {
 void sdpa_as_attention(TranslateContext& ctx, DType t) {
   std::vector<std::string> inputs = {ctx.tensor("query"), ctx.tensor("key"), ctx.tensor("value")};
   if (ctx.has("attn_mask"))
-    inputs.push_back(ctx.input_meta("attn_mask").dtype == DType::kBool ? ctx.tensor("attn_mask") : ctx.value("attn_mask", t));
+    inputs.push_back(ctx.input_meta("attn_mask").dtype == DType::kBool ? ctx.tensor("attn_mask")
+                                                                       : ctx.value("attn_mask", t));
   auto* node = ctx.emit("Attention", inputs, {ctx.output()});
   if (ctx.bool_arg("is_causal", false)) set_attr(node, "is_causal", int64_t{1});
   if (ctx.has("scale")) set_attr(node, "scale", static_cast<float>(ctx.float_arg("scale", 1.0)));
@@ -463,7 +481,8 @@ void sdpa_as_attention(TranslateContext& ctx, DType t) {
 // scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
 void sdpa(TranslateContext& ctx) {
   const DType t = ctx.output_meta().dtype;
-  if (ctx.float_arg("dropout_p", 0.0) != 0.0) ctx.fail("scaled_dot_product_attention with dropout_p > 0 is not supported");
+  if (ctx.float_arg("dropout_p", 0.0) != 0.0)
+    ctx.fail("scaled_dot_product_attention with dropout_p > 0 is not supported");
   if (ctx.opset >= 23 && ctx.rank("query") == 4 && ctx.rank("key") == 4 && ctx.rank("value") == 4)
     return sdpa_as_attention(ctx, t);
   if (ctx.bool_arg("enable_gqa", false))
@@ -473,7 +492,8 @@ void sdpa(TranslateContext& ctx) {
   const std::string minus_inf = ctx.constant(-std::numeric_limits<double>::infinity(), t);
   if (ctx.bool_arg("is_causal", false)) {
     const std::string sq = shape_of(ctx, scores);
-    const std::string ls = ctx.emit1("Slice", {sq, ctx.graph.constant_i64({-2}), ctx.graph.constant_i64({std::numeric_limits<int64_t>::max()})});
+    const std::string ls = ctx.emit1(
+        "Slice", {sq, ctx.graph.constant_i64({-2}), ctx.graph.constant_i64({std::numeric_limits<int64_t>::max()})});
     const std::string ones = ctx.emit1("Expand", {ctx.constant(1, t), ls});
     auto* tri = ctx.emit("Trilu", {ones}, {ctx.temp("causal")});
     set_attr(tri, "upper", int64_t{0});

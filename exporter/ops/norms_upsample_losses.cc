@@ -31,11 +31,15 @@ void linalg_vector_norm(TranslateContext& ctx) {
   const bool keep = ctx.bool_arg("keepdim", false);
   const std::string out = ctx.output();
   const std::string ax = ctx.emit1("Abs", {x});
-  if (p == 2.0) emit_reduce(ctx, "ReduceL2", x, axes, keep, out);
-  else if (p == 1.0) emit_reduce(ctx, "ReduceL1", x, axes, keep, out);
-  else if (std::isinf(p)) emit_reduce(ctx, p > 0 ? "ReduceMax" : "ReduceMin", ax, axes, keep, out);
+  if (p == 2.0)
+    emit_reduce(ctx, "ReduceL2", x, axes, keep, out);
+  else if (p == 1.0)
+    emit_reduce(ctx, "ReduceL1", x, axes, keep, out);
+  else if (std::isinf(p))
+    emit_reduce(ctx, p > 0 ? "ReduceMax" : "ReduceMin", ax, axes, keep, out);
   else if (p == 0.0) {
-    const std::string nz = ctx.cast_if_needed(ctx.emit1("Not", {ctx.emit1("Equal", {x, ctx.constant(0, t)})}), DType::kBool, t);
+    const std::string nz =
+        ctx.cast_if_needed(ctx.emit1("Not", {ctx.emit1("Equal", {x, ctx.constant(0, t)})}), DType::kBool, t);
     emit_reduce(ctx, "ReduceSum", nz, axes, keep, out);
   } else {
     const std::string s = ctx.temp("sum_pow");
@@ -47,7 +51,8 @@ void linalg_vector_norm(TranslateContext& ctx) {
 // Normalises x with (mean, var) and applies the optional per-channel affine.
 std::string normalize(TranslateContext& ctx, const std::string& x, const std::string& mean, const std::string& var,
                       double eps, int64_t rank, DType t) {
-  const std::string invstd = ctx.emit1("Reciprocal", {ctx.emit1("Sqrt", {ctx.emit1("Add", {var, ctx.constant(eps, t)})})});
+  const std::string invstd =
+      ctx.emit1("Reciprocal", {ctx.emit1("Sqrt", {ctx.emit1("Add", {var, ctx.constant(eps, t)})})});
   std::string y = ctx.emit1("Mul", {ctx.emit1("Sub", {x, mean}), invstd});
   if (ctx.has("weight")) y = ctx.emit1("Mul", {y, per_channel(ctx, ctx.value("weight", t), rank)});
   if (ctx.has("bias")) y = ctx.emit1("Add", {y, per_channel(ctx, ctx.value("bias", t), rank)});
@@ -55,7 +60,8 @@ std::string normalize(TranslateContext& ctx, const std::string& x, const std::st
 }
 
 // Biased mean and variance of x over `axes`, kept as broadcastable dims.
-std::pair<std::string, std::string> moments(TranslateContext& ctx, const std::string& x, const std::vector<int64_t>& axes) {
+std::pair<std::string, std::string> moments(TranslateContext& ctx, const std::string& x,
+                                            const std::vector<int64_t>& axes) {
   const std::string mean = ctx.temp("mean"), var = ctx.temp("var");
   emit_reduce(ctx, "ReduceMean", x, axes, true, mean);
   const std::string d = ctx.emit1("Sub", {x, mean});
@@ -97,7 +103,8 @@ void native_batch_norm(TranslateContext& ctx) {
     ctx.alias_output(0, normalize(ctx, x, mean, var, eps, rank, t));
     const std::string c = ctx.graph.constant_i64({-1});
     ctx.emit("Reshape", {mean, c}, {ctx.output(1)});
-    const std::string invstd = ctx.emit1("Reciprocal", {ctx.emit1("Sqrt", {ctx.emit1("Add", {var, ctx.constant(eps, t)})})});
+    const std::string invstd =
+        ctx.emit1("Reciprocal", {ctx.emit1("Sqrt", {ctx.emit1("Add", {var, ctx.constant(eps, t)})})});
     ctx.emit("Reshape", {invstd, c}, {ctx.output(2)});
     return;
   }
@@ -135,7 +142,8 @@ void upsample(TranslateContext& ctx, const std::string& mode) {
     ctx.graph.add_initializer(name, s);
     inputs.push_back(name);
   } else {
-    const std::string nc = ctx.emit1("Slice", {shape_of(ctx, x), ctx.graph.constant_i64({0}), ctx.graph.constant_i64({2})}, "nc");
+    const std::string nc =
+        ctx.emit1("Slice", {shape_of(ctx, x), ctx.graph.constant_i64({0}), ctx.graph.constant_i64({2})}, "nc");
     auto* sizes = ctx.emit("Concat", {nc, ctx.int_list_value("output_size")}, {ctx.temp("sizes")});
     set_attr(sizes, "axis", int64_t{0});
     inputs.push_back("");
@@ -160,8 +168,8 @@ void upsample_cubic(TranslateContext& ctx) { upsample(ctx, "cubic"); }
 void glu(TranslateContext& ctx) {
   const int64_t dim = ctx.normalized_dim(ctx.int_arg("dim", -1), ctx.rank("self"));
   const std::string x = ctx.tensor("self");
-  const std::string half = ctx.emit1("Div", {ctx.emit1("Gather", {shape_of(ctx, x), ctx.graph.constant_i64({dim})}),
-                                             ctx.graph.constant_i64({2})});
+  const std::string half = ctx.emit1(
+      "Div", {ctx.emit1("Gather", {shape_of(ctx, x), ctx.graph.constant_i64({dim})}), ctx.graph.constant_i64({2})});
   const std::string axis = ctx.graph.constant_i64({dim});
   const std::string a = ctx.emit1("Slice", {x, ctx.graph.constant_i64({0}), half, axis});
   const std::string b = ctx.emit1("Slice", {x, half, ctx.graph.constant_i64({kEnd}), axis});
@@ -207,15 +215,18 @@ void sdpa_flash_cpu(TranslateContext& ctx) {
   std::string scores = attention_scores(ctx, t);
   const std::string minus_inf = ctx.constant(-std::numeric_limits<double>::infinity(), t);
   if (ctx.bool_arg("is_causal", false)) {
-    const std::string ls = ctx.emit1("Slice", {shape_of(ctx, scores), ctx.graph.constant_i64({-2}), ctx.graph.constant_i64({kEnd})});
+    const std::string ls =
+        ctx.emit1("Slice", {shape_of(ctx, scores), ctx.graph.constant_i64({-2}), ctx.graph.constant_i64({kEnd})});
     auto* tri = ctx.emit("Trilu", {ctx.emit1("Expand", {ctx.constant(1, DType::kInt64), ls})}, {ctx.temp("causal")});
     set_attr(tri, "upper", int64_t{0});
     const std::string keep = ctx.cast_if_needed(tri->output(0), DType::kInt64, DType::kBool);
     scores = ctx.emit1("Where", {keep, scores, minus_inf});
   }
   if (ctx.has("attn_mask")) {
-    if (ctx.input_meta("attn_mask").dtype == DType::kBool) scores = ctx.emit1("Where", {ctx.tensor("attn_mask"), scores, minus_inf});
-    else scores = ctx.emit1("Add", {scores, ctx.value("attn_mask", t)});
+    if (ctx.input_meta("attn_mask").dtype == DType::kBool)
+      scores = ctx.emit1("Where", {ctx.tensor("attn_mask"), scores, minus_inf});
+    else
+      scores = ctx.emit1("Add", {scores, ctx.value("attn_mask", t)});
   }
   auto* sm = ctx.emit("Softmax", {scores}, {ctx.temp("weights")});
   set_attr(sm, "axis", int64_t{-1});
@@ -236,7 +247,8 @@ void sdpa_flash_cpu(TranslateContext& ctx) {
 // bilinear(input1, input2, weight, bias?): y[..., o] = x1[..., i] W[o, i, j] x2[..., j] + b[o].
 void bilinear(TranslateContext& ctx) {
   const DType t = ctx.output_meta().dtype;
-  auto* e = ctx.emit("Einsum", {ctx.value("input1", t), ctx.value("weight", t), ctx.value("input2", t)}, {ctx.temp("bilinear")});
+  auto* e = ctx.emit("Einsum", {ctx.value("input1", t), ctx.value("weight", t), ctx.value("input2", t)},
+                     {ctx.temp("bilinear")});
   set_attr(e, "equation", std::string("...i,oij,...j->...o"));
   std::string y = e->output(0);
   if (ctx.has("bias")) y = ctx.emit1("Add", {y, ctx.value("bias", t)});
@@ -250,27 +262,34 @@ void embedding_renorm(TranslateContext& ctx) {
   const std::string w = ctx.tensor("self");
   const double max_norm = ctx.float_arg("max_norm", 1.0), p = ctx.float_arg("norm_type", 2.0);
   const std::string norm = ctx.temp("norm");
-  if (p == 2.0) emit_reduce(ctx, "ReduceL2", w, {1}, true, norm);
-  else if (p == 1.0) emit_reduce(ctx, "ReduceL1", w, {1}, true, norm);
+  if (p == 2.0)
+    emit_reduce(ctx, "ReduceL2", w, {1}, true, norm);
+  else if (p == 1.0)
+    emit_reduce(ctx, "ReduceL1", w, {1}, true, norm);
   else {
     const std::string s = ctx.temp("sum_pow");
     emit_reduce(ctx, "ReduceSum", ctx.emit1("Pow", {ctx.emit1("Abs", {w}), ctx.constant(p, t)}), {1}, true, s);
     ctx.emit("Pow", {s, ctx.constant(1.0 / p, t)}, {norm});
   }
-  const std::string scale = ctx.emit1("Div", {ctx.constant(max_norm, t), ctx.emit1("Add", {norm, ctx.constant(1e-7, t)})});
+  const std::string scale =
+      ctx.emit1("Div", {ctx.constant(max_norm, t), ctx.emit1("Add", {norm, ctx.constant(1e-7, t)})});
   const std::string rows = ctx.emit1("Gather", {shape_of(ctx, w), ctx.graph.constant_i64({0}, true)});
-  const std::string ids = ctx.emit1("Range", {ctx.graph.constant_i64({0}, true), rows, ctx.graph.constant_i64({1}, true)});
+  const std::string ids =
+      ctx.emit1("Range", {ctx.graph.constant_i64({0}, true), rows, ctx.graph.constant_i64({1}, true)});
   const std::string flat = ctx.emit1("Reshape", {ctx.value("indices", DType::kInt64), ctx.graph.constant_i64({1, -1})});
   const std::string hit_any = ctx.temp("referenced");
-  emit_reduce(ctx, "ReduceMax", ctx.cast_if_needed(ctx.emit1("Equal", {ctx.emit1("Unsqueeze", {ids, ctx.graph.constant_i64({1})}), flat}),
-                                                   DType::kBool, DType::kInt64), {1}, true, hit_any);
+  emit_reduce(ctx, "ReduceMax",
+              ctx.cast_if_needed(ctx.emit1("Equal", {ctx.emit1("Unsqueeze", {ids, ctx.graph.constant_i64({1})}), flat}),
+                                 DType::kBool, DType::kInt64),
+              {1}, true, hit_any);
   const std::string hit = ctx.cast_if_needed(hit_any, DType::kInt64, DType::kBool);
   const std::string renorm = ctx.emit1("And", {hit, ctx.emit1("Greater", {norm, ctx.constant(max_norm, t)})});
   ctx.emit("Where", {renorm, ctx.emit1("Mul", {w, scale}), w}, {ctx.output()});
 }
 
 // Reduction enum of the loss functions: 0 none, 1 mean, 2 sum.
-std::string reduce_loss(TranslateContext& ctx, const std::string& loss, int64_t reduction, const std::string& out_name) {
+std::string reduce_loss(TranslateContext& ctx, const std::string& loss, int64_t reduction,
+                        const std::string& out_name) {
   if (reduction == 0) {
     ctx.emit("Identity", {loss}, {out_name});
   } else {
@@ -290,7 +309,8 @@ void mse_loss(TranslateContext& ctx) {
 std::pair<std::string, std::string> nll_terms(TranslateContext& ctx, const std::string& logp, int64_t rank, DType t) {
   const int64_t axis = rank == 1 ? 0 : 1;
   const std::string target = ctx.value("target", DType::kInt64);
-  const std::string ignore = ctx.has("ignore_index") ? ctx.value("ignore_index", DType::kInt64) : ctx.graph.constant_i64({-100}, true);
+  const std::string ignore =
+      ctx.has("ignore_index") ? ctx.value("ignore_index", DType::kInt64) : ctx.graph.constant_i64({-100}, true);
   const std::string ignored = ctx.emit1("Equal", {target, ignore});
   const std::string safe = ctx.emit1("Where", {ignored, ctx.graph.constant_i64({0}, true), target});
   const std::string ax = ctx.graph.constant_i64({axis});
@@ -346,8 +366,8 @@ void cross_entropy_loss(TranslateContext& ctx) {
   set_attr(ls, "axis", axis);
   const std::string logp = ls->output(0);
   const double eps = ctx.float_arg("label_smoothing", 0.0);
-  const std::string n_classes = ctx.cast_if_needed(ctx.emit1("Gather", {shape_of(ctx, logp), ctx.graph.constant_i64({axis}, true)}),
-                                                   DType::kInt64, t);
+  const std::string n_classes = ctx.cast_if_needed(
+      ctx.emit1("Gather", {shape_of(ctx, logp), ctx.graph.constant_i64({axis}, true)}), DType::kInt64, t);
   const std::string w_c = ctx.has("weight") ? per_channel(ctx, ctx.value("weight", t), rank == 1 ? 2 : rank) : "";
   auto class_weighted = [&](const std::string& v) { return w_c.empty() ? v : ctx.emit1("Mul", {v, w_c}); };
   if (dtype_is_floating(ctx.input_meta("target").dtype)) {
@@ -356,7 +376,8 @@ void cross_entropy_loss(TranslateContext& ctx) {
       target = ctx.emit1("Add", {ctx.emit1("Mul", {target, ctx.constant(1.0 - eps, t)}),
                                  ctx.emit1("Div", {ctx.constant(eps, t), n_classes})});
     const std::string per = ctx.temp("per_element");
-    emit_reduce(ctx, "ReduceSum", ctx.emit1("Neg", {class_weighted(ctx.emit1("Mul", {logp, target}))}), {axis}, false, per);
+    emit_reduce(ctx, "ReduceSum", ctx.emit1("Neg", {class_weighted(ctx.emit1("Mul", {logp, target}))}), {axis}, false,
+                per);
     if (reduction == 1 && rank > 1) {  // mean over the batch elements: numel / C
       const std::string s = ctx.temp("loss_sum");
       emit_reduce(ctx, "ReduceSum", per, {}, false, s);
@@ -375,8 +396,10 @@ void cross_entropy_loss(TranslateContext& ctx) {
   // Smoothing term: -sum_c w_c logp_c per element, zero where the target is ignored.
   const std::string smooth_all = ctx.temp("smooth");
   emit_reduce(ctx, "ReduceSum", ctx.emit1("Neg", {class_weighted(logp)}), {axis}, false, smooth_all);
-  const std::string kept = ctx.emit1("Not", {ctx.emit1("Equal", {ctx.value("target", DType::kInt64),
-      ctx.has("ignore_index") ? ctx.value("ignore_index", DType::kInt64) : ctx.graph.constant_i64({-100}, true)})});
+  const std::string kept =
+      ctx.emit1("Not", {ctx.emit1("Equal", {ctx.value("target", DType::kInt64),
+                                            ctx.has("ignore_index") ? ctx.value("ignore_index", DType::kInt64)
+                                                                    : ctx.graph.constant_i64({-100}, true)})});
   const std::string smooth = ctx.emit1("Where", {kept, smooth_all, ctx.constant(0, t)});
   const std::string a = ctx.constant(1.0 - eps, t);
   const std::string b = ctx.emit1("Div", {ctx.constant(eps, t), n_classes});

@@ -31,14 +31,17 @@ DType quantized_dtype(TranslateContext& ctx, bool dequantize) {
   if (!a || !a->is(pt2::ArgKind::as_scalar_type)) ctx.fail("argument 'dtype' must be a dtype");
   const auto torch_dtype = static_cast<int32_t>(a->typed().as_scalar_type());
   if (is_float8(torch_dtype))
-    ctx.fail("float8 quantization (" + a->describe() + ") is not supported: Parity exports int8/uint8 QDQ "
+    ctx.fail("float8 quantization (" + a->describe() +
+             ") is not supported: Parity exports int8/uint8 QDQ "
              "(int16/uint16 from opset 21)");
   const DType t = pt2::dtype_from_torch(torch_dtype);
   if (t == DType::kInt8 || t == DType::kUInt8) return t;
   if (t == DType::kInt16 || t == DType::kUInt16) {
     if (ctx.opset < 21)
-      ctx.fail("16-bit quantization (" + dtype_name(t) + ") needs QuantizeLinear/DequantizeLinear of opset 21; "
-               "export with --opset 21 or newer (this export: opset " + std::to_string(ctx.opset) + ")");
+      ctx.fail("16-bit quantization (" + dtype_name(t) +
+               ") needs QuantizeLinear/DequantizeLinear of opset 21; "
+               "export with --opset 21 or newer (this export: opset " +
+               std::to_string(ctx.opset) + ")");
     return t;
   }
   if (t == DType::kInt32 && dequantize) return t;
@@ -48,11 +51,16 @@ DType quantized_dtype(TranslateContext& ctx, bool dequantize) {
 
 std::pair<int64_t, int64_t> dtype_range(DType t) {
   switch (t) {
-    case DType::kInt8: return {-128, 127};
-    case DType::kUInt8: return {0, 255};
-    case DType::kInt16: return {-32768, 32767};
-    case DType::kUInt16: return {0, 65535};
-    default: return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
+    case DType::kInt8:
+      return {-128, 127};
+    case DType::kUInt8:
+      return {0, 255};
+    case DType::kInt16:
+      return {-32768, 32767};
+    case DType::kUInt16:
+      return {0, 65535};
+    default:
+      return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
   }
 }
 
@@ -60,12 +68,23 @@ std::pair<int64_t, int64_t> dtype_range(DType t) {
 std::string int_initializer(TranslateContext& ctx, int64_t v, DType t, const std::string& hint) {
   Tensor c(t, {});
   switch (t) {
-    case DType::kInt8: *c.data<int8_t>() = static_cast<int8_t>(v); break;
-    case DType::kUInt8: *c.data<uint8_t>() = static_cast<uint8_t>(v); break;
-    case DType::kInt16: *c.data<int16_t>() = static_cast<int16_t>(v); break;
-    case DType::kUInt16: *c.data<uint16_t>() = static_cast<uint16_t>(v); break;
-    case DType::kInt32: *c.data<int32_t>() = static_cast<int32_t>(v); break;
-    default: ctx.fail("no integer initializer of dtype " + dtype_name(t));
+    case DType::kInt8:
+      *c.data<int8_t>() = static_cast<int8_t>(v);
+      break;
+    case DType::kUInt8:
+      *c.data<uint8_t>() = static_cast<uint8_t>(v);
+      break;
+    case DType::kInt16:
+      *c.data<int16_t>() = static_cast<int16_t>(v);
+      break;
+    case DType::kUInt16:
+      *c.data<uint16_t>() = static_cast<uint16_t>(v);
+      break;
+    case DType::kInt32:
+      *c.data<int32_t>() = static_cast<int32_t>(v);
+      break;
+    default:
+      ctx.fail("no integer initializer of dtype " + dtype_name(t));
   }
   const std::string name = ctx.temp(hint);
   ctx.graph.add_initializer(name, c);
@@ -93,9 +112,11 @@ std::string scalar_of_tensor(TranslateContext& ctx, const std::string& name, DTy
 // Per-tensor scale and zero point: constants for the `.default` overloads, tensors otherwise.
 std::pair<std::string, std::string> per_tensor_qparams(TranslateContext& ctx, DType q) {
   const pt2::Argument& scale = ctx.required("scale");
-  if (scale.is_tensor()) return {scalar_of_tensor(ctx, "scale", DType::kFloat32), scalar_of_tensor(ctx, "zero_point", q)};
+  if (scale.is_tensor())
+    return {scalar_of_tensor(ctx, "scale", DType::kFloat32), scalar_of_tensor(ctx, "zero_point", q)};
   // torch multiplies by the float32 rounding of the double `scale` when it dequantizes: the same float32.
-  return {ctx.constant(scale.as_float(), DType::kFloat32), int_initializer(ctx, bounded_int(ctx, "zero_point", q), q, "zero_point")};
+  return {ctx.constant(scale.as_float(), DType::kFloat32),
+          int_initializer(ctx, bounded_int(ctx, "zero_point", q), q, "zero_point")};
 }
 
 // The float input of a quantize, as float32 (torch converts float16/bfloat16 inputs first).
@@ -124,8 +145,10 @@ void quantize_into_output(TranslateContext& ctx, const std::vector<std::string>&
   auto* node = ctx.emit("QuantizeLinear", q_inputs, {quantized});
   if (axis) set_attr(node, "axis", *axis);
   if (!narrow) return;
-  const std::string lo = tensor_bounds ? scalar_of_tensor(ctx, "quant_min", q) : int_initializer(ctx, qmin, q, "quant_min");
-  const std::string hi = tensor_bounds ? scalar_of_tensor(ctx, "quant_max", q) : int_initializer(ctx, qmax, q, "quant_max");
+  const std::string lo =
+      tensor_bounds ? scalar_of_tensor(ctx, "quant_min", q) : int_initializer(ctx, qmin, q, "quant_min");
+  const std::string hi =
+      tensor_bounds ? scalar_of_tensor(ctx, "quant_max", q) : int_initializer(ctx, qmax, q, "quant_max");
   ctx.emit("Clip", {quantized, lo, hi}, {ctx.output()});
 }
 
@@ -165,9 +188,7 @@ void dequantize_per_tensor(TranslateContext& ctx) {
 }
 
 // Per-channel scales (float32) and zero points (the quantized dtype), as 1-D values along `axis`.
-int64_t channel_axis(TranslateContext& ctx) {
-  return ctx.normalized_dim(ctx.int_arg("axis", 0), ctx.rank("input"));
-}
+int64_t channel_axis(TranslateContext& ctx) { return ctx.normalized_dim(ctx.int_arg("axis", 0), ctx.rank("input")); }
 
 // quantize_per_channel(input, scales, zero_points, axis, quant_min, quant_max, dtype)
 void quantize_per_channel(TranslateContext& ctx) {
@@ -197,7 +218,8 @@ struct MinMax {
 
 MinMax tensor_min_max(TranslateContext& ctx) {
   const DType t = ctx.input_meta("input").dtype;
-  if (t != DType::kFloat32) ctx.fail("dynamic quantization (choose_qparams) of a " + dtype_name(t) + " input is not supported (float32 only)");
+  if (t != DType::kFloat32)
+    ctx.fail("dynamic quantization (choose_qparams) of a " + dtype_name(t) + " input is not supported (float32 only)");
   const std::string x = ctx.tensor("input"), mn = ctx.temp("min"), mx = ctx.temp("max");
   emit_reduce(ctx, "ReduceMin", x, {}, false, mn);
   emit_reduce(ctx, "ReduceMax", x, {}, false, mx);
@@ -227,14 +249,18 @@ void choose_qparams(TranslateContext& ctx) {
   const QRange r = choose_range(ctx, q);
   const MinMax m = tensor_min_max(ctx);
   const std::string span = ctx.emit1("Sub", {m.max_pos, m.min_neg}, "span");
-  std::string scale = ctx.emit1("Div", {span, ctx.constant(static_cast<double>(r.qmax - r.qmin), DType::kFloat32)}, "scale");
+  std::string scale =
+      ctx.emit1("Div", {span, ctx.constant(static_cast<double>(r.qmax - r.qmin), DType::kFloat32)}, "scale");
   scale = ctx.emit1("Max", {scale, ctx.constant(ctx.float_arg("eps", 0.0), DType::kFloat32)}, "scale_eps");
   // zero_point = clamp(quant_min - int32(round(min_neg / scale)), quant_min, quant_max)
   const std::string rounded = ctx.emit1("Round", {ctx.emit1("Div", {m.min_neg, scale})}, "min_steps");
   const std::string steps = ctx.cast_if_needed(rounded, DType::kFloat32, DType::kInt32);
-  const std::string zp = ctx.emit1("Sub", {ctx.constant(static_cast<double>(r.qmin), DType::kInt32), steps}, "zero_point");
-  const std::string clamped = ctx.emit1("Clip", {zp, ctx.constant(static_cast<double>(r.qmin), DType::kInt32),
-                                                 ctx.constant(static_cast<double>(r.qmax), DType::kInt32)}, "zero_point_clamped");
+  const std::string zp =
+      ctx.emit1("Sub", {ctx.constant(static_cast<double>(r.qmin), DType::kInt32), steps}, "zero_point");
+  const std::string clamped = ctx.emit1("Clip",
+                                        {zp, ctx.constant(static_cast<double>(r.qmin), DType::kInt32),
+                                         ctx.constant(static_cast<double>(r.qmax), DType::kInt32)},
+                                        "zero_point_clamped");
   bind_qparams(ctx, scale, ctx.cast_if_needed(clamped, DType::kInt32, DType::kInt64));
 }
 
@@ -260,11 +286,14 @@ void convert_element_type(TranslateContext& ctx) {
 
 // --- schemes ONNX QDQ cannot express: a clear refusal instead of a custom-domain node ---
 [[noreturn]] void refuse(TranslateContext& ctx, const std::string& scheme) {
-  ctx.fail(scheme + " is not supported by Parity's ONNX export (supported: per-tensor and per-channel int8/uint8 "
+  ctx.fail(scheme +
+           " is not supported by Parity's ONNX export (supported: per-tensor and per-channel int8/uint8 "
            "QDQ, static and dynamic per-tensor; see docs/quantization.md)");
 }
 void per_token(TranslateContext& ctx) { refuse(ctx, "per-token (dynamic per-row) quantization"); }
-void per_channel_group(TranslateContext& ctx) { refuse(ctx, "group-wise (blockwise, e.g. int4 weight-only) quantization"); }
+void per_channel_group(TranslateContext& ctx) {
+  refuse(ctx, "group-wise (blockwise, e.g. int4 weight-only) quantization");
+}
 void fake_quant(TranslateContext& ctx) {
   refuse(ctx, "fake quantization (a QAT program: run convert_pt2e before torch.export)");
 }

@@ -3,10 +3,10 @@
 //
 // torch stores the gates of w_ih / w_hh / b_* as row blocks (LSTM i, f, g, o; GRU r, z, n); ONNX wants
 // LSTM i, o, f, c and GRU z, r, h, so each weight is reordered with a Gather of its rows. torch's GRU
-// applies the reset gate after the hidden projection: ONNX linear_before_reset=1. Both directions of a bidirectional layer are stacked
-// into one node (direction="bidirectional"). The ONNX Y [seq, dirs, batch, H] becomes torch's
-// [seq, batch, dirs*H] (Transpose + Reshape), which is also the next layer's input. batch_first is a
-// Transpose in and out (onnxruntime's LSTM does not implement layout=1).
+// applies the reset gate after the hidden projection: ONNX linear_before_reset=1. Both directions of a bidirectional
+// layer are stacked into one node (direction="bidirectional"). The ONNX Y [seq, dirs, batch, H] becomes torch's [seq,
+// batch, dirs*H] (Transpose + Reshape), which is also the next layer's input. batch_first is a Transpose in and out
+// (onnxruntime's LSTM does not implement layout=1).
 #include "../src/translate.h"
 
 namespace parity::exporter {
@@ -31,9 +31,9 @@ struct RecurrentArgs {
   std::string kind;  // "LSTM" / "GRU"
   int64_t gates = 4, hidden = 0, layers = 1, dirs = 1;
   bool has_biases = true, batch_first = false;
-  std::vector<std::string> params;        // ONNX values
-  std::vector<std::string> param_fx;      // FX names (for shapes)
-  std::vector<int64_t> onnx_gate_order;   // torch block index for each ONNX gate
+  std::vector<std::string> params;       // ONNX values
+  std::vector<std::string> param_fx;     // FX names (for shapes)
+  std::vector<int64_t> onnx_gate_order;  // torch block index for each ONNX gate
 };
 
 RecurrentArgs parse_recurrent(TranslateContext& ctx, const char* kind, int64_t gates, std::vector<int64_t> order) {
@@ -57,7 +57,8 @@ RecurrentArgs parse_recurrent(TranslateContext& ctx, const char* kind, int64_t g
              std::to_string(a.layers) + " layer(s) x " + std::to_string(a.dirs) + " direction(s), got " +
              std::to_string(a.params.size()) + " (proj_size is not supported)");
   a.hidden = static_dim(ctx, a.param_fx[1], 1);  // w_hh: [gates*H, H]
-  if (static_dim(ctx, a.param_fx[1], 0) != gates * a.hidden) ctx.fail("w_hh must be [" + std::to_string(gates) + "*H, H]");
+  if (static_dim(ctx, a.param_fx[1], 0) != gates * a.hidden)
+    ctx.fail("w_hh must be [" + std::to_string(gates) + "*H, H]");
   return a;
 }
 
@@ -94,11 +95,14 @@ std::string stacked_bias(TranslateContext& ctx, const RecurrentArgs& a, int64_t 
 // Rows [layer*dirs, (layer+1)*dirs) of a [layers*dirs, batch, H] state.
 std::string layer_state(TranslateContext& ctx, const std::string& state, const RecurrentArgs& a, int64_t layer) {
   if (a.layers == 1) return state;
-  return ctx.emit1("Slice", {state, ctx.graph.constant_i64({layer * a.dirs}), ctx.graph.constant_i64({(layer + 1) * a.dirs}),
-                             ctx.graph.constant_i64({0})}, "layer_state");
+  return ctx.emit1("Slice",
+                   {state, ctx.graph.constant_i64({layer * a.dirs}), ctx.graph.constant_i64({(layer + 1) * a.dirs}),
+                    ctx.graph.constant_i64({0})},
+                   "layer_state");
 }
 
-std::string transposed(TranslateContext& ctx, const std::string& v, const std::vector<int64_t>& perm, const std::string& out = "") {
+std::string transposed(TranslateContext& ctx, const std::string& v, const std::vector<int64_t>& perm,
+                       const std::string& out = "") {
   const std::string name = out.empty() ? ctx.temp("transposed") : out;
   set_attr(ctx.emit("Transpose", {v}, {name}), "perm", perm);
   return name;
@@ -112,7 +116,8 @@ void emit_layers(TranslateContext& ctx, const RecurrentArgs& a, const std::vecto
   if (a.batch_first) x = transposed(ctx, x, {1, 0, 2});
   std::vector<std::vector<std::string>> finals(states.size());
   for (int64_t layer = 0; layer < a.layers; ++layer) {
-    const int64_t input_size = static_dim(ctx, a.param_fx[static_cast<size_t>(layer * a.dirs) * (a.has_biases ? 4 : 2)], 1);
+    const int64_t input_size =
+        static_dim(ctx, a.param_fx[static_cast<size_t>(layer * a.dirs) * (a.has_biases ? 4 : 2)], 1);
     std::vector<std::string> inputs = {x, stacked(ctx, a, layer, 0, input_size), stacked(ctx, a, layer, 1, a.hidden),
                                        a.has_biases ? stacked_bias(ctx, a, layer) : "", ""};
     for (const auto& s : states) inputs.push_back(layer_state(ctx, s, a, layer));
@@ -149,7 +154,8 @@ void lstm(TranslateContext& ctx) {
 // gru.input(input, hx, params[], has_biases, num_layers, dropout, train, bidirectional, batch_first) -> (output, h_n)
 void gru(TranslateContext& ctx) {
   const RecurrentArgs a = parse_recurrent(ctx, "GRU", 3, {1, 0, 2});  // ONNX z, r, h <- torch r, z, n
-  emit_layers(ctx, a, {ctx.tensor("hx")}, [](onnx::NodeProto* node) { set_attr(node, "linear_before_reset", int64_t{1}); });
+  emit_layers(ctx, a, {ctx.tensor("hx")},
+              [](onnx::NodeProto* node) { set_attr(node, "linear_before_reset", int64_t{1}); });
 }
 
 // rnn_tanh.input / rnn_relu.input (same arguments as gru.input) -> (output, h_n)

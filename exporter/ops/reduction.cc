@@ -10,8 +10,10 @@ std::vector<int64_t> reduce_axes(TranslateContext& ctx, const std::string& tenso
   std::vector<int64_t> axes;
   const pt2::Argument* a = ctx.arg(name);
   if (!a || a->is_none()) return axes;
-  if (a->is(pt2::ArgKind::as_int)) axes = {a->as_int()};
-  else axes = ctx.ints_arg(name);
+  if (a->is(pt2::ArgKind::as_int))
+    axes = {a->as_int()};
+  else
+    axes = ctx.ints_arg(name);
   for (auto& d : axes) d = ctx.normalized_dim(d, rank);
   return axes;
 }
@@ -106,15 +108,18 @@ std::string variance(TranslateContext& ctx) {
   const auto axes = reduce_axes(ctx, "self");
   const bool keepdim = ctx.bool_arg("keepdim", false);
   double correction = 1.0;
-  if (ctx.arg("unbiased")) correction = ctx.bool_arg("unbiased", true) ? 1.0 : 0.0;
-  else if (ctx.node.target.find("correction") != std::string::npos) correction = ctx.float_arg("correction", 1.0);
+  if (ctx.arg("unbiased"))
+    correction = ctx.bool_arg("unbiased", true) ? 1.0 : 0.0;
+  else if (ctx.node.target.find("correction") != std::string::npos)
+    correction = ctx.float_arg("correction", 1.0);
   const std::string m = ctx.temp("mean");
   emit_reduce(ctx, "ReduceMean", x, axes, true, m);
   const std::string d = ctx.emit1("Sub", {x, m}, "centered");
   const std::string ss = ctx.temp("sum_squares");
   emit_reduce(ctx, "ReduceSum", ctx.emit1("Mul", {d, d}), axes, keepdim, ss);
   const std::string n = ctx.emit1("Div", {ctx.emit1("Size", {x}), ctx.emit1("Size", {m})}, "count");
-  const std::string denom = ctx.emit1("Sub", {ctx.cast_if_needed(n, DType::kInt64, out), ctx.constant(correction, out)});
+  const std::string denom =
+      ctx.emit1("Sub", {ctx.cast_if_needed(n, DType::kInt64, out), ctx.constant(correction, out)});
   return ctx.emit1("Div", {ss, denom}, "var");
 }
 void var(TranslateContext& ctx) { ctx.alias_output(0, variance(ctx)); }

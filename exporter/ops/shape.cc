@@ -38,8 +38,9 @@ void slice(TranslateContext& ctx) {
   };
   const std::string starts = bound(start, "start", 0);
   const std::string ends = bound(end, "end", std::numeric_limits<int64_t>::max());
-  ctx.emit("Slice", {ctx.tensor("self"), starts, ends, ctx.graph.constant_i64({dim}),
-                     ctx.graph.constant_i64({ctx.int_arg("step", 1)})},
+  ctx.emit("Slice",
+           {ctx.tensor("self"), starts, ends, ctx.graph.constant_i64({dim}),
+            ctx.graph.constant_i64({ctx.int_arg("step", 1)})},
            {ctx.output()});
 }
 
@@ -54,8 +55,9 @@ void view(TranslateContext& ctx) {
       return ctx.emit1("Slice", {shape, ctx.graph.constant_i64({from}), ctx.graph.constant_i64({to})});
     };
     const std::string target = ctx.temp("shape");
-    set_attr(ctx.emit("Concat", {shape_slice(0, dim), ctx.graph.constant_i64(ctx.ints_arg("sizes")),
-                                 shape_slice(dim + 1, rank)}, {target}),
+    set_attr(ctx.emit("Concat",
+                      {shape_slice(0, dim), ctx.graph.constant_i64(ctx.ints_arg("sizes")), shape_slice(dim + 1, rank)},
+                      {target}),
              "axis", int64_t{0});
     ctx.emit("Reshape", {ctx.tensor("self"), target}, {ctx.output()});
     return;
@@ -115,7 +117,7 @@ void squeeze(TranslateContext& ctx) {
   std::vector<int64_t> axes;
   const pt2::Argument* dim_arg = ctx.arg("dim");
   std::vector<int64_t> dims = dim_arg && dim_arg->is(pt2::ArgKind::as_int) ? std::vector<int64_t>{dim_arg->as_int()}
-                                                                      : ctx.ints_arg(dim_arg ? "dim" : "dims");
+                                                                           : ctx.ints_arg(dim_arg ? "dim" : "dims");
   for (auto d : dims) {
     d = normalized_dim(ctx, d, static_cast<int64_t>(in.sizes.size()));
     if (in.sizes[static_cast<size_t>(d)].value == 1) axes.push_back(d);
@@ -142,7 +144,8 @@ void expand(TranslateContext& ctx) {
     shape = ctx.graph.constant_i64(v);
   } else {
     shape = ctx.int_list_value("size");
-    shape = ctx.emit1("Where", {ctx.emit1("Equal", {shape, ctx.graph.constant_i64({-1})}), ctx.graph.constant_i64({1}), shape});
+    shape = ctx.emit1("Where",
+                      {ctx.emit1("Equal", {shape, ctx.graph.constant_i64({-1})}), ctx.graph.constant_i64({1}), shape});
   }
   ctx.emit("Expand", {ctx.tensor("self"), shape}, {ctx.output()});
 }
@@ -216,7 +219,8 @@ void unbind(TranslateContext& ctx) {
   const size_t n = ctx.output_count();
   std::vector<std::string> parts;
   for (size_t i = 0; i < n; ++i) parts.push_back(ctx.temp("part"));
-  set_attr(ctx.emit("Split", {ctx.tensor("self"), ctx.graph.constant_i64(std::vector<int64_t>(n, 1))}, parts), "axis", dim);
+  set_attr(ctx.emit("Split", {ctx.tensor("self"), ctx.graph.constant_i64(std::vector<int64_t>(n, 1))}, parts), "axis",
+           dim);
   for (size_t i = 0; i < n; ++i) ctx.emit("Squeeze", {parts[i], ctx.graph.constant_i64({dim})}, {ctx.output(i)});
 }
 
@@ -230,7 +234,8 @@ void stack(TranslateContext& ctx) {
   std::vector<std::string> parts;
   for (size_t i = 0; i < values.size(); ++i) {
     const auto& meta = ctx.fx_graph.meta(names[i], ctx.node.name);
-    parts.push_back(ctx.emit1("Unsqueeze", {ctx.cast_if_needed(values[i], meta.dtype, out), ctx.graph.constant_i64({dim})}));
+    parts.push_back(
+        ctx.emit1("Unsqueeze", {ctx.cast_if_needed(values[i], meta.dtype, out), ctx.graph.constant_i64({dim})}));
   }
   set_attr(ctx.emit("Concat", parts, {ctx.output()}), "axis", dim);
 }
@@ -242,9 +247,10 @@ void flip(TranslateContext& ctx) {
   if (axes.empty()) return ctx.alias_output(0, ctx.tensor("self"));
   for (auto& d : axes) d = normalized_dim(ctx, d, rank);
   const size_t n = axes.size();
-  ctx.emit("Slice", {ctx.tensor("self"), ctx.graph.constant_i64(std::vector<int64_t>(n, -1)),
-                     ctx.graph.constant_i64(std::vector<int64_t>(n, std::numeric_limits<int64_t>::min())),
-                     ctx.graph.constant_i64(axes), ctx.graph.constant_i64(std::vector<int64_t>(n, -1))},
+  ctx.emit("Slice",
+           {ctx.tensor("self"), ctx.graph.constant_i64(std::vector<int64_t>(n, -1)),
+            ctx.graph.constant_i64(std::vector<int64_t>(n, std::numeric_limits<int64_t>::min())),
+            ctx.graph.constant_i64(axes), ctx.graph.constant_i64(std::vector<int64_t>(n, -1))},
            {ctx.output()});
 }
 
@@ -270,8 +276,11 @@ void roll(TranslateContext& ctx) {
       const int64_t k = size == 0 ? 0 : ((shifts[i] % size) + size) % size;
       start = ctx.graph.constant_i64({size - k});
     } else {
-      const std::string size = ctx.emit1("Slice", {shape_of(ctx, x), a, ctx.emit1("Add", {a, ctx.graph.constant_i64({1})}), ctx.graph.constant_i64({0})});
-      const std::string k = ctx.emit1("Mod", {ctx.emit1("Add", {ctx.emit1("Mod", {ctx.graph.constant_i64({shifts[i]}), size}), size}), size});
+      const std::string size = ctx.emit1(
+          "Slice",
+          {shape_of(ctx, x), a, ctx.emit1("Add", {a, ctx.graph.constant_i64({1})}), ctx.graph.constant_i64({0})});
+      const std::string k = ctx.emit1(
+          "Mod", {ctx.emit1("Add", {ctx.emit1("Mod", {ctx.graph.constant_i64({shifts[i]}), size}), size}), size});
       start = ctx.emit1("Sub", {size, k});
     }
     const std::string tail = ctx.emit1("Slice", {x, start, ctx.graph.constant_i64({kToEnd}), a}, "tail");
@@ -294,7 +303,8 @@ void select(TranslateContext& ctx) {
 void diagonal(TranslateContext& ctx) {
   const auto& meta = ctx.input_meta("self");
   const int64_t rank = rank_of(ctx, "self");
-  const int64_t d1 = normalized_dim(ctx, ctx.int_arg("dim1", 0), rank), d2 = normalized_dim(ctx, ctx.int_arg("dim2", 1), rank);
+  const int64_t d1 = normalized_dim(ctx, ctx.int_arg("dim1", 0), rank),
+                d2 = normalized_dim(ctx, ctx.int_arg("dim2", 1), rank);
   const int64_t offset = ctx.int_arg("offset", 0);
   const auto& s1 = meta.sizes[static_cast<size_t>(d1)];
   const auto& s2 = meta.sizes[static_cast<size_t>(d2)];
@@ -343,7 +353,8 @@ void flatten(TranslateContext& ctx) {
     ctx.emit("Reshape", {ctx.tensor("self"), ctx.graph.constant_i64({1})}, {ctx.output()});
     return;
   }
-  const int64_t s = normalized_dim(ctx, ctx.int_arg("start_dim", 0), rank), e = normalized_dim(ctx, ctx.int_arg("end_dim", -1), rank);
+  const int64_t s = normalized_dim(ctx, ctx.int_arg("start_dim", 0), rank),
+                e = normalized_dim(ctx, ctx.int_arg("end_dim", -1), rank);
   // Leading dims keep their index, so Reshape's 0 copies them; a trailing dim moves to a lower index, so it
   // is its static size or, when symbolic, read from Shape.
   std::vector<int64_t> shape(static_cast<size_t>(s), 0);
@@ -380,7 +391,9 @@ void sym_stride(TranslateContext& ctx) {
 }
 
 // Exported programs hold contiguous tensors: the storage offset is 0.
-void sym_storage_offset(TranslateContext& ctx) { ctx.emit("Identity", {ctx.graph.constant_i64({0}, true)}, {ctx.output()}); }
+void sym_storage_offset(TranslateContext& ctx) {
+  ctx.emit("Identity", {ctx.graph.constant_i64({0}, true)}, {ctx.output()});
+}
 
 // sym_size.int(self, dim) -> a scalar int64 value: Shape + Gather.
 void sym_size(TranslateContext& ctx) {

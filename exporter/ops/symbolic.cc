@@ -82,8 +82,10 @@ void sym_convert(TranslateContext& ctx) { ctx.alias_output(0, operand(ctx, 0, ct
 void sym_round_with(TranslateContext& ctx, const std::string& op) {
   const std::string x = operand(ctx, 0, DType::kFloat64);
   std::string r;
-  if (op == "Trunc") r = ctx.emit1("Mul", {ctx.emit1("Sign", {x}), ctx.emit1("Floor", {ctx.emit1("Abs", {x})})});
-  else r = ctx.emit1(op, {x});
+  if (op == "Trunc")
+    r = ctx.emit1("Mul", {ctx.emit1("Sign", {x}), ctx.emit1("Floor", {ctx.emit1("Abs", {x})})});
+  else
+    r = ctx.emit1(op, {x});
   ctx.alias_output(0, ctx.cast_if_needed(r, DType::kFloat64, ctx.output_dtype()));
 }
 void math_ceil(TranslateContext& ctx) { sym_round_with(ctx, "Ceil"); }

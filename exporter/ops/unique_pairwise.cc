@@ -7,9 +7,14 @@
 namespace parity::exporter {
 namespace {
 
-std::string i64(TranslateContext& ctx, const std::vector<int64_t>& v, bool scalar = false) { return ctx.graph.constant_i64(v, scalar); }
-std::string to_i64(TranslateContext& ctx, const std::string& b) { return ctx.cast_if_needed(b, DType::kBool, DType::kInt64); }
-std::string reduce(TranslateContext& ctx, const std::string& op, const std::string& x, std::vector<int64_t> axes, bool keep = false) {
+std::string i64(TranslateContext& ctx, const std::vector<int64_t>& v, bool scalar = false) {
+  return ctx.graph.constant_i64(v, scalar);
+}
+std::string to_i64(TranslateContext& ctx, const std::string& b) {
+  return ctx.cast_if_needed(b, DType::kBool, DType::kInt64);
+}
+std::string reduce(TranslateContext& ctx, const std::string& op, const std::string& x, std::vector<int64_t> axes,
+                   bool keep = false) {
   const std::string out = ctx.temp(op);
   emit_reduce(ctx, op, x, axes, keep, out);
   return out;
@@ -27,16 +32,20 @@ struct UniqueRows {
 UniqueRows unique_rows(TranslateContext& ctx, const std::string& x) {
   const std::string a = ctx.emit1("Unsqueeze", {x, i64(ctx, {1})}), b = ctx.emit1("Unsqueeze", {x, i64(ctx, {0})});
   const std::string eq = ctx.emit1("Equal", {a, b});  // [n, n, D]
-  auto* before = ctx.emit("CumSum", {to_i64(ctx, ctx.emit1("Not", {eq})), i64(ctx, {2}, true)}, {ctx.temp("differs_before")});
+  auto* before =
+      ctx.emit("CumSum", {to_i64(ctx, ctx.emit1("Not", {eq})), i64(ctx, {2}, true)}, {ctx.temp("differs_before")});
   set_attr(before, "exclusive", int64_t{1});
-  const std::string decides = ctx.emit1("And", {ctx.emit1("Less", {a, b}), ctx.emit1("Equal", {before->output(0), i64(ctx, {0}, true)})});
+  const std::string decides =
+      ctx.emit1("And", {ctx.emit1("Less", {a, b}), ctx.emit1("Equal", {before->output(0), i64(ctx, {0}, true)})});
   const std::string less = reduce(ctx, "ReduceMax", to_i64(ctx, decides), {2});  // [n, n]: row i < row j
-  const std::string same = reduce(ctx, "ReduceMin", to_i64(ctx, eq), {2});      // [n, n]: row i == row j
+  const std::string same = reduce(ctx, "ReduceMin", to_i64(ctx, eq), {2});       // [n, n]: row i == row j
   const std::string n = ctx.emit1("Gather", {shape_of(ctx, x), i64(ctx, {0}, true)});
   const std::string idx = ctx.emit1("Range", {i64(ctx, {0}, true), n, i64(ctx, {1}, true)});
-  const std::string earlier = to_i64(ctx, ctx.emit1("Less", {ctx.emit1("Unsqueeze", {idx, i64(ctx, {1})}), idx}));  // k < j
-  const std::string dup = reduce(ctx, "ReduceMax", ctx.emit1("Mul", {same, earlier}), {0});  // an equal row comes earlier
-  const std::string first = ctx.emit1("Sub", {i64(ctx, {1}, true), dup});                    // [n] 0/1
+  const std::string earlier =
+      to_i64(ctx, ctx.emit1("Less", {ctx.emit1("Unsqueeze", {idx, i64(ctx, {1})}), idx}));  // k < j
+  const std::string dup =
+      reduce(ctx, "ReduceMax", ctx.emit1("Mul", {same, earlier}), {0});    // an equal row comes earlier
+  const std::string first = ctx.emit1("Sub", {i64(ctx, {1}, true), dup});  // [n] 0/1
   UniqueRows u;
   u.inverse = reduce(ctx, "ReduceSum", ctx.emit1("Mul", {ctx.emit1("Unsqueeze", {first, i64(ctx, {1})}), less}), {0});
   // The first occurrences sorted by rank: TopK(smallest K) of rank, pushed past n for repeated rows.
@@ -59,11 +68,15 @@ void unique_flat(TranslateContext& ctx) {
   const UniqueRows u = unique_rows(ctx, ctx.emit1("Reshape", {x, i64(ctx, {-1, 1})}));
   const std::string flat = ctx.emit1("Reshape", {x, i64(ctx, {-1})});
   ctx.emit("Gather", {flat, u.order}, {ctx.output(0)});
-  if (ctx.bool_arg("return_inverse", false)) ctx.emit("Reshape", {u.inverse, shape_of(ctx, x)}, {ctx.output(1)});
-  else ctx.alias_output(1, empty_i64(ctx));
+  if (ctx.bool_arg("return_inverse", false))
+    ctx.emit("Reshape", {u.inverse, shape_of(ctx, x)}, {ctx.output(1)});
+  else
+    ctx.alias_output(1, empty_i64(ctx));
   if (ctx.output_count() < 3) return;
-  if (ctx.bool_arg("return_counts", false)) ctx.alias_output(2, u.counts);
-  else ctx.alias_output(2, empty_i64(ctx));
+  if (ctx.bool_arg("return_counts", false))
+    ctx.alias_output(2, u.counts);
+  else
+    ctx.alias_output(2, empty_i64(ctx));
 }
 
 // unique_dim(self, dim, sorted, return_inverse, return_counts): distinct slices along dim, in lexicographic
@@ -96,13 +109,15 @@ void unique_consecutive(TranslateContext& ctx) {
   const std::string end = i64(ctx, {std::numeric_limits<int64_t>::max()});
   const std::string prev = ctx.emit1("Slice", {flat, i64(ctx, {0}), i64(ctx, {-1})});
   const std::string next = ctx.emit1("Slice", {flat, i64(ctx, {1}), end});
-  auto* starts = ctx.emit("Concat", {ctx.emit1("Expand", {ctx.constant(1, DType::kBool), i64(ctx, {1})}),
-                                     ctx.emit1("Not", {ctx.emit1("Equal", {next, prev})})},
+  auto* starts = ctx.emit("Concat",
+                          {ctx.emit1("Expand", {ctx.constant(1, DType::kBool), i64(ctx, {1})}),
+                           ctx.emit1("Not", {ctx.emit1("Equal", {next, prev})})},
                           {ctx.temp("run_starts")});
   set_attr(starts, "axis", int64_t{0});
   // n elements: 1 + (n - 1) flags, cut back to n so that an empty input gives no run.
   const std::string start_mask = ctx.emit1("Slice", {starts->output(0), i64(ctx, {0}), ctx.emit1("Shape", {flat})});
-  const std::string pos = ctx.emit1("Reshape", {ctx.emit1("Transpose", {ctx.emit1("NonZero", {start_mask})}), i64(ctx, {-1})});
+  const std::string pos =
+      ctx.emit1("Reshape", {ctx.emit1("Transpose", {ctx.emit1("NonZero", {start_mask})}), i64(ctx, {-1})});
   ctx.emit("Gather", {flat, pos}, {ctx.output(0)});
   if (ctx.bool_arg("return_inverse", false)) {
     auto* cs = ctx.emit("CumSum", {to_i64(ctx, start_mask), i64(ctx, {0}, true)}, {ctx.temp("run")});
@@ -111,7 +126,8 @@ void unique_consecutive(TranslateContext& ctx) {
     ctx.alias_output(1, empty_i64(ctx));
   }
   if (ctx.bool_arg("return_counts", false)) {
-    auto* ends = ctx.emit("Concat", {ctx.emit1("Slice", {pos, i64(ctx, {1}), end}), ctx.emit1("Shape", {flat})}, {ctx.temp("run_ends")});
+    auto* ends = ctx.emit("Concat", {ctx.emit1("Slice", {pos, i64(ctx, {1}), end}), ctx.emit1("Shape", {flat})},
+                          {ctx.temp("run_ends")});
     set_attr(ends, "axis", int64_t{0});
     ctx.emit("Sub", {ends->output(0), pos}, {ctx.output(2)});
   } else {

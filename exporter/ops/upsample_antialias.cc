@@ -35,7 +35,8 @@ Tensor aa_weights(int64_t in, int64_t out, float scale, bool cubic) {
   for (int64_t i = 0; i < out; ++i) {
     const float center = scale * (static_cast<float>(i) + 0.5f);
     const int64_t xmin = std::max(static_cast<int64_t>(center - support + 0.5f), int64_t{0});
-    const int64_t xsize = std::clamp(std::min(static_cast<int64_t>(center + support + 0.5f), in) - xmin, int64_t{0}, max_taps);
+    const int64_t xsize =
+        std::clamp(std::min(static_cast<int64_t>(center + support + 0.5f), in) - xmin, int64_t{0}, max_taps);
     float total = 0.0f;
     std::vector<float> taps(static_cast<size_t>(xsize));
     for (int64_t j = 0; j < xsize; ++j) {
@@ -69,7 +70,8 @@ void upsample_aa(TranslateContext& ctx, bool cubic) {
   // An explicit scale factor s maps coordinates by 1 / s; otherwise in / out.
   std::vector<double> given;
   if (vec && ctx.has("scale_factors")) given = ctx.required("scale_factors").as_floats();
-  if (!vec && ctx.has("scales_h") && ctx.has("scales_w")) given = {ctx.float_arg("scales_h", 1.0), ctx.float_arg("scales_w", 1.0)};
+  if (!vec && ctx.has("scales_h") && ctx.has("scales_w"))
+    given = {ctx.float_arg("scales_h", 1.0), ctx.float_arg("scales_w", 1.0)};
   std::string y = ctx.cast_if_needed(ctx.tensor(name), in.dtype, DType::kFloat32);
   for (int axis = 1; axis >= 0; --axis) {  // width first, as torch's kernel
     const float scale = given.size() == 2 ? static_cast<float>(1.0 / given[static_cast<size_t>(axis)])

@@ -24,11 +24,13 @@ void cosine_window(TranslateContext& ctx, const std::vector<double>& a) {
     return;
   }
   const int64_t m = periodic ? n + 1 : n;
-  const std::string idx = ctx.emit1("Range", {ctx.constant(0, t), ctx.constant(static_cast<double>(n), t), ctx.constant(1, t)});
+  const std::string idx =
+      ctx.emit1("Range", {ctx.constant(0, t), ctx.constant(static_cast<double>(n), t), ctx.constant(1, t)});
   const std::string base = ctx.emit1("Mul", {idx, ctx.constant(2 * M_PI / static_cast<double>(m - 1), t)});
   std::string w = ctx.emit1("Expand", {ctx.constant(a[0], t), ctx.graph.constant_i64({n})});
   for (size_t k = 1; k < a.size(); ++k) {
-    const std::string c = ctx.emit1("Cos", {k == 1 ? base : ctx.emit1("Mul", {base, ctx.constant(static_cast<double>(k), t)})});
+    const std::string c =
+        ctx.emit1("Cos", {k == 1 ? base : ctx.emit1("Mul", {base, ctx.constant(static_cast<double>(k), t)})});
     w = ctx.emit1("Add", {w, ctx.emit1("Mul", {c, ctx.constant(a[k], t)})});
   }
   ctx.alias_output(0, w);
@@ -51,10 +53,13 @@ void linspace(TranslateContext& ctx) {
     ctx.alias_output(0, ctx.cast_if_needed(ctx.emit1("Expand", {start, ctx.graph.constant_i64({steps})}), t, out));
     return;
   }
-  const std::string step = ctx.emit1("Div", {ctx.emit1("Sub", {end, start}), ctx.constant(static_cast<double>(steps - 1), t)});
-  const std::string i = ctx.emit1("Range", {ctx.constant(0, t), ctx.constant(static_cast<double>(steps), t), ctx.constant(1, t)});
+  const std::string step =
+      ctx.emit1("Div", {ctx.emit1("Sub", {end, start}), ctx.constant(static_cast<double>(steps - 1), t)});
+  const std::string i =
+      ctx.emit1("Range", {ctx.constant(0, t), ctx.constant(static_cast<double>(steps), t), ctx.constant(1, t)});
   const std::string fwd = ctx.emit1("Add", {start, ctx.emit1("Mul", {i, step})});
-  const std::string back = ctx.emit1("Sub", {end, ctx.emit1("Mul", {ctx.emit1("Sub", {ctx.constant(static_cast<double>(steps - 1), t), i}), step})});
+  const std::string back = ctx.emit1(
+      "Sub", {end, ctx.emit1("Mul", {ctx.emit1("Sub", {ctx.constant(static_cast<double>(steps - 1), t), i}), step})});
   const std::string first_half = ctx.emit1("Less", {i, ctx.constant(static_cast<double>(steps / 2), t)});
   ctx.alias_output(0, ctx.cast_if_needed(ctx.emit1("Where", {first_half, fwd, back}), t, out));
 }
@@ -87,9 +92,13 @@ void normal(TranslateContext& ctx) {
   const DType t = ctx.output_meta().dtype;
   const std::string mean = ctx.value("mean", t), std_ = ctx.has("std") ? ctx.value("std", t) : ctx.constant(1, t);
   std::string zeros;
-  if (ctx.arg("self")) zeros = ctx.emit1("Mul", {ctx.value("self", t), ctx.constant(0, t)});
-  else if (ctx.has("size")) zeros = ctx.emit1("Expand", {ctx.constant(0, t), ctx.int_list_value("size")});
-  else zeros = ctx.emit1("Add", {ctx.emit1("Mul", {mean, ctx.constant(0, t)}), ctx.emit1("Mul", {std_, ctx.constant(0, t)})});
+  if (ctx.arg("self"))
+    zeros = ctx.emit1("Mul", {ctx.value("self", t), ctx.constant(0, t)});
+  else if (ctx.has("size"))
+    zeros = ctx.emit1("Expand", {ctx.constant(0, t), ctx.int_list_value("size")});
+  else
+    zeros =
+        ctx.emit1("Add", {ctx.emit1("Mul", {mean, ctx.constant(0, t)}), ctx.emit1("Mul", {std_, ctx.constant(0, t)})});
   ctx.emit("Add", {mean, ctx.emit1("Mul", {std_, normal_like(ctx, zeros, t)})}, {ctx.output()});
 }
 
@@ -101,7 +110,8 @@ void randint(TranslateContext& ctx) {
   const DType f = DType::kFloat64;
   const std::string low = ctx.has("low") ? ctx.value("low", f) : ctx.constant(0, f);
   const std::string span = ctx.emit1("Sub", {ctx.value("high", f), low});
-  const std::string v = ctx.emit1("Add", {low, ctx.emit1("Floor", {ctx.emit1("Mul", {uniform_like(ctx, shape, f), span})})});
+  const std::string v =
+      ctx.emit1("Add", {low, ctx.emit1("Floor", {ctx.emit1("Mul", {uniform_like(ctx, shape, f), span})})});
   ctx.alias_output(0, ctx.cast_if_needed(v, f, out));
 }
 
@@ -118,15 +128,19 @@ void multinomial(TranslateContext& ctx) {
     const std::string total = ctx.temp("total");
     emit_reduce(ctx, "ReduceSum", w, {rank - 1}, true, total);
     const std::string cdf = ctx.emit1("Div", {cs->output(0), total});
-    const std::string lead = ctx.emit1("Slice", {shape_of(ctx, w), ctx.graph.constant_i64({0}), ctx.graph.constant_i64({rank - 1})});
+    const std::string lead =
+        ctx.emit1("Slice", {shape_of(ctx, w), ctx.graph.constant_i64({0}), ctx.graph.constant_i64({rank - 1})});
     auto* shape = ctx.emit("Concat", {lead, k}, {ctx.temp("sample_shape")});
     set_attr(shape, "axis", int64_t{0});
-    const std::string u = ctx.emit1("Unsqueeze", {uniform_like(ctx, shape->output(0), f), ctx.graph.constant_i64({-1})});
-    const std::string below = ctx.cast_if_needed(ctx.emit1("LessOrEqual", {ctx.emit1("Unsqueeze", {cdf, ctx.graph.constant_i64({-2})}), u}),
-                                                 DType::kBool, DType::kInt64);
+    const std::string u =
+        ctx.emit1("Unsqueeze", {uniform_like(ctx, shape->output(0), f), ctx.graph.constant_i64({-1})});
+    const std::string below =
+        ctx.cast_if_needed(ctx.emit1("LessOrEqual", {ctx.emit1("Unsqueeze", {cdf, ctx.graph.constant_i64({-2})}), u}),
+                           DType::kBool, DType::kInt64);
     const std::string count = ctx.temp("count");
     emit_reduce(ctx, "ReduceSum", below, {-1}, false, count);
-    const std::string last = ctx.emit1("Sub", {ctx.emit1("Gather", {shape_of(ctx, w), scalar_i64(ctx, rank - 1)}), scalar_i64(ctx, 1)});
+    const std::string last =
+        ctx.emit1("Sub", {ctx.emit1("Gather", {shape_of(ctx, w), scalar_i64(ctx, rank - 1)}), scalar_i64(ctx, 1)});
     idx = ctx.emit1("Min", {count, last});
   } else {
     const std::string u = uniform_like(ctx, shape_of(ctx, w), f);
@@ -207,14 +221,17 @@ void histc(TranslateContext& ctx) {
     lo = ctx.emit1("Where", {same, ctx.emit1("Sub", {lo, ctx.constant(1, t)}), lo});
     hi = ctx.emit1("Where", {same, ctx.emit1("Add", {hi, ctx.constant(1, t)}), hi});
   }
-  const std::string pos_f = ctx.emit1("Div", {ctx.emit1("Mul", {ctx.emit1("Sub", {x, lo}), ctx.constant(static_cast<double>(bins), t)}),
-                                              ctx.emit1("Sub", {hi, lo})});
+  const std::string pos_f =
+      ctx.emit1("Div", {ctx.emit1("Mul", {ctx.emit1("Sub", {x, lo}), ctx.constant(static_cast<double>(bins), t)}),
+                        ctx.emit1("Sub", {hi, lo})});
   std::string pos = ctx.cast_if_needed(ctx.emit1("Floor", {pos_f}), t, DType::kInt64);
   pos = ctx.emit1("Min", {pos, scalar_i64(ctx, bins - 1)});
-  const std::string inside = ctx.emit1("And", {ctx.emit1("GreaterOrEqual", {x, lo}), ctx.emit1("LessOrEqual", {x, hi})});
+  const std::string inside =
+      ctx.emit1("And", {ctx.emit1("GreaterOrEqual", {x, lo}), ctx.emit1("LessOrEqual", {x, hi})});
   pos = ctx.emit1("Where", {inside, pos, scalar_i64(ctx, -1)});
   const std::string hits = ctx.cast_if_needed(
-      ctx.emit1("Equal", {ctx.emit1("Unsqueeze", {pos, ctx.graph.constant_i64({1})}), range_of(ctx, scalar_i64(ctx, bins))}),
+      ctx.emit1("Equal",
+                {ctx.emit1("Unsqueeze", {pos, ctx.graph.constant_i64({1})}), range_of(ctx, scalar_i64(ctx, bins))}),
       DType::kBool, t);
   emit_reduce(ctx, "ReduceSum", hits, {0}, false, ctx.output());
 }
@@ -230,9 +247,12 @@ void bincount(TranslateContext& ctx) {
   emit_reduce(ctx, "ReduceMax", with_floor->output(0), {}, false, mx);
   const std::string len = ctx.emit1("Max", {ctx.emit1("Add", {mx, scalar_i64(ctx, 1)}),
                                             ctx.has("minlength") ? ctx.int_value("minlength") : scalar_i64(ctx, 0)});
-  const std::string eq = ctx.emit1("Equal", {ctx.emit1("Unsqueeze", {x, ctx.graph.constant_i64({1})}), range_of(ctx, len)});
+  const std::string eq =
+      ctx.emit1("Equal", {ctx.emit1("Unsqueeze", {x, ctx.graph.constant_i64({1})}), range_of(ctx, len)});
   std::string contrib = ctx.cast_if_needed(eq, DType::kBool, out);
-  if (ctx.has("weights")) contrib = ctx.emit1("Mul", {contrib, ctx.emit1("Unsqueeze", {ctx.value("weights", out), ctx.graph.constant_i64({1})})});
+  if (ctx.has("weights"))
+    contrib =
+        ctx.emit1("Mul", {contrib, ctx.emit1("Unsqueeze", {ctx.value("weights", out), ctx.graph.constant_i64({1})})});
   emit_reduce(ctx, "ReduceSum", contrib, {0}, false, ctx.output());
 }
 

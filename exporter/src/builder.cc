@@ -60,11 +60,21 @@ std::string GraphBuilder::constant_i64(const std::vector<int64_t>& values, bool 
 std::string GraphBuilder::constant_scalar(double value, DType dtype) {
   Tensor t(dtype, {});
   switch (dtype) {
-    case DType::kFloat32: *t.data<float>() = static_cast<float>(value); break;
-    case DType::kFloat64: *t.data<double>() = value; break;
-    case DType::kInt64: *t.data<int64_t>() = static_cast<int64_t>(value); break;
-    case DType::kInt32: *t.data<int32_t>() = static_cast<int32_t>(value); break;
-    case DType::kBool: *t.data<uint8_t>() = value != 0; break;
+    case DType::kFloat32:
+      *t.data<float>() = static_cast<float>(value);
+      break;
+    case DType::kFloat64:
+      *t.data<double>() = value;
+      break;
+    case DType::kInt64:
+      *t.data<int64_t>() = static_cast<int64_t>(value);
+      break;
+    case DType::kInt32:
+      *t.data<int32_t>() = static_cast<int32_t>(value);
+      break;
+    case DType::kBool:
+      *t.data<uint8_t>() = value != 0;
+      break;
     default: {
       // float16/bfloat16 and narrow ints: make a float32 constant, the caller casts if needed.
       Tensor f(DType::kFloat32, {});

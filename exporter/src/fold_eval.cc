@@ -57,16 +57,26 @@ template <typename F>
 bool dispatch_number(DType t, F&& f) {
   switch (t) {
     case DType::kBool:
-    case DType::kUInt8: return f(uint8_t{});
-    case DType::kInt8: return f(int8_t{});
-    case DType::kInt16: return f(int16_t{});
-    case DType::kUInt16: return f(uint16_t{});
-    case DType::kInt32: return f(int32_t{});
-    case DType::kUInt32: return f(uint32_t{});
-    case DType::kInt64: return f(int64_t{});
-    case DType::kFloat32: return f(float{});
-    case DType::kFloat64: return f(double{});
-    default: return false;
+    case DType::kUInt8:
+      return f(uint8_t{});
+    case DType::kInt8:
+      return f(int8_t{});
+    case DType::kInt16:
+      return f(int16_t{});
+    case DType::kUInt16:
+      return f(uint16_t{});
+    case DType::kInt32:
+      return f(int32_t{});
+    case DType::kUInt32:
+      return f(uint32_t{});
+    case DType::kInt64:
+      return f(int64_t{});
+    case DType::kFloat32:
+      return f(float{});
+    case DType::kFloat64:
+      return f(double{});
+    default:
+      return false;
   }
 }
 
@@ -83,8 +93,10 @@ bool read_numbers(const Tensor& t, std::vector<Number>& out) {
   const T* p = t.data<T>();
   out.resize(static_cast<size_t>(t.numel()));
   for (size_t k = 0; k < out.size(); ++k) {
-    if constexpr (std::is_floating_point_v<T>) out[k] = {true, 0, static_cast<double>(p[k])};
-    else out[k] = {false, static_cast<int64_t>(p[k]), 0};
+    if constexpr (std::is_floating_point_v<T>)
+      out[k] = {true, 0, static_cast<double>(p[k])};
+    else
+      out[k] = {false, static_cast<int64_t>(p[k]), 0};
   }
   return true;
 }
@@ -117,7 +129,8 @@ Result eval_cast(const onnx::NodeProto& n, const Tensor& x) {
   const auto to = static_cast<DType>(int_attr(n, "to", 0));
   if (!dispatch_number(to, [](auto) { return true; })) return std::nullopt;
   std::vector<Number> values;
-  if (!dispatch_number(x.dtype(), [&](auto tag) { return read_numbers<decltype(tag)>(x, values); })) return std::nullopt;
+  if (!dispatch_number(x.dtype(), [&](auto tag) { return read_numbers<decltype(tag)>(x, values); }))
+    return std::nullopt;
   Tensor out(to, x.shape());
   const bool as_bool = to == DType::kBool;
   if (!dispatch_number(to, [&](auto tag) { return write_numbers<decltype(tag)>(values, out, as_bool); }))
@@ -130,18 +143,28 @@ Result eval_cast(const onnx::NodeProto& n, const Tensor& x) {
 template <typename T>
 bool arith(const std::string& op, T a, T b, T& out) {
   if constexpr (std::is_floating_point_v<T>) {
-    if (op == "Add") out = a + b;
-    else if (op == "Sub") out = a - b;
-    else if (op == "Mul") out = a * b;
-    else out = a / b;
+    if (op == "Add")
+      out = a + b;
+    else if (op == "Sub")
+      out = a - b;
+    else if (op == "Mul")
+      out = a * b;
+    else
+      out = a / b;
   } else {
     using U = std::make_unsigned_t<T>;
-    if (op == "Add") out = static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-    else if (op == "Sub") out = static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
-    else if (op == "Mul") out = static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-    else if (b == 0) return false;  // the runtime reports it
-    else if (b == -1) out = static_cast<T>(U{0} - static_cast<U>(a));  // MIN / -1 wraps
-    else out = static_cast<T>(a / b);  // truncation toward zero, as ONNX specifies
+    if (op == "Add")
+      out = static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    else if (op == "Sub")
+      out = static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+    else if (op == "Mul")
+      out = static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+    else if (b == 0)
+      return false;  // the runtime reports it
+    else if (b == -1)
+      out = static_cast<T>(U{0} - static_cast<U>(a));  // MIN / -1 wraps
+    else
+      out = static_cast<T>(a / b);  // truncation toward zero, as ONNX specifies
   }
   return true;
 }
@@ -194,11 +217,16 @@ Result eval_binary(const std::string& op, const Tensor& a, const Tensor& b, int6
   const auto count = bounded_numel(*shape, limit);
   if (!count) return std::nullopt;
   switch (a.dtype()) {
-    case DType::kInt64: return binary_typed<int64_t>(op, a, b, *shape, *count);
-    case DType::kInt32: return binary_typed<int32_t>(op, a, b, *shape, *count);
-    case DType::kFloat32: return binary_typed<float>(op, a, b, *shape, *count);
-    case DType::kFloat64: return binary_typed<double>(op, a, b, *shape, *count);
-    default: return std::nullopt;
+    case DType::kInt64:
+      return binary_typed<int64_t>(op, a, b, *shape, *count);
+    case DType::kInt32:
+      return binary_typed<int32_t>(op, a, b, *shape, *count);
+    case DType::kFloat32:
+      return binary_typed<float>(op, a, b, *shape, *count);
+    case DType::kFloat64:
+      return binary_typed<double>(op, a, b, *shape, *count);
+    default:
+      return std::nullopt;
   }
 }
 
@@ -206,19 +234,27 @@ template <typename T>
 Tensor negate(const Tensor& x) {
   Tensor out(x.dtype(), x.shape());
   for (int64_t k = 0; k < x.numel(); ++k) {
-    if constexpr (std::is_floating_point_v<T>) out.data<T>()[k] = -x.data<T>()[k];
-    else out.data<T>()[k] = static_cast<T>(std::make_unsigned_t<T>{0} - static_cast<std::make_unsigned_t<T>>(x.data<T>()[k]));
+    if constexpr (std::is_floating_point_v<T>)
+      out.data<T>()[k] = -x.data<T>()[k];
+    else
+      out.data<T>()[k] =
+          static_cast<T>(std::make_unsigned_t<T>{0} - static_cast<std::make_unsigned_t<T>>(x.data<T>()[k]));
   }
   return out;
 }
 
 Result eval_neg(const Tensor& x) {
   switch (x.dtype()) {
-    case DType::kInt64: return negate<int64_t>(x);
-    case DType::kInt32: return negate<int32_t>(x);
-    case DType::kFloat32: return negate<float>(x);
-    case DType::kFloat64: return negate<double>(x);
-    default: return std::nullopt;
+    case DType::kInt64:
+      return negate<int64_t>(x);
+    case DType::kInt32:
+      return negate<int32_t>(x);
+    case DType::kFloat32:
+      return negate<float>(x);
+    case DType::kFloat64:
+      return negate<double>(x);
+    default:
+      return std::nullopt;
   }
 }
 
@@ -430,9 +466,9 @@ Result dispatch_op(const onnx::NodeProto& n, const std::vector<const Tensor*>& i
 }  // namespace
 
 bool is_foldable_op(const std::string& op_type) {
-  static const std::set<std::string> ops = {"Identity", "Shape",   "Size",  "Cast",  "Neg",   "Unsqueeze",
-                                            "Squeeze",  "Concat",  "Slice", "Add",   "Sub",   "Mul",
-                                            "Div",      "Reshape", "Gather", "Range", "ConstantOfShape"};
+  static const std::set<std::string> ops = {
+      "Identity", "Shape", "Size", "Cast", "Neg",     "Unsqueeze", "Squeeze", "Concat",         "Slice",
+      "Add",      "Sub",   "Mul",  "Div",  "Reshape", "Gather",    "Range",   "ConstantOfShape"};
   return ops.count(op_type) != 0;
 }
 

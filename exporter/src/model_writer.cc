@@ -116,7 +116,8 @@ struct Payload {
 
 const Tensor& payload_tensor(const onnx::TensorProto& t, size_t index, const std::vector<Tensor>& payloads) {
   if (index >= payloads.size())
-    throw Error({"export"}, "internal: initializer '" + t.name() + "' refers to missing payload " + std::to_string(index));
+    throw Error({"export"},
+                "internal: initializer '" + t.name() + "' refers to missing payload " + std::to_string(index));
   return payloads[index];
 }
 
@@ -288,9 +289,10 @@ bool write_model_file(onnx::ModelProto& model, const std::vector<Tensor>& payloa
       options.external_data_file.empty() ? target.filename().string() + ".data" : options.external_data_file;
   const fs::path rel(data_name);
   if (data_name.empty() || data_name == "." || data_name == ".." || rel.has_parent_path() || rel.is_absolute())
-    throw Error({"export", onnx_path}, "external data file name '" + data_name +
-                                           "' must be a plain file name (it is written next to the .onnx file)",
-                ErrorKind::kUsage);
+    throw Error(
+        {"export", onnx_path},
+        "external data file name '" + data_name + "' must be a plain file name (it is written next to the .onnx file)",
+        ErrorKind::kUsage);
   if (data_name == target.filename().string())
     throw Error({"export", onnx_path}, "external data file name '" + data_name + "' is the model's own name",
                 ErrorKind::kUsage);
@@ -307,8 +309,8 @@ bool write_model_file(onnx::ModelProto& model, const std::vector<Tensor>& payloa
   FileSink onnx_sink(temps.paths[0], onnx_path);
   std::unique_ptr<FileSink> data_sink;
   if (external) data_sink = std::make_unique<FileSink>(temps.paths[1], data_path.string());
-  const size_t written = write_model(model, payloads, onnx_sink, data_sink.get(), data_name,
-                                     options.external_threshold, onnx_path);
+  const size_t written =
+      write_model(model, payloads, onnx_sink, data_sink.get(), data_name, options.external_threshold, onnx_path);
   onnx_sink.close();
   if (data_sink) data_sink->close();
   // The data file first: once the .onnx is in place, what it refers to is there too.

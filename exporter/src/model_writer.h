@@ -23,9 +23,9 @@ void set_pending_payload(onnx::TensorProto* proto, size_t index);
 std::optional<size_t> pending_payload(const onnx::TensorProto& proto);
 
 struct ModelWriteOptions {
-  bool external_data = false;         // write initializers >= external_threshold to external_data_file
-  std::string external_data_file;     // relative to the .onnx file's folder; default "<onnx name>.data"
-  uint64_t external_threshold = 1024;  // bytes; smaller initializers stay inline (onnx's size_threshold)
+  bool external_data = false;                     // write initializers >= external_threshold to external_data_file
+  std::string external_data_file;                 // relative to the .onnx file's folder; default "<onnx name>.data"
+  uint64_t external_threshold = 1024;             // bytes; smaller initializers stay inline (onnx's size_threshold)
   uint64_t auto_external_bytes = kProtobufLimit;  // a model larger than this uses external data anyway
 };
 

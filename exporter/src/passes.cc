@@ -172,7 +172,9 @@ struct ValueType {
   std::vector<int64_t> dims;        // -1 where not static
   std::vector<std::string> params;  // the dim_param of a non-static dim ("" = unknown)
 
-  bool fully_static() const { return ranked && std::all_of(dims.begin(), dims.end(), [](int64_t d) { return d >= 0; }); }
+  bool fully_static() const {
+    return ranked && std::all_of(dims.begin(), dims.end(), [](int64_t d) { return d >= 0; });
+  }
   // Every dim is static or named: two such types with equal dims describe equal shapes.
   bool fully_named() const {
     if (!ranked) return false;
@@ -242,13 +244,12 @@ class Scope {
       add_type(t.name(), type);
       if (t.data_location() != onnx::TensorProto::EXTERNAL && small_enough(t, max_elements) &&
           !options.protected_names.count(t.name()))
-        try_add(t.name(), [&] {
-          return std::optional<Tensor>(tensor_from_proto(t, "initializer"));
-        });
+        try_add(t.name(), [&] { return std::optional<Tensor>(tensor_from_proto(t, "initializer")); });
     }
     for (const auto& n : g.node())
       if (n.op_type() == "Constant" && default_domain(n) && n.output_size() == 1)
-        try_add(n.output(0), [&] { return constant_node_value(n); }, max_elements);
+        try_add(
+            n.output(0), [&] { return constant_node_value(n); }, max_elements);
   }
 
   const Tensor* constant(const std::string& name) const {
@@ -391,8 +392,8 @@ int fold_in(onnx::GraphProto& g, const Scope* parent, const OptimizeOptions& opt
 // Common subexpressions
 
 bool is_random(const onnx::NodeProto& n) {
-  static const Names random = {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike",
-                               "Multinomial",  "Bernoulli"};
+  static const Names random = {"RandomNormal",      "RandomNormalLike", "RandomUniform",
+                               "RandomUniformLike", "Multinomial",      "Bernoulli"};
   if (random.count(n.op_type())) return true;
   // Dropout is deterministic only when no training_mode input can switch it on.
   return n.op_type() == "Dropout" && n.input_size() > 2 && !n.input(2).empty();
@@ -400,8 +401,7 @@ bool is_random(const onnx::NodeProto& n) {
 
 bool cse_candidate(const onnx::NodeProto& n) {
   // Identity is remove_identities' job; custom domains may hide side effects or randomness.
-  return default_domain(n) && n.op_type() != "Identity" && n.output_size() > 0 && !is_random(n) &&
-         subgraphs(n).empty();
+  return default_domain(n) && n.op_type() != "Identity" && n.output_size() > 0 && !is_random(n) && subgraphs(n).empty();
 }
 
 void append_field(std::string& key, const std::string& field) { key += std::to_string(field.size()) + ":" + field; }
@@ -582,7 +582,9 @@ bool undoes_unsqueeze(const onnx::GraphProto& g, const onnx::NodeProto& squeeze,
   if (!ua || !sa) return false;
   auto inserted = int_values(*ua), removed = int_values(*sa);
   if (!inserted || !removed || inserted->size() != removed->size()) return false;
-  auto negative = [](const std::vector<int64_t>& v) { return std::any_of(v.begin(), v.end(), [](int64_t a) { return a < 0; }); };
+  auto negative = [](const std::vector<int64_t>& v) {
+    return std::any_of(v.begin(), v.end(), [](int64_t a) { return a < 0; });
+  };
   if (negative(*inserted) || negative(*removed)) {  // normalising needs the rank of x
     const ValueType* t = scope.type(unsqueeze.input(0));
     const Tensor* c = scope.constant(unsqueeze.input(0));

@@ -12,7 +12,9 @@ int64_t PluginContext::int_arg(const std::string& name, int64_t fallback) const 
 std::vector<int64_t> PluginContext::ints_arg(const std::string& name, std::vector<int64_t> fallback) const {
   return ctx_.ints_arg(name, std::move(fallback));
 }
-double PluginContext::float_arg(const std::string& name, double fallback) const { return ctx_.float_arg(name, fallback); }
+double PluginContext::float_arg(const std::string& name, double fallback) const {
+  return ctx_.float_arg(name, fallback);
+}
 bool PluginContext::bool_arg(const std::string& name, bool fallback) const { return ctx_.bool_arg(name, fallback); }
 std::string PluginContext::string_arg(const std::string& name, const std::string& fallback) const {
   return ctx_.string_arg(name, fallback);
@@ -38,10 +40,14 @@ void PluginContext::emit(const std::string& op_type, const std::vector<std::stri
   onnx::NodeProto* n = ctx_.emit(op_type, inputs, outputs);
   if (!domain.empty()) n->set_domain(domain);
   for (const auto& a : attributes) {
-    if (const auto* i = std::get_if<int64_t>(&a.value)) set_attr(n, a.name, *i);
-    else if (const auto* f = std::get_if<float>(&a.value)) set_attr(n, a.name, *f);
-    else if (const auto* s = std::get_if<std::string>(&a.value)) set_attr(n, a.name, *s);
-    else if (const auto* is = std::get_if<std::vector<int64_t>>(&a.value)) set_attr(n, a.name, *is);
+    if (const auto* i = std::get_if<int64_t>(&a.value))
+      set_attr(n, a.name, *i);
+    else if (const auto* f = std::get_if<float>(&a.value))
+      set_attr(n, a.name, *f);
+    else if (const auto* s = std::get_if<std::string>(&a.value))
+      set_attr(n, a.name, *s);
+    else if (const auto* is = std::get_if<std::vector<int64_t>>(&a.value))
+      set_attr(n, a.name, *is);
     else {
       auto* attr = n->add_attribute();
       attr->set_name(a.name);

@@ -23,10 +23,14 @@ void Argument::wrong_kind(const char* wanted) const {
 
 bool Argument::is_symbolic_scalar() const {
   switch (kind()) {
-    case ArgKind::as_sym_int: return a_.as_sym_int().kind() == schema::SymIntArgument::Kind::as_name;
-    case ArgKind::as_sym_float: return a_.as_sym_float().kind() == schema::SymFloatArgument::Kind::as_name;
-    case ArgKind::as_sym_bool: return a_.as_sym_bool().kind() == schema::SymBoolArgument::Kind::as_name;
-    default: return false;
+    case ArgKind::as_sym_int:
+      return a_.as_sym_int().kind() == schema::SymIntArgument::Kind::as_name;
+    case ArgKind::as_sym_float:
+      return a_.as_sym_float().kind() == schema::SymFloatArgument::Kind::as_name;
+    case ArgKind::as_sym_bool:
+      return a_.as_sym_bool().kind() == schema::SymBoolArgument::Kind::as_name;
+    default:
+      return false;
   }
 }
 
@@ -50,8 +54,10 @@ std::vector<std::optional<std::string>> Argument::optional_tensor_names() const 
   }
   if (!is(ArgKind::as_optional_tensors)) wrong_kind("optional tensor list");
   for (const auto& t : a_.as_optional_tensors()) {
-    if (t.is(schema::OptionalTensorArgument::Kind::as_tensor)) out.emplace_back(t.as_tensor().name);
-    else out.emplace_back(std::nullopt);
+    if (t.is(schema::OptionalTensorArgument::Kind::as_tensor))
+      out.emplace_back(t.as_tensor().name);
+    else
+      out.emplace_back(std::nullopt);
   }
   return out;
 }
@@ -93,16 +99,26 @@ bool Argument::as_bool() const {
 
 size_t Argument::list_length() const {
   switch (kind()) {
-    case ArgKind::as_tensors: return a_.as_tensors().size();
-    case ArgKind::as_ints: return a_.as_ints().size();
-    case ArgKind::as_floats: return a_.as_floats().size();
-    case ArgKind::as_strings: return a_.as_strings().size();
-    case ArgKind::as_sym_ints: return a_.as_sym_ints().size();
-    case ArgKind::as_bools: return a_.as_bools().size();
-    case ArgKind::as_sym_bools: return a_.as_sym_bools().size();
-    case ArgKind::as_sym_floats: return a_.as_sym_floats().size();
-    case ArgKind::as_optional_tensors: return a_.as_optional_tensors().size();
-    default: wrong_kind("list");
+    case ArgKind::as_tensors:
+      return a_.as_tensors().size();
+    case ArgKind::as_ints:
+      return a_.as_ints().size();
+    case ArgKind::as_floats:
+      return a_.as_floats().size();
+    case ArgKind::as_strings:
+      return a_.as_strings().size();
+    case ArgKind::as_sym_ints:
+      return a_.as_sym_ints().size();
+    case ArgKind::as_bools:
+      return a_.as_bools().size();
+    case ArgKind::as_sym_bools:
+      return a_.as_sym_bools().size();
+    case ArgKind::as_sym_floats:
+      return a_.as_sym_floats().size();
+    case ArgKind::as_optional_tensors:
+      return a_.as_optional_tensors().size();
+    default:
+      wrong_kind("list");
   }
 }
 
@@ -151,30 +167,64 @@ std::string Argument::describe() const {
 std::string Argument::value_text() const {
   std::string payload;
   switch (kind()) {
-    case ArgKind::unset: return "<absent>";
-    case ArgKind::as_none: return "None";
-    case ArgKind::as_tensor: payload = a_.as_tensor().name; break;
-    case ArgKind::as_tensors: payload = join_list(tensor_names()); break;
-    case ArgKind::as_int: payload = std::to_string(a_.as_int()); break;
-    case ArgKind::as_ints: payload = join_list(a_.as_ints()); break;
-    case ArgKind::as_float: payload = join_list(std::vector<double>{a_.as_float()}); break;
-    case ArgKind::as_floats: payload = join_list(a_.as_floats()); break;
-    case ArgKind::as_bool: payload = a_.as_bool() ? "True" : "False"; break;
-    case ArgKind::as_string: payload = "'" + a_.as_string().substr(0, 60) + "'"; break;
-    case ArgKind::as_sym_int: payload = sym_text(a_.as_sym_int()); break;
+    case ArgKind::unset:
+      return "<absent>";
+    case ArgKind::as_none:
+      return "None";
+    case ArgKind::as_tensor:
+      payload = a_.as_tensor().name;
+      break;
+    case ArgKind::as_tensors:
+      payload = join_list(tensor_names());
+      break;
+    case ArgKind::as_int:
+      payload = std::to_string(a_.as_int());
+      break;
+    case ArgKind::as_ints:
+      payload = join_list(a_.as_ints());
+      break;
+    case ArgKind::as_float:
+      payload = join_list(std::vector<double>{a_.as_float()});
+      break;
+    case ArgKind::as_floats:
+      payload = join_list(a_.as_floats());
+      break;
+    case ArgKind::as_bool:
+      payload = a_.as_bool() ? "True" : "False";
+      break;
+    case ArgKind::as_string:
+      payload = "'" + a_.as_string().substr(0, 60) + "'";
+      break;
+    case ArgKind::as_sym_int:
+      payload = sym_text(a_.as_sym_int());
+      break;
     case ArgKind::as_sym_ints: {
       std::vector<std::string> items;
       for (const auto& s : a_.as_sym_ints()) items.push_back(sym_text(s));
       payload = join_list(items);
       break;
     }
-    case ArgKind::as_scalar_type: payload = std::to_string(static_cast<int64_t>(a_.as_scalar_type())); break;
-    case ArgKind::as_device: payload = a_.as_device().type; break;
-    case ArgKind::as_custom_obj: payload = a_.as_custom_obj().name; break;
-    case ArgKind::as_operator: payload = a_.as_operator(); break;
-    case ArgKind::as_bools: payload = join_list(a_.as_bools()); break;
-    case ArgKind::as_graph: payload = "<subgraph>"; break;
-    default: payload = "<" + std::string(kind_name()) + ">"; break;
+    case ArgKind::as_scalar_type:
+      payload = std::to_string(static_cast<int64_t>(a_.as_scalar_type()));
+      break;
+    case ArgKind::as_device:
+      payload = a_.as_device().type;
+      break;
+    case ArgKind::as_custom_obj:
+      payload = a_.as_custom_obj().name;
+      break;
+    case ArgKind::as_operator:
+      payload = a_.as_operator();
+      break;
+    case ArgKind::as_bools:
+      payload = join_list(a_.as_bools());
+      break;
+    case ArgKind::as_graph:
+      payload = "<subgraph>";
+      break;
+    default:
+      payload = "<" + std::string(kind_name()) + ">";
+      break;
   }
   return payload;
 }
@@ -213,9 +263,9 @@ std::vector<std::string> Program::user_output_names() const {
 namespace {
 
 bool is_view(const std::string& target) {
-  static const std::set<std::string> views = {"slice", "select", "view", "_unsafe_view", "unsqueeze", "squeeze", "alias",
-                                              "as_strided", "t", "transpose", "permute", "expand", "diagonal", "narrow",
-                                              "unfold", "detach"};
+  static const std::set<std::string> views = {
+      "slice", "select",    "view",    "_unsafe_view", "unsqueeze", "squeeze", "alias",  "as_strided",
+      "t",     "transpose", "permute", "expand",       "diagonal",  "narrow",  "unfold", "detach"};
   const OpTarget t = OpTarget::parse(target);
   return t.is_aten() && views.count(t.op) != 0;
 }
@@ -260,8 +310,8 @@ const Tensor& Program::stored_tensor(const InputSpec& spec) const {
   const char* kind = spec.kind == Kind::kParameter ? "parameter"
                      : spec.kind == Kind::kBuffer  ? (spec.persistent ? "buffer" : "non-persistent buffer")
                                                    : "tensor constant";
-  throw Error({"pt2", archive_path}, std::string(kind) + " '" + spec.target + "' (graph input '" +
-                                        spec.arg.describe() + "') has no stored data in data/weights/ or data/constants/");
+  throw Error({"pt2", archive_path}, std::string(kind) + " '" + spec.target + "' (graph input '" + spec.arg.describe() +
+                                         "') has no stored data in data/weights/ or data/constants/");
 }
 
 std::vector<Program::Mutation> Program::mutations() const {
@@ -291,7 +341,8 @@ std::vector<Program::Mutation> Program::mutations() const {
     written.insert(t);
   };
   for (const auto& n : graph.nodes) {
-    if (OpTarget::parse(n.target).is_in_place() && !n.inputs.empty() && n.inputs[0].arg.is_tensor()) mark(n.inputs[0].arg.tensor_name());
+    if (OpTarget::parse(n.target).is_in_place() && !n.inputs.empty() && n.inputs[0].arg.is_tensor())
+      mark(n.inputs[0].arg.tensor_name());
     // Batch norm in training mode writes its running statistics (a mutable argument, not `self`).
     const std::string op = OpTarget::parse(n.target).op;
     const Argument* training = n.input("training");
@@ -313,20 +364,34 @@ std::vector<Program::Mutation> Program::mutations() const {
 
 DType dtype_from_torch(int32_t t) {
   switch (t) {
-    case 1: return DType::kUInt8;
-    case 2: return DType::kInt8;
-    case 3: return DType::kInt16;
-    case 4: return DType::kInt32;
-    case 5: return DType::kInt64;
-    case 6: return DType::kFloat16;
-    case 7: return DType::kFloat32;
-    case 8: return DType::kFloat64;
-    case 12: return DType::kBool;
-    case 13: return DType::kBFloat16;
-    case 28: return DType::kUInt16;
-    case 34: return DType::kUInt32;
-    case 35: return DType::kUInt64;
-    default: return DType::kUndefined;
+    case 1:
+      return DType::kUInt8;
+    case 2:
+      return DType::kInt8;
+    case 3:
+      return DType::kInt16;
+    case 4:
+      return DType::kInt32;
+    case 5:
+      return DType::kInt64;
+    case 6:
+      return DType::kFloat16;
+    case 7:
+      return DType::kFloat32;
+    case 8:
+      return DType::kFloat64;
+    case 12:
+      return DType::kBool;
+    case 13:
+      return DType::kBFloat16;
+    case 28:
+      return DType::kUInt16;
+    case 34:
+      return DType::kUInt32;
+    case 35:
+      return DType::kUInt64;
+    default:
+      return DType::kUndefined;
   }
 }
 

@@ -50,7 +50,8 @@ Node to_node(const schema::Node& sn) {
   Node n;
   n.target = sn.target;
   n.name = sn.name.value_or("");
-  for (const auto& in : sn.inputs) n.inputs.push_back({in.name, Argument(in.arg), in.kind.value_or(schema::ArgumentKind::UNKNOWN)});
+  for (const auto& in : sn.inputs)
+    n.inputs.push_back({in.name, Argument(in.arg), in.kind.value_or(schema::ArgumentKind::UNKNOWN)});
   for (const auto& out : sn.outputs) n.outputs.emplace_back(out);
   n.metadata = sn.metadata;
   if (n.name.empty() && !n.outputs.empty() && n.outputs[0].is_tensor()) n.name = n.outputs[0].tensor_name();
@@ -69,7 +70,9 @@ T read_schema(const json& j, const std::string& what) {
   return out;
 }
 
-TensorMeta parse_tensor_meta(const json& j) { return to_tensor_meta(read_schema<schema::TensorMeta>(j, "tensor_meta")); }
+TensorMeta parse_tensor_meta(const json& j) {
+  return to_tensor_meta(read_schema<schema::TensorMeta>(j, "tensor_meta"));
+}
 
 }  // namespace
 
@@ -142,7 +145,8 @@ InputSpec to_input_spec(const schema::InputSpec& spec) {
       s.target = spec.constant_input().name;
       break;
     }
-    default: throw Error({"pt2"}, std::string("unknown input spec kind '") + spec.kind_name() + "'");
+    default:
+      throw Error({"pt2"}, std::string("unknown input spec kind '") + spec.kind_name() + "'");
   }
   return s;
 }
@@ -151,8 +155,12 @@ OutputSpec to_output_spec(const schema::OutputSpec& spec) {
   using K = schema::OutputSpec::Kind;
   OutputSpec s;
   switch (spec.kind()) {
-    case K::user_output: s.kind = OutputSpec::Kind::kUserOutput, s.arg = Argument(spec.user_output().arg); break;
-    case K::loss_output: s.kind = OutputSpec::Kind::kLossOutput, s.arg = Argument::tensor(spec.loss_output().arg.name); break;
+    case K::user_output:
+      s.kind = OutputSpec::Kind::kUserOutput, s.arg = Argument(spec.user_output().arg);
+      break;
+    case K::loss_output:
+      s.kind = OutputSpec::Kind::kLossOutput, s.arg = Argument::tensor(spec.loss_output().arg.name);
+      break;
     case K::buffer_mutation:
       s.kind = OutputSpec::Kind::kBufferMutation, s.arg = Argument::tensor(spec.buffer_mutation().arg.name);
       s.target = spec.buffer_mutation().buffer_name;
@@ -173,8 +181,11 @@ OutputSpec to_output_spec(const schema::OutputSpec& spec) {
       s.kind = OutputSpec::Kind::kUserInputMutation, s.arg = Argument::tensor(spec.user_input_mutation().arg.name);
       s.target = spec.user_input_mutation().user_input_name;
       break;
-    case K::token: s.kind = OutputSpec::Kind::kToken, s.target = spec.token().arg.name; break;
-    default: throw Error({"pt2"}, std::string("unknown output spec kind '") + spec.kind_name() + "'");
+    case K::token:
+      s.kind = OutputSpec::Kind::kToken, s.target = spec.token().arg.name;
+      break;
+    default:
+      throw Error({"pt2"}, std::string("unknown output spec kind '") + spec.kind_name() + "'");
   }
   return s;
 }
@@ -255,12 +266,14 @@ void read_stored_tensors(const Reader& r, const std::string& folder, const std::
   const json entries = config.value("config", json::object());
   for (const auto& [name, entry] : entries.items()) {
     if (entry.value("use_pickle", false))
-      r.fail(config_record, "'" + name + "' is stored with pickle (use_pickle=true); Parity never unpickles. "
-                            "Save plain tensors (no subclasses) with torch.export.save");
+      r.fail(config_record, "'" + name +
+                                "' is stored with pickle (use_pickle=true); Parity never unpickles. "
+                                "Save plain tensors (no subclasses) with torch.export.save");
     const std::string path_name = entry.at("path_name").get<std::string>();
     if (path_name.find("..") != std::string::npos || path_name.find('/') != std::string::npos)
       r.fail(config_record, "'" + name + "' has an unsafe path_name '" + path_name + "'");
-    out[name] = read_stored_tensor(r, folder + path_name, name, parse_tensor_meta(entry.at("tensor_meta")), r.zip.file());
+    out[name] =
+        read_stored_tensor(r, folder + path_name, name, parse_tensor_meta(entry.at("tensor_meta")), r.zip.file());
   }
 }
 
@@ -291,8 +304,8 @@ Program read_pt2(const std::string& path) {
   const json model = r.parse_json(model_record);
   try {
     // The version first: an archive of another major version may not parse as this one.
-    const auto version = read_schema<schema::SchemaVersion>(model.is_object() && model.contains("schema_version")
-                                                                ? model["schema_version"] : json(), "schema_version");
+    const auto version = read_schema<schema::SchemaVersion>(
+        model.is_object() && model.contains("schema_version") ? model["schema_version"] : json(), "schema_version");
     if (version.major != kSupportedSchemaMajor)
       throw Error({"pt2"}, "export schema major version " + std::to_string(version.major) +
                                " is not supported (Parity reads major " + std::to_string(kSupportedSchemaMajor) + ")");
@@ -305,9 +318,10 @@ Program read_pt2(const std::string& path) {
   try {
     read_stored_tensors(r, "data/weights/", "data/weights/" + p.model_name + "_weights_config.json", p.weights);
     read_stored_tensors(r, "data/constants/", "data/constants/" + p.model_name + "_constants_config.json", p.constants);
-    const json dims = zip.contains(r.prefix + "extra/parity_dims.json") ? r.parse_json("extra/parity_dims.json") : json::object();
-      for (const auto& [sym, name] : dims.items())
-        if (name.is_string()) p.dim_names[sym] = name.get<std::string>();
+    const json dims =
+        zip.contains(r.prefix + "extra/parity_dims.json") ? r.parse_json("extra/parity_dims.json") : json::object();
+    for (const auto& [sym, name] : dims.items())
+      if (name.is_string()) p.dim_names[sym] = name.get<std::string>();
   } catch (const json::exception& e) {
     r.fail("weights", std::string("unexpected structure: ") + e.what());
   }

@@ -37,8 +37,8 @@ int64_t read_enum(const json& j, const char* type) {
 std::pair<std::string, const json*> union_entry(const json& j, const char* type) {
   expect_object(j, type);
   if (j.size() != 1)
-    throw ParseError("", std::string("a ") + type + " holds exactly one alternative, got " + std::to_string(j.size()) +
-                             " keys");
+    throw ParseError(
+        "", std::string("a ") + type + " holds exactly one alternative, got " + std::to_string(j.size()) + " keys");
   return {j.begin().key(), &j.begin().value()};
 }
 
@@ -53,10 +53,14 @@ void read(const json& j, double& out) {
     return;
   }
   const std::string s = j.is_string() ? j.get<std::string>() : "";
-  if (s == "Infinity") out = std::numeric_limits<double>::infinity();
-  else if (s == "-Infinity") out = -std::numeric_limits<double>::infinity();
-  else if (s == "NaN") out = std::nan("");
-  else throw ParseError("", "expected a float, got " + kind_of(j));
+  if (s == "Infinity")
+    out = std::numeric_limits<double>::infinity();
+  else if (s == "-Infinity")
+    out = -std::numeric_limits<double>::infinity();
+  else if (s == "NaN")
+    out = std::nan("");
+  else
+    throw ParseError("", "expected a float, got " + kind_of(j));
 }
 
 void read(const json& j, bool& out) {

@@ -41,12 +41,13 @@ class Cursor {
   const std::string& path_;
 };
 
-}  // namespace
+// The central directory's entry count, size and offset, from the end record (zip64's when the 32-bit
+// fields are saturated).
+struct CentralDirectory {
+  uint64_t count = 0, size = 0, offset = 0;
+};
 
-ZipArchive ZipArchive::open(const std::string& path) {
-  ZipArchive zip;
-  zip.file_ = MappedFile::open(path, "pt2");
-  const Cursor c(zip.file_->data(), zip.file_->size(), path);
+CentralDirectory find_central_directory(const Cursor& c, const std::string& path) {
   const std::string not_zip = "not a PT2 archive (no zip end-of-central-directory record; truncated or not a zip)";
   if (c.size() < 22) throw Error({"pt2", path}, not_zip);
 
@@ -62,22 +63,32 @@ ZipArchive ZipArchive::open(const std::string& path) {
   }
   if (eocd == UINT64_MAX) throw Error({"pt2", path}, not_zip);
 
-  uint64_t count = c.read<uint16_t>(eocd + 10, "end record");
-  uint64_t cd_size = c.read<uint32_t>(eocd + 12, "end record");
-  uint64_t cd_offset = c.read<uint32_t>(eocd + 16, "end record");
-  if ((count == 0xFFFF || cd_offset == 0xFFFFFFFF || cd_size == 0xFFFFFFFF) && eocd >= 20 &&
+  CentralDirectory cd;
+  cd.count = c.read<uint16_t>(eocd + 10, "end record");
+  cd.size = c.read<uint32_t>(eocd + 12, "end record");
+  cd.offset = c.read<uint32_t>(eocd + 16, "end record");
+  if ((cd.count == 0xFFFF || cd.offset == 0xFFFFFFFF || cd.size == 0xFFFFFFFF) && eocd >= 20 &&
       c.read<uint32_t>(eocd - 20, "zip64 locator") == kZip64Locator) {
     const uint64_t z64 = c.read<uint64_t>(eocd - 20 + 8, "zip64 locator");
     if (c.read<uint32_t>(z64, "zip64 end record") != kZip64EndOfCentralDir)
       throw Error({"pt2", path}, "corrupt zip64 end record");
-    count = c.read<uint64_t>(z64 + 32, "zip64 end record");
-    cd_size = c.read<uint64_t>(z64 + 40, "zip64 end record");
-    cd_offset = c.read<uint64_t>(z64 + 48, "zip64 end record");
+    cd.count = c.read<uint64_t>(z64 + 32, "zip64 end record");
+    cd.size = c.read<uint64_t>(z64 + 40, "zip64 end record");
+    cd.offset = c.read<uint64_t>(z64 + 48, "zip64 end record");
   }
-  c.need(cd_offset, cd_size, "central directory");
+  c.need(cd.offset, cd.size, "central directory");
+  return cd;
+}
 
-  uint64_t pos = cd_offset;
-  for (uint64_t i = 0; i < count; ++i) {
+}  // namespace
+
+ZipArchive ZipArchive::open(const std::string& path) {
+  ZipArchive zip;
+  zip.file_ = MappedFile::open(path, "pt2");
+  const Cursor c(zip.file_->data(), zip.file_->size(), path);
+  const CentralDirectory cd = find_central_directory(c, path);
+  uint64_t pos = cd.offset;
+  for (uint64_t i = 0; i < cd.count; ++i) {
     if (c.read<uint32_t>(pos, "central directory") != kCentralHeader)
       throw Error({"pt2", path}, "corrupt zip central directory entry " + std::to_string(i));
     const uint16_t method = c.read<uint16_t>(pos + 10, "central directory");
@@ -97,9 +108,18 @@ ZipArchive ZipArchive::open(const std::string& path) {
       const uint16_t len = c.read<uint16_t>(extra + 2, "extra field");
       uint64_t field = extra + 4;
       if (id == 0x0001) {
-        if (size == 0xFFFFFFFF) { size = c.read<uint64_t>(field, "zip64 field"); field += 8; }
-        if (comp_size == 0xFFFFFFFF) { comp_size = c.read<uint64_t>(field, "zip64 field"); field += 8; }
-        if (local == 0xFFFFFFFF) { local = c.read<uint64_t>(field, "zip64 field"); field += 8; }
+        if (size == 0xFFFFFFFF) {
+          size = c.read<uint64_t>(field, "zip64 field");
+          field += 8;
+        }
+        if (comp_size == 0xFFFFFFFF) {
+          comp_size = c.read<uint64_t>(field, "zip64 field");
+          field += 8;
+        }
+        if (local == 0xFFFFFFFF) {
+          local = c.read<uint64_t>(field, "zip64 field");
+          field += 8;
+        }
       }
       extra += 4 + uint64_t{len};
     }
@@ -109,8 +129,8 @@ ZipArchive ZipArchive::open(const std::string& path) {
     if (comp_size != size) throw Error({"pt2", path}, "entry '" + name + "' has inconsistent sizes");
     if (c.read<uint32_t>(local, "local header") != kLocalHeader)
       throw Error({"pt2", path}, "corrupt local header of entry '" + name + "'");
-    const uint64_t data = local + 30 + c.read<uint16_t>(local + 26, "local header") +
-                          c.read<uint16_t>(local + 28, "local header");
+    const uint64_t data =
+        local + 30 + c.read<uint16_t>(local + 26, "local header") + c.read<uint16_t>(local + 28, "local header");
     c.need(data, size, ("data of entry '" + name + "'").c_str());
     zip.entries_[name] = Entry{data, size};
     pos += 46 + uint64_t{name_len} + extra_len + comment_len;

@@ -26,9 +26,20 @@ DType dtype_of(const py::dtype& dt) {
   const char kind = dt.attr("kind").cast<std::string>()[0];
   const auto size = dt.attr("itemsize").cast<int>();
   if (kind == 'b') return DType::kBool;
-  if (kind == 'f') return size == 4 ? DType::kFloat32 : size == 8 ? DType::kFloat64 : size == 2 ? DType::kFloat16 : DType::kUndefined;
-  if (kind == 'i') return size == 1 ? DType::kInt8 : size == 2 ? DType::kInt16 : size == 4 ? DType::kInt32 : size == 8 ? DType::kInt64 : DType::kUndefined;
-  if (kind == 'u') return size == 1 ? DType::kUInt8 : size == 2 ? DType::kUInt16 : size == 4 ? DType::kUInt32 : size == 8 ? DType::kUInt64 : DType::kUndefined;
+  if (kind == 'f')
+    return size == 4 ? DType::kFloat32 : size == 8 ? DType::kFloat64 : size == 2 ? DType::kFloat16 : DType::kUndefined;
+  if (kind == 'i')
+    return size == 1   ? DType::kInt8
+           : size == 2 ? DType::kInt16
+           : size == 4 ? DType::kInt32
+           : size == 8 ? DType::kInt64
+                       : DType::kUndefined;
+  if (kind == 'u')
+    return size == 1   ? DType::kUInt8
+           : size == 2 ? DType::kUInt16
+           : size == 4 ? DType::kUInt32
+           : size == 8 ? DType::kUInt64
+                       : DType::kUndefined;
   // ml_dtypes.bfloat16 (what onnx and ORT use for bfloat16 arrays) is a 2-byte user type named "bfloat16".
   if (size == 2 && dt.attr("name").cast<std::string>() == "bfloat16") return DType::kBFloat16;
   return DType::kUndefined;
@@ -36,20 +47,34 @@ DType dtype_of(const py::dtype& dt) {
 
 py::dtype numpy_dtype(DType t) {
   switch (t) {
-    case DType::kFloat32: return py::dtype::of<float>();
-    case DType::kFloat64: return py::dtype::of<double>();
-    case DType::kFloat16: return py::dtype("float16");
-    case DType::kBFloat16: return py::dtype::from_args(py::module_::import("ml_dtypes").attr("bfloat16"));
-    case DType::kInt8: return py::dtype::of<int8_t>();
-    case DType::kInt16: return py::dtype::of<int16_t>();
-    case DType::kInt32: return py::dtype::of<int32_t>();
-    case DType::kInt64: return py::dtype::of<int64_t>();
-    case DType::kUInt8: return py::dtype::of<uint8_t>();
-    case DType::kUInt16: return py::dtype::of<uint16_t>();
-    case DType::kUInt32: return py::dtype::of<uint32_t>();
-    case DType::kUInt64: return py::dtype::of<uint64_t>();
-    case DType::kBool: return py::dtype::of<bool>();
-    default: throw Error({"python"}, "an output of dtype " + dtype_name(t) + " has no numpy equivalent");
+    case DType::kFloat32:
+      return py::dtype::of<float>();
+    case DType::kFloat64:
+      return py::dtype::of<double>();
+    case DType::kFloat16:
+      return py::dtype("float16");
+    case DType::kBFloat16:
+      return py::dtype::from_args(py::module_::import("ml_dtypes").attr("bfloat16"));
+    case DType::kInt8:
+      return py::dtype::of<int8_t>();
+    case DType::kInt16:
+      return py::dtype::of<int16_t>();
+    case DType::kInt32:
+      return py::dtype::of<int32_t>();
+    case DType::kInt64:
+      return py::dtype::of<int64_t>();
+    case DType::kUInt8:
+      return py::dtype::of<uint8_t>();
+    case DType::kUInt16:
+      return py::dtype::of<uint16_t>();
+    case DType::kUInt32:
+      return py::dtype::of<uint32_t>();
+    case DType::kUInt64:
+      return py::dtype::of<uint64_t>();
+    case DType::kBool:
+      return py::dtype::of<bool>();
+    default:
+      throw Error({"python"}, "an output of dtype " + dtype_name(t) + " has no numpy equivalent");
   }
 }
 
@@ -61,9 +86,12 @@ py::list describe(const std::vector<refrt::ValueInfo>& values) {
     if (v.has_shape) {
       py::list d;
       for (const auto& dim : v.dims) {
-        if (dim.value >= 0) d.append(dim.value);
-        else if (!dim.param.empty()) d.append(dim.param);
-        else d.append(py::none());
+        if (dim.value >= 0)
+          d.append(dim.value);
+        else if (!dim.param.empty())
+          d.append(dim.param);
+        else
+          d.append(py::none());
       }
       dims = d;
     }
@@ -78,8 +106,10 @@ Tensor view_of(const py::array& array, const std::string& name) {
     throw Error({"python"}, "input '" + name + "' is not C-contiguous (np.ascontiguousarray first)");
   const DType dtype = dtype_of(array.dtype());
   if (dtype == DType::kUndefined)
-    throw Error({"python"}, "input '" + name + "' has numpy dtype " + array.dtype().attr("name").cast<std::string>() +
-                                ", which refrt does not take", ErrorKind::kUnsupported);
+    throw Error({"python"},
+                "input '" + name + "' has numpy dtype " + array.dtype().attr("name").cast<std::string>() +
+                    ", which refrt does not take",
+                ErrorKind::kUnsupported);
   Shape shape(array.shape(), array.shape() + array.ndim());
   static const std::shared_ptr<const void> kNoOwner(static_cast<const void*>(nullptr), [](const void*) {});
   return Tensor::view(dtype, std::move(shape), kNoOwner, array.data());
@@ -104,14 +134,19 @@ py::array to_numpy(Tensor t) {
 
 // A sequence input from a list of arrays, an optional from None or its element (views of the arrays).
 std::shared_ptr<const refrt::Value> value_of(const py::object& item, const refrt::ValueInfo& info) {
-  const bool optional = info.kind == refrt::ValueKind::kOptionalTensor || info.kind == refrt::ValueKind::kOptionalSequence;
+  const bool optional =
+      info.kind == refrt::ValueKind::kOptionalTensor || info.kind == refrt::ValueKind::kOptionalSequence;
   if (optional && item.is_none()) return refrt::Value::empty_optional(info.kind, info.dtype);
-  if (info.kind == refrt::ValueKind::kOptionalTensor) return refrt::Value::optional_tensor(view_of(item.cast<py::array>(), info.name));
+  if (info.kind == refrt::ValueKind::kOptionalTensor)
+    return refrt::Value::optional_tensor(view_of(item.cast<py::array>(), info.name));
   if (!py::isinstance<py::list>(item) && !py::isinstance<py::tuple>(item))
-    throw Error({"python"}, "input '" + info.name + "' is a " + refrt::value_kind_name(info.kind) + ": pass a list of arrays");
+    throw Error({"python"},
+                "input '" + info.name + "' is a " + refrt::value_kind_name(info.kind) + ": pass a list of arrays");
   std::vector<Tensor> elements;
   for (const auto& e : item) elements.push_back(view_of(e.cast<py::array>(), info.name));
-  const DType elem = info.dtype != DType::kUndefined ? info.dtype : elements.empty() ? DType::kUndefined : elements[0].dtype();
+  const DType elem = info.dtype != DType::kUndefined ? info.dtype
+                     : elements.empty()              ? DType::kUndefined
+                                                     : elements[0].dtype();
   auto seq = refrt::Value::sequence(std::move(elements), elem);
   return optional ? refrt::Value::optional_sequence(*seq) : seq;
 }
@@ -135,12 +170,15 @@ class PySession {
   py::list run(const std::vector<py::object>& items) const {
     const auto& infos = session_->inputs();
     if (items.size() != infos.size())
-      throw Error({"python"}, "expected " + std::to_string(infos.size()) + " inputs, got " + std::to_string(items.size()));
+      throw Error({"python"},
+                  "expected " + std::to_string(infos.size()) + " inputs, got " + std::to_string(items.size()));
     std::vector<Tensor> inputs(items.size());
     refrt::ValueList values(items.size());
     for (size_t i = 0; i < items.size(); ++i) {
-      if (infos[i].kind == refrt::ValueKind::kTensor) inputs[i] = view_of(items[i].cast<py::array>(), infos[i].name);
-      else values[i] = value_of(items[i], infos[i]);
+      if (infos[i].kind == refrt::ValueKind::kTensor)
+        inputs[i] = view_of(items[i].cast<py::array>(), infos[i].name);
+      else
+        values[i] = value_of(items[i], infos[i]);
     }
     refrt::RunResult result;
     {
@@ -185,21 +223,30 @@ PYBIND11_MODULE(_refrt, m) {
   static py::object base = py::module_::import("parity._paths").attr("ParityError");
   py::register_exception<Error>(m, "RefrtError", base.ptr());
   py::class_<PySession>(m, "Session")
-      .def_static("load_file", [](const std::string& path, int threads, bool optimize) {
+      .def_static(
+          "load_file",
+          [](const std::string& path, int threads, bool optimize) {
             py::gil_scoped_release release;
             return PySession(refrt::Session::load_file(path, python::options_of(threads, optimize)));
-          }, py::arg("path"), py::arg("threads"), py::arg("optimize") = true)
-      .def_static("load_bytes", [](const py::bytes& bytes, int threads, bool optimize) {
+          },
+          py::arg("path"), py::arg("threads"), py::arg("optimize") = true)
+      .def_static(
+          "load_bytes",
+          [](const py::bytes& bytes, int threads, bool optimize) {
             std::string data = bytes;
             py::gil_scoped_release release;
             return PySession(refrt::Session::load_bytes(data, "<bytes>", python::options_of(threads, optimize)));
-          }, py::arg("data"), py::arg("threads"), py::arg("optimize") = true)
+          },
+          py::arg("data"), py::arg("threads"), py::arg("optimize") = true)
       .def("inputs", &PySession::inputs)
       .def("outputs", &PySession::outputs)
       .def("run", &PySession::run, py::arg("inputs"));
-  m.def("isa_level", [] { return std::string(refrt::isa_name(refrt::isa_level())); },
-        "the ISA level refrt's hand-written kernels use (PARITY_REFRT_ISA caps it)");
-  m.def("cpu_isa_level", [] { return std::string(refrt::isa_name(refrt::isa_info().cpu)); },
-        "the highest ISA level this CPU can execute");
-  m.def("isa_note", [] { return refrt::isa_info().note; }, "set when PARITY_REFRT_ISA is above the CPU's level");
+  m.def(
+      "isa_level", [] { return std::string(refrt::isa_name(refrt::isa_level())); },
+      "the ISA level refrt's hand-written kernels use (PARITY_REFRT_ISA caps it)");
+  m.def(
+      "cpu_isa_level", [] { return std::string(refrt::isa_name(refrt::isa_info().cpu)); },
+      "the highest ISA level this CPU can execute");
+  m.def(
+      "isa_note", [] { return refrt::isa_info().note; }, "set when PARITY_REFRT_ISA is above the CPU's level");
 }

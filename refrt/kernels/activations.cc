@@ -16,51 +16,70 @@ struct AlphaOp : FloatOp {
 
 struct ReluOp {
   explicit ReluOp(const NodeDef&) {}
-  template <typename T> static constexpr bool accepts = is_float_v<T> || is_signed_int_v<T>;
-  template <typename T> T operator()(T x) const { return x < T(0) ? T(0) : x; }  // NaN stays NaN
+  template <typename T>
+  static constexpr bool accepts = is_float_v<T> || is_signed_int_v<T>;
+  template <typename T>
+  T operator()(T x) const {
+    return x < T(0) ? T(0) : x;
+  }  // NaN stays NaN
 };
 struct LeakyReluOp : AlphaOp {
   explicit LeakyReluOp(const NodeDef& n) : AlphaOp(n, 0.01f) {}
-  template <typename T> T operator()(T x) const { return x < T(0) ? static_cast<T>(alpha) * x : x; }
+  template <typename T>
+  T operator()(T x) const {
+    return x < T(0) ? static_cast<T>(alpha) * x : x;
+  }
 };
 struct EluOp : AlphaOp {
   explicit EluOp(const NodeDef& n) : AlphaOp(n, 1.0f) {}
-  template <typename T> T operator()(T x) const { return x < T(0) ? static_cast<T>(alpha) * std::expm1(x) : x; }
+  template <typename T>
+  T operator()(T x) const {
+    return x < T(0) ? static_cast<T>(alpha) * std::expm1(x) : x;
+  }
 };
 struct CeluOp : AlphaOp {
   explicit CeluOp(const NodeDef& n) : AlphaOp(n, 1.0f) {
     if (alpha == 0) n.fail("attribute 'alpha' must not be 0");
   }
-  template <typename T> T operator()(T x) const {
+  template <typename T>
+  T operator()(T x) const {
     const T a = static_cast<T>(alpha);
     return x < T(0) ? a * std::expm1(x / a) : x;
   }
 };
 struct SeluOp : FloatOp {
   explicit SeluOp(const NodeDef& n)
-      : FloatOp(n), alpha(n.attr_float("alpha", 1.67326319217681884765625f)),
+      : FloatOp(n),
+        alpha(n.attr_float("alpha", 1.67326319217681884765625f)),
         gamma(n.attr_float("gamma", 1.05070102214813232421875f)) {}
-  template <typename T> T operator()(T x) const {
+  template <typename T>
+  T operator()(T x) const {
     return static_cast<T>(gamma) * (x > T(0) ? x : static_cast<T>(alpha) * std::expm1(x));
   }
   float alpha, gamma;
 };
 struct ThresholdedReluOp : AlphaOp {
   explicit ThresholdedReluOp(const NodeDef& n) : AlphaOp(n, 1.0f) {}
-  template <typename T> T operator()(T x) const { return x > static_cast<T>(alpha) ? x : T(0); }
+  template <typename T>
+  T operator()(T x) const {
+    return x > static_cast<T>(alpha) ? x : T(0);
+  }
 };
 struct SigmoidOp : FloatOp {
   using FloatOp::FloatOp;
   // Split by sign so that exp never overflows.
-  template <typename T> T operator()(T x) const {
+  template <typename T>
+  T operator()(T x) const {
     if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
     const T e = std::exp(x);
     return e / (T(1) + e);
   }
 };
 struct HardSigmoidOp : FloatOp {
-  explicit HardSigmoidOp(const NodeDef& n) : FloatOp(n), alpha(n.attr_float("alpha", 0.2f)), beta(n.attr_float("beta", 0.5f)) {}
-  template <typename T> T operator()(T x) const {
+  explicit HardSigmoidOp(const NodeDef& n)
+      : FloatOp(n), alpha(n.attr_float("alpha", 0.2f)), beta(n.attr_float("beta", 0.5f)) {}
+  template <typename T>
+  T operator()(T x) const {
     const T v = static_cast<T>(alpha) * x + static_cast<T>(beta);
     return v > T(1) ? T(1) : (v < T(0) ? T(0) : v);
   }
@@ -70,7 +89,8 @@ struct HardSigmoidOp : FloatOp {
 // float64 input sees float32(1/6), as in ONNX Runtime.
 struct HardSwishOp : FloatOp {
   using FloatOp::FloatOp;
-  template <typename T> T operator()(T x) const {
+  template <typename T>
+  T operator()(T x) const {
     const T v = static_cast<T>(1.0f / 6.0f) * x + T(0.5);
     return x * (v > T(1) ? T(1) : (v < T(0) ? T(0) : v));
   }
@@ -82,23 +102,34 @@ T softplus(T x) {
 }
 struct SoftplusOp : FloatOp {
   using FloatOp::FloatOp;
-  template <typename T> T operator()(T x) const { return softplus(x); }
+  template <typename T>
+  T operator()(T x) const {
+    return softplus(x);
+  }
 };
 struct SoftsignOp : FloatOp {
   using FloatOp::FloatOp;
-  template <typename T> T operator()(T x) const { return x / (T(1) + std::fabs(x)); }
+  template <typename T>
+  T operator()(T x) const {
+    return x / (T(1) + std::fabs(x));
+  }
 };
 struct MishOp : FloatOp {
   using FloatOp::FloatOp;
-  template <typename T> T operator()(T x) const { return x * std::tanh(softplus(x)); }
+  template <typename T>
+  T operator()(T x) const {
+    return x * std::tanh(softplus(x));
+  }
 };
 struct GeluOp : FloatOp {
   explicit GeluOp(const NodeDef& n) : FloatOp(n) {
     const Attribute* a = n.attr("approximate", Attribute::Type::kString);
-    if (a && a->s != "none" && a->s != "tanh") n.fail("attribute 'approximate' must be \"none\" or \"tanh\", got \"" + a->s + "\"");
+    if (a && a->s != "none" && a->s != "tanh")
+      n.fail("attribute 'approximate' must be \"none\" or \"tanh\", got \"" + a->s + "\"");
     tanh_approximation = a && a->s == "tanh";
   }
-  template <typename T> T operator()(T x) const {
+  template <typename T>
+  T operator()(T x) const {
     if (tanh_approximation) {
       const double inner = std::sqrt(2.0 / M_PI) * (x + 0.044715 * double(x) * x * x);
       return static_cast<T>(0.5 * x * (1.0 + std::tanh(inner)));
@@ -112,12 +143,16 @@ struct GeluOp : FloatOp {
 // converted back without UB).
 struct ShrinkOp {
   explicit ShrinkOp(const NodeDef& n) : bias(n.attr_float("bias", 0.0f)), lambd(n.attr_float("lambd", 0.5f)) {}
-  template <typename T> static constexpr bool accepts = is_number_v<T>;
-  template <typename T> T operator()(T x) const {
+  template <typename T>
+  static constexpr bool accepts = is_number_v<T>;
+  template <typename T>
+  T operator()(T x) const {
     const double v = static_cast<double>(x);
     const double y = v < -double(lambd) ? v + double(bias) : (v > double(lambd) ? v - double(bias) : 0.0);
-    if constexpr (is_int_v<T>) return float_to_int<T>(y);
-    else return static_cast<T>(y);
+    if constexpr (is_int_v<T>)
+      return float_to_int<T>(y);
+    else
+      return static_cast<T>(y);
   }
   float bias, lambd;
 };
@@ -125,8 +160,12 @@ struct ShrinkOp {
 // PRelu: y = x < 0 ? slope * x : x, slope broadcast to x.
 struct PReluOp {
   explicit PReluOp(const NodeDef&) {}
-  template <typename T> static constexpr bool accepts = is_number_v<T>;
-  template <typename T> T operator()(T x, T slope) const { return x < T(0) ? mul(slope, x) : x; }
+  template <typename T>
+  static constexpr bool accepts = is_number_v<T>;
+  template <typename T>
+  T operator()(T x, T slope) const {
+    return x < T(0) ? mul(slope, x) : x;
+  }
 };
 
 // PRelu broadcasts the slope to X only (unidirectional): the output always has X's shape.

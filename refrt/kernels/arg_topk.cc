@@ -14,8 +14,10 @@ namespace {
 
 template <typename T>
 bool is_nan(T v) {
-  if constexpr (is_float_v<T>) return v != v;
-  else return false;
+  if constexpr (is_float_v<T>)
+    return v != v;
+  else
+    return false;
 }
 // Whether `a` is a strictly better arg-extreme than `b` (NaN beats everything).
 template <typename T>
@@ -50,10 +52,13 @@ class ArgExtremeKernel : public Kernel {
     const Tensor& x = io.in(0);
     if (is_float16_like(x.dtype())) return with_float32(io, x.dtype(), [&](KernelIO& f) { compute(f); });
     const size_t axis = static_cast<size_t>(normalize_axis(axis_, static_cast<int64_t>(x.rank()), "axis"));
-    if (x.dim(axis) == 0) node_.fail("cannot take the arg-extreme of an empty axis (shape " + shape_str(x.shape()) + ")");
+    if (x.dim(axis) == 0)
+      node_.fail("cannot take the arg-extreme of an empty axis (shape " + shape_str(x.shape()) + ")");
     Shape out_shape = x.shape();
-    if (keepdims_) out_shape[axis] = 1;
-    else out_shape.erase(out_shape.begin() + static_cast<std::ptrdiff_t>(axis));
+    if (keepdims_)
+      out_shape[axis] = 1;
+    else
+      out_shape.erase(out_shape.begin() + static_cast<std::ptrdiff_t>(axis));
     const AxisSplit s(x.shape(), axis);
     Tensor out(DType::kInt64, out_shape);
     int64_t* po = out.data<int64_t>();

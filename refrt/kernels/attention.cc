@@ -47,12 +47,14 @@ class AttentionKernel : public Kernel {
   Tensor heads_layout(const Tensor& t, int64_t heads, const Tensor* past, const char* what) const {
     const bool three_d = t.rank() == 3;
     const int64_t b = t.dim(0), s = three_d ? t.dim(1) : t.dim(2);
-    if (three_d && t.dim(2) % heads != 0) node_.fail(std::string(what) + " hidden size is not divisible by its head count");
+    if (three_d && t.dim(2) % heads != 0)
+      node_.fail(std::string(what) + " hidden size is not divisible by its head count");
     const int64_t d = three_d ? t.dim(2) / heads : t.dim(3);
     if (!three_d && t.dim(1) != heads) node_.fail(std::string(what) + " head count differs");
     int64_t p = 0;
     if (past) {
-      if (past->rank() != 4 || past->dim(0) != b || past->dim(1) != heads || past->dim(3) != d || past->dtype() != t.dtype())
+      if (past->rank() != 4 || past->dim(0) != b || past->dim(1) != heads || past->dim(3) != d ||
+          past->dtype() != t.dtype())
         node_.fail(std::string("past of ") + what + " must be [" + std::to_string(b) + ", " + std::to_string(heads) +
                    ", past, " + std::to_string(d) + "], got " + shape_str(past->shape()));
       p = past->dim(2);
@@ -80,7 +82,8 @@ class AttentionKernel : public Kernel {
   MaskView mask_view(const Tensor* mask, DType q_dtype, const std::array<int64_t, 4>& want) const {
     MaskView v;
     if (!mask) return v;
-    if (mask->rank() < 1 || mask->rank() > 4) node_.fail("attn_mask must have rank 1..4, got " + shape_str(mask->shape()));
+    if (mask->rank() < 1 || mask->rank() > 4)
+      node_.fail("attn_mask must have rank 1..4, got " + shape_str(mask->shape()));
     if (mask->dtype() != DType::kBool && mask->dtype() != q_dtype) node_.fail("attn_mask must be bool or Q's dtype");
     Shape& ms = v.dims;
     for (size_t i = 0; i < mask->rank(); ++i) ms[4 - mask->rank() + i] = mask->dim(i);
@@ -148,9 +151,11 @@ class AttentionKernel : public Kernel {
     if (three_d && q.dim(2) % qh != 0) node_.fail("Q hidden size is not divisible by q_num_heads");
     const int64_t hd = three_d ? q.dim(2) / qh : q.dim(3);
     if (k.dim(0) != b || v.dim(0) != b) node_.fail("batch sizes differ");
-    if (kvh <= 0 || qh % kvh != 0) node_.fail("q heads " + std::to_string(qh) + " is not a multiple of kv heads " + std::to_string(kvh));
+    if (kvh <= 0 || qh % kvh != 0)
+      node_.fail("q heads " + std::to_string(qh) + " is not a multiple of kv heads " + std::to_string(kvh));
     const Tensor kk = heads_layout<T>(k, kvh, past_k, "K"), vv = heads_layout<T>(v, kvh, past_v, "V");
-    if (kk.dim(3) != hd) node_.fail("K head size " + std::to_string(kk.dim(3)) + " differs from Q's " + std::to_string(hd));
+    if (kk.dim(3) != hd)
+      node_.fail("K head size " + std::to_string(kk.dim(3)) + " differs from Q's " + std::to_string(hd));
     if (kk.dim(2) != vv.dim(2)) node_.fail("K and V sequence lengths differ");
     const int64_t total = kk.dim(2), vd = vv.dim(3), past_len = past_k ? past_k->dim(2) : 0;
     const double scale = scale_attr_ ? static_cast<double>(scale_) : 1.0 / std::sqrt(static_cast<double>(hd));
@@ -194,7 +199,7 @@ class AttentionKernel : public Kernel {
                          [&](int64_t j) { return bias_at(bi, h, i, j); });
         T* yp = three_d ? y.data<T>() + bi * sq * qh * vd + h * vd : y.data<T>() + (bi * qh + h) * sq * vd;
         gemm<T>(node_, false, false, sq, vd, total, T(1), scores.data(), total, vp, vd, T(0), yp,
-                    three_d ? qh * vd : vd);
+                three_d ? qh * vd : vd);
       }
     io.outputs[0] = std::move(y);
     if (io.outputs.size() > 1) io.outputs[1] = kk;

@@ -20,10 +20,15 @@ bool castable(DType t) {
 }
 
 // Storage wrappers for the 16-bit floats.
-struct Half { uint16_t bits; };
-struct BFloat { uint16_t bits; };
+struct Half {
+  uint16_t bits;
+};
+struct BFloat {
+  uint16_t bits;
+};
 
-template <typename T> inline constexpr bool is_half_like_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat>;
+template <typename T>
+inline constexpr bool is_half_like_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat>;
 
 // double -> float rounded to odd (truncate, then set the last bit if anything was dropped). Rounding
 // that to float16/bfloat16 (>= 2 bits narrower) to nearest even equals rounding the double directly,
@@ -42,8 +47,10 @@ inline float to_float_round_odd(double d) {
 // A value on its way to float16/bfloat16, as float32 that rounds correctly (see above).
 template <typename From>
 float to_float_for_half(From v) {
-  if constexpr (std::is_same_v<From, float> || std::is_same_v<From, bool>) return static_cast<float>(v);
-  else return to_float_round_odd(static_cast<double>(v));  // ints above 2^53 round once more (documented)
+  if constexpr (std::is_same_v<From, float> || std::is_same_v<From, bool>)
+    return static_cast<float>(v);
+  else
+    return to_float_round_odd(static_cast<double>(v));  // ints above 2^53 round once more (documented)
 }
 
 template <typename To, typename From>
@@ -90,9 +97,12 @@ void convert_all(const Tensor& x, Tensor& out) {
 template <typename Fn>
 void dispatch_cast(DType t, Fn&& fn) {
   switch (t) {
-    case DType::kFloat16: return fn(Half{});
-    case DType::kBFloat16: return fn(BFloat{});
-    default: dispatch_with_bool(t, fn);
+    case DType::kFloat16:
+      return fn(Half{});
+    case DType::kBFloat16:
+      return fn(BFloat{});
+    default:
+      dispatch_with_bool(t, fn);
   }
 }
 
@@ -119,9 +129,7 @@ class CastKernel : public Kernel {
     }
     Tensor out(to, x.shape());
     dispatch_cast(to, [&](auto to_zero) {
-      dispatch_cast(x.dtype(), [&](auto from_zero) {
-        convert_all<decltype(to_zero), decltype(from_zero)>(x, out);
-      });
+      dispatch_cast(x.dtype(), [&](auto from_zero) { convert_all<decltype(to_zero), decltype(from_zero)>(x, out); });
     });
     io.outputs[0] = std::move(out);
   }

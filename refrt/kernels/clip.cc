@@ -48,7 +48,8 @@ class ClipKernel : public Kernel {
  private:
   template <typename T>
   T bound(const Tensor& t, DType want, const char* what) const {
-    if (t.dtype() != want) node_.fail(std::string("'") + what + "' is " + dtype_name(t.dtype()) + ", input is " + dtype_name(want));
+    if (t.dtype() != want)
+      node_.fail(std::string("'") + what + "' is " + dtype_name(t.dtype()) + ", input is " + dtype_name(want));
     if (t.numel() != 1) node_.fail(std::string("'") + what + "' must be a scalar, got shape " + shape_str(t.shape()));
     return *t.data<T>();
   }

@@ -9,33 +9,51 @@ namespace {
 
 struct CompareOp {
   explicit CompareOp(const NodeDef&) {}
-  template <typename T> static constexpr bool accepts = is_number_v<T>;
+  template <typename T>
+  static constexpr bool accepts = is_number_v<T>;
 };
 struct EqualOp {
   explicit EqualOp(const NodeDef&) {}
-  template <typename T> static constexpr bool accepts = is_number_v<T> || std::is_same_v<T, bool>;
-  template <typename T> bool operator()(T a, T b) const { return a == b; }
+  template <typename T>
+  static constexpr bool accepts = is_number_v<T> || std::is_same_v<T, bool>;
+  template <typename T>
+  bool operator()(T a, T b) const {
+    return a == b;
+  }
 };
 struct LessOp : CompareOp {
   using CompareOp::CompareOp;
-  template <typename T> bool operator()(T a, T b) const { return a < b; }
+  template <typename T>
+  bool operator()(T a, T b) const {
+    return a < b;
+  }
 };
 struct LessOrEqualOp : CompareOp {
   using CompareOp::CompareOp;
-  template <typename T> bool operator()(T a, T b) const { return a <= b; }
+  template <typename T>
+  bool operator()(T a, T b) const {
+    return a <= b;
+  }
 };
 struct GreaterOp : CompareOp {
   using CompareOp::CompareOp;
-  template <typename T> bool operator()(T a, T b) const { return a > b; }
+  template <typename T>
+  bool operator()(T a, T b) const {
+    return a > b;
+  }
 };
 struct GreaterOrEqualOp : CompareOp {
   using CompareOp::CompareOp;
-  template <typename T> bool operator()(T a, T b) const { return a >= b; }
+  template <typename T>
+  bool operator()(T a, T b) const {
+    return a >= b;
+  }
 };
 
 struct LogicOp {
   explicit LogicOp(const NodeDef&) {}
-  template <typename T> static constexpr bool accepts = std::is_same_v<T, bool>;
+  template <typename T>
+  static constexpr bool accepts = std::is_same_v<T, bool>;
 };
 struct AndOp : LogicOp {
   using LogicOp::LogicOp;

@@ -10,8 +10,8 @@ namespace {
 
 class CompressKernel : public Kernel {
  public:
-  explicit CompressKernel(const NodeDef& node) : node_(node), has_axis_(node.attr("axis") != nullptr),
-                                                 axis_(node.attr_int("axis", 0)) {}
+  explicit CompressKernel(const NodeDef& node)
+      : node_(node), has_axis_(node.attr("axis") != nullptr), axis_(node.attr_int("axis", 0)) {}
   void compute(KernelIO& io) const override {
     const Tensor& x = io.in(0);
     const Tensor& cond = io.in(1);
@@ -37,8 +37,10 @@ class CompressKernel : public Kernel {
     for (int64_t i = 0; i < cond.numel(); ++i)
       if (cond.data<uint8_t>()[i]) keep.push_back(i);
     Shape shape = has_axis_ ? x.shape() : Shape{};
-    if (has_axis_) shape[axis] = static_cast<int64_t>(keep.size());
-    else shape = {static_cast<int64_t>(keep.size())};
+    if (has_axis_)
+      shape[axis] = static_cast<int64_t>(keep.size());
+    else
+      shape = {static_cast<int64_t>(keep.size())};
     Tensor out(x.dtype(), shape);
     const auto* src = static_cast<const unsigned char*>(x.raw());
     auto* dst = static_cast<unsigned char*>(out.mutable_raw());

@@ -29,8 +29,10 @@ struct Slots {
   bool defined(size_t i) const { return tensors[i].defined() || value(i); }
   // Slot i as output k of the node.
   void emit(size_t i, KernelIO& io, size_t k) {
-    if (auto v = value(i)) io.set_value(k, std::move(v));
-    else io.outputs[k] = std::move(tensors[i]);
+    if (auto v = value(i))
+      io.set_value(k, std::move(v));
+    else
+      io.outputs[k] = std::move(tensors[i]);
   }
 };
 
@@ -80,7 +82,8 @@ Tensor slice_along(const Tensor& x, size_t axis, int64_t index) {
   for (size_t d = axis + 1; d < x.rank(); ++d) inner *= x.dim(d);
   const auto* src = static_cast<const unsigned char*>(x.raw());
   auto* dst = static_cast<unsigned char*>(out.mutable_raw());
-  for (int64_t o = 0; o < outer; ++o) std::memcpy(dst + o * inner, src + (o * n + index) * inner, static_cast<size_t>(inner));
+  for (int64_t o = 0; o < outer; ++o)
+    std::memcpy(dst + o * inner, src + (o * n + index) * inner, static_cast<size_t>(inner));
   return out;
 }
 
@@ -140,8 +143,10 @@ class LoopKernel : public Kernel {
     if (node.inputs.size() < 2) node.fail("Loop needs at least the M and cond inputs (either may be empty)");
     carried_ = node.inputs.size() - 2;
     const auto& outs = body_.plan->outputs;
-    if (body_.formal_inputs != carried_ + 2) node.fail("the body must take 2 + " + std::to_string(carried_) + " inputs");
-    if (outs.size() < carried_ + 1) node.fail("the body must return cond and the " + std::to_string(carried_) + " loop-carried values");
+    if (body_.formal_inputs != carried_ + 2)
+      node.fail("the body must take 2 + " + std::to_string(carried_) + " inputs");
+    if (outs.size() < carried_ + 1)
+      node.fail("the body must return cond and the " + std::to_string(carried_) + " loop-carried values");
     scans_ = outs.size() - 1 - carried_;
     if (node.outputs.size() != carried_ + scans_)
       node.fail("the node has " + std::to_string(node.outputs.size()) + " outputs, the body yields " +
@@ -196,10 +201,12 @@ class ScanKernel : public Kernel {
  public:
   explicit ScanKernel(const NodeDef& node) : node_(node), body_(node, "body") {
     const int64_t m = node.attr_int("num_scan_inputs", -1);
-    if (m < 1 || static_cast<size_t>(m) > node.inputs.size()) node.fail("num_scan_inputs must be in 1.." + std::to_string(node.inputs.size()));
+    if (m < 1 || static_cast<size_t>(m) > node.inputs.size())
+      node.fail("num_scan_inputs must be in 1.." + std::to_string(node.inputs.size()));
     scan_inputs_ = static_cast<size_t>(m);
     states_ = node.inputs.size() - scan_inputs_;
-    if (body_.formal_inputs != node.inputs.size()) node.fail("the body must take " + std::to_string(node.inputs.size()) + " inputs");
+    if (body_.formal_inputs != node.inputs.size())
+      node.fail("the body must take " + std::to_string(node.inputs.size()) + " inputs");
     if (body_.plan->outputs.size() < states_) node.fail("the body returns fewer values than there are states");
     scan_outputs_ = body_.plan->outputs.size() - states_;
     if (node.outputs.size() != states_ + scan_outputs_) node.fail("the node's output count does not match the body's");
@@ -218,7 +225,8 @@ class ScanKernel : public Kernel {
     std::vector<size_t> axes;
     for (size_t j = 0; j < scan_inputs_; ++j) {
       const Tensor& x = io.in(states_ + j);
-      const size_t axis = static_cast<size_t>(normalize_axis(in_axes_[j], static_cast<int64_t>(x.rank()), "scan_input_axes"));
+      const size_t axis =
+          static_cast<size_t>(normalize_axis(in_axes_[j], static_cast<int64_t>(x.rank()), "scan_input_axes"));
       if (length >= 0 && x.dim(axis) != length) node_.fail("scan inputs have different sequence lengths");
       length = x.dim(axis);
       axes.push_back(axis);
@@ -258,7 +266,8 @@ class Scan8Kernel : public Kernel {
   explicit Scan8Kernel(const NodeDef& node) : node_(node), body_(node, "body") {
     const size_t operands = node.inputs.empty() ? 0 : node.inputs.size() - 1;
     const int64_t m = node.attr_int("num_scan_inputs", -1);
-    if (m < 1 || static_cast<size_t>(m) > operands) node.fail("num_scan_inputs must be in 1.." + std::to_string(operands));
+    if (m < 1 || static_cast<size_t>(m) > operands)
+      node.fail("num_scan_inputs must be in 1.." + std::to_string(operands));
     scan_inputs_ = static_cast<size_t>(m);
     states_ = operands - scan_inputs_;
     if (body_.formal_inputs != operands) node.fail("the body must take " + std::to_string(operands) + " inputs");
@@ -274,7 +283,8 @@ class Scan8Kernel : public Kernel {
     for (size_t b = 0; b < lengths.size(); ++b) {
       std::vector<Tensor> states, xs;
       for (size_t i = 0; i < states_; ++i) states.push_back(slice_along(io.in(1 + i), 0, static_cast<int64_t>(b)));
-      for (size_t j = 0; j < scan_inputs_; ++j) xs.push_back(slice_along(io.in(1 + states_ + j), 0, static_cast<int64_t>(b)));
+      for (size_t j = 0; j < scan_inputs_; ++j)
+        xs.push_back(slice_along(io.in(1 + states_ + j), 0, static_cast<int64_t>(b)));
       const int64_t len = lengths[b];
       std::vector<std::vector<Tensor>> outs(scan_outputs_);
       for (int64_t t = 0; t < len; ++t) {
@@ -297,7 +307,8 @@ class Scan8Kernel : public Kernel {
   // Per batch element: sequence_lens, or the sequence axis of the scan inputs (which must agree).
   std::vector<int64_t> sequence_lengths(const KernelIO& io) const {
     const Tensor& first = io.in(1 + states_);
-    if (first.rank() < 2) node_.fail("scan inputs need a batch axis and a sequence axis, got " + shape_str(first.shape()));
+    if (first.rank() < 2)
+      node_.fail("scan inputs need a batch axis and a sequence axis, got " + shape_str(first.shape()));
     const int64_t batch = first.dim(0), steps = first.dim(1);
     for (size_t i = 1; i < io.inputs.size() && i < 1 + states_ + scan_inputs_; ++i) {
       const Tensor& x = io.in(i);
@@ -309,9 +320,11 @@ class Scan8Kernel : public Kernel {
     if (!io.optional(0)) return std::vector<int64_t>(static_cast<size_t>(batch), steps);
     std::vector<int64_t> lengths = int64_values(*io.optional(0), "sequence_lens");
     if (static_cast<int64_t>(lengths.size()) != batch)
-      node_.fail("sequence_lens has " + std::to_string(lengths.size()) + " entries for a batch of " + std::to_string(batch));
+      node_.fail("sequence_lens has " + std::to_string(lengths.size()) + " entries for a batch of " +
+                 std::to_string(batch));
     for (int64_t l : lengths)
-      if (l < 1 || l > steps) node_.fail("sequence length " + std::to_string(l) + " is outside [1, " + std::to_string(steps) + "]");
+      if (l < 1 || l > steps)
+        node_.fail("sequence length " + std::to_string(l) + " is outside [1, " + std::to_string(steps) + "]");
     return lengths;
   }
   // The slices stacked, then zeros up to `steps` rows.

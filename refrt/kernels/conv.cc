@@ -50,7 +50,9 @@ int64_t balanced_rows(int64_t rows_per, int64_t oh, int64_t threads) {
 class ConvKernel : public Kernel {
  public:
   explicit ConvKernel(const NodeDef& node)
-      : node_(node), attrs_(nn::parse_window_attrs(node)), group_(node.attr_int("group", 1)),
+      : node_(node),
+        attrs_(nn::parse_window_attrs(node)),
+        group_(node.attr_int("group", 1)),
         acts_(parse_activations(node)) {
     if (group_ <= 0) node.fail("group must be positive, got " + std::to_string(group_));
   }
@@ -60,26 +62,30 @@ class ConvKernel : public Kernel {
   }
 
   void prepare(const std::vector<const Tensor*>& constants) override {
-    if (constants.size() > 1 && constants[1] && constants[1]->dtype() == DType::kFloat32) dnnl_.set_weights(*constants[1]);
+    if (constants.size() > 1 && constants[1] && constants[1]->dtype() == DType::kFloat32)
+      dnnl_.set_weights(*constants[1]);
   }
 
   double flops(const KernelIO& io) const override {  // 2 * output elements * (C/group * kernel volume)
     const Tensor& w = io.in(1);
-    return w.dim(0) == 0 ? 0 : 2.0 * static_cast<double>(io.outputs[0].numel()) * static_cast<double>(w.numel() / w.dim(0));
+    return w.dim(0) == 0 ? 0
+                         : 2.0 * static_cast<double>(io.outputs[0].numel()) * static_cast<double>(w.numel() / w.dim(0));
   }
 
  private:
   // X, W and B agree (ranks, dtypes, channels, groups, kernel_shape); the output geometry.
   WindowGeometry checked_geometry(const Tensor& x, const Tensor& w, const Tensor* b) const {
     if (x.rank() < 3) node_.fail("X must be [N, C, D1, ...], got " + shape_str(x.shape()));
-    if (w.rank() != x.rank()) node_.fail("W " + shape_str(w.shape()) + " must have the rank of X " + shape_str(x.shape()));
+    if (w.rank() != x.rank())
+      node_.fail("W " + shape_str(w.shape()) + " must have the rank of X " + shape_str(x.shape()));
     if (w.dtype() != x.dtype() || (b && b->dtype() != x.dtype())) node_.fail("input dtypes differ");
     const int64_t c = x.dim(1), m = w.dim(0), cg = w.dim(1);
     if (c != cg * group_)
       node_.fail("X has " + std::to_string(c) + " channels but W " + shape_str(w.shape()) + " with group " +
                  std::to_string(group_) + " expects " + std::to_string(cg * group_));
     if (m % group_ != 0) node_.fail("output channels " + std::to_string(m) + " not divisible by group");
-    if (b && (b->rank() != 1 || b->dim(0) != m)) node_.fail("B must be [" + std::to_string(m) + "], got " + shape_str(b->shape()));
+    if (b && (b->rank() != 1 || b->dim(0) != m))
+      node_.fail("B must be [" + std::to_string(m) + "], got " + shape_str(b->shape()));
     const std::vector<int64_t> kernel = nn::spatial_dims(w.shape());
     if (!attrs_.kernel_shape.empty() && attrs_.kernel_shape != kernel)
       node_.fail("kernel_shape " + shape_str(attrs_.kernel_shape) + " differs from W's " + shape_str(kernel));
@@ -142,8 +148,8 @@ class ConvKernel : public Kernel {
           });
           cols = col.get();
         }
-        gemm<T>(node_, false, false, mg, out_size, col_rows, T(1), pw + gi * mg * col_rows, col_rows, cols,
-                out_size, T(0), yg, out_size);
+        gemm<T>(node_, false, false, mg, out_size, col_rows, T(1), pw + gi * mg * col_rows, col_rows, cols, out_size,
+                T(0), yg, out_size);
       }
   }
 
@@ -193,8 +199,10 @@ class ConvKernel : public Kernel {
       io.outputs[0] = std::move(y);
       return;
     }
-    if (cg == 1 && !pointwise) depthwise(io, g, n, c, m / group_, px, w.data<T>(), py);
-    else if (y.numel() > 0) im2col_gemm(io, g, n, c, m, cg, pointwise, px, w.data<T>(), py);
+    if (cg == 1 && !pointwise)
+      depthwise(io, g, n, c, m / group_, px, w.data<T>(), py);
+    else if (y.numel() > 0)
+      im2col_gemm(io, g, n, c, m, cg, pointwise, px, w.data<T>(), py);
     epilogue(io, n * m, m, g.out_size(), pb, pz, !z || z_same, py);
     if (z && !z_same) {  // an added input of another shape: numpy broadcasting, then the activations
       const auto plan = plan_broadcast<2>({&y.shape(), &z->shape()}, node_);
@@ -265,7 +273,9 @@ class ConvKernel : public Kernel {
     // ran at 53 GFLOP/s, with 1024 at 68, the bare GEMM at 86), and enough chunks for every thread.
     // Our GEMM reads the weights in place (no per-chunk packing): chunks of about kOwnChunkBytes of
     // packed columns, at least kOwnMinColumns columns.
-    int64_t rows_per = std::max<int64_t>(1, (own_gemm ? kOwnChunkBytes : int64_t{256} << 10) / static_cast<int64_t>(element_bytes) / std::max<int64_t>(1, p.col_rows * ow));
+    int64_t rows_per =
+        std::max<int64_t>(1, (own_gemm ? kOwnChunkBytes : int64_t{256} << 10) / static_cast<int64_t>(element_bytes) /
+                                 std::max<int64_t>(1, p.col_rows * ow));
     rows_per = std::max(rows_per, ((own_gemm ? kOwnMinColumns : int64_t{1024}) + ow - 1) / ow);
     // A small plane (<= 16x16) is one chunk: every chunk streams the whole weight matrix (2.4 MB for a
     // 256-channel 3x3 conv on 14x14, which otherwise ran as chunks of 140 + 56 columns).
@@ -277,7 +287,9 @@ class ConvKernel : public Kernel {
     // Fewer chunks than threads: each chunk's GEMM is split by output channels over the pool, in two
     // blocks per thread of at least 24 channels (taken by whichever thread is free: one running late
     // does fewer).
-    p.m_blocks = p.chunks < threads ? std::max<int64_t>(std::min<int64_t>(threads, mg), std::min<int64_t>(2 * threads, mg / 24)) : 1;
+    p.m_blocks = p.chunks < threads
+                     ? std::max<int64_t>(std::min<int64_t>(threads, mg), std::min<int64_t>(2 * threads, mg / 24))
+                     : 1;
     p.lo.resize(static_cast<size_t>(kw));
     p.hi.resize(static_cast<size_t>(kw));
     for (int64_t b = 0; b < kw; ++b) {
@@ -304,7 +316,8 @@ class ConvKernel : public Kernel {
     if (p.pointwise) {
       if constexpr (std::is_same_v<T, float>)
         if (own_gemm)
-          for (int64_t ci = ci0; ci < ci1; ++ci) conv_gemm::pack_row(ci, p.col_rows, ncols, xg + ci * in_size + r0 * ow, packed);
+          for (int64_t ci = ci0; ci < ci1; ++ci)
+            conv_gemm::pack_row(ci, p.col_rows, ncols, xg + ci * in_size + r0 * ow, packed);
       return;
     }
     if constexpr (std::is_same_v<T, float>)
@@ -365,7 +378,8 @@ class ConvKernel : public Kernel {
     const int64_t in_size = g.in[0] * g.in[1], out_size = oh * ow, mg = m / group_;
     // float32 on AVX2+FMA: our GEMM (conv_gemm.h: weights read in place, columns packed per chunk).
     // A plane of fewer than 16 outputs (squeeze-excitation's 1x1) stays with BLAS's GEMV.
-    const bool own_gemm = std::is_same_v<T, float> && conv_gemm::available() && !conv_gemm_disabled() && out_size >= conv_gemm::kNR;
+    const bool own_gemm =
+        std::is_same_v<T, float> && conv_gemm::available() && !conv_gemm_disabled() && out_size >= conv_gemm::kNR;
     const bool relu_only = acts_.size() == 1 && acts_[0].kind == ActKind::kRelu;
     const ChunkPlan plan = plan_chunks(io, g, cg, mg, pointwise, own_gemm, sizeof(T));
     const int64_t col_rows = plan.col_rows, rows_per = plan.rows_per, chunks = plan.chunks, m_blocks = plan.m_blocks;
@@ -380,14 +394,18 @@ class ConvKernel : public Kernel {
         const T* xg = px + (i * c + gi * cg) * in_size;
         T* yg = py + (i * m + gi * mg) * out_size;
         auto run_chunks = [&](int64_t c0, int64_t c1) {
-          T* col = pointwise || own_gemm ? nullptr : scratch<T>(static_cast<size_t>(col_rows * rows_per * ow), ScratchSlot::kConvColumns);
-          float* packed = own_gemm ? scratch<float>(static_cast<size_t>(conv_gemm::packed_size(col_rows, rows_per * ow)),
-                                                    ScratchSlot::kConvPacked)
-                                   : nullptr;
+          T* col = pointwise || own_gemm
+                       ? nullptr
+                       : scratch<T>(static_cast<size_t>(col_rows * rows_per * ow), ScratchSlot::kConvColumns);
+          float* packed = own_gemm
+                              ? scratch<float>(static_cast<size_t>(conv_gemm::packed_size(col_rows, rows_per * ow)),
+                                               ScratchSlot::kConvPacked)
+                              : nullptr;
           for (int64_t ch = c0; ch < c1; ++ch) {
             const int64_t r0 = ch * rows_per, r1 = std::min(oh, r0 + rows_per), ncols = (r1 - r0) * ow;
             if (m_blocks > 1) {  // the pool is split over this chunk: it prepares the columns too
-              parallel_for(io, cg, prep_grain, [&](int64_t ci0, int64_t ci1) { prepare(xg, r0, r1, ci0, ci1, col, packed); });
+              parallel_for(io, cg, prep_grain,
+                           [&](int64_t ci0, int64_t ci1) { prepare(xg, r0, r1, ci0, ci1, col, packed); });
             } else {
               prepare(xg, r0, r1, 0, cg, col, packed);
             }
@@ -417,16 +435,16 @@ class ConvKernel : public Kernel {
             if (m_blocks > 1) {
               // Block edges on multiples of 6 (the GEMM's rows per register tile), the last one at mg.
               const auto edge = [&](int64_t b) { return b == m_blocks ? mg : mg * b / m_blocks / 6 * 6; };
-              parallel_each(io, m_blocks, [&](int64_t b0, int64_t b1) {
-                channels(edge(b0), edge(b1));
-              });
+              parallel_each(io, m_blocks, [&](int64_t b0, int64_t b1) { channels(edge(b0), edge(b1)); });
             } else {
               channels(0, mg);
             }
           }
         };
-        if (m_blocks > 1) run_chunks(0, chunks);  // the pool is busy inside each chunk
-        else parallel_each(io, chunks, run_chunks);
+        if (m_blocks > 1)
+          run_chunks(0, chunks);  // the pool is busy inside each chunk
+        else
+          parallel_each(io, chunks, run_chunks);
       }
   }
 
@@ -452,7 +470,8 @@ class ConvKernel : public Kernel {
     std::vector<int64_t> offsets(static_cast<size_t>(k));
     for (int64_t ci = 0; ci < cg; ++ci)
       for (int64_t a = 0; a < kh; ++a)
-        for (int64_t b = 0; b < kw; ++b) offsets[static_cast<size_t>((ci * kh + a) * kw + b)] = ci * plane + a * dh * wp + b * dw;
+        for (int64_t b = 0; b < kw; ++b)
+          offsets[static_cast<size_t>((ci * kh + a) * kw + b)] = ci * plane + a * dh * wp + b * dw;
     // The GEMM reads up to (cg - 1) * plane + hp * wp + (kw - 1) * dw + 15 < cg * plane + wp + 16.
     float* padded = scratch<float>(static_cast<size_t>(cg * plane + wp + conv_gemm::kNR), ScratchSlot::kConvPhases);
     std::fill(padded + cg * plane, padded + cg * plane + wp + conv_gemm::kNR, 0.0f);
@@ -490,7 +509,8 @@ class ConvKernel : public Kernel {
             conv_gemm::Epilogue ep;
             ep.bias = pb ? pb + gi * mg : nullptr;
             ep.relu = relu_only && !pz;
-            conv_gemm::gemm_direct(mg, ncols, k, pw + gi * mg * k, k, padded + r0 * wp, offsets.data(), grid, ncols, ep);
+            conv_gemm::gemm_direct(mg, ncols, k, pw + gi * mg * k, k, padded + r0 * wp, offsets.data(), grid, ncols,
+                                   ep);
             for (int64_t o = 0; o < mg; ++o)  // the valid columns into Y, the added input, the activations
               for (int64_t r = r0; r < r1; ++r) {
                 const float* src = grid + o * ncols + (r - r0) * wp;
@@ -508,22 +528,25 @@ class ConvKernel : public Kernel {
       }
   }
 
-  // im2col of output rows [r0, r1), input channels [ci0, ci1), into conv_gemm's packed panels, for a stride-1 conv whose output
-  // rows are as wide as the input's (padded "same"): then a tap's values over all the chunk's columns
-  // are one contiguous run of the input plane (column jj of the chunk reads plane offset
-  // (r0 + row shift) * iw + column shift + jj), copied in one pass; only the columns whose tap falls in
-  // the left / right padding and the rows above / below the plane are zeroed after.
-  static void pack_same_rows(const WindowGeometry& g, int64_t cg, int64_t ci0, int64_t ci1, int64_t r0, int64_t r1, const float* xg,
-                             float* packed) {
+  // im2col of output rows [r0, r1), input channels [ci0, ci1), into conv_gemm's packed panels, for a stride-1 conv
+  // whose output rows are as wide as the input's (padded "same"): then a tap's values over all the chunk's columns are
+  // one contiguous run of the input plane (column jj of the chunk reads plane offset (r0 + row shift) * iw + column
+  // shift + jj), copied in one pass; only the columns whose tap falls in the left / right padding and the rows above /
+  // below the plane are zeroed after.
+  static void pack_same_rows(const WindowGeometry& g, int64_t cg, int64_t ci0, int64_t ci1, int64_t r0, int64_t r1,
+                             const float* xg, float* packed) {
     const int64_t ih = g.in[0], iw = g.in[1], ow = iw, kh = g.kernel[0], kw = g.kernel[1], in_size = ih * iw;
-    const int64_t k = cg * kh * kw, ncols = (r1 - r0) * ow, padded = (ncols + conv_gemm::kNR - 1) / conv_gemm::kNR * conv_gemm::kNR;
+    const int64_t k = cg * kh * kw, ncols = (r1 - r0) * ow,
+                  padded = (ncols + conv_gemm::kNR - 1) / conv_gemm::kNR * conv_gemm::kNR;
     for (int64_t ci = ci0; ci < ci1; ++ci)
       for (int64_t a = 0; a < kh; ++a)
         for (int64_t b = 0; b < kw; ++b) {
-          const int64_t kk = (ci * kh + a) * kw + b, ra = a * g.dilation[0] - g.pad_begin[0], shift = b * g.dilation[1] - g.pad_begin[1];
+          const int64_t kk = (ci * kh + a) * kw + b, ra = a * g.dilation[0] - g.pad_begin[0],
+                        shift = b * g.dilation[1] - g.pad_begin[1];
           const int64_t rlo = std::clamp(-ra, r0, r1), rhi = std::clamp(ih - ra, rlo, r1);  // rows inside the plane
           const int64_t j0 = (rlo - r0) * ow, j1 = (rhi - r0) * ow, off = (r0 + ra) * iw + shift;
-          const int64_t c0 = std::clamp(-off, j0, j1), c1 = std::clamp(in_size - off, c0, j1);  // reads inside the plane
+          const int64_t c0 = std::clamp(-off, j0, j1),
+                        c1 = std::clamp(in_size - off, c0, j1);  // reads inside the plane
           conv_gemm::zero_run(kk, k, 0, c0, packed);
           if (c1 > c0) conv_gemm::pack_run(kk, k, c0, c1, xg + ci * in_size + off, packed);
           conv_gemm::zero_run(kk, k, c1, padded, packed);

@@ -18,8 +18,8 @@ constexpr int64_t kLanes = 8, kCols = 8;  // channels per vector; output columns
 // row is computed in groups of 8 outputs (8 independent multiply-add chains, one weight load each);
 // the last group of a row runs past ow: its extra outputs land on the next row's first ones, which
 // are computed after (out has kCols * 8 floats of slack past the plane, in enough past its end).
-__attribute__((target("avx2,fma"))) void block(const nn::WindowGeometry& g, int64_t wp, const float* in,
-                                               const float* w, float* out) {
+__attribute__((target("avx2,fma"))) void block(const nn::WindowGeometry& g, int64_t wp, const float* in, const float* w,
+                                               float* out) {
   const int64_t oh = g.out[0], ow = g.out[1], kh = g.kernel[0], kw = g.kernel[1], s = g.stride[1], sh = g.stride[0];
   const int64_t dh = g.dilation[0], dw = g.dilation[1];
   for (int64_t r = 0; r < oh; ++r)
@@ -57,7 +57,8 @@ void run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, 
     // Slack for the last group of the last row: kCols outputs past the plane read up to kCols * stride
     // input columns past the last row's end.
     const int64_t in_floats = (hp * wp + kCols * g.stride[1]) * kLanes;
-    float* in = scratch<float>(static_cast<size_t>(in_floats + taps * kLanes + (out_size + kCols) * kLanes), ScratchSlot::kConvPhases);
+    float* in = scratch<float>(static_cast<size_t>(in_floats + taps * kLanes + (out_size + kCols) * kLanes),
+                               ScratchSlot::kConvPhases);
     float* w = in + in_floats;
     float* out = w + taps * kLanes;
     for (int64_t u = u0; u < u1; ++u) {

@@ -156,9 +156,12 @@ void fill_phases(const nn::WindowGeometry& g, const Layout& l, const T* x, T* ds
         }
         const T* src = x + in_row * iw;
         std::fill(row, row + jl, T(0));
-        if (s == 1) std::copy(src + jl + off, src + jh + off, row + jl);
-        else if (s == 2) gather_stride2(row + jl, src + jl * 2 + off, jh - jl);
-        else for (int64_t j = jl; j < jh; ++j) row[j] = src[j * s + off];
+        if (s == 1)
+          std::copy(src + jl + off, src + jh + off, row + jl);
+        else if (s == 2)
+          gather_stride2(row + jl, src + jl * 2 + off, jh - jl);
+        else
+          for (int64_t j = jl; j < jh; ++j) row[j] = src[j * s + off];
         std::fill(row + jh, row + l.qw, T(0));
       }
     }
@@ -184,8 +187,9 @@ void run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, 
     for (int64_t a = 0; a < kh; ++a)
       for (int64_t b = 0; b < kw; ++b, ++t) {
         const int64_t ra = a * g.dilation[0], cb = b * g.dilation[1];
-        off[static_cast<size_t>(t)] = (l.direct ? ci * in_size : ci * l.channel_size + ((ra % s) * s + cb % s) * l.phase_size) +
-                                      (ra / s) * l.qw + cb / s;
+        off[static_cast<size_t>(t)] =
+            (l.direct ? ci * in_size : ci * l.channel_size + ((ra % s) * s + cb % s) * l.phase_size) + (ra / s) * l.qw +
+            cb / s;
       }
   // Work units: (image, group, block of output channels), enough of them for every thread.
   const int64_t threads = io.pool ? io.pool->size() : 1;

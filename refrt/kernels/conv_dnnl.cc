@@ -24,11 +24,16 @@ using Tag = memory::format_tag;
 // oneDNN's ceiling from refrt's ISA level (PARITY_REFRT_ISA), set before its first JIT.
 dnnl::cpu_isa dnnl_isa(IsaLevel level) {
   switch (level) {
-    case IsaLevel::kAvx512: return dnnl::cpu_isa::avx512_core;
-    case IsaLevel::kAvx512Vnni: return dnnl::cpu_isa::avx512_core_vnni;
-    case IsaLevel::kAvx512Bf16: return dnnl::cpu_isa::avx512_core_bf16;
-    case IsaLevel::kAmx: return dnnl::cpu_isa::avx512_core_amx;
-    default: return dnnl::cpu_isa::avx2;
+    case IsaLevel::kAvx512:
+      return dnnl::cpu_isa::avx512_core;
+    case IsaLevel::kAvx512Vnni:
+      return dnnl::cpu_isa::avx512_core_vnni;
+    case IsaLevel::kAvx512Bf16:
+      return dnnl::cpu_isa::avx512_core_bf16;
+    case IsaLevel::kAmx:
+      return dnnl::cpu_isa::avx512_core_amx;
+    default:
+      return dnnl::cpu_isa::avx2;
   }
 }
 
@@ -111,8 +116,10 @@ __attribute__((target("avx2"))) void move8(float* planes, int64_t plane, float* 
   }
   for (; p < n; ++p)
     for (int64_t j = 0; j < 8; ++j) {
-      if (kToBlocks) blk[p * stride + j] = planes[j * plane + p];
-      else planes[j * plane + p] = blk[p * stride + j];
+      if (kToBlocks)
+        blk[p * stride + j] = planes[j * plane + p];
+      else
+        planes[j * plane + p] = blk[p * stride + j];
     }
 }
 
@@ -124,8 +131,10 @@ void move_block(float* planes, int64_t plane, float* blk, int64_t block, int64_t
   if (j == block) return;
   for (int64_t p = 0; p < n; ++p)
     for (int64_t q = j; q < block; ++q) {
-      if (kToBlocks) blk[p * block + q] = q < cn ? planes[q * plane + p] : 0.0f;
-      else if (q < cn) planes[q * plane + p] = blk[p * block + q];
+      if (kToBlocks)
+        blk[p * block + q] = q < cn ? planes[q * plane + p] : 0.0f;
+      else if (q < cn)
+        planes[q * plane + p] = blk[p * block + q];
     }
 }
 
@@ -244,7 +253,8 @@ bool Conv::run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64
     parallel_for(io, n * cblocks, 1, [&](int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; ++b) {
         const int64_t i = b / cblocks, cb = b % cblocks, c0 = cb * sb, cn = std::min(sb, c - c0);
-        move_block<true>(const_cast<float*>(px + (i * c + c0) * in_size), in_size, pbk + b * in_size * sb, sb, cn, in_size);
+        move_block<true>(const_cast<float*>(px + (i * c + c0) * in_size), in_size, pbk + b * in_size * sb, sb, cn,
+                         in_size);
       }
     });
     src = pbk;
@@ -257,11 +267,10 @@ bool Conv::run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64
       const int64_t mb = blk.o1 - blk.o0, db = blk.dst_block;
       float* out = scratch<float>(blk.dst_bytes / sizeof(float) + 1, ScratchSlot::kConvColumns);
       auto* pad = scratch<std::byte>(blk.scratch_bytes + 1, ScratchSlot::kConvPacked);
-      std::unordered_map<int, memory> args = {
-          {DNNL_ARG_SRC, memory(blk.src_md, cpu_engine(), const_cast<float*>(src))},
-          {DNNL_ARG_WEIGHTS, blk.weights},
-          {DNNL_ARG_DST, memory(blk.dst_md, cpu_engine(), out)},
-          {DNNL_ARG_SCRATCHPAD, memory(blk.scratch_md, cpu_engine(), pad)}};
+      std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(blk.src_md, cpu_engine(), const_cast<float*>(src))},
+                                              {DNNL_ARG_WEIGHTS, blk.weights},
+                                              {DNNL_ARG_DST, memory(blk.dst_md, cpu_engine(), out)},
+                                              {DNNL_ARG_SCRATCHPAD, memory(blk.scratch_md, cpu_engine(), pad)}};
       if (pb) args.emplace(DNNL_ARG_BIAS, memory(blk.bias_md, cpu_engine(), const_cast<float*>(pb + blk.o0)));
       blk.conv.execute(stream, args);
       stream.wait();

@@ -43,9 +43,9 @@ struct Out {
 // kDirect (gemm_direct): row k of the panel is the 16 floats at bp + off[k] instead of bp + 16 k.
 template <int MR, bool kDirect = false>
 __attribute__((target("avx2,fma"), always_inline)) inline void tile(int64_t kc, const float* __restrict a, int64_t lda,
-                                                                     const float* __restrict bp, float* __restrict c,
-                                                                     int64_t ldc, int64_t nr, const Out& o,
-                                                                     const int64_t* __restrict off = nullptr) {
+                                                                    const float* __restrict bp, float* __restrict c,
+                                                                    int64_t ldc, int64_t nr, const Out& o,
+                                                                    const int64_t* __restrict off = nullptr) {
   __m256 lo[MR], hi[MR];
 #pragma GCC unroll 6
   for (int i = 0; i < MR; ++i) lo[i] = hi[i] = _mm256_setzero_ps();
@@ -135,18 +135,30 @@ __attribute__((target("avx2,fma"), always_inline)) inline float dot(const float*
 template <bool kDirect = false>
 __attribute__((target("avx2,fma"), always_inline)) inline void rows(int64_t i, int64_t i1, int64_t kc, const float* a,
                                                                     int64_t lda, const float* bp, float* c, int64_t ldc,
-                                                                    int64_t nr, const Out& o, const int64_t* off = nullptr) {
+                                                                    int64_t nr, const Out& o,
+                                                                    const int64_t* off = nullptr) {
   for (; i + kMR <= i1; i += kMR) tile<6, kDirect>(kc, a + i * lda, lda, bp, c + i * ldc, ldc, nr, o.at(i, 0), off);
   const float* ai = a + i * lda;
   float* ci = c + i * ldc;
   const Out oi = o.at(i, 0);
   switch (i1 - i) {
-    case 5: tile<5, kDirect>(kc, ai, lda, bp, ci, ldc, nr, oi, off); break;
-    case 4: tile<4, kDirect>(kc, ai, lda, bp, ci, ldc, nr, oi, off); break;
-    case 3: tile<3, kDirect>(kc, ai, lda, bp, ci, ldc, nr, oi, off); break;
-    case 2: tile<2, kDirect>(kc, ai, lda, bp, ci, ldc, nr, oi, off); break;
-    case 1: tile<1, kDirect>(kc, ai, lda, bp, ci, ldc, nr, oi, off); break;
-    default: break;
+    case 5:
+      tile<5, kDirect>(kc, ai, lda, bp, ci, ldc, nr, oi, off);
+      break;
+    case 4:
+      tile<4, kDirect>(kc, ai, lda, bp, ci, ldc, nr, oi, off);
+      break;
+    case 3:
+      tile<3, kDirect>(kc, ai, lda, bp, ci, ldc, nr, oi, off);
+      break;
+    case 2:
+      tile<2, kDirect>(kc, ai, lda, bp, ci, ldc, nr, oi, off);
+      break;
+    case 1:
+      tile<1, kDirect>(kc, ai, lda, bp, ci, ldc, nr, oi, off);
+      break;
+    default:
+      break;
   }
 }
 
@@ -275,8 +287,8 @@ void gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const fl
   gemm_avx2<false>(m, n, k, a, lda, packed_b, nullptr, c, ldc, ep);
 }
 
-void gemm_direct(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* base, const int64_t* offsets,
-                 float* c, int64_t ldc, const Epilogue& epilogue) {
+void gemm_direct(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* base,
+                 const int64_t* offsets, float* c, int64_t ldc, const Epilogue& epilogue) {
   if (m <= 0 || n <= 0 || k <= 0) return;
   gemm_avx2<true>(m, n, k, a, lda, base, offsets, c, ldc, epilogue);
 }

@@ -51,7 +51,7 @@ void gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const fl
 
 // The same with B never packed: B(r, j) = base[offsets[r] + j] (an implicit im2col of a stride-1 conv over
 // a zero-padded input); reads base up to max(offsets) + n rounded up to 16. Requires available() and k > 0.
-void gemm_direct(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* base, const int64_t* offsets,
-                 float* c, int64_t ldc, const Epilogue& epilogue = {});
+void gemm_direct(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* base,
+                 const int64_t* offsets, float* c, int64_t ldc, const Epilogue& epilogue = {});
 
 }  // namespace parity::refrt::conv_gemm

@@ -55,7 +55,8 @@ class ConvTransposeKernel : public Kernel {
       const int64_t full = g.stride[d] * (in[d] - 1) + out_pad[d] + (kernel[d] - 1) * g.dilation[d] + 1;
       const bool same = attrs_.auto_pad == AutoPad::kSameUpper || attrs_.auto_pad == AutoPad::kSameLower;
       if (!output_shape_.empty() || same) {
-        const int64_t target = !output_shape_.empty() ? output_shape_[output_shape_.size() - r + d] : in[d] * g.stride[d];
+        const int64_t target =
+            !output_shape_.empty() ? output_shape_[output_shape_.size() - r + d] : in[d] * g.stride[d];
         // A target larger than the full output gives negative pads: extra (bias-only) positions.
         const int64_t total = full - target, half = total >= 0 ? total / 2 : -((-total + 1) / 2);  // floor
         if (target < 0) node_.fail("output_shape " + shape_str(output_shape_) + " is negative");
@@ -81,12 +82,15 @@ class ConvTransposeKernel : public Kernel {
     const Tensor& w = io.in(1);
     const Tensor* b = io.optional(2);
     if (x.rank() < 3) node_.fail("X must be [N, C, D1, ...], got " + shape_str(x.shape()));
-    if (w.rank() != x.rank()) node_.fail("W " + shape_str(w.shape()) + " must have the rank of X " + shape_str(x.shape()));
+    if (w.rank() != x.rank())
+      node_.fail("W " + shape_str(w.shape()) + " must have the rank of X " + shape_str(x.shape()));
     if (w.dtype() != x.dtype() || (b && b->dtype() != x.dtype())) node_.fail("input dtypes differ");
     const int64_t n = x.dim(0), c = x.dim(1), mg = w.dim(1), m = mg * group_;
     if (w.dim(0) != c || c % group_ != 0)
-      node_.fail("W " + shape_str(w.shape()) + " must be [C=" + std::to_string(c) + ", M/group, ...] with C divisible by group");
-    if (b && (b->rank() != 1 || b->dim(0) != m)) node_.fail("B must be [" + std::to_string(m) + "], got " + shape_str(b->shape()));
+      node_.fail("W " + shape_str(w.shape()) + " must be [C=" + std::to_string(c) +
+                 ", M/group, ...] with C divisible by group");
+    if (b && (b->rank() != 1 || b->dim(0) != m))
+      node_.fail("B must be [" + std::to_string(m) + "], got " + shape_str(b->shape()));
     const std::vector<int64_t> kernel = nn::spatial_dims(w.shape());
     if (!attrs_.kernel_shape.empty() && attrs_.kernel_shape != kernel)
       node_.fail("kernel_shape " + shape_str(attrs_.kernel_shape) + " differs from W's " + shape_str(kernel));
@@ -104,7 +108,7 @@ class ConvTransposeKernel : public Kernel {
       for (int64_t gi = 0; gi < group_; ++gi) {
         // col[mg*k, in] = W_g^T [mg*k, cg] x X_g [cg, in]
         gemm<T>(node_, true, false, col_rows, in_size, cg, T(1), pw + gi * cg * col_rows, col_rows,
-                    px + (i * c + gi * cg) * in_size, in_size, T(0), col.data(), in_size);
+                px + (i * c + gi * cg) * in_size, in_size, T(0), col.data(), in_size);
         nn::col2im(g, mg, col.data(), py + (i * m + gi * mg) * out_size);
       }
     if (b)

@@ -47,7 +47,8 @@ class RangeKernel : public Kernel {
   static void fill(Tensor& out, const Tensor& start, const Tensor& delta, bool integral) {
     const int64_t n = out.numel();
     if (is_float16_like(out.dtype())) {  // computed in float32, rounded once
-      const float s = static_cast<float>(element_as_double(start, 0)), d = static_cast<float>(element_as_double(delta, 0));
+      const float s = static_cast<float>(element_as_double(start, 0)),
+                  d = static_cast<float>(element_as_double(delta, 0));
       auto* p = out.data<uint16_t>();
       for (int64_t i = 0; i < n; ++i) {
         const float v = s + static_cast<float>(i) * d;
@@ -76,7 +77,8 @@ class EyeLikeKernel : public Kernel {
   explicit EyeLikeKernel(const NodeDef& node) : node_(node), k_(node.attr_int("k", 0)) {
     if (node.attr("dtype")) {
       const int64_t d = node.attr_int("dtype", 0);
-      if (d > INT32_MAX || d < 0 || !dtype_is_supported(static_cast<int32_t>(d)) || d == static_cast<int64_t>(DType::kString))
+      if (d > INT32_MAX || d < 0 || !dtype_is_supported(static_cast<int32_t>(d)) ||
+          d == static_cast<int64_t>(DType::kString))
         node.fail("dtype " + std::to_string(d) + " is not supported", ErrorKind::kUnsupported);
       dtype_ = static_cast<DType>(d);
     }

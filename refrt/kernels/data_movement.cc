@@ -100,7 +100,8 @@ Tensor slice_tensor(const NodeDef& node, const Tensor& x, const std::vector<int6
   if (steps.empty()) steps.assign(starts.size(), 1);
   if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
     node.fail("starts, ends, axes and steps differ in length (" + std::to_string(starts.size()) + ", " +
-              std::to_string(ends.size()) + ", " + std::to_string(axes.size()) + ", " + std::to_string(steps.size()) + ")");
+              std::to_string(ends.size()) + ", " + std::to_string(axes.size()) + ", " + std::to_string(steps.size()) +
+              ")");
   const std::vector<int64_t> in_strides = row_major_strides(x.shape());
   Shape out_shape = x.shape();
   std::vector<int64_t> strides = in_strides;
@@ -158,7 +159,9 @@ class SliceAttributesKernel : public Kernel {
       : node_(node), starts_(node.attr_ints("starts")), ends_(node.attr_ints("ends")), axes_(node.attr_ints("axes")) {
     if (!node.attr("starts") || !node.attr("ends")) node.fail("missing required attribute 'starts' or 'ends'");
   }
-  void compute(KernelIO& io) const override { io.outputs[0] = slice_tensor(node_, io.in(0), starts_, ends_, axes_, {}); }
+  void compute(KernelIO& io) const override {
+    io.outputs[0] = slice_tensor(node_, io.in(0), starts_, ends_, axes_, {});
+  }
 
  private:
   NodeDef node_;
@@ -177,8 +180,8 @@ class GatherKernel : public Kernel {
     const int64_t dim = x.dim(axis);
     for (auto& idx : indices) {  // checked before any copy, even when the output is empty
       if (idx < -dim || idx >= dim)
-        node_.fail("index " + std::to_string(idx) + " is out of range for axis " + std::to_string(axis) +
-                   " of size " + std::to_string(dim));
+        node_.fail("index " + std::to_string(idx) + " is out of range for axis " + std::to_string(axis) + " of size " +
+                   std::to_string(dim));
       if (idx < 0) idx += dim;
     }
     Shape out_shape(x.shape().begin(), x.shape().begin() + static_cast<std::ptrdiff_t>(axis));

@@ -28,26 +28,35 @@ double bilinear_zero(const double* plane, int64_t h, int64_t w, double y, double
 class DeformConvKernel : public Kernel {
  public:
   explicit DeformConvKernel(const NodeDef& node)
-      : node_(node), dilations_(node.attr_ints("dilations", {1, 1})), pads_(node.attr_ints("pads", {0, 0, 0, 0})),
-        strides_(node.attr_ints("strides", {1, 1})), group_(node.attr_int("group", 1)),
-        offset_group_(node.attr_int("offset_group", 1)), kernel_(node.attr_ints("kernel_shape")) {
-    if (dilations_.size() != 2 || pads_.size() != 4 || strides_.size() != 2 || (!kernel_.empty() && kernel_.size() != 2))
+      : node_(node),
+        dilations_(node.attr_ints("dilations", {1, 1})),
+        pads_(node.attr_ints("pads", {0, 0, 0, 0})),
+        strides_(node.attr_ints("strides", {1, 1})),
+        group_(node.attr_int("group", 1)),
+        offset_group_(node.attr_int("offset_group", 1)),
+        kernel_(node.attr_ints("kernel_shape")) {
+    if (dilations_.size() != 2 || pads_.size() != 4 || strides_.size() != 2 ||
+        (!kernel_.empty() && kernel_.size() != 2))
       node.fail("refrt implements 2-D DeformConv: dilations/strides need 2 values, pads 4", ErrorKind::kUnsupported);
     if (group_ <= 0 || offset_group_ <= 0) node.fail("group and offset_group must be > 0");
-    for (int64_t v : dilations_) if (v <= 0) node.fail("dilations must be > 0");
-    for (int64_t v : strides_) if (v <= 0) node.fail("strides must be > 0");
+    for (int64_t v : dilations_)
+      if (v <= 0) node.fail("dilations must be > 0");
+    for (int64_t v : strides_)
+      if (v <= 0) node.fail("strides must be > 0");
   }
   void compute(KernelIO& io) const override {
     const Tensor &x = io.in(0), &wt = io.in(1), &off = io.in(2);
     const Tensor *bias = io.optional(3), *mask = io.optional(4);
     if (!is_float_dtype(x.dtype())) fail_dtype(node_, x.dtype());
     for (const Tensor* t : {&wt, &off, bias, mask})
-      if (t && t->dtype() != x.dtype()) node_.fail("all inputs must be " + dtype_name(x.dtype()) + ", got " + dtype_name(t->dtype()));
+      if (t && t->dtype() != x.dtype())
+        node_.fail("all inputs must be " + dtype_name(x.dtype()) + ", got " + dtype_name(t->dtype()));
     if (x.rank() != 4 || wt.rank() != 4 || off.rank() != 4)
       node_.fail("refrt implements 2-D DeformConv: X, W and offset must be 4-D", ErrorKind::kUnsupported);
     const int64_t n = x.dim(0), ic = x.dim(1), h = x.dim(2), w = x.dim(3), oc = wt.dim(0), icg = wt.dim(1);
     const int64_t kh = wt.dim(2), kw = wt.dim(3), og = offset_group_;
-    if (!kernel_.empty() && (kernel_[0] != kh || kernel_[1] != kw)) node_.fail("kernel_shape differs from W's spatial dims");
+    if (!kernel_.empty() && (kernel_[0] != kh || kernel_[1] != kw))
+      node_.fail("kernel_shape differs from W's spatial dims");
     if (icg * group_ != ic || oc % group_ != 0 || ic % og != 0)
       node_.fail("channels do not fit: X " + shape_str(x.shape()) + ", W " + shape_str(wt.shape()) + ", group " +
                  std::to_string(group_) + ", offset_group " + std::to_string(og));
@@ -57,7 +66,8 @@ class DeformConvKernel : public Kernel {
       node_.fail("offset must be " + shape_str({n, og * kh * kw * 2, oh, ow}) + ", got " + shape_str(off.shape()));
     if (mask && mask->shape() != Shape{n, og * kh * kw, oh, ow})
       node_.fail("mask must be " + shape_str({n, og * kh * kw, oh, ow}) + ", got " + shape_str(mask->shape()));
-    if (bias && bias->shape() != Shape{oc}) node_.fail("B must be [" + std::to_string(oc) + "], got " + shape_str(bias->shape()));
+    if (bias && bias->shape() != Shape{oc})
+      node_.fail("B must be [" + std::to_string(oc) + "], got " + shape_str(bias->shape()));
     const std::vector<double> xv = float_values(x), wv = float_values(wt), ov = float_values(off);
     const std::vector<double> mv = mask ? float_values(*mask) : std::vector<double>{};
     const std::vector<double> bv = bias ? float_values(*bias) : std::vector<double>{};

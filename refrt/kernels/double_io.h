@@ -16,11 +16,20 @@ inline std::vector<double> float_values(const Tensor& t) {
   std::vector<double> out(static_cast<size_t>(t.numel()));
   const int64_t n = t.numel();
   switch (t.dtype()) {
-    case DType::kFloat32: for (int64_t i = 0; i < n; ++i) out[i] = t.data<float>()[i]; break;
-    case DType::kFloat64: for (int64_t i = 0; i < n; ++i) out[i] = t.data<double>()[i]; break;
-    case DType::kFloat16: for (int64_t i = 0; i < n; ++i) out[i] = half_to_float(t.data<uint16_t>()[i]); break;
-    case DType::kBFloat16: for (int64_t i = 0; i < n; ++i) out[i] = bf16_to_float(t.data<uint16_t>()[i]); break;
-    default: throw Error({"refrt"}, "expected a float tensor, got " + dtype_name(t.dtype()));
+    case DType::kFloat32:
+      for (int64_t i = 0; i < n; ++i) out[i] = t.data<float>()[i];
+      break;
+    case DType::kFloat64:
+      for (int64_t i = 0; i < n; ++i) out[i] = t.data<double>()[i];
+      break;
+    case DType::kFloat16:
+      for (int64_t i = 0; i < n; ++i) out[i] = half_to_float(t.data<uint16_t>()[i]);
+      break;
+    case DType::kBFloat16:
+      for (int64_t i = 0; i < n; ++i) out[i] = bf16_to_float(t.data<uint16_t>()[i]);
+      break;
+    default:
+      throw Error({"refrt"}, "expected a float tensor, got " + dtype_name(t.dtype()));
   }
   return out;
 }
@@ -40,15 +49,20 @@ inline Tensor float_tensor(DType dtype, Shape shape, const std::vector<double>& 
   Tensor out(dtype, std::move(shape));
   const int64_t n = out.numel();
   switch (dtype) {
-    case DType::kFloat32: for (int64_t i = 0; i < n; ++i) out.data<float>()[i] = static_cast<float>(values[i]); break;
-    case DType::kFloat64: for (int64_t i = 0; i < n; ++i) out.data<double>()[i] = values[i]; break;
+    case DType::kFloat32:
+      for (int64_t i = 0; i < n; ++i) out.data<float>()[i] = static_cast<float>(values[i]);
+      break;
+    case DType::kFloat64:
+      for (int64_t i = 0; i < n; ++i) out.data<double>()[i] = values[i];
+      break;
     case DType::kFloat16:
       for (int64_t i = 0; i < n; ++i) out.data<uint16_t>()[i] = float_to_half(static_cast<float>(values[i]));
       break;
     case DType::kBFloat16:
       for (int64_t i = 0; i < n; ++i) out.data<uint16_t>()[i] = float_to_bf16(static_cast<float>(values[i]));
       break;
-    default: throw Error({"refrt"}, "expected a float dtype, got " + dtype_name(dtype));
+    default:
+      throw Error({"refrt"}, "expected a float dtype, got " + dtype_name(dtype));
   }
   return out;
 }

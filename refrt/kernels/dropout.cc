@@ -24,7 +24,8 @@ class DropoutKernel : public Kernel {
       const Tensor* ratio = io.optional(1);
       const Tensor* training = io.optional(2);
       if (training) {
-        if (training->dtype() != DType::kBool || training->numel() != 1) node_.fail("training_mode must be a bool scalar");
+        if (training->dtype() != DType::kBool || training->numel() != 1)
+          node_.fail("training_mode must be a bool scalar");
         const double r = ratio ? ratio_value(*ratio) : 0.5;
         if (!(r >= 0 && r <= 1)) node_.fail("ratio " + std::to_string(r) + " is outside [0, 1]");
         if (*training->data<uint8_t>() != 0 && r > 0) return train(x, r, io);
@@ -68,11 +69,16 @@ class DropoutKernel : public Kernel {
   double ratio_value(const Tensor& t) const {
     if (t.numel() != 1) node_.fail("ratio must be a scalar");
     switch (t.dtype()) {
-      case DType::kFloat32: return *t.data<float>();
-      case DType::kFloat64: return *t.data<double>();
-      case DType::kFloat16: return half_to_float(*t.data<uint16_t>());
-      case DType::kBFloat16: return bf16_to_float(*t.data<uint16_t>());
-      default: node_.fail("ratio must be a float scalar, got " + dtype_name(t.dtype()));
+      case DType::kFloat32:
+        return *t.data<float>();
+      case DType::kFloat64:
+        return *t.data<double>();
+      case DType::kFloat16:
+        return half_to_float(*t.data<uint16_t>());
+      case DType::kBFloat16:
+        return bf16_to_float(*t.data<uint16_t>());
+      default:
+        node_.fail("ratio must be a float scalar, got " + dtype_name(t.dtype()));
     }
   }
   NodeDef node_;

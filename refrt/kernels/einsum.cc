@@ -24,7 +24,8 @@ Term parse_term(const NodeDef& node, const std::string& s) {
   for (size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (c == '.') {
-      if (s.compare(i, 3, "...") != 0 || t.has_ellipsis) node.fail("equation term '" + s + "' has a malformed ellipsis");
+      if (s.compare(i, 3, "...") != 0 || t.has_ellipsis)
+        node.fail("equation term '" + s + "' has a malformed ellipsis");
       t.has_ellipsis = true;
       t.letters.push_back(kEllipsis);
       i += 2;
@@ -54,7 +55,8 @@ Plan make_plan(const NodeDef& node, const std::string& equation, const std::vect
   std::vector<Term> terms;
   for (size_t begin = 0;;) {
     const size_t comma = lhs.find(',', begin);
-    terms.push_back(parse_term(node, lhs.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin)));
+    terms.push_back(
+        parse_term(node, lhs.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin)));
     if (comma == std::string::npos) break;
     begin = comma + 1;
   }
@@ -67,7 +69,8 @@ Plan make_plan(const NodeDef& node, const std::string& equation, const std::vect
     const int64_t named = static_cast<int64_t>(terms[k].letters.size()) - (terms[k].has_ellipsis ? 1 : 0);
     const int64_t rank = static_cast<int64_t>(inputs[k]->rank());
     if (terms[k].has_ellipsis ? rank < named : rank != named)
-      node.fail("term " + std::to_string(k) + " of '" + equation + "' does not match input rank " + std::to_string(rank));
+      node.fail("term " + std::to_string(k) + " of '" + equation + "' does not match input rank " +
+                std::to_string(rank));
     if (terms[k].has_ellipsis) ellipsis_rank = std::max(ellipsis_rank, rank - named);
   }
   Plan plan;
@@ -148,7 +151,8 @@ void contract(const Plan& plan, const std::vector<const Tensor*>& inputs, Tensor
   for (size_t k = 0; k < n_ops; ++k) {
     const std::vector<int64_t> rs = row_major_strides(inputs[k]->shape());
     for (size_t d = 0; d < rs.size(); ++d) {
-      const size_t i = static_cast<size_t>(std::find(loop.begin(), loop.end(), plan.operand_labels[k][d]) - loop.begin());
+      const size_t i =
+          static_cast<size_t>(std::find(loop.begin(), loop.end(), plan.operand_labels[k][d]) - loop.begin());
       if (inputs[k]->dim(d) != 1 || loop_sizes[i] == 1) strides[k][i] += rs[d];
     }
   }
@@ -173,8 +177,8 @@ void contract(const Plan& plan, const std::vector<const Tensor*>& inputs, Tensor
       }
     }
     if constexpr (std::is_same_v<T, Float16Like>)
-      out.data<uint16_t>()[o] = dtype == DType::kFloat16 ? float_to_half(static_cast<float>(sum))
-                                                         : float_to_bf16(static_cast<float>(sum));
+      out.data<uint16_t>()[o] =
+          dtype == DType::kFloat16 ? float_to_half(static_cast<float>(sum)) : float_to_bf16(static_cast<float>(sum));
     else
       out.data<T>()[o] = static_cast<T>(sum);
     for (size_t i = n_out; i-- > 0;) {  // outer odometer
@@ -206,7 +210,8 @@ class EinsumKernel : public Kernel {
     const DType t = inputs[0]->dtype();
     Tensor out(t, out_shape);
     if (out.numel() > 0) {
-      if (is_float16_like(t)) contract<Float16Like>(plan, inputs, out, t);
+      if (is_float16_like(t))
+        contract<Float16Like>(plan, inputs, out, t);
       else if (!dispatch_numeric(t, [&](auto tag) { contract<decltype(tag)>(plan, inputs, out, t); }))
         node_.fail("dtype " + dtype_name(t) + " is not implemented", ErrorKind::kUnsupported);
     }

@@ -17,19 +17,24 @@ namespace parity::refrt {
 
 inline const std::vector<DType> kIntTypes = {DType::kInt8,  DType::kInt16,  DType::kInt32,  DType::kInt64,
                                              DType::kUInt8, DType::kUInt16, DType::kUInt32, DType::kUInt64};
-inline const std::vector<DType> kSignedNumericTypes = {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16,
-                                                       DType::kInt8,    DType::kInt16,   DType::kInt32,   DType::kInt64};
+inline const std::vector<DType> kSignedNumericTypes = {DType::kFloat32,  DType::kFloat64, DType::kFloat16,
+                                                       DType::kBFloat16, DType::kInt8,    DType::kInt16,
+                                                       DType::kInt32,    DType::kInt64};
 
 // ---- element access: bool is stored as one byte, any non-zero byte is true
 template <typename T>
 T load(const void* p, int64_t i) {
-  if constexpr (std::is_same_v<T, bool>) return static_cast<const uint8_t*>(p)[i] != 0;
-  else return static_cast<const T*>(p)[i];
+  if constexpr (std::is_same_v<T, bool>)
+    return static_cast<const uint8_t*>(p)[i] != 0;
+  else
+    return static_cast<const T*>(p)[i];
 }
 template <typename T>
 void store(void* p, int64_t i, T v) {
-  if constexpr (std::is_same_v<T, bool>) static_cast<uint8_t*>(p)[i] = v ? 1 : 0;
-  else static_cast<T*>(p)[i] = v;
+  if constexpr (std::is_same_v<T, bool>)
+    static_cast<uint8_t*>(p)[i] = v ? 1 : 0;
+  else
+    static_cast<T*>(p)[i] = v;
 }
 
 // dispatch_numeric plus bool (as C++ bool, read through load/store).
@@ -42,24 +47,62 @@ bool dispatch_with_bool(DType t, Fn&& fn) {
   return dispatch_numeric(t, fn);
 }
 
-template <typename T> inline constexpr bool is_float_v = std::is_floating_point_v<T>;
-template <typename T> inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-template <typename T> inline constexpr bool is_signed_int_v = is_int_v<T> && std::is_signed_v<T>;
-template <typename T> inline constexpr bool is_number_v = is_float_v<T> || is_int_v<T>;
+template <typename T>
+inline constexpr bool is_float_v = std::is_floating_point_v<T>;
+template <typename T>
+inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+template <typename T>
+inline constexpr bool is_signed_int_v = is_int_v<T>&& std::is_signed_v<T>;
+template <typename T>
+inline constexpr bool is_number_v = is_float_v<T> || is_int_v<T>;
 
 // ---- two's complement wrap-around without UB: 8/16-bit values would be promoted to (signed) int,
 // where e.g. uint16 * uint16 can overflow, so compute in an unsigned type at least as wide as int.
 template <typename T>
 using wide_unsigned_t = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
-template <typename T> T wrap_add(T a, T b) { using U = wide_unsigned_t<T>; return static_cast<T>(U(a) + U(b)); }
-template <typename T> T wrap_sub(T a, T b) { using U = wide_unsigned_t<T>; return static_cast<T>(U(a) - U(b)); }
-template <typename T> T wrap_mul(T a, T b) { using U = wide_unsigned_t<T>; return static_cast<T>(U(a) * U(b)); }
-template <typename T> T wrap_neg(T a) { using U = wide_unsigned_t<T>; return static_cast<T>(U(0) - U(a)); }
+template <typename T>
+T wrap_add(T a, T b) {
+  using U = wide_unsigned_t<T>;
+  return static_cast<T>(U(a) + U(b));
+}
+template <typename T>
+T wrap_sub(T a, T b) {
+  using U = wide_unsigned_t<T>;
+  return static_cast<T>(U(a) - U(b));
+}
+template <typename T>
+T wrap_mul(T a, T b) {
+  using U = wide_unsigned_t<T>;
+  return static_cast<T>(U(a) * U(b));
+}
+template <typename T>
+T wrap_neg(T a) {
+  using U = wide_unsigned_t<T>;
+  return static_cast<T>(U(0) - U(a));
+}
 
 // Arithmetic that wraps for integers and is plain IEEE for floats.
-template <typename T> T add(T a, T b) { if constexpr (is_int_v<T>) return wrap_add(a, b); else return a + b; }
-template <typename T> T sub(T a, T b) { if constexpr (is_int_v<T>) return wrap_sub(a, b); else return a - b; }
-template <typename T> T mul(T a, T b) { if constexpr (is_int_v<T>) return wrap_mul(a, b); else return a * b; }
+template <typename T>
+T add(T a, T b) {
+  if constexpr (is_int_v<T>)
+    return wrap_add(a, b);
+  else
+    return a + b;
+}
+template <typename T>
+T sub(T a, T b) {
+  if constexpr (is_int_v<T>)
+    return wrap_sub(a, b);
+  else
+    return a - b;
+}
+template <typename T>
+T mul(T a, T b) {
+  if constexpr (is_int_v<T>)
+    return wrap_mul(a, b);
+  else
+    return a * b;
+}
 
 // Float -> integer by truncation toward zero. Out of range and NaN give what x86 conversion gives
 // (and so numpy and ONNX Runtime): int32/int64 minimum; narrower types take the low bits of the
@@ -86,18 +129,28 @@ To float_to_int(From v) {
 }
 
 // NaN-propagating min/max (numpy and ONNX Min/Max: any NaN operand gives NaN).
-template <typename T> T nan_min(T a, T b) {
-  if constexpr (is_float_v<T>) { if (a != a) return a; if (b != b) return b; }
+template <typename T>
+T nan_min(T a, T b) {
+  if constexpr (is_float_v<T>) {
+    if (a != a) return a;
+    if (b != b) return b;
+  }
   return b < a ? b : a;
 }
-template <typename T> T nan_max(T a, T b) {
-  if constexpr (is_float_v<T>) { if (a != a) return a; if (b != b) return b; }
+template <typename T>
+T nan_max(T a, T b) {
+  if constexpr (is_float_v<T>) {
+    if (a != a) return a;
+    if (b != b) return b;
+  }
   return a < b ? b : a;
 }
 
 // The DType of C++ result type R when the input is `in` (R = bool gives kBool).
 template <typename R>
-DType result_dtype(DType in) { return std::is_same_v<R, bool> ? DType::kBool : in; }
+DType result_dtype(DType in) {
+  return std::is_same_v<R, bool> ? DType::kBool : in;
+}
 
 [[noreturn]] inline void fail_dtype(const NodeDef& node, DType t) {
   node.fail("dtype " + dtype_name(t) + " is not supported by " + node.op_type, ErrorKind::kUnsupported);
@@ -106,7 +159,8 @@ DType result_dtype(DType in) { return std::is_same_v<R, bool> ? DType::kBool : i
 // Base of ops that only take float32/float64 (and float16/bfloat16 through float32).
 struct FloatOp {
   explicit FloatOp(const NodeDef&) {}
-  template <typename T> static constexpr bool accepts = is_float_v<T>;
+  template <typename T>
+  static constexpr bool accepts = is_float_v<T>;
 };
 
 template <typename Op>
@@ -163,16 +217,20 @@ class BinaryKernel : public Kernel {
           const T* ta = static_cast<const T*>(pa);
           const T* tb = static_cast<const T*>(pb);
           T* to = static_cast<T*>(po);
-          for_each_broadcast_run(plan, [&](int64_t o, const std::array<int64_t, 2>& i, int64_t len,
-                                           const std::array<int64_t, 2>& s) {
-            const T* x = ta + i[0];
-            const T* y = tb + i[1];
-            T* z = to + o;
-            if (s[0] == 1 && s[1] == 1) for (int64_t j = 0; j < len; ++j) z[j] = op_(x[j], y[j]);
-            else if (s[0] == 1 && s[1] == 0) for (int64_t j = 0; j < len; ++j) z[j] = op_(x[j], y[0]);
-            else if (s[0] == 0 && s[1] == 1) for (int64_t j = 0; j < len; ++j) z[j] = op_(x[0], y[j]);
-            else for (int64_t j = 0; j < len; ++j) z[j] = op_(x[j * s[0]], y[j * s[1]]);
-          });
+          for_each_broadcast_run(
+              plan, [&](int64_t o, const std::array<int64_t, 2>& i, int64_t len, const std::array<int64_t, 2>& s) {
+                const T* x = ta + i[0];
+                const T* y = tb + i[1];
+                T* z = to + o;
+                if (s[0] == 1 && s[1] == 1)
+                  for (int64_t j = 0; j < len; ++j) z[j] = op_(x[j], y[j]);
+                else if (s[0] == 1 && s[1] == 0)
+                  for (int64_t j = 0; j < len; ++j) z[j] = op_(x[j], y[0]);
+                else if (s[0] == 0 && s[1] == 1)
+                  for (int64_t j = 0; j < len; ++j) z[j] = op_(x[0], y[j]);
+                else
+                  for (int64_t j = 0; j < len; ++j) z[j] = op_(x[j * s[0]], y[j * s[1]]);
+              });
         } else {
           for_each_broadcast(plan, [&](int64_t o, const std::array<int64_t, 2>& i) {
             store<R>(po, o, op_(load<T>(pa, i[0]), load<T>(pb, i[1])));

@@ -10,21 +10,31 @@ namespace {
 
 struct NumberOp {
   explicit NumberOp(const NodeDef& node) : node(&node) {}
-  template <typename T> static constexpr bool accepts = is_number_v<T>;
+  template <typename T>
+  static constexpr bool accepts = is_number_v<T>;
   const NodeDef* node;
 };
 
 struct AddOp : NumberOp {
   using NumberOp::NumberOp;
-  template <typename T> T operator()(T a, T b) const { return add(a, b); }
+  template <typename T>
+  T operator()(T a, T b) const {
+    return add(a, b);
+  }
 };
 struct SubOp : NumberOp {
   using NumberOp::NumberOp;
-  template <typename T> T operator()(T a, T b) const { return sub(a, b); }
+  template <typename T>
+  T operator()(T a, T b) const {
+    return sub(a, b);
+  }
 };
 struct MulOp : NumberOp {
   using NumberOp::NumberOp;
-  template <typename T> T operator()(T a, T b) const { return mul(a, b); }
+  template <typename T>
+  T operator()(T a, T b) const {
+    return mul(a, b);
+  }
 };
 struct DivOp : NumberOp {
   using NumberOp::NumberOp;
@@ -64,19 +74,29 @@ struct ModOp : NumberOp {
 
 struct BitwiseOp {
   explicit BitwiseOp(const NodeDef&) {}
-  template <typename T> static constexpr bool accepts = is_int_v<T>;
+  template <typename T>
+  static constexpr bool accepts = is_int_v<T>;
 };
 struct BitwiseAndOp : BitwiseOp {
   using BitwiseOp::BitwiseOp;
-  template <typename T> T operator()(T a, T b) const { return static_cast<T>(a & b); }
+  template <typename T>
+  T operator()(T a, T b) const {
+    return static_cast<T>(a & b);
+  }
 };
 struct BitwiseOrOp : BitwiseOp {
   using BitwiseOp::BitwiseOp;
-  template <typename T> T operator()(T a, T b) const { return static_cast<T>(a | b); }
+  template <typename T>
+  T operator()(T a, T b) const {
+    return static_cast<T>(a | b);
+  }
 };
 struct BitwiseXorOp : BitwiseOp {
   using BitwiseOp::BitwiseOp;
-  template <typename T> T operator()(T a, T b) const { return static_cast<T>(a ^ b); }
+  template <typename T>
+  T operator()(T a, T b) const {
+    return static_cast<T>(a ^ b);
+  }
 };
 
 // Unsigned only. A shift by the bit width or more gives 0 (as numpy) instead of C++ UB.
@@ -86,7 +106,8 @@ struct BitShiftOp {
     if (!d || (d->s != "LEFT" && d->s != "RIGHT")) n.fail("attribute 'direction' must be \"LEFT\" or \"RIGHT\"");
     left = d->s == "LEFT";
   }
-  template <typename T> static constexpr bool accepts = is_int_v<T> && std::is_unsigned_v<T>;
+  template <typename T>
+  static constexpr bool accepts = is_int_v<T>&& std::is_unsigned_v<T>;
   template <typename T>
   T operator()(T a, T b) const {
     if (b >= sizeof(T) * 8) return 0;
@@ -125,15 +146,16 @@ class PowKernel : public Kernel {
         const B* pb = base.data<B>();
         const E* pe = exponent->data<E>();
         B* po = out.data<B>();
-        for_each_broadcast(plan, [&](int64_t o, const std::array<int64_t, 2>& i) { po[o] = power<B, E>(pb[i[0]], pe[i[1]]); });
+        for_each_broadcast(
+            plan, [&](int64_t o, const std::array<int64_t, 2>& i) { po[o] = power<B, E>(pb[i[0]], pe[i[1]]); });
         io.outputs[0] = std::move(out);
         done = true;
       });
     });
     if (!done)
-      node_.fail("base " + dtype_name(base.dtype()) + " with exponent " + dtype_name(exponent->dtype()) +
-                     " is not supported",
-                 ErrorKind::kUnsupported);
+      node_.fail(
+          "base " + dtype_name(base.dtype()) + " with exponent " + dtype_name(exponent->dtype()) + " is not supported",
+          ErrorKind::kUnsupported);
   }
 
  private:
@@ -160,8 +182,10 @@ class PowKernel : public Kernel {
       return result;
     } else {
       const double r = std::pow(static_cast<double>(base), static_cast<double>(exponent));
-      if constexpr (is_int_v<B>) return float_to_int<B>(r);
-      else return static_cast<B>(r);
+      if constexpr (is_int_v<B>)
+        return float_to_int<B>(r);
+      else
+        return static_cast<B>(r);
     }
   }
   NodeDef node_;
@@ -178,7 +202,8 @@ PARITY_KERNEL("Div", 7, BinaryKernel<DivOp>, kAllNumericTypes);
 PARITY_KERNEL("Mod", 10, BinaryKernel<ModOp>, kAllNumericTypes);
 // Pow 7; 12 allowed base and exponent of different (and integer) types: accepted from 7 (a superset).
 PARITY_KERNEL("Pow", 7, PowKernel, kAllNumericTypes);
-PARITY_KERNEL("BitShift", 11, BinaryKernel<BitShiftOp>, {DType::kUInt8, DType::kUInt16, DType::kUInt32, DType::kUInt64});
+PARITY_KERNEL("BitShift", 11, BinaryKernel<BitShiftOp>,
+              {DType::kUInt8, DType::kUInt16, DType::kUInt32, DType::kUInt64});
 PARITY_KERNEL("BitwiseAnd", 18, BinaryKernel<BitwiseAndOp>, kIntTypes);
 PARITY_KERNEL("BitwiseOr", 18, BinaryKernel<BitwiseOrOp>, kIntTypes);
 PARITY_KERNEL("BitwiseXor", 18, BinaryKernel<BitwiseXorOp>, kIntTypes);

@@ -7,10 +7,13 @@
 namespace parity::refrt {
 namespace {
 
-#define PARITY_FLOAT_UNARY(Name, expr)                      \
-  struct Name##Op : FloatOp {                               \
-    using FloatOp::FloatOp;                                 \
-    template <typename T> T operator()(T x) const { return static_cast<T>(expr); } \
+#define PARITY_FLOAT_UNARY(Name, expr) \
+  struct Name##Op : FloatOp {          \
+    using FloatOp::FloatOp;            \
+    template <typename T>              \
+    T operator()(T x) const {          \
+      return static_cast<T>(expr);     \
+    }                                  \
   }
 
 PARITY_FLOAT_UNARY(Sqrt, std::sqrt(x));
@@ -37,24 +40,34 @@ PARITY_FLOAT_UNARY(Round, std::nearbyint(x));
 
 struct NegOp {
   explicit NegOp(const NodeDef&) {}
-  template <typename T> static constexpr bool accepts = is_float_v<T> || is_signed_int_v<T>;
-  template <typename T> T operator()(T x) const {
-    if constexpr (is_int_v<T>) return wrap_neg(x);  // -MIN == MIN instead of UB
-    else return -x;
+  template <typename T>
+  static constexpr bool accepts = is_float_v<T> || is_signed_int_v<T>;
+  template <typename T>
+  T operator()(T x) const {
+    if constexpr (is_int_v<T>)
+      return wrap_neg(x);  // -MIN == MIN instead of UB
+    else
+      return -x;
   }
 };
 struct AbsOp {
   explicit AbsOp(const NodeDef&) {}
-  template <typename T> static constexpr bool accepts = is_number_v<T>;
-  template <typename T> T operator()(T x) const {
-    if constexpr (is_int_v<T>) return x < T(0) ? wrap_neg(x) : x;
-    else return std::fabs(x);
+  template <typename T>
+  static constexpr bool accepts = is_number_v<T>;
+  template <typename T>
+  T operator()(T x) const {
+    if constexpr (is_int_v<T>)
+      return x < T(0) ? wrap_neg(x) : x;
+    else
+      return std::fabs(x);
   }
 };
 struct SignOp {
   explicit SignOp(const NodeDef&) {}
-  template <typename T> static constexpr bool accepts = is_number_v<T>;
-  template <typename T> T operator()(T x) const {
+  template <typename T>
+  static constexpr bool accepts = is_number_v<T>;
+  template <typename T>
+  T operator()(T x) const {
     if constexpr (is_float_v<T>)
       if (x != x) return x;  // NaN stays NaN
     return static_cast<T>((T(0) < x) - (x < T(0)));
@@ -62,22 +75,31 @@ struct SignOp {
 };
 struct NotOp {
   explicit NotOp(const NodeDef&) {}
-  template <typename T> static constexpr bool accepts = std::is_same_v<T, bool>;
+  template <typename T>
+  static constexpr bool accepts = std::is_same_v<T, bool>;
   bool operator()(bool x) const { return !x; }
 };
 struct BitwiseNotOp {
   explicit BitwiseNotOp(const NodeDef&) {}
-  template <typename T> static constexpr bool accepts = is_int_v<T>;
-  template <typename T> T operator()(T x) const { return static_cast<T>(~x); }
+  template <typename T>
+  static constexpr bool accepts = is_int_v<T>;
+  template <typename T>
+  T operator()(T x) const {
+    return static_cast<T>(~x);
+  }
 };
 struct IsNaNOp : FloatOp {
   using FloatOp::FloatOp;
-  template <typename T> bool operator()(T x) const { return x != x; }
+  template <typename T>
+  bool operator()(T x) const {
+    return x != x;
+  }
 };
 struct IsInfOp : FloatOp {
   explicit IsInfOp(const NodeDef& n)
       : FloatOp(n), negative(n.attr_int("detect_negative", 1) != 0), positive(n.attr_int("detect_positive", 1) != 0) {}
-  template <typename T> bool operator()(T x) const {
+  template <typename T>
+  bool operator()(T x) const {
     return std::isinf(x) && (x > 0 ? positive : negative);
   }
   bool negative, positive;

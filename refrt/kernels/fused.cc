@@ -47,8 +47,10 @@ class FusedRMSNormKernel : public Kernel {
       // [outer, d, inner] around the normalised axis; the weight (Mul's broadcast) runs along the last dim.
       int64_t outer = 1, d = x.dim(axis), inner = 1;
       for (size_t k = 0; k < x.rank(); ++k) {
-        if (k < axis) outer *= x.dim(k);
-        else if (k > axis) inner *= x.dim(k);
+        if (k < axis)
+          outer *= x.dim(k);
+        else if (k > axis)
+          inner *= x.dim(k);
       }
       const int64_t last = x.dim(x.rank() - 1);
       if (w && (w->dtype() != x.dtype() || w->numel() != last)) node_.fail("the weight must have the last dim of X");
@@ -56,23 +58,24 @@ class FusedRMSNormKernel : public Kernel {
       const T* px = x.data<T>();
       const T* pw = w ? w->data<T>() : nullptr;
       T* py = y.data<T>();
-      parallel_for(f, outer * inner, std::max<int64_t>(1, 4096 / std::max<int64_t>(d, 1)), [&](int64_t begin, int64_t end) {
-        for (int64_t r = begin; r < end; ++r) {
-          const int64_t base = (r / inner) * d * inner + r % inner;
-          double sum = 0;
-          for (int64_t j = 0; j < d; ++j) {
-            const double v = static_cast<double>(px[base + j * inner]);
-            sum += v * v;
-          }
-          // As the decomposed graph: mean, + eps, sqrt, reciprocal, each rounded to T.
-          const T mean = static_cast<T>(d > 0 ? sum / static_cast<double>(d) : 0.0);
-          const T inv = T(1) / static_cast<T>(std::sqrt(mean + static_cast<T>(epsilon_)));
-          for (int64_t j = 0; j < d; ++j) {
-            const int64_t at = base + j * inner;
-            py[at] = pw ? (px[at] * inv) * pw[at % last] : px[at] * inv;
-          }
-        }
-      });
+      parallel_for(f, outer * inner, std::max<int64_t>(1, 4096 / std::max<int64_t>(d, 1)),
+                   [&](int64_t begin, int64_t end) {
+                     for (int64_t r = begin; r < end; ++r) {
+                       const int64_t base = (r / inner) * d * inner + r % inner;
+                       double sum = 0;
+                       for (int64_t j = 0; j < d; ++j) {
+                         const double v = static_cast<double>(px[base + j * inner]);
+                         sum += v * v;
+                       }
+                       // As the decomposed graph: mean, + eps, sqrt, reciprocal, each rounded to T.
+                       const T mean = static_cast<T>(d > 0 ? sum / static_cast<double>(d) : 0.0);
+                       const T inv = T(1) / static_cast<T>(std::sqrt(mean + static_cast<T>(epsilon_)));
+                       for (int64_t j = 0; j < d; ++j) {
+                         const int64_t at = base + j * inner;
+                         py[at] = pw ? (px[at] * inv) * pw[at % last] : px[at] * inv;
+                       }
+                     }
+                   });
       f.outputs[0] = std::move(y);
     });
   }

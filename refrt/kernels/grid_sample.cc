@@ -47,16 +47,24 @@ class GridSampleKernel : public Kernel {
     const Attribute* m = node.attr("mode", Attribute::Type::kString);
     const std::string mode = m ? m->s : (node.opset < 20 ? "bilinear" : "linear");
     const bool old = node.opset < 20;
-    if (mode == "nearest") interp_ = Interp::kNearest;
-    else if (mode == (old ? "bilinear" : "linear")) interp_ = Interp::kLinear;
-    else if (mode == (old ? "bicubic" : "cubic")) interp_ = Interp::kCubic;
-    else node.fail("mode '" + mode + "' is not valid at opset " + std::to_string(node.opset));
+    if (mode == "nearest")
+      interp_ = Interp::kNearest;
+    else if (mode == (old ? "bilinear" : "linear"))
+      interp_ = Interp::kLinear;
+    else if (mode == (old ? "bicubic" : "cubic"))
+      interp_ = Interp::kCubic;
+    else
+      node.fail("mode '" + mode + "' is not valid at opset " + std::to_string(node.opset));
     const Attribute* p = node.attr("padding_mode", Attribute::Type::kString);
     const std::string pad = p ? p->s : "zeros";
-    if (pad == "zeros") padding_ = Padding::kZeros;
-    else if (pad == "border") padding_ = Padding::kBorder;
-    else if (pad == "reflection") padding_ = Padding::kReflection;
-    else node.fail("padding_mode '" + pad + "' is not valid");
+    if (pad == "zeros")
+      padding_ = Padding::kZeros;
+    else if (pad == "border")
+      padding_ = Padding::kBorder;
+    else if (pad == "reflection")
+      padding_ = Padding::kReflection;
+    else
+      node.fail("padding_mode '" + pad + "' is not valid");
   }
 
   void compute(KernelIO& io) const override {
@@ -82,12 +90,16 @@ class GridSampleKernel : public Kernel {
       taps.push_back({0, std::numeric_limits<double>::quiet_NaN()});
       return;
     }
-    double x = align_corners_ ? (g + 1) / 2 * static_cast<double>(size - 1) : ((g + 1) * static_cast<double>(size) - 1) / 2;
-    const double lo = align_corners_ ? 0.0 : -0.5, hi = align_corners_ ? static_cast<double>(size - 1) : static_cast<double>(size) - 0.5;
+    double x =
+        align_corners_ ? (g + 1) / 2 * static_cast<double>(size - 1) : ((g + 1) * static_cast<double>(size) - 1) / 2;
+    const double lo = align_corners_ ? 0.0 : -0.5,
+                 hi = align_corners_ ? static_cast<double>(size - 1) : static_cast<double>(size) - 0.5;
     if (interp_ == Interp::kNearest) x = std::nearbyint(x);  // round half to even
     if (x < lo || x > hi) {
-      if (padding_ == Padding::kBorder) x = std::clamp(x, 0.0, static_cast<double>(size - 1));
-      else if (padding_ == Padding::kReflection) x = reflect(x, lo, hi);
+      if (padding_ == Padding::kBorder)
+        x = std::clamp(x, 0.0, static_cast<double>(size - 1));
+      else if (padding_ == Padding::kReflection)
+        x = reflect(x, lo, hi);
     }
     if (interp_ == Interp::kNearest) {
       taps.push_back({tap_index(static_cast<int64_t>(x), size, lo, hi), 1.0});  // truncation, as ONNX
@@ -110,7 +122,9 @@ class GridSampleKernel : public Kernel {
     const Tensor& x = io.in(0);
     const Tensor& grid = io.in(1);
     const size_t r = x.rank() < 2 ? 0 : x.rank() - 2;
-    if (r == 0 || (node_.opset < 20 && r != 2)) node_.fail("X must be [N, C, H, W]" + std::string(node_.opset < 20 ? "" : " or N-D") + ", got " + shape_str(x.shape()));
+    if (r == 0 || (node_.opset < 20 && r != 2))
+      node_.fail("X must be [N, C, H, W]" + std::string(node_.opset < 20 ? "" : " or N-D") + ", got " +
+                 shape_str(x.shape()));
     if (grid.dtype() != x.dtype()) node_.fail("grid dtype differs from X");
     if (grid.rank() != r + 2 || grid.dim(0) != x.dim(0) || grid.shape().back() != static_cast<int64_t>(r))
       node_.fail("grid must be [N, out..., " + std::to_string(r) + "], got " + shape_str(grid.shape()));

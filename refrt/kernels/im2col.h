@@ -56,7 +56,8 @@ void im2col(const WindowGeometry& g, int64_t channels, const T* x, T* col) {
     const T* src = x + in_off;
     const int64_t shift = k_last * dil - pb;
     if (s == 1) {  // contiguous run: copy the in-range middle, zero the padded ends
-      const int64_t lo = std::clamp<int64_t>(-shift, 0, out_last), hi = std::clamp<int64_t>(in_last - shift, lo, out_last);
+      const int64_t lo = std::clamp<int64_t>(-shift, 0, out_last),
+                    hi = std::clamp<int64_t>(in_last - shift, lo, out_last);
       std::fill(dst, dst + lo, T(0));
       std::copy(src + lo + shift, src + hi + shift, dst + lo);
       std::fill(dst + hi, dst + out_last, T(0));

@@ -29,7 +29,10 @@ std::vector<int64_t> int_vector_input(const NodeDef& node, const Tensor& t, cons
 class Col2ImKernel : public Kernel {
  public:
   explicit Col2ImKernel(const NodeDef& node)
-      : node_(node), dilations_(node.attr_ints("dilations")), pads_(node.attr_ints("pads")), strides_(node.attr_ints("strides")) {}
+      : node_(node),
+        dilations_(node.attr_ints("dilations")),
+        pads_(node.attr_ints("pads")),
+        strides_(node.attr_ints("strides")) {}
   void compute(KernelIO& io) const override {
     const Tensor& x = io.in(0);
     if (!is_float_dtype(x.dtype())) fail_dtype(node_, x.dtype());
@@ -54,7 +57,8 @@ class Col2ImKernel : public Kernel {
         node_.fail("image_shape, pads, dilations and block_shape overflow int64 along dim " + std::to_string(d));
       if (span >= padded) node_.fail("the blocks do not fit the padded image along dim " + std::to_string(d));
       cols[d] = (padded - span - 1) / str[d] + 1;
-      if (__builtin_mul_overflow(block_size, block[d], &block_size) || __builtin_mul_overflow(positions, cols[d], &positions))
+      if (__builtin_mul_overflow(block_size, block[d], &block_size) ||
+          __builtin_mul_overflow(positions, cols[d], &positions))
         node_.fail("the block size or the number of block positions overflows int64");
     }
     if (x.rank() != 3 || x.dim(1) % block_size != 0 || x.dim(2) != positions)
@@ -151,7 +155,10 @@ class AffineGridKernel : public Kernel {
 class MaxUnpoolKernel : public Kernel {
  public:
   explicit MaxUnpoolKernel(const NodeDef& node)
-      : node_(node), kernel_(node.attr_ints("kernel_shape")), pads_(node.attr_ints("pads")), strides_(node.attr_ints("strides")) {
+      : node_(node),
+        kernel_(node.attr_ints("kernel_shape")),
+        pads_(node.attr_ints("pads")),
+        strides_(node.attr_ints("strides")) {
     if (kernel_.empty()) node.fail("kernel_shape is required");
   }
   void compute(KernelIO& io) const override {
@@ -159,13 +166,15 @@ class MaxUnpoolKernel : public Kernel {
     const Tensor& idx = io.in(1);
     const size_t r = kernel_.size(), size = dtype_size(x.dtype());
     if (size == 0) fail_dtype(node_, x.dtype());
-    if (x.rank() != r + 2) node_.fail("X must have rank " + std::to_string(r + 2) + " for this kernel_shape, got " + shape_str(x.shape()));
+    if (x.rank() != r + 2)
+      node_.fail("X must have rank " + std::to_string(r + 2) + " for this kernel_shape, got " + shape_str(x.shape()));
     if (idx.dtype() != DType::kInt64 || idx.shape() != x.shape())
-      node_.fail("indices must be int64 of X's shape " + shape_str(x.shape()) + ", got " + dtype_name(idx.dtype()) + " " +
-                 shape_str(idx.shape()));
+      node_.fail("indices must be int64 of X's shape " + shape_str(x.shape()) + ", got " + dtype_name(idx.dtype()) +
+                 " " + shape_str(idx.shape()));
     const auto str = strides_.empty() ? std::vector<int64_t>(r, 1) : strides_;
     const auto pad = pads_.empty() ? std::vector<int64_t>(2 * r, 0) : pads_;
-    if (str.size() != r || pad.size() != 2 * r) node_.fail("strides need " + std::to_string(r) + " values and pads " + std::to_string(2 * r));
+    if (str.size() != r || pad.size() != 2 * r)
+      node_.fail("strides need " + std::to_string(r) + " values and pads " + std::to_string(2 * r));
     Shape inferred{x.dim(0), x.dim(1)};
     for (size_t d = 0; d < r; ++d) {
       inferred.push_back((x.dim(d + 2) - 1) * str[d] - pad[d] - pad[d + r] + kernel_[d]);
@@ -174,7 +183,8 @@ class MaxUnpoolKernel : public Kernel {
     Shape shape = inferred;
     if (io.optional(2)) {
       shape = int_vector_input(node_, *io.optional(2), "output_shape");
-      if (shape.size() != inferred.size()) node_.fail("output_shape must have " + std::to_string(inferred.size()) + " values");
+      if (shape.size() != inferred.size())
+        node_.fail("output_shape must have " + std::to_string(inferred.size()) + " values");
       for (size_t d = 0; d < shape.size(); ++d)
         if (shape[d] < inferred[d])
           node_.fail("output_shape " + shape_str(shape) + " is smaller than the inferred shape " + shape_str(inferred));
@@ -232,8 +242,10 @@ class CenterCropPadKernel : public Kernel {
       const int64_t in = x.dim(a), want = target[k];
       shape[a] = want;
       copy[a] = std::min(in, want);
-      if (want < in) src_start[a] = (in - want) / 2;
-      else dst_start[a] = (want - in) / 2;
+      if (want < in)
+        src_start[a] = (in - want) / 2;
+      else
+        dst_start[a] = (want - in) / 2;
     }
     Tensor out(x.dtype(), shape, /*zero=*/true);
     if (checked_numel(copy) > 0) {

@@ -44,8 +44,8 @@ class GatherElementsKernel : public Kernel {
     const size_t axis = static_cast<size_t>(normalize_axis(axis_, static_cast<int64_t>(x.rank()), "axis"));
     for (size_t d = 0; d < x.rank(); ++d)
       if (d != axis && index_tensor.dim(d) > x.dim(d))
-        node_.fail("indices shape " + shape_str(index_tensor.shape()) + " exceeds data shape " +
-                   shape_str(x.shape()) + " at dim " + std::to_string(d));
+        node_.fail("indices shape " + shape_str(index_tensor.shape()) + " exceeds data shape " + shape_str(x.shape()) +
+                   " at dim " + std::to_string(d));
     const std::vector<int64_t> indices = int64_values(index_tensor, "indices");
     const std::vector<int64_t> strides = row_major_strides(x.shape());
     std::vector<int64_t> source(indices.size());
@@ -93,7 +93,7 @@ class GatherNDKernel : public Kernel {
     int64_t batches = 1, slice = 1;
     for (int64_t d = 0; d < b; ++d) batches *= x.dim(static_cast<size_t>(d));
     for (int64_t d = b + m; d < r; ++d) slice *= x.dim(static_cast<size_t>(d));
-    const int64_t tuples = index_tensor.numel() / m;                 // over all batches
+    const int64_t tuples = index_tensor.numel() / m;  // over all batches
     const int64_t per_batch = batches ? tuples / batches : 0;
     const std::vector<int64_t> strides = row_major_strides(x.shape());
     const int64_t batch_stride = b > 0 ? strides[static_cast<size_t>(b - 1)] : 0;
@@ -113,7 +113,8 @@ class GatherNDKernel : public Kernel {
       const char* src = static_cast<const char*>(x.raw());
       char* dst = static_cast<char*>(out.mutable_raw());
       const size_t es = dtype_size(x.dtype());
-      for (size_t t = 0; t < source.size(); ++t) std::memcpy(dst + t * block, src + static_cast<size_t>(source[t]) * es, block);
+      for (size_t t = 0; t < source.size(); ++t)
+        std::memcpy(dst + t * block, src + static_cast<size_t>(source[t]) * es, block);
     }
     io.outputs[0] = std::move(out);
   }
@@ -126,10 +127,14 @@ class GatherNDKernel : public Kernel {
 bool element_is_nonzero(const Tensor& x, int64_t i) {
   switch (x.dtype()) {
     case DType::kFloat16:
-    case DType::kBFloat16: return (x.data<uint16_t>()[i] & 0x7fffu) != 0;  // -0 is zero
-    case DType::kFloat32: return x.data<float>()[i] != 0.0f;
-    case DType::kFloat64: return x.data<double>()[i] != 0.0;
-    default: break;
+    case DType::kBFloat16:
+      return (x.data<uint16_t>()[i] & 0x7fffu) != 0;  // -0 is zero
+    case DType::kFloat32:
+      return x.data<float>()[i] != 0.0f;
+    case DType::kFloat64:
+      return x.data<double>()[i] != 0.0;
+    default:
+      break;
   }
   const auto* p = static_cast<const unsigned char*>(x.raw()) + static_cast<size_t>(i) * dtype_size(x.dtype());
   for (size_t b = 0; b < dtype_size(x.dtype()); ++b)
@@ -169,8 +174,10 @@ class OneHotKernel : public Kernel {
     const Tensor& index_tensor = io.in(0);
     const Tensor& depth_tensor = io.in(1);
     const Tensor& values = io.in(2);
-    if (depth_tensor.numel() != 1) node_.fail("depth must have one element, has " + std::to_string(depth_tensor.numel()));
-    if (values.numel() != 2) node_.fail("values must have two elements [off, on], has " + std::to_string(values.numel()));
+    if (depth_tensor.numel() != 1)
+      node_.fail("depth must have one element, has " + std::to_string(depth_tensor.numel()));
+    if (values.numel() != 2)
+      node_.fail("values must have two elements [off, on], has " + std::to_string(values.numel()));
     const int64_t depth = element_as_int64(depth_tensor, 0, "depth");
     if (depth < 1) node_.fail("depth " + std::to_string(depth) + " must be positive");
     const int64_t out_rank = static_cast<int64_t>(index_tensor.rank()) + 1;

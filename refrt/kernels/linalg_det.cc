@@ -35,7 +35,8 @@ class DetKernel : public Kernel {
   explicit DetKernel(const NodeDef& node) : node_(node) {}
   void compute(KernelIO& io) const override {
     const Tensor& x = io.in(0);
-    if (!is_float_dtype(x.dtype())) node_.fail("input must be a float tensor, got " + dtype_name(x.dtype()), ErrorKind::kUnsupported);
+    if (!is_float_dtype(x.dtype()))
+      node_.fail("input must be a float tensor, got " + dtype_name(x.dtype()), ErrorKind::kUnsupported);
     const size_t r = x.rank();
     if (r < 2 || x.dim(r - 1) != x.dim(r - 2))
       node_.fail("input must be [..., M, M], got shape " + shape_str(x.shape()));

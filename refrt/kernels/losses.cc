@@ -69,7 +69,8 @@ LossSpec parse_loss(const NodeDef& node) {
 }
 
 void check_float(const NodeDef& node, const Tensor& x) {
-  if (!is_float_dtype(x.dtype())) node.fail("input must be a float tensor, got " + dtype_name(x.dtype()), ErrorKind::kUnsupported);
+  if (!is_float_dtype(x.dtype()))
+    node.fail("input must be a float tensor, got " + dtype_name(x.dtype()), ErrorKind::kUnsupported);
 }
 
 class NllLossKernel : public Kernel {

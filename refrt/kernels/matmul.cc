@@ -34,7 +34,9 @@ void rows_epilogue(const KernelIO& io, Tensor& out, const Tensor* bias, int64_t 
 class MatMulKernel : public Kernel {
  public:
   explicit MatMulKernel(const NodeDef& node)
-      : node_(node), acts_(parse_activations(node)), trans_b_(node.attr_int("transB", 0) != 0),
+      : node_(node),
+        acts_(parse_activations(node)),
+        trans_b_(node.attr_int("transB", 0) != 0),
         b_shape_(node.attr("b_shape") ? std::optional(node.attr_ints("b_shape")) : std::nullopt) {}
   void compute(KernelIO& io) const override {
     const Tensor& a = io.in(0);
@@ -65,7 +67,8 @@ class MatMulKernel : public Kernel {
     // FusedMatMul: an optional bias [N] (or [1, N]) added to every row, then the activations.
     const Tensor* bias = io.optional(2);
     if (bias && (bias->dtype() != a.dtype() || bias->numel() != n || b_rank < 2))
-      node_.fail("bias " + shape_str(bias->shape()) + " must have the " + std::to_string(n) + " columns of the product");
+      node_.fail("bias " + shape_str(bias->shape()) + " must have the " + std::to_string(n) +
+                 " columns of the product");
     if (a.dtype() == DType::kFloat32) {
       run<float>(io, a, b, tb, out, batch, batch_a, batch_b, m, k, n);
       epilogue<float>(io, out, bias, n);
@@ -106,13 +109,16 @@ class MatMulKernel : public Kernel {
     // Batch index -> matrix index in a and b (numpy broadcasting of the batch dims, broadcast.h).
     const auto plan = plan_broadcast<2>({&batch_a, &batch_b}, node_);
     std::vector<std::array<int64_t, 2>> offsets(static_cast<size_t>(plan.numel));
-    for_each_broadcast(plan, [&](int64_t o, const std::array<int64_t, 2>& off) { offsets[static_cast<size_t>(o)] = off; });
+    for_each_broadcast(plan,
+                       [&](int64_t o, const std::array<int64_t, 2>& off) { offsets[static_cast<size_t>(o)] = off; });
     const int64_t count = plan.numel;
     auto one = [&](int64_t i, bool split) {
       const T* pa = a.data<T>() + offsets[static_cast<size_t>(i)][0] * m * k;
       const T* pb = b.data<T>() + offsets[static_cast<size_t>(i)][1] * k * n;
-      if (split) pool_gemm<T>(io, false, tb, m, n, k, T(1), pa, k, pb, ldb, T(0), po + i * m * n, n);
-      else gemm<T>(false, tb, m, n, k, T(1), pa, k, pb, ldb, T(0), po + i * m * n, n);
+      if (split)
+        pool_gemm<T>(io, false, tb, m, n, k, T(1), pa, k, pb, ldb, T(0), po + i * m * n, n);
+      else
+        gemm<T>(false, tb, m, n, k, T(1), pa, k, pb, ldb, T(0), po + i * m * n, n);
     };
     // A batch at least as large as the pool is spread over it (one product per task); otherwise each
     // product is split by columns over the pool (pool_gemm). BLAS itself runs on one thread.
@@ -212,7 +218,8 @@ class GemmKernel : public Kernel {
     } else if (a.dtype() == DType::kFloat64) {
       run<double>(io, a, b, c, out, m, k, n);
       rows_epilogue<double>(io, out, nullptr, n, acts_);
-    } else node_.fail("dtype " + dtype_name(a.dtype()) + " is not implemented", ErrorKind::kUnsupported);
+    } else
+      node_.fail("dtype " + dtype_name(a.dtype()) + " is not implemented", ErrorKind::kUnsupported);
     io.outputs[0] = std::move(out);
   }
   double flops(const KernelIO& io) const override {

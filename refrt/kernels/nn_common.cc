@@ -19,11 +19,16 @@ int64_t WindowGeometry::kernel_size() const { return product(kernel); }
 WindowAttrs parse_window_attrs(const NodeDef& node) {
   WindowAttrs a;
   if (const Attribute* p = node.attr("auto_pad", Attribute::Type::kString)) {
-    if (p->s == "NOTSET") a.auto_pad = AutoPad::kNotSet;
-    else if (p->s == "SAME_UPPER") a.auto_pad = AutoPad::kSameUpper;
-    else if (p->s == "SAME_LOWER") a.auto_pad = AutoPad::kSameLower;
-    else if (p->s == "VALID") a.auto_pad = AutoPad::kValid;
-    else node.fail("auto_pad '" + p->s + "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
+    if (p->s == "NOTSET")
+      a.auto_pad = AutoPad::kNotSet;
+    else if (p->s == "SAME_UPPER")
+      a.auto_pad = AutoPad::kSameUpper;
+    else if (p->s == "SAME_LOWER")
+      a.auto_pad = AutoPad::kSameLower;
+    else if (p->s == "VALID")
+      a.auto_pad = AutoPad::kValid;
+    else
+      node.fail("auto_pad '" + p->s + "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
   }
   a.kernel_shape = node.attr_ints("kernel_shape");
   a.strides = node.attr_ints("strides");

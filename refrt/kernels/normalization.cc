@@ -21,11 +21,20 @@ std::vector<double> doubles(const NodeDef& node, const Tensor& t, const char* wh
   for (int64_t i = 0; i < t.numel(); ++i) {
     const size_t u = static_cast<size_t>(i);
     switch (t.dtype()) {
-      case DType::kFloat32: v[u] = t.data<float>()[i]; break;
-      case DType::kFloat64: v[u] = t.data<double>()[i]; break;
-      case DType::kFloat16: v[u] = half_to_float(t.data<uint16_t>()[i]); break;
-      case DType::kBFloat16: v[u] = bf16_to_float(t.data<uint16_t>()[i]); break;
-      default: node.fail(std::string(what) + " must be a float tensor, got " + dtype_name(t.dtype()));
+      case DType::kFloat32:
+        v[u] = t.data<float>()[i];
+        break;
+      case DType::kFloat64:
+        v[u] = t.data<double>()[i];
+        break;
+      case DType::kFloat16:
+        v[u] = half_to_float(t.data<uint16_t>()[i]);
+        break;
+      case DType::kBFloat16:
+        v[u] = bf16_to_float(t.data<uint16_t>()[i]);
+        break;
+      default:
+        node.fail(std::string(what) + " must be a float tensor, got " + dtype_name(t.dtype()));
     }
   }
   return v;
@@ -55,7 +64,8 @@ std::vector<double> expanded(const NodeDef& node, const Tensor& t, const Shape& 
 
 // A per-channel parameter of length c.
 std::vector<double> per_channel(const NodeDef& node, const Tensor& t, int64_t c, const char* what) {
-  if (t.numel() != c) node.fail(std::string(what) + " must have " + std::to_string(c) + " elements, got " + shape_str(t.shape()));
+  if (t.numel() != c)
+    node.fail(std::string(what) + " must have " + std::to_string(c) + " elements, got " + shape_str(t.shape()));
   return doubles(node, t, what);
 }
 
@@ -73,7 +83,8 @@ std::pair<double, double> moments(const T* x, int64_t n, double eps) {
   double sqp[4] = {0, 0, 0, 0};
   i = 0;
   for (; i + 4 <= n; i += 4)
-    for (int k = 0; k < 4; ++k) sqp[k] += (static_cast<double>(x[i + k]) - mean) * (static_cast<double>(x[i + k]) - mean);
+    for (int k = 0; k < 4; ++k)
+      sqp[k] += (static_cast<double>(x[i + k]) - mean) * (static_cast<double>(x[i + k]) - mean);
   double sq = (sqp[0] + sqp[1]) + (sqp[2] + sqp[3]);
   for (; i < n; ++i) sq += (static_cast<double>(x[i]) - mean) * (static_cast<double>(x[i]) - mean);
   const double var = n > 0 ? sq / static_cast<double>(n) : 0.0;
@@ -248,36 +259,36 @@ class RowNormKernel : public Kernel {
       if (bias_f.empty()) bias_f.assign(scale.size(), 0.0f);
     }
     parallel_for(io, outer, 8, [&](int64_t begin, int64_t end) {
-    for (int64_t o = begin; o < end; ++o) {
-      const T* row = px + o * inner;
-      double mean = 0, inv = 0;
-      if (rms_) {
-        double sq = 0;
-        for (int64_t j = 0; j < inner; ++j) sq += static_cast<double>(row[j]) * static_cast<double>(row[j]);
-        inv = 1.0 / std::sqrt((inner > 0 ? sq / static_cast<double>(inner) : 0.0) + static_cast<double>(epsilon_));
-      } else {
-        std::tie(mean, inv) = row_moments(row, inner, epsilon_);
-      }
-      T* out = py + o * inner;
-      if constexpr (std::is_same_v<T, float>) {
-        // The mean in two floats, m + r: x - m is exact for x near m, so rows far from 0 keep their
-        // precision (one float mean would cost 0.5 ulp of the mean, e.g. 4e-6 at 100).
-        const float m = static_cast<float>(mean), r = static_cast<float>(mean - m), s = static_cast<float>(inv);
-        const float* sc = scale_f.data();
-        const float* bi = bias_f.data();
-        if (kAvx2Fma)
-          normalize_avx2(out, row, inner, m, r, s, sc, bi);
-        else
-          for (int64_t j = 0; j < inner; ++j) out[j] = ((row[j] - m) - r) * s * sc[j] + bi[j];
-      } else {
-        for (int64_t j = 0; j < inner; ++j) {
-          const size_t u = static_cast<size_t>(j);
-          out[j] = static_cast<T>((static_cast<double>(row[j]) - mean) * inv * scale[u] + (b ? bias[u] : 0.0));
+      for (int64_t o = begin; o < end; ++o) {
+        const T* row = px + o * inner;
+        double mean = 0, inv = 0;
+        if (rms_) {
+          double sq = 0;
+          for (int64_t j = 0; j < inner; ++j) sq += static_cast<double>(row[j]) * static_cast<double>(row[j]);
+          inv = 1.0 / std::sqrt((inner > 0 ? sq / static_cast<double>(inner) : 0.0) + static_cast<double>(epsilon_));
+        } else {
+          std::tie(mean, inv) = row_moments(row, inner, epsilon_);
         }
+        T* out = py + o * inner;
+        if constexpr (std::is_same_v<T, float>) {
+          // The mean in two floats, m + r: x - m is exact for x near m, so rows far from 0 keep their
+          // precision (one float mean would cost 0.5 ulp of the mean, e.g. 4e-6 at 100).
+          const float m = static_cast<float>(mean), r = static_cast<float>(mean - m), s = static_cast<float>(inv);
+          const float* sc = scale_f.data();
+          const float* bi = bias_f.data();
+          if (kAvx2Fma)
+            normalize_avx2(out, row, inner, m, r, s, sc, bi);
+          else
+            for (int64_t j = 0; j < inner; ++j) out[j] = ((row[j] - m) - r) * s * sc[j] + bi[j];
+        } else {
+          for (int64_t j = 0; j < inner; ++j) {
+            const size_t u = static_cast<size_t>(j);
+            out[j] = static_cast<T>((static_cast<double>(row[j]) - mean) * inv * scale[u] + (b ? bias[u] : 0.0));
+          }
+        }
+        pmean[o] = static_cast<T>(mean);
+        pinv[o] = static_cast<T>(inv);
       }
-      pmean[o] = static_cast<T>(mean);
-      pinv[o] = static_cast<T>(inv);
-    }
     });
     io.outputs[0] = std::move(y);
     if (io.outputs.size() > 1) io.outputs[1] = std::move(mean_out);
@@ -317,13 +328,16 @@ class GroupNormKernel : public Kernel {
   template <typename T>
   void run(KernelIO& io) const {
     const Tensor& x = io.in(0);
-    if (x.rank() < 2 || (instance_ && x.rank() < 3)) node_.fail("X must be [N, C, D1, ...], got " + shape_str(x.shape()));
+    if (x.rank() < 2 || (instance_ && x.rank() < 3))
+      node_.fail("X must be [N, C, D1, ...], got " + shape_str(x.shape()));
     const int64_t n = x.dim(0), c = x.dim(1), inner = product(x.shape(), 2, x.rank());
     const int64_t groups = instance_ ? c : groups_;
-    if (c % groups != 0) node_.fail(std::to_string(c) + " channels are not divisible by num_groups " + std::to_string(groups));
+    if (c % groups != 0)
+      node_.fail(std::to_string(c) + " channels are not divisible by num_groups " + std::to_string(groups));
     const bool per_group = !instance_ && node_.opset < 21;
     const int64_t params = per_group ? groups : c, cpg = c / groups;
-    const auto scale = per_channel(node_, io.in(1), params, "scale"), bias = per_channel(node_, io.in(2), params, "bias");
+    const auto scale = per_channel(node_, io.in(1), params, "scale"),
+               bias = per_channel(node_, io.in(2), params, "bias");
     Tensor y(x.dtype(), x.shape());
     const T* px = x.data<T>();
     T* py = y.data<T>();
@@ -360,7 +374,8 @@ struct InstanceNormKernel : GroupNormKernel {
 // y = x / ||x||_p along one axis (p 1 or 2); a zero norm gives 0.
 class LpNormKernel : public Kernel {
  public:
-  explicit LpNormKernel(const NodeDef& node) : node_(node), axis_(node.attr_int("axis", -1)), p_(node.attr_int("p", 2)) {
+  explicit LpNormKernel(const NodeDef& node)
+      : node_(node), axis_(node.attr_int("axis", -1)), p_(node.attr_int("p", 2)) {
     if (p_ != 1 && p_ != 2) node.fail("p must be 1 or 2, got " + std::to_string(p_));
   }
   void compute(KernelIO& io) const override {
@@ -372,7 +387,8 @@ class LpNormKernel : public Kernel {
   void run(KernelIO& io) const {
     const Tensor& x = io.in(0);
     const size_t axis = static_cast<size_t>(normalize_axis(axis_, static_cast<int64_t>(x.rank()), "axis"));
-    const int64_t outer = product(x.shape(), 0, axis), len = x.dim(axis), inner = product(x.shape(), axis + 1, x.rank());
+    const int64_t outer = product(x.shape(), 0, axis), len = x.dim(axis),
+                  inner = product(x.shape(), axis + 1, x.rank());
     Tensor y(x.dtype(), x.shape());
     const T* px = x.data<T>();
     T* py = y.data<T>();
@@ -455,8 +471,11 @@ class MeanVarianceNormKernel : public Kernel {
 class LrnKernel : public Kernel {
  public:
   explicit LrnKernel(const NodeDef& node)
-      : node_(node), alpha_(node.attr_float("alpha", 1e-4f)), beta_(node.attr_float("beta", 0.75f)),
-        bias_(node.attr_float("bias", 1.0f)), size_(node.attr_int("size", 0)) {
+      : node_(node),
+        alpha_(node.attr_float("alpha", 1e-4f)),
+        beta_(node.attr_float("beta", 0.75f)),
+        bias_(node.attr_float("bias", 1.0f)),
+        size_(node.attr_int("size", 0)) {
     if (size_ < 1) node.fail("size must be >= 1");
   }
   void compute(KernelIO& io) const override {
@@ -479,8 +498,9 @@ class LrnKernel : public Kernel {
                   sum += v * v;
                 }
                 const int64_t at = (img * c + ch) * inner + i;
-                py[at] = static_cast<T>(static_cast<double>(px[at]) /
-                                        std::pow(bias_ + alpha_ / static_cast<double>(size_) * sum, static_cast<double>(beta_)));
+                py[at] = static_cast<T>(
+                    static_cast<double>(px[at]) /
+                    std::pow(bias_ + alpha_ / static_cast<double>(size_) * sum, static_cast<double>(beta_)));
               }
         }))
       node_.fail("dtype " + dtype_name(x.dtype()) + " is not implemented", ErrorKind::kUnsupported);

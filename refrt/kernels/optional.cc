@@ -27,7 +27,8 @@ class OptionalKernel : public Kernel {
       check_type(ValueKind::kTensor, t->dtype());
       io.set_value(0, Value::optional_tensor(frozen(*t)));
     } else {
-      const ValueKind kind = type_.kind == ValueKind::kSequence ? ValueKind::kOptionalSequence : ValueKind::kOptionalTensor;
+      const ValueKind kind =
+          type_.kind == ValueKind::kSequence ? ValueKind::kOptionalSequence : ValueKind::kOptionalTensor;
       io.set_value(0, Value::empty_optional(kind, type_.dtype));
     }
   }
@@ -77,8 +78,10 @@ class OptionalGetElementKernel : public Kernel {
     if (!v->has_element)
       node_.fail("the optional input '" + (node_.inputs.empty() ? std::string() : node_.inputs[0]) + "' is empty (" +
                  v->describe() + "): there is no element to get");
-    if (v->kind == ValueKind::kOptionalTensor) io.outputs[0] = v->tensors.at(0);
-    else io.set_value(0, Value::sequence(v->tensors, v->elem_type));
+    if (v->kind == ValueKind::kOptionalTensor)
+      io.outputs[0] = v->tensors.at(0);
+    else
+      io.set_value(0, Value::sequence(v->tensors, v->elem_type));
   }
   bool takes_values() const override { return true; }
 

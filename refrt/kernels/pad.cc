@@ -25,9 +25,12 @@ int64_t source_coordinate(PadMode mode, int64_t o, int64_t before, int64_t n) {
   const int64_t i = o - before;
   if (i >= 0 && i < n) return i;
   switch (mode) {
-    case PadMode::kConstant: return -1;
-    case PadMode::kEdge: return i < 0 ? 0 : n - 1;
-    case PadMode::kWrap: return ((i % n) + n) % n;
+    case PadMode::kConstant:
+      return -1;
+    case PadMode::kEdge:
+      return i < 0 ? 0 : n - 1;
+    case PadMode::kWrap:
+      return ((i % n) + n) % n;
     case PadMode::kReflect: {
       if (n == 1) return 0;
       const int64_t period = 2 * (n - 1);
@@ -84,7 +87,8 @@ Tensor pad_tensor(const NodeDef& node, PadMode mode, const Tensor& x, const std:
       constant = s < 0;
       off += s * strides[d];
     }
-    std::memcpy(dst + static_cast<size_t>(i) * es, constant ? static_cast<const void*>(value.data()) : src + static_cast<size_t>(off) * es, es);
+    std::memcpy(dst + static_cast<size_t>(i) * es,
+                constant ? static_cast<const void*>(value.data()) : src + static_cast<size_t>(off) * es, es);
     for (size_t d = rank; d-- > 0;) {
       if (++index[d] < out_shape[d]) break;
       index[d] = 0;

@@ -97,8 +97,10 @@ class PoolKernel : public Kernel {
   void compute(KernelIO& io) const override {
     const DType dt = io.in(0).dtype();
     if (kind_ == PoolKind::kMax && (dt == DType::kInt8 || dt == DType::kUInt8)) {
-      if (dt == DType::kInt8) run<int8_t>(io);
-      else run<uint8_t>(io);
+      if (dt == DType::kInt8)
+        run<int8_t>(io);
+      else
+        run<uint8_t>(io);
       return;
     }
     nn::run_float(node_, io, dt, [&](auto tag, KernelIO& f) { run<decltype(tag)>(f); });
@@ -120,8 +122,12 @@ class PoolKernel : public Kernel {
     const std::vector<int64_t> in = nn::spatial_dims(x.shape());
     WindowGeometry g;
     if (global_) {
-      g = WindowGeometry{in, std::vector<int64_t>(in.size(), 1), in, std::vector<int64_t>(in.size(), 1),
-                         std::vector<int64_t>(in.size(), 1), std::vector<int64_t>(in.size(), 0),
+      g = WindowGeometry{in,
+                         std::vector<int64_t>(in.size(), 1),
+                         in,
+                         std::vector<int64_t>(in.size(), 1),
+                         std::vector<int64_t>(in.size(), 1),
+                         std::vector<int64_t>(in.size(), 0),
                          std::vector<int64_t>(in.size(), 0)};
     } else {
       if (attrs_.kernel_shape.size() != in.size())
@@ -145,8 +151,8 @@ class PoolKernel : public Kernel {
     } else if (out_size > 0) {
       const WindowTable table = window_table(g);
       parallel_for(io, planes, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t p = begin; p < end; ++p) pool_plane<T>(table, px + p * in_size, py + p * out_size,
-                                                            pi ? pi + p * out_size : nullptr, p * in_size, g);
+        for (int64_t p = begin; p < end; ++p)
+          pool_plane<T>(table, px + p * in_size, py + p * out_size, pi ? pi + p * out_size : nullptr, p * in_size, g);
       });
     }
     io.outputs[0] = std::move(y);
@@ -191,8 +197,10 @@ class PoolKernel : public Kernel {
         }
       }
       for (int64_t j = 0; j < ow; ++j) {
-        if (!any_row || !col_valid[static_cast<size_t>(j)]) dst[j] = std::numeric_limits<T>::lowest();
-        else if (nan[static_cast<size_t>(j)]) dst[j] = std::numeric_limits<T>::quiet_NaN();
+        if (!any_row || !col_valid[static_cast<size_t>(j)])
+          dst[j] = std::numeric_limits<T>::lowest();
+        else if (nan[static_cast<size_t>(j)])
+          dst[j] = std::numeric_limits<T>::quiet_NaN();
       }
     }
   }
@@ -213,8 +221,10 @@ class PoolKernel : public Kernel {
             nan |= v != v;
             best = v > best ? v : best;
           }
-          if constexpr (std::numeric_limits<T>::has_quiet_NaN) out[o] = nan ? std::numeric_limits<T>::quiet_NaN() : best;
-          else out[o] = best;
+          if constexpr (std::numeric_limits<T>::has_quiet_NaN)
+            out[o] = nan ? std::numeric_limits<T>::quiet_NaN() : best;
+          else
+            out[o] = best;
           continue;
         }
         T best = std::numeric_limits<T>::lowest();
@@ -240,7 +250,8 @@ class PoolKernel : public Kernel {
         out[o] = static_cast<T>(count > 0 ? sum / static_cast<double>(count) : 0.0);
       } else {
         double sum = 0;
-        for (const int64_t* it = first; it != last; ++it) sum += std::pow(std::abs(static_cast<double>(plane[*it])), p_);
+        for (const int64_t* it = first; it != last; ++it)
+          sum += std::pow(std::abs(static_cast<double>(plane[*it])), p_);
         out[o] = static_cast<T>(std::pow(sum, 1.0 / p_));
       }
     }
@@ -274,8 +285,8 @@ struct GlobalLpPoolKernel : PoolKernel {
   explicit GlobalLpPoolKernel(const NodeDef& n) : PoolKernel(n, PoolKind::kLp, true) {}
 };
 
-const std::vector<DType> kMaxPoolTypes = {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16,
-                                          DType::kInt8, DType::kUInt8};
+const std::vector<DType> kMaxPoolTypes = {DType::kFloat32,  DType::kFloat64, DType::kFloat16,
+                                          DType::kBFloat16, DType::kInt8,    DType::kUInt8};
 
 }  // namespace
 

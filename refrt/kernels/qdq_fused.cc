@@ -46,7 +46,8 @@ Requant parse_requant(const NodeDef& node, int64_t channels) {
   for (int64_t c = 0; c < channels; ++c) {
     const double w = ws.data<float>()[ws.numel() == 1 ? 0 : c];
     r.mult[static_cast<size_t>(c)] = static_cast<double>(xs) * w / static_cast<double>(ys);
-    r.offset[static_cast<size_t>(c)] = yz + (bias ? static_cast<double>(bias->data<float>()[c]) / static_cast<double>(ys) : 0.0);
+    r.offset[static_cast<size_t>(c)] =
+        yz + (bias ? static_cast<double>(bias->data<float>()[c]) / static_cast<double>(ys) : 0.0);
   }
   int64_t lo = 0, hi = 0;
   quant::int_range(r.out, lo, hi);
@@ -68,13 +69,16 @@ std::vector<int32_t> int_values(const Tensor& t) {
 
 void check_x(const NodeDef& node, const Tensor& x, DType want) {
   if (x.dtype() != want)
-    node.fail("input dtype " + dtype_name(x.dtype()) + " differs from the fused DequantizeLinear's " + dtype_name(want));
+    node.fail("input dtype " + dtype_name(x.dtype()) + " differs from the fused DequantizeLinear's " +
+              dtype_name(want));
 }
 
 class QConvKernel : public Kernel {
  public:
   explicit QConvKernel(const NodeDef& node)
-      : node_(node), attrs_(nn::parse_window_attrs(node)), group_(node.attr_int("group", 1)),
+      : node_(node),
+        attrs_(nn::parse_window_attrs(node)),
+        group_(node.attr_int("group", 1)),
         weights_(qconv::widen_weights(node, tensor_attr(node, "w"), int_values(tensor_attr(node, "w_zero_point")))),
         rq_(parse_requant(node, weights_.m)) {}
 
@@ -85,13 +89,15 @@ class QConvKernel : public Kernel {
     Tensor y(rq_.out, acc.shape());
     const int64_t m = weights_.m, plane = acc.numel() / std::max<int64_t>(1, acc.dim(0) * m);
     const size_t esize = dtype_size(rq_.out);
-    parallel_for(io, acc.dim(0) * m, std::max<int64_t>(1, 16384 / std::max<int64_t>(plane, 1)), [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        const std::vector<double> mult{rq_.mult[static_cast<size_t>(r % m)]}, off{rq_.offset[static_cast<size_t>(r % m)]};
-        quant::requantize_block(acc.data<int32_t>() + r * plane, 1, plane, mult, off, true, rq_.out, rq_.lo, rq_.hi,
-                                static_cast<uint8_t*>(y.mutable_raw()) + static_cast<size_t>(r * plane) * esize);
-      }
-    });
+    parallel_for(
+        io, acc.dim(0) * m, std::max<int64_t>(1, 16384 / std::max<int64_t>(plane, 1)), [&](int64_t r0, int64_t r1) {
+          for (int64_t r = r0; r < r1; ++r) {
+            const std::vector<double> mult{rq_.mult[static_cast<size_t>(r % m)]},
+                off{rq_.offset[static_cast<size_t>(r % m)]};
+            quant::requantize_block(acc.data<int32_t>() + r * plane, 1, plane, mult, off, true, rq_.out, rq_.lo, rq_.hi,
+                                    static_cast<uint8_t*>(y.mutable_raw()) + static_cast<size_t>(r * plane) * esize);
+          }
+        });
     io.outputs[0] = std::move(y);
   }
   double flops(const KernelIO& io) const override {

@@ -57,12 +57,18 @@ void tile_portable(int rows, const int16_t* a, int64_t lda, const int16_t* panel
 void tile(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t kp, int32_t* c) {
   if (!kAvx2) return tile_portable(rows, a, lda, panel, kp, c);
   switch (rows) {
-    case 1: return tile_avx2<1>(a, lda, panel, kp, c);
-    case 2: return tile_avx2<2>(a, lda, panel, kp, c);
-    case 3: return tile_avx2<3>(a, lda, panel, kp, c);
-    case 4: return tile_avx2<4>(a, lda, panel, kp, c);
-    case 5: return tile_avx2<5>(a, lda, panel, kp, c);
-    default: return tile_avx2<6>(a, lda, panel, kp, c);
+    case 1:
+      return tile_avx2<1>(a, lda, panel, kp, c);
+    case 2:
+      return tile_avx2<2>(a, lda, panel, kp, c);
+    case 3:
+      return tile_avx2<3>(a, lda, panel, kp, c);
+    case 4:
+      return tile_avx2<4>(a, lda, panel, kp, c);
+    case 5:
+      return tile_avx2<5>(a, lda, panel, kp, c);
+    default:
+      return tile_avx2<6>(a, lda, panel, kp, c);
   }
 }
 
@@ -85,7 +91,8 @@ void gemm(const KernelIO& io, int64_t m, const int16_t* a, int64_t lda, const Pa
         const int64_t r0 = t * kRows, rows = std::min(kRows, m - r0);
         const int64_t c0 = p * kPanel, cols = std::min(kPanel, b.n - c0);
         tile(static_cast<int>(rows), a + r0 * lda, lda, b.data.data() + p * b.kp * kPanel, b.kp, local);
-        for (int64_t r = 0; r < rows; ++r) std::memcpy(c + (r0 + r) * ldc + c0, local + r * 16, static_cast<size_t>(cols) * 4);
+        for (int64_t r = 0; r < rows; ++r)
+          std::memcpy(c + (r0 + r) * ldc + c0, local + r * 16, static_cast<size_t>(cols) * 4);
       }
   });
 }

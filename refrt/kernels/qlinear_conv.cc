@@ -31,7 +31,8 @@ ConvWeights widen_weights(const NodeDef& node, const Tensor& w, const std::vecto
   dispatch_numeric(w.dtype(), [&](auto zero) {
     using W = decltype(zero);
     for (int64_t r = 0; r < cw.m; ++r)
-      qgemm::widen_row(w.data<W>() + r * k, k, zp[zp.size() == 1 ? 0 : static_cast<size_t>(r)], cw.rows.data() + r * cw.kp);
+      qgemm::widen_row(w.data<W>() + r * k, k, zp[zp.size() == 1 ? 0 : static_cast<size_t>(r)],
+                       cw.rows.data() + r * cw.kp);
   });
   return cw;
 }
@@ -43,8 +44,8 @@ Tensor int_conv(const NodeDef& node, const KernelIO& io, const nn::WindowAttrs& 
   if (x.rank() < 3 || x.rank() != w.kernel.size() + 2)
     node.fail("X must be [N, C, D1, ...] of W's rank, got " + shape_str(x.shape()));
   if (group <= 0 || w.m % group != 0 || x.dim(1) != w.cg * group)
-    node.fail("X has " + std::to_string(x.dim(1)) + " channels; W [" + std::to_string(w.m) + ", " + std::to_string(w.cg) +
-              ", ...] with group " + std::to_string(group) + " does not fit");
+    node.fail("X has " + std::to_string(x.dim(1)) + " channels; W [" + std::to_string(w.m) + ", " +
+              std::to_string(w.cg) + ", ...] with group " + std::to_string(group) + " does not fit");
   if (!attrs.kernel_shape.empty() && attrs.kernel_shape != w.kernel)
     node.fail("kernel_shape " + shape_str(attrs.kernel_shape) + " differs from W's " + shape_str(w.kernel));
   const nn::WindowGeometry g = nn::forward_geometry(node, attrs, nn::spatial_dims(x.shape()), w.kernel, false);
@@ -54,8 +55,10 @@ Tensor int_conv(const NodeDef& node, const KernelIO& io, const nn::WindowAttrs& 
   out.insert(out.end(), g.out.begin(), g.out.end());
   Tensor y(DType::kInt32, out);
   bool pointwise = ksize == 1;
-  for (size_t d = 0; d < g.rank(); ++d) pointwise = pointwise && g.stride[d] == 1 && g.pad_begin[d] == 0 && g.pad_end[d] == 0;
-  std::vector<int16_t> x16(static_cast<size_t>(w.cg * in_size)), col(pointwise ? 0 : static_cast<size_t>(krows * out_size));
+  for (size_t d = 0; d < g.rank(); ++d)
+    pointwise = pointwise && g.stride[d] == 1 && g.pad_begin[d] == 0 && g.pad_end[d] == 0;
+  std::vector<int16_t> x16(static_cast<size_t>(w.cg * in_size)),
+      col(pointwise ? 0 : static_cast<size_t>(krows * out_size));
   const int32_t zero = 0;
   for (int64_t b = 0; b < n; ++b)
     for (int64_t gi = 0; gi < group; ++gi) {
@@ -64,7 +67,8 @@ Tensor int_conv(const NodeDef& node, const KernelIO& io, const nn::WindowAttrs& 
         qgemm::widen_row(x.data<X>() + (b * c + gi * w.cg) * in_size, w.cg * in_size, x_zp, x16.data());
       });
       if (!pointwise) nn::im2col<int16_t>(g, w.cg, x16.data(), col.data());
-      const qgemm::PackedB packed = qgemm::pack_b<int16_t>(pointwise ? x16.data() : col.data(), krows, out_size, out_size, 1, &zero, false);
+      const qgemm::PackedB packed =
+          qgemm::pack_b<int16_t>(pointwise ? x16.data() : col.data(), krows, out_size, out_size, 1, &zero, false);
       int32_t* py = y.data<int32_t>() + (b * m + gi * mg) * out_size;
       qgemm::gemm(io, mg, w.rows.data() + gi * mg * w.kp, w.kp, packed, py, out_size);
       if (bias)
@@ -117,7 +121,8 @@ class QLinearConvKernel : public Kernel {
     if (ws.numel() != 1 && (ws.rank() != 1 || ws.numel() != m))
       node_.fail("w_scale must be a scalar or 1-D of size " + std::to_string(m) + ", got " + shape_str(ws.shape()));
     if (bias && (bias->dtype() != DType::kInt32 || bias->rank() != 1 || bias->numel() != m))
-      node_.fail("B must be int32 [" + std::to_string(m) + "], got " + dtype_name(bias->dtype()) + " " + shape_str(bias->shape()));
+      node_.fail("B must be int32 [" + std::to_string(m) + "], got " + dtype_name(bias->dtype()) + " " +
+                 shape_str(bias->shape()));
     const auto zx = zero_points(node_, io.optional(2), x.dtype(), -1, "x_zero_point");
     const auto zw = zero_points(node_, io.optional(5), w.dtype(), m, "w_zero_point");
     const DType out = yz ? yz->dtype() : x.dtype();
@@ -134,8 +139,9 @@ class QLinearConvKernel : public Kernel {
     Tensor y(out, acc.shape());
     const int64_t plane = acc.numel() / std::max<int64_t>(1, acc.dim(0) * m);
     for (int64_t b = 0; b < acc.dim(0); ++b)
-      quant::requantize_block(acc.data<int32_t>() + b * m * plane, m, plane, mult, offset, true, out, static_cast<double>(lo),
-                              static_cast<double>(hi), static_cast<uint8_t*>(y.mutable_raw()) + b * m * plane);
+      quant::requantize_block(acc.data<int32_t>() + b * m * plane, m, plane, mult, offset, true, out,
+                              static_cast<double>(lo), static_cast<double>(hi),
+                              static_cast<uint8_t*>(y.mutable_raw()) + b * m * plane);
     io.outputs[0] = std::move(y);
   }
 

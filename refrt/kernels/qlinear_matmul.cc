@@ -52,9 +52,9 @@ Tensor int_matmul(const NodeDef& node, const KernelIO& io, const Tensor& a, int3
   if (as.size() == 1) as.insert(as.begin(), 1);
   if (bs.size() == 1) bs.push_back(1);
   const int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
-  if (bs[bs.size() - 2] != k)
-    node.fail("inner dims differ: A " + shape_str(a.shape()) + ", B " + shape_str(b.shape()));
-  if (b_zp.size() > 1 && static_cast<int64_t>(b_zp.size()) != n) node.fail("per-column zero point needs " + std::to_string(n) + " values");
+  if (bs[bs.size() - 2] != k) node.fail("inner dims differ: A " + shape_str(a.shape()) + ", B " + shape_str(b.shape()));
+  if (b_zp.size() > 1 && static_cast<int64_t>(b_zp.size()) != n)
+    node.fail("per-column zero point needs " + std::to_string(n) + " values");
   const Shape batch = broadcast_shapes(Shape(as.begin(), as.end() - 2), Shape(bs.begin(), bs.end() - 2), &node);
   std::vector<int64_t> ao, bo;
   batch_offsets(Shape(as.begin(), as.end() - 2), Shape(bs.begin(), bs.end() - 2), batch, m * k, k * n, ao, bo);
@@ -90,7 +90,8 @@ class MatMulIntegerKernel : public Kernel {
     const Tensor& a = io.in(0);
     const Tensor& b = io.in(1);
     const auto za = zero_points(node_, io.optional(2), a.dtype(), -1, "a_zero_point");
-    const auto zb = zero_points(node_, io.optional(3), b.dtype(), b.shape().empty() ? 1 : b.shape().back(), "b_zero_point");
+    const auto zb =
+        zero_points(node_, io.optional(3), b.dtype(), b.shape().empty() ? 1 : b.shape().back(), "b_zero_point");
     io.outputs[0] = int_matmul(node_, io, a, za[0], b, zb);
   }
   double flops(const KernelIO& io) const override {
@@ -123,7 +124,8 @@ class QLinearMatMulKernel : public Kernel {
     const auto za = zero_points(node_, io.optional(2), a.dtype(), -1, "a_zero_point");
     const auto zb = zero_points(node_, io.optional(5), b.dtype(), n, "b_zero_point");
     const DType out = yz ? yz->dtype() : a.dtype();
-    if (!is_8bit(out)) node_.fail("y_zero_point dtype " + dtype_name(out) + " is not supported (int8, uint8)", ErrorKind::kUnsupported);
+    if (!is_8bit(out))
+      node_.fail("y_zero_point dtype " + dtype_name(out) + " is not supported (int8, uint8)", ErrorKind::kUnsupported);
     const auto zy = zero_points(node_, yz, out, -1, "y_zero_point");
     const Tensor acc = int_matmul(node_, io, a, za[0], b, zb);
     std::vector<double> mult(static_cast<size_t>(bs.numel())), offset(mult.size(), zy[0]);
@@ -135,8 +137,8 @@ class QLinearMatMulKernel : public Kernel {
     quant::int_range(out, lo, hi);
     Tensor y(out, acc.shape());
     const int64_t cols = acc.rank() > 0 && b.rank() > 1 ? n : 1;
-    quant::requantize_block(acc.data<int32_t>(), acc.numel() / std::max<int64_t>(cols, 1), cols, mult, offset, false, out,
-                            static_cast<double>(lo), static_cast<double>(hi), y.mutable_raw());
+    quant::requantize_block(acc.data<int32_t>(), acc.numel() / std::max<int64_t>(cols, 1), cols, mult, offset, false,
+                            out, static_cast<double>(lo), static_cast<double>(hi), y.mutable_raw());
     io.outputs[0] = std::move(y);
   }
 

@@ -28,9 +28,12 @@ struct ParamLayout {
   enum class Kind { kTensor, kAxis, kBlocked } kind = Kind::kTensor;
   int64_t row(int64_t o, int64_t a) const {
     switch (kind) {
-      case Kind::kTensor: return 0;
-      case Kind::kAxis: return a;
-      default: return (o * nblocks + a / block) * inner;
+      case Kind::kTensor:
+        return 0;
+      case Kind::kAxis:
+        return a;
+      default:
+        return (o * nblocks + a / block) * inner;
     }
   }
   int64_t step() const { return kind == Kind::kBlocked ? 1 : 0; }

@@ -26,26 +26,51 @@ bool is_quantized_int(DType t) {
 
 void int_range(DType t, int64_t& lo, int64_t& hi) {
   switch (t) {
-    case DType::kInt8: lo = -128; hi = 127; return;
-    case DType::kUInt8: lo = 0; hi = 255; return;
-    case DType::kInt16: lo = -32768; hi = 32767; return;
-    case DType::kUInt16: lo = 0; hi = 65535; return;
-    default: lo = std::numeric_limits<int32_t>::min(); hi = std::numeric_limits<int32_t>::max(); return;
+    case DType::kInt8:
+      lo = -128;
+      hi = 127;
+      return;
+    case DType::kUInt8:
+      lo = 0;
+      hi = 255;
+      return;
+    case DType::kInt16:
+      lo = -32768;
+      hi = 32767;
+      return;
+    case DType::kUInt16:
+      lo = 0;
+      hi = 65535;
+      return;
+    default:
+      lo = std::numeric_limits<int32_t>::min();
+      hi = std::numeric_limits<int32_t>::max();
+      return;
   }
 }
 
 std::string onnx_type_name(int64_t elem_type) {
   switch (elem_type) {
-    case 17: return "float8e4m3fn";
-    case 18: return "float8e4m3fnuz";
-    case 19: return "float8e5m2";
-    case 20: return "float8e5m2fnuz";
-    case 21: return "uint4";
-    case 22: return "int4";
-    case 23: return "float4e2m1";
-    case 24: return "float8e8m0";
-    case 25: return "uint2";
-    case 26: return "int2";
+    case 17:
+      return "float8e4m3fn";
+    case 18:
+      return "float8e4m3fnuz";
+    case 19:
+      return "float8e5m2";
+    case 20:
+      return "float8e5m2fnuz";
+    case 21:
+      return "uint4";
+    case 22:
+      return "int4";
+    case 23:
+      return "float4e2m1";
+    case 24:
+      return "float8e8m0";
+    case 25:
+      return "uint2";
+    case 26:
+      return "int2";
     default:
       return dtype_is_supported(static_cast<int32_t>(elem_type)) ? dtype_name(static_cast<DType>(elem_type))
                                                                  : "element type " + std::to_string(elem_type);
@@ -54,10 +79,14 @@ std::string onnx_type_name(int64_t elem_type) {
 
 float float_at(const Tensor& t, int64_t i) {
   switch (t.dtype()) {
-    case DType::kFloat32: return t.data<float>()[i];
-    case DType::kFloat16: return half_to_float(t.data<uint16_t>()[i]);
-    case DType::kBFloat16: return bf16_to_float(t.data<uint16_t>()[i]);
-    default: return 0;
+    case DType::kFloat32:
+      return t.data<float>()[i];
+    case DType::kFloat16:
+      return half_to_float(t.data<uint16_t>()[i]);
+    case DType::kBFloat16:
+      return bf16_to_float(t.data<uint16_t>()[i]);
+    default:
+      return 0;
   }
 }
 
@@ -70,7 +99,8 @@ int32_t int_at(const Tensor& t, int64_t i) {
 std::vector<int32_t> zero_points(const NodeDef& node, const Tensor* zp, DType want, int64_t n, const char* what) {
   if (!zp) return {0};
   if (zp->dtype() != want)
-    node.fail(std::string(what) + " dtype " + dtype_name(zp->dtype()) + " differs from its input's " + dtype_name(want));
+    node.fail(std::string(what) + " dtype " + dtype_name(zp->dtype()) + " differs from its input's " +
+              dtype_name(want));
   if (zp->numel() == 1) return {int_at(*zp, 0)};
   if (n < 0 || zp->rank() != 1 || zp->numel() != n)
     node.fail(std::string(what) + " must be a scalar" + (n < 0 ? "" : " or 1-D of size " + std::to_string(n)) +
@@ -83,8 +113,10 @@ std::vector<int32_t> zero_points(const NodeDef& node, const Tensor* zp, DType wa
 ParamLayout param_layout(const NodeDef& node, const Shape& x, const Tensor& scale, const Tensor* zero_point,
                          int64_t axis, int64_t block_size) {
   // Shapes [] and [1] both mean one value (ONNX Runtime's quantizer writes them mixed).
-  if (zero_point && (zero_point->numel() != scale.numel() || (scale.numel() > 1 && zero_point->shape() != scale.shape())))
-    node.fail("zero point shape " + shape_str(zero_point->shape()) + " differs from scale shape " + shape_str(scale.shape()));
+  if (zero_point &&
+      (zero_point->numel() != scale.numel() || (scale.numel() > 1 && zero_point->shape() != scale.shape())))
+    node.fail("zero point shape " + shape_str(zero_point->shape()) + " differs from scale shape " +
+              shape_str(scale.shape()));
   ParamLayout l;
   const int64_t rank = static_cast<int64_t>(x.size());
   // One element is per tensor (as the reference reads it, also for a one-block blocked scale).
@@ -160,7 +192,8 @@ void for_rows(const KernelIO& io, const ParamLayout& l, Fn&& fn) {
   const int64_t rows = l.outer * l.axis_len;
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(l.inner, 1));
   parallel_for(io, rows, grain, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) fn(r / l.axis_len, r % l.axis_len, l.row(r / l.axis_len, r % l.axis_len), l.step());
+    for (int64_t r = r0; r < r1; ++r)
+      fn(r / l.axis_len, r % l.axis_len, l.row(r / l.axis_len, r % l.axis_len), l.step());
   });
 }
 
@@ -275,7 +308,8 @@ class QuantizeLinearKernel : public Kernel {
     widen_params(scale, zp, s, z);
     // The quotient's rounding: numpy divides float16 by float16 in float16 (the float32 quotient
     // rounded once to 16 bits is the same value); `precision` names the type explicitly.
-    DType round_to = precision_ != DType::kUndefined ? precision_ : (x.dtype() == scale.dtype() ? x.dtype() : DType::kFloat32);
+    DType round_to =
+        precision_ != DType::kUndefined ? precision_ : (x.dtype() == scale.dtype() ? x.dtype() : DType::kFloat32);
     const Tensor xf = x.dtype() == DType::kInt32 ? x : widen_to_float32(x);
     Tensor y(out, x.shape());
     int64_t lo64 = 0, hi64 = 0;
@@ -357,7 +391,8 @@ class DynamicQuantizeLinearKernel : public Kernel {
 };
 
 const std::vector<DType> kQuantizeInputs = {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kInt32};
-const std::vector<DType> kDequantizeInputs = {DType::kInt8, DType::kUInt8, DType::kInt16, DType::kUInt16, DType::kInt32};
+const std::vector<DType> kDequantizeInputs = {DType::kInt8, DType::kUInt8, DType::kInt16, DType::kUInt16,
+                                              DType::kInt32};
 
 }  // namespace
 

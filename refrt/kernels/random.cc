@@ -24,7 +24,9 @@ class Generator {
     std::memcpy(&bits, &seed, 4);
     seed_ = bits;
   }
-  std::mt19937_64 start() const { return std::mt19937_64(has_seed_ ? seed_ : std::random_device{}() * 0x9E3779B97F4A7C15ull ^ std::random_device{}()); }
+  std::mt19937_64 start() const {
+    return std::mt19937_64(has_seed_ ? seed_ : std::random_device{}() * 0x9E3779B97F4A7C15ull ^ std::random_device{}());
+  }
   static double uniform(std::mt19937_64& g) { return static_cast<double>(g() >> 11) * 0x1.0p-53; }  // [0, 1)
   static double normal(std::mt19937_64& g) {
     const double u1 = 1.0 - uniform(g), u2 = uniform(g);  // u1 in (0, 1]
@@ -52,7 +54,9 @@ template <Dist D, bool Like>
 class RandomKernel : public Kernel {
  public:
   explicit RandomKernel(const NodeDef& node)
-      : node_(node), gen_(node), a_(node.attr_float(D == Dist::kNormal ? "mean" : "low", 0.0f)),
+      : node_(node),
+        gen_(node),
+        a_(node.attr_float(D == Dist::kNormal ? "mean" : "low", 0.0f)),
         b_(node.attr_float(D == Dist::kNormal ? "scale" : "high", 1.0f)) {
     if (!Like) {
       dtype_ = float_dtype_attr(node, DType::kFloat32);
@@ -69,11 +73,13 @@ class RandomKernel : public Kernel {
     if (Like) {
       shape = io.in(0).shape();
       if (dtype == DType::kUndefined) dtype = io.in(0).dtype();
-      if (!is_float_dtype(dtype)) node_.fail("the output dtype must be a float type, got " + dtype_name(dtype), ErrorKind::kUnsupported);
+      if (!is_float_dtype(dtype))
+        node_.fail("the output dtype must be a float type, got " + dtype_name(dtype), ErrorKind::kUnsupported);
     }
     std::mt19937_64 g = gen_.start();
     std::vector<double> v = output_buffer(shape);
-    for (double& x : v) x = D == Dist::kNormal ? a_ + b_ * Generator::normal(g) : a_ + (b_ - a_) * Generator::uniform(g);
+    for (double& x : v)
+      x = D == Dist::kNormal ? a_ + b_ * Generator::normal(g) : a_ + (b_ - a_) * Generator::uniform(g);
     io.outputs[0] = float_tensor(dtype, shape, v);
   }
 
@@ -91,7 +97,8 @@ class BernoulliKernel : public Kernel {
   explicit BernoulliKernel(const NodeDef& node) : node_(node), gen_(node) {
     if (node.attr("dtype")) {
       const int64_t v = node.attr_int("dtype", 1);
-      if (!dtype_is_supported(static_cast<int32_t>(v)) || dtype_size(static_cast<DType>(v)) == 0) node.fail("dtype " + std::to_string(v) + " is not supported", ErrorKind::kUnsupported);
+      if (!dtype_is_supported(static_cast<int32_t>(v)) || dtype_size(static_cast<DType>(v)) == 0)
+        node.fail("dtype " + std::to_string(v) + " is not supported", ErrorKind::kUnsupported);
       dtype_ = static_cast<DType>(v);
     }
   }
@@ -107,7 +114,8 @@ class BernoulliKernel : public Kernel {
     const auto one = element_bytes(dtype, 1.0), zero = element_bytes(dtype, 0.0);
     for (size_t i = 0; i < probs.size(); ++i) {
       if (!(probs[i] >= 0 && probs[i] <= 1))
-        node_.fail("probability " + std::to_string(probs[i]) + " at position " + std::to_string(i) + " is outside [0, 1]");
+        node_.fail("probability " + std::to_string(probs[i]) + " at position " + std::to_string(i) +
+                   " is outside [0, 1]");
       const auto& v = Generator::uniform(g) < probs[i] ? one : zero;
       std::memcpy(dst + i * size, v.data(), size);
     }
@@ -125,7 +133,9 @@ class BernoulliKernel : public Kernel {
 class MultinomialKernel : public Kernel {
  public:
   explicit MultinomialKernel(const NodeDef& node)
-      : node_(node), gen_(node), samples_(node.attr_int("sample_size", 1)),
+      : node_(node),
+        gen_(node),
+        samples_(node.attr_int("sample_size", 1)),
         dtype_(static_cast<DType>(node.attr_int("dtype", static_cast<int64_t>(DType::kInt32)))) {
     if (dtype_ != DType::kInt32 && dtype_ != DType::kInt64) node.fail("dtype must be int32 or int64");
     if (samples_ < 0) node.fail("sample_size must be >= 0, got " + std::to_string(samples_));
@@ -149,8 +159,10 @@ class MultinomialKernel : public Kernel {
       for (int64_t s = 0; s < samples_; ++s) {
         const double u = Generator::uniform(g) * total;
         const int64_t k = std::min<int64_t>(classes - 1, std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
-        if (dtype_ == DType::kInt32) out.data<int32_t>()[b * samples_ + s] = static_cast<int32_t>(k);
-        else out.data<int64_t>()[b * samples_ + s] = k;
+        if (dtype_ == DType::kInt32)
+          out.data<int32_t>()[b * samples_ + s] = static_cast<int32_t>(k);
+        else
+          out.data<int64_t>()[b * samples_ + s] = k;
       }
     }
     io.outputs[0] = std::move(out);

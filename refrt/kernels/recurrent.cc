@@ -21,11 +21,16 @@ enum class Activation { kSigmoid, kTanh, kRelu, kSoftsign, kSoftplus };
 template <typename T>
 T activate(Activation a, T x) {
   switch (a) {
-    case Activation::kSigmoid: return T(1) / (T(1) + std::exp(-x));
-    case Activation::kTanh: return std::tanh(x);
-    case Activation::kRelu: return x > T(0) ? x : T(0);
-    case Activation::kSoftsign: return x / (T(1) + std::abs(x));
-    case Activation::kSoftplus: return std::log1p(std::exp(x));
+    case Activation::kSigmoid:
+      return T(1) / (T(1) + std::exp(-x));
+    case Activation::kTanh:
+      return std::tanh(x);
+    case Activation::kRelu:
+      return x > T(0) ? x : T(0);
+    case Activation::kSoftsign:
+      return x / (T(1) + std::abs(x));
+    case Activation::kSoftplus:
+      return std::log1p(std::exp(x));
   }
   return x;
 }
@@ -75,7 +80,8 @@ class RecurrentBase : public Kernel {
     std::vector<std::string> names;
     if (const Attribute* a = node.attr("activations", Attribute::Type::kStrings)) names = a->strings;
     if (names.empty())
-      for (int64_t d = 0; d < dirs_; ++d) names.insert(names.end(), default_activations.begin(), default_activations.end());
+      for (int64_t d = 0; d < dirs_; ++d)
+        names.insert(names.end(), default_activations.begin(), default_activations.end());
     if (names.size() != per_dir * static_cast<size_t>(dirs_))
       node.fail("activations must list " + std::to_string(per_dir * static_cast<size_t>(dirs_)) + " functions, got " +
                 std::to_string(names.size()));
@@ -91,7 +97,9 @@ class RecurrentBase : public Kernel {
     d.seq = x.dim(layout_ == 0 ? 0 : 1);
     d.batch = x.dim(layout_ == 0 ? 1 : 0);
     d.input = x.dim(2);
-    if (r.rank() != 3) node_.fail("R must be [num_directions, " + std::to_string(gates_) + "*hidden_size, hidden_size], got " + shape_str(r.shape()));
+    if (r.rank() != 3)
+      node_.fail("R must be [num_directions, " + std::to_string(gates_) + "*hidden_size, hidden_size], got " +
+                 shape_str(r.shape()));
     d.hidden = r.dim(2);
     if (hidden_size_ > 0 && hidden_size_ != d.hidden)
       node_.fail("hidden_size is " + std::to_string(hidden_size_) + " but R is " + shape_str(r.shape()));
@@ -109,7 +117,8 @@ class RecurrentBase : public Kernel {
   }
 
   void expect(const Tensor& t, const Shape& shape, const char* what) const {
-    if (t.shape() != shape) node_.fail(std::string(what) + " must be " + shape_str(shape) + ", got " + shape_str(t.shape()));
+    if (t.shape() != shape)
+      node_.fail(std::string(what) + " must be " + shape_str(shape) + ", got " + shape_str(t.shape()));
   }
 
   // [num_directions, batch, hidden] (layout 0) or [batch, num_directions, hidden] (layout 1).
@@ -176,7 +185,8 @@ class RecurrentBase : public Kernel {
     return clip_ ? std::clamp(x, static_cast<T>(-*clip_), static_cast<T>(*clip_)) : x;
   }
   Activation act(int64_t dir, int64_t k) const {
-    return activations_[static_cast<size_t>(dir) * activations_.size() / static_cast<size_t>(dirs_) + static_cast<size_t>(k)];
+    return activations_[static_cast<size_t>(dir) * activations_.size() / static_cast<size_t>(dirs_) +
+                        static_cast<size_t>(k)];
   }
   bool reversed(int64_t dir) const { return reverse_only_ || dir == 1; }
 
@@ -238,7 +248,9 @@ class LstmKernel : public RecurrentBase {
           T* cb = c.data() + b * H;
           T* yr = y.data<T>() + y_row(d, t, dir, b);
           for (int64_t j = 0; j < H; ++j) {
-            auto pre = [&](int64_t gate) { return gxr[gate * H + j] + rr[gate * H + j] + bias[static_cast<size_t>(gate * H + j)]; };
+            auto pre = [&](int64_t gate) {
+              return gxr[gate * H + j] + rr[gate * H + j] + bias[static_cast<size_t>(gate * H + j)];
+            };
             const T c_prev = cb[j];
             const T i = activate(f, clipped(pre(0) + (p ? p[j] * c_prev : T(0))));
             const T fg = input_forget_ ? T(1) - i : activate(f, clipped(pre(2) + (p ? p[2 * H + j] * c_prev : T(0))));
@@ -269,7 +281,8 @@ class LstmKernel : public RecurrentBase {
 class GruKernel : public RecurrentBase {
  public:
   explicit GruKernel(const NodeDef& node)
-      : RecurrentBase(node, 3, {"Sigmoid", "Tanh"}), linear_before_reset_(node.attr_int("linear_before_reset", 0) != 0) {}
+      : RecurrentBase(node, 3, {"Sigmoid", "Tanh"}),
+        linear_before_reset_(node.attr_int("linear_before_reset", 0) != 0) {}
   void compute(KernelIO& io) const override {
     nn::run_float(node_, io, io.in(0).dtype(), [&](auto tag, KernelIO& f) { run<decltype(tag)>(f); });
   }
@@ -307,7 +320,7 @@ class GruKernel : public RecurrentBase {
       for (int64_t s = 0; s < d.seq; ++s) {
         // z and r (and, before reset, the h part) of H_{t-1}·R^T
         gemm<T>(node_, false, true, d.batch, linear_before_reset_ ? G : 2 * H, H, T(1), h.data(), H, r, H, T(0),
-                    rec.data(), G);
+                rec.data(), G);
         auto step = [&](int64_t b) -> int64_t {  // the time index of entry b at step s, or -1 when done
           const int64_t len = lens[static_cast<size_t>(b)];
           return s >= len ? -1 : (reversed(dir) ? len - 1 - s : s);
@@ -320,7 +333,8 @@ class GruKernel : public RecurrentBase {
           for (int64_t j = 0; j < H; ++j) {
             const size_t u = static_cast<size_t>(b * H + j);
             zs[u] = activate(f, clipped(gxr[j] + rr[j] + wb[static_cast<size_t>(j)] + rb[static_cast<size_t>(j)]));
-            rs[u] = activate(f, clipped(gxr[H + j] + rr[H + j] + wb[static_cast<size_t>(H + j)] + rb[static_cast<size_t>(H + j)]));
+            rs[u] = activate(
+                f, clipped(gxr[H + j] + rr[H + j] + wb[static_cast<size_t>(H + j)] + rb[static_cast<size_t>(H + j)]));
             reset_h[u] = rs[u] * h[u];
           }
         }
@@ -333,7 +347,8 @@ class GruKernel : public RecurrentBase {
           T* yr = y.data<T>() + y_row(d, t, dir, b);
           for (int64_t j = 0; j < H; ++j) {
             const size_t u = static_cast<size_t>(b * H + j), k = static_cast<size_t>(2 * H + j);
-            const T recurrent = linear_before_reset_ ? rs[u] * (rec[static_cast<size_t>(b * G) + k] + rb[k]) : rec_h[u] + rb[k];
+            const T recurrent =
+                linear_before_reset_ ? rs[u] * (rec[static_cast<size_t>(b * G) + k] + rb[k]) : rec_h[u] + rb[k];
             const T cand = activate(g, clipped(gxr[2 * H + j] + wb[k] + recurrent));
             h[u] = (T(1) - zs[u]) * cand + zs[u] * h[u];
             yr[j] = h[u];

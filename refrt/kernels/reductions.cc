@@ -32,19 +32,28 @@ acc_t<R, T> identity() {
 
 template <Reduce R, typename A>
 A step(A acc, A x) {
-  if constexpr (R == Reduce::kMax) return nan_max(acc, x);
-  else if constexpr (R == Reduce::kMin) return nan_min(acc, x);
-  else if constexpr (R == Reduce::kProd) return mul(acc, x);
-  else if constexpr (R == Reduce::kL1 && is_float_v<A>) return acc + std::fabs(x);
-  else if constexpr (R == Reduce::kL1) return add(acc, x < A(0) ? wrap_neg(x) : x);
-  else if constexpr (R == Reduce::kL2 || R == Reduce::kSumSquare) return add(acc, mul(x, x));
-  else return add(acc, x);
+  if constexpr (R == Reduce::kMax)
+    return nan_max(acc, x);
+  else if constexpr (R == Reduce::kMin)
+    return nan_min(acc, x);
+  else if constexpr (R == Reduce::kProd)
+    return mul(acc, x);
+  else if constexpr (R == Reduce::kL1 && is_float_v<A>)
+    return acc + std::fabs(x);
+  else if constexpr (R == Reduce::kL1)
+    return add(acc, x < A(0) ? wrap_neg(x) : x);
+  else if constexpr (R == Reduce::kL2 || R == Reduce::kSumSquare)
+    return add(acc, mul(x, x));
+  else
+    return add(acc, x);
 }
 
 template <typename T>
 T from_double(double v) {
-  if constexpr (is_int_v<T>) return float_to_int<T>(v);
-  else return static_cast<T>(v);
+  if constexpr (is_int_v<T>)
+    return float_to_int<T>(v);
+  else
+    return static_cast<T>(v);
 }
 
 template <Reduce R>
@@ -80,8 +89,10 @@ class ReduceKernel : public Kernel {
     Shape out_shape;
     int64_t count = 1;
     for (size_t d = 0; d < x.rank(); ++d) {
-      if (!reduced[d]) out_shape.push_back(x.dim(d));
-      else if (keepdims_) out_shape.push_back(1);
+      if (!reduced[d])
+        out_shape.push_back(x.dim(d));
+      else if (keepdims_)
+        out_shape.push_back(1);
       if (reduced[d]) count *= x.dim(d);
     }
     // Element stride in the output of each input dim (0 where reduced).
@@ -171,9 +182,12 @@ class ReduceKernel : public Kernel {
       for (int64_t o = 0; o < n; ++o) {
         const A a = acc[size_t(o)];
         if constexpr (R == Reduce::kMean) {
-          if constexpr (is_float_v<A>) store<T>(po, o, static_cast<T>(a / static_cast<double>(count)));
-          else if constexpr (std::is_signed_v<A>) store<T>(po, o, static_cast<T>(static_cast<int64_t>(a) / count));
-          else store<T>(po, o, static_cast<T>(static_cast<uint64_t>(a) / static_cast<uint64_t>(count)));
+          if constexpr (is_float_v<A>)
+            store<T>(po, o, static_cast<T>(a / static_cast<double>(count)));
+          else if constexpr (std::is_signed_v<A>)
+            store<T>(po, o, static_cast<T>(static_cast<int64_t>(a) / count));
+          else
+            store<T>(po, o, static_cast<T>(static_cast<uint64_t>(a) / static_cast<uint64_t>(count)));
         } else if constexpr (R == Reduce::kL2) {
           store<T>(po, o, from_double<T>(std::sqrt(static_cast<double>(a))));
         } else if constexpr (R == Reduce::kLogSum) {

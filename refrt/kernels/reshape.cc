@@ -11,8 +11,10 @@ class IdentityKernel : public Kernel {
  public:
   explicit IdentityKernel(const NodeDef&) {}
   void compute(KernelIO& io) const override {
-    if (const auto& v = io.value(0)) io.set_value(0, v);  // a sequence or optional (opset 14, 16)
-    else io.outputs[0] = io.in(0);
+    if (const auto& v = io.value(0))
+      io.set_value(0, v);  // a sequence or optional (opset 14, 16)
+    else
+      io.outputs[0] = io.in(0);
   }
   bool takes_values() const override { return true; }
 };
@@ -194,7 +196,9 @@ class ShapeKernel : public Kernel {
 class SizeKernel : public Kernel {
  public:
   explicit SizeKernel(const NodeDef&) {}
-  void compute(KernelIO& io) const override { io.outputs[0] = Tensor::scalar<int64_t>(DType::kInt64, io.in(0).numel()); }
+  void compute(KernelIO& io) const override {
+    io.outputs[0] = Tensor::scalar<int64_t>(DType::kInt64, io.in(0).numel());
+  }
 };
 
 }  // namespace

@@ -19,8 +19,8 @@ enum class Mode { kNearest, kLinear, kCubic };
 
 struct AxisPlan {
   int64_t in = 0, out = 0, taps = 0;
-  std::vector<int64_t> index;   // out * taps, clamped to [0, in)
-  std::vector<double> weight;   // out * taps
+  std::vector<int64_t> index;        // out * taps, clamped to [0, in)
+  std::vector<double> weight;        // out * taps
   std::vector<uint8_t> extrapolate;  // per output index (tf_crop_and_resize outside the input)
   bool identity() const {
     if (in != out) return false;
@@ -40,17 +40,22 @@ class ResizeKernel : public Kernel {
   explicit ResizeKernel(const NodeDef& node) : node_(node) {
     const bool legacy = node.op_type == "Upsample" || node.opset < 11;  // asymmetric, floor
     const std::string mode = string_attr("mode", "nearest");
-    if (mode == "nearest") mode_ = Mode::kNearest;
-    else if (mode == "linear" || (legacy && mode == "bilinear")) mode_ = Mode::kLinear;
-    else if (mode == "cubic" && !legacy) mode_ = Mode::kCubic;
-    else node.fail("mode '" + mode + "' is not supported");
+    if (mode == "nearest")
+      mode_ = Mode::kNearest;
+    else if (mode == "linear" || (legacy && mode == "bilinear"))
+      mode_ = Mode::kLinear;
+    else if (mode == "cubic" && !legacy)
+      mode_ = Mode::kCubic;
+    else
+      node.fail("mode '" + mode + "' is not supported");
     coord_ = string_attr("coordinate_transformation_mode", legacy ? "asymmetric" : "half_pixel");
     static const char* const kCoords[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
                                           "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
     if (std::find(std::begin(kCoords), std::end(kCoords), coord_) == std::end(kCoords))
       node.fail("coordinate_transformation_mode '" + coord_ + "' is not supported");
     nearest_ = string_attr("nearest_mode", legacy ? "floor" : "round_prefer_floor");
-    if (nearest_ != "round_prefer_floor" && nearest_ != "round_prefer_ceil" && nearest_ != "floor" && nearest_ != "ceil")
+    if (nearest_ != "round_prefer_floor" && nearest_ != "round_prefer_ceil" && nearest_ != "floor" &&
+        nearest_ != "ceil")
       node.fail("nearest_mode '" + nearest_ + "' is not supported");
     cubic_a_ = node.attr_float("cubic_coeff_a", -0.75f);
     exclude_outside_ = node.attr_int("exclude_outside", 0) != 0;
@@ -70,9 +75,12 @@ class ResizeKernel : public Kernel {
   void compute(KernelIO& io) const override {
     const DType dt = io.in(0).dtype();
     if (mode_ == Mode::kNearest && (dt == DType::kInt8 || dt == DType::kUInt8 || dt == DType::kInt32)) {
-      if (dt == DType::kInt8) run<int8_t>(io);
-      else if (dt == DType::kUInt8) run<uint8_t>(io);
-      else run<int32_t>(io);
+      if (dt == DType::kInt8)
+        run<int8_t>(io);
+      else if (dt == DType::kUInt8)
+        run<uint8_t>(io);
+      else
+        run<int32_t>(io);
       return;
     }
     nn::run_float(node_, io, dt, [&](auto tag, KernelIO& f) { run<decltype(tag)>(f); });
@@ -88,9 +96,12 @@ class ResizeKernel : public Kernel {
     std::vector<double> v(static_cast<size_t>(t.numel()));
     for (int64_t i = 0; i < t.numel(); ++i) {
       const size_t u = static_cast<size_t>(i);
-      if (t.dtype() == DType::kFloat32) v[u] = t.data<float>()[i];
-      else if (t.dtype() == DType::kFloat64) v[u] = t.data<double>()[i];
-      else node.fail(std::string(what) + " must be float32 or float64, got " + dtype_name(t.dtype()));
+      if (t.dtype() == DType::kFloat32)
+        v[u] = t.data<float>()[i];
+      else if (t.dtype() == DType::kFloat64)
+        v[u] = t.data<double>()[i];
+      else
+        node.fail(std::string(what) + " must be float32 or float64, got " + dtype_name(t.dtype()));
     }
     return v;
   }
@@ -105,7 +116,8 @@ class ResizeKernel : public Kernel {
       for (size_t d = 0; d < rank; ++d) axes.push_back(d);
     const bool upsample = node_.op_type == "Upsample";
     const Tensor* roi_t = upsample || node_.opset < 11 ? nullptr : io.optional(1);
-    const Tensor* scales_t = upsample ? (node_.opset < 9 ? nullptr : io.optional(1)) : io.optional(node_.opset < 11 ? 1 : 2);
+    const Tensor* scales_t =
+        upsample ? (node_.opset < 9 ? nullptr : io.optional(1)) : io.optional(node_.opset < 11 ? 1 : 2);
     const Tensor* sizes_t = upsample || node_.opset < 11 ? nullptr : io.optional(3);
     if (scales_t && scales_t->numel() == 0) scales_t = nullptr;
     if (sizes_t && sizes_t->numel() == 0) sizes_t = nullptr;
@@ -157,14 +169,16 @@ class ResizeKernel : public Kernel {
     double total = 1;  // intermediate passes hold doubles: bound them like any tensor allocation
     for (size_t d = 0; d < rank; ++d) {
       if (out[d] < 0 || (out[d] > 0 && in[d] == 0) || !std::isfinite(scale[d]) || scale[d] <= 0)
-        node_.fail("cannot resize dim " + std::to_string(d) + " of size " + std::to_string(in[d]) + " to " + std::to_string(out[d]));
+        node_.fail("cannot resize dim " + std::to_string(d) + " of size " + std::to_string(in[d]) + " to " +
+                   std::to_string(out[d]));
       total *= static_cast<double>(std::max(out[d], in[d]));
     }
     if (total * sizeof(double) > static_cast<double>(allocation_limit()))
       node_.fail("output of " + shape_str(out) + " exceeds the allocation limit");
   }
 
-  double source_coordinate(int64_t j, int64_t in, int64_t out, double scale, double r0, double r1, bool& outside) const {
+  double source_coordinate(int64_t j, int64_t in, int64_t out, double scale, double r0, double r1,
+                           bool& outside) const {
     const double x = static_cast<double>(j), in_d = static_cast<double>(in), out_w = scale * in_d;
     outside = false;
     if (coord_ == "align_corners") return out_w == 1 ? 0.0 : x * (in_d - 1) / (out_w - 1);
@@ -191,9 +205,12 @@ class ResizeKernel : public Kernel {
       start = 0;
       bool upper = true;  // an integral coordinate (ratio 1) is the upper tap itself
       if (ratio != 1) {
-        if (nearest_ == "round_prefer_floor") upper = ratio > 0.5;
-        else if (nearest_ == "round_prefer_ceil") upper = ratio >= 0.5;
-        else upper = nearest_ == "ceil";
+        if (nearest_ == "round_prefer_floor")
+          upper = ratio > 0.5;
+        else if (nearest_ == "round_prefer_ceil")
+          upper = ratio >= 0.5;
+        else
+          upper = nearest_ == "ceil";
       }
       w = {upper ? 0.0 : 1.0, upper ? 1.0 : 0.0};
       return;
@@ -202,7 +219,8 @@ class ResizeKernel : public Kernel {
     if (mode_ == Mode::kLinear) {
       start = antialias_ ? static_cast<int64_t>(std::floor(-1 / s)) + 1 : 0;
       const int64_t n = 2 - 2 * start;
-      for (int64_t k = start; k < start + n; ++k) w.push_back(std::clamp(1 - std::abs((static_cast<double>(k) - ratio) * s), 0.0, 1.0));
+      for (int64_t k = start; k < start + n; ++k)
+        w.push_back(std::clamp(1 - std::abs((static_cast<double>(k) - ratio) * s), 0.0, 1.0));
     } else {
       const double a = cubic_a_;
       auto cubic = [a](double x) {
@@ -252,8 +270,8 @@ class ResizeKernel : public Kernel {
         p.index[static_cast<size_t>(j * p.taps + k)] = std::clamp<int64_t>(idx, 0, in - 1);
       }
       for (int64_t k = 0; k < p.taps; ++k)
-        p.weight[static_cast<size_t>(j * p.taps + k)] = exclude_outside_ && kept != 0 ? w[static_cast<size_t>(k)] / kept
-                                                                                       : w[static_cast<size_t>(k)];
+        p.weight[static_cast<size_t>(j * p.taps + k)] =
+            exclude_outside_ && kept != 0 ? w[static_cast<size_t>(k)] / kept : w[static_cast<size_t>(k)];
     }
     return p;
   }

@@ -12,7 +12,8 @@ namespace {
 
 float optional_float(const NodeDef& node, const Tensor* t, float fallback, const std::string& what) {
   if (!t || t->numel() == 0) return fallback;
-  if (t->numel() != 1 || !is_float_dtype(t->dtype())) node.fail(what + " must be one float value, got " + shape_str(t->shape()));
+  if (t->numel() != 1 || !is_float_dtype(t->dtype()))
+    node.fail(what + " must be one float value, got " + shape_str(t->shape()));
   return static_cast<float>(float_values(*t)[0]);
 }
 
@@ -54,7 +55,8 @@ class NonMaxSuppressionKernel : public Kernel {
       node_.fail("boxes must be [batches, boxes, 4] and scores [batches, classes, boxes], got " +
                  shape_str(boxes_t.shape()) + " and " + shape_str(scores_t.shape()));
     int64_t max_out = 0;
-    if (const Tensor* m = io.optional(2); m && m->numel() > 0) max_out = scalar_int(node_, *m, "max_output_boxes_per_class");
+    if (const Tensor* m = io.optional(2); m && m->numel() > 0)
+      max_out = scalar_int(node_, *m, "max_output_boxes_per_class");
     const float iou = optional_float(node_, io.optional(3), 0.0f, "iou_threshold");
     const bool has_score = io.optional(4) && io.optional(4)->numel() > 0;
     const float score_min = optional_float(node_, io.optional(4), 0.0f, "score_threshold");
@@ -77,7 +79,10 @@ class NonMaxSuppressionKernel : public Kernel {
           const float* box = boxes.data() + (b * n + i) * 4;
           bool keep = true;
           for (int64_t k : kept)
-            if (suppresses(box, boxes.data() + (b * n + k) * 4, center_ == 1, iou)) { keep = false; break; }
+            if (suppresses(box, boxes.data() + (b * n + k) * 4, center_ == 1, iou)) {
+              keep = false;
+              break;
+            }
           if (!keep) continue;
           kept.push_back(i);
           rows.insert(rows.end(), {b, c, i});
@@ -101,8 +106,11 @@ class NonMaxSuppressionKernel : public Kernel {
 class RoiAlignKernel : public Kernel {
  public:
   explicit RoiAlignKernel(const NodeDef& node)
-      : node_(node), out_h_(node.attr_int("output_height", 1)), out_w_(node.attr_int("output_width", 1)),
-        ratio_(node.attr_int("sampling_ratio", 0)), scale_(node.attr_float("spatial_scale", 1.0f)) {
+      : node_(node),
+        out_h_(node.attr_int("output_height", 1)),
+        out_w_(node.attr_int("output_width", 1)),
+        ratio_(node.attr_int("sampling_ratio", 0)),
+        scale_(node.attr_float("spatial_scale", 1.0f)) {
     const Attribute* m = node.attr("mode", Attribute::Type::kString);
     const std::string mode = m ? m->s : "avg";
     if (mode != "avg" && mode != "max") node.fail("mode must be avg or max, got '" + mode + "'");
@@ -118,9 +126,11 @@ class RoiAlignKernel : public Kernel {
     const Tensor& x = io.in(0);
     const Tensor& rois_t = io.in(1);
     if (!is_float_dtype(x.dtype()) || rois_t.dtype() != x.dtype())
-      node_.fail("X and rois must be float tensors of one dtype, got " + dtype_name(x.dtype()) + " and " + dtype_name(rois_t.dtype()));
+      node_.fail("X and rois must be float tensors of one dtype, got " + dtype_name(x.dtype()) + " and " +
+                 dtype_name(rois_t.dtype()));
     if (x.rank() != 4 || rois_t.rank() != 2 || rois_t.dim(1) != 4)
-      node_.fail("X must be [N, C, H, W] and rois [R, 4], got " + shape_str(x.shape()) + " and " + shape_str(rois_t.shape()));
+      node_.fail("X must be [N, C, H, W] and rois [R, 4], got " + shape_str(x.shape()) + " and " +
+                 shape_str(rois_t.shape()));
     const int64_t r = rois_t.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3);
     const auto batch = int64_values(io.in(2), "batch_indices");
     if (io.in(2).rank() != 1 || static_cast<int64_t>(batch.size()) != r)
@@ -143,14 +153,19 @@ class RoiAlignKernel : public Kernel {
     double weight[4];
   };
   Sample sample(double yy, double xx, int64_t h, int64_t w) const {
-    if (yy < -1.0 || yy > static_cast<double>(h) || xx < -1.0 || xx > static_cast<double>(w)) return {{0, 0, 0, 0}, {0, 0, 0, 0}};
+    if (yy < -1.0 || yy > static_cast<double>(h) || xx < -1.0 || xx > static_cast<double>(w))
+      return {{0, 0, 0, 0}, {0, 0, 0, 0}};
     yy = std::max(yy, 0.0);
     xx = std::max(xx, 0.0);
     int64_t y0 = static_cast<int64_t>(yy), x0 = static_cast<int64_t>(xx), y1, x1;
-    if (y0 >= h - 1) y1 = y0 = h - 1, yy = static_cast<double>(y0);
-    else y1 = y0 + 1;
-    if (x0 >= w - 1) x1 = x0 = w - 1, xx = static_cast<double>(x0);
-    else x1 = x0 + 1;
+    if (y0 >= h - 1)
+      y1 = y0 = h - 1, yy = static_cast<double>(y0);
+    else
+      y1 = y0 + 1;
+    if (x0 >= w - 1)
+      x1 = x0 = w - 1, xx = static_cast<double>(x0);
+    else
+      x1 = x0 + 1;
     const double ly = yy - static_cast<double>(y0), lx = xx - static_cast<double>(x0), hy = 1 - ly, hx = 1 - lx;
     return {{y0 * w + x0, y0 * w + x1, y1 * w + x0, y1 * w + x1}, {hy * hx, hy * lx, ly * hx, ly * lx}};
   }
@@ -164,8 +179,10 @@ class RoiAlignKernel : public Kernel {
     if (h == 0 || w == 0) return;  // nothing to sample: the bins stay 0
     const double bh = rh / static_cast<double>(out_h_), bw = rw / static_cast<double>(out_w_);
     // A reversed region (x2 < x1 with half_pixel) has no samples; its bins are 0.
-    const int64_t gh = ratio_ > 0 ? ratio_ : static_cast<int64_t>(std::clamp(std::ceil(rh / static_cast<double>(out_h_)), 0.0, 1e6));
-    const int64_t gw = ratio_ > 0 ? ratio_ : static_cast<int64_t>(std::clamp(std::ceil(rw / static_cast<double>(out_w_)), 0.0, 1e6));
+    const int64_t gh =
+        ratio_ > 0 ? ratio_ : static_cast<int64_t>(std::clamp(std::ceil(rh / static_cast<double>(out_h_)), 0.0, 1e6));
+    const int64_t gw =
+        ratio_ > 0 ? ratio_ : static_cast<int64_t>(std::clamp(std::ceil(rw / static_cast<double>(out_w_)), 0.0, 1e6));
     if (gh > 4096 || gw > 4096) node_.fail("a region needs more than 4096 samples per bin axis (a huge roi?)");
     const double count = static_cast<double>(std::max<int64_t>(gh * gw, 1));
     std::vector<Sample> samples;
@@ -173,8 +190,10 @@ class RoiAlignKernel : public Kernel {
       for (int64_t pw = 0; pw < out_w_; ++pw)
         for (int64_t iy = 0; iy < gh; ++iy)
           for (int64_t ix = 0; ix < gw; ++ix)
-            samples.push_back(sample(y0 + static_cast<double>(ph) * bh + (static_cast<double>(iy) + 0.5) * bh / static_cast<double>(gh),
-                                     x0 + static_cast<double>(pw) * bw + (static_cast<double>(ix) + 0.5) * bw / static_cast<double>(gw), h, w));
+            samples.push_back(sample(
+                y0 + static_cast<double>(ph) * bh + (static_cast<double>(iy) + 0.5) * bh / static_cast<double>(gh),
+                x0 + static_cast<double>(pw) * bw + (static_cast<double>(ix) + 0.5) * bw / static_cast<double>(gw), h,
+                w));
     for (int64_t ch = 0; ch < c; ++ch) {
       const double* plane = x + ch * h * w;
       size_t k = 0;
@@ -213,9 +232,11 @@ class MaxRoiPoolKernel : public Kernel {
     const Tensor& x = io.in(0);
     const Tensor& rois_t = io.in(1);
     if (!is_float_dtype(x.dtype()) || rois_t.dtype() != x.dtype())
-      node_.fail("X and rois must be float tensors of one dtype, got " + dtype_name(x.dtype()) + " and " + dtype_name(rois_t.dtype()));
+      node_.fail("X and rois must be float tensors of one dtype, got " + dtype_name(x.dtype()) + " and " +
+                 dtype_name(rois_t.dtype()));
     if (x.rank() != 4 || rois_t.rank() != 2 || rois_t.dim(1) != 5)
-      node_.fail("X must be [N, C, H, W] and rois [R, 5], got " + shape_str(x.shape()) + " and " + shape_str(rois_t.shape()));
+      node_.fail("X must be [N, C, H, W] and rois [R, 5], got " + shape_str(x.shape()) + " and " +
+                 shape_str(rois_t.shape()));
     const int64_t r = rois_t.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3), ph = pooled_[0], pw = pooled_[1];
     const std::vector<double> v = float_values(x), rois = float_values(rois_t);
     std::vector<double> y = output_buffer({r, c, ph, pw});
@@ -223,9 +244,11 @@ class MaxRoiPoolKernel : public Kernel {
     for (int64_t i = 0; i < r; ++i) {
       const double* roi = rois.data() + i * 5;
       for (int k = 1; k < 5; ++k)
-        if (!std::isfinite(roi[k] * s) || std::fabs(roi[k] * s) > 1e15) node_.fail("roi " + std::to_string(i) + " has a non-finite or huge coordinate");
+        if (!std::isfinite(roi[k] * s) || std::fabs(roi[k] * s) > 1e15)
+          node_.fail("roi " + std::to_string(i) + " has a non-finite or huge coordinate");
       if (!(roi[0] >= 0 && roi[0] < static_cast<double>(x.dim(0))))
-        node_.fail("roi " + std::to_string(i) + " has batch index " + std::to_string(roi[0]) + " outside [0, " + std::to_string(x.dim(0)) + ")");
+        node_.fail("roi " + std::to_string(i) + " has batch index " + std::to_string(roi[0]) + " outside [0, " +
+                   std::to_string(x.dim(0)) + ")");
       const int64_t b = static_cast<int64_t>(roi[0]);
       const int64_t xs = std::llround(roi[1] * s), ys = std::llround(roi[2] * s);
       const int64_t xe = std::llround(roi[3] * s), ye = std::llround(roi[4] * s);
@@ -235,10 +258,14 @@ class MaxRoiPoolKernel : public Kernel {
         const double* plane = v.data() + (b * c + ch) * h * w;
         for (int64_t py = 0; py < ph; ++py)
           for (int64_t px = 0; px < pw; ++px) {
-            const int64_t h0 = std::clamp<int64_t>(static_cast<int64_t>(std::floor(static_cast<double>(py) * bh)) + ys, 0, h);
-            const int64_t h1 = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(static_cast<double>(py + 1) * bh)) + ys, 0, h);
-            const int64_t w0 = std::clamp<int64_t>(static_cast<int64_t>(std::floor(static_cast<double>(px) * bw)) + xs, 0, w);
-            const int64_t w1 = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(static_cast<double>(px + 1) * bw)) + xs, 0, w);
+            const int64_t h0 =
+                std::clamp<int64_t>(static_cast<int64_t>(std::floor(static_cast<double>(py) * bh)) + ys, 0, h);
+            const int64_t h1 =
+                std::clamp<int64_t>(static_cast<int64_t>(std::ceil(static_cast<double>(py + 1) * bh)) + ys, 0, h);
+            const int64_t w0 =
+                std::clamp<int64_t>(static_cast<int64_t>(std::floor(static_cast<double>(px) * bw)) + xs, 0, w);
+            const int64_t w1 =
+                std::clamp<int64_t>(static_cast<int64_t>(std::ceil(static_cast<double>(px + 1) * bw)) + xs, 0, w);
             double m = 0;
             bool any = false;
             for (int64_t yy = h0; yy < h1; ++yy)

@@ -34,17 +34,23 @@ class RotaryEmbeddingKernel : public Kernel {
     if (three_d && x.dim(2) % heads != 0) node_.fail("hidden size is not divisible by num_heads");
     const int64_t hd = three_d ? x.dim(2) / heads : x.dim(3);
     const int64_t dim = rotary_dim_ > 0 ? rotary_dim_ : hd, half = dim / 2;
-    if (dim > hd || dim % 2 != 0) node_.fail("rotary_embedding_dim " + std::to_string(dim) + " must be even and <= head size " + std::to_string(hd));
+    if (dim > hd || dim % 2 != 0)
+      node_.fail("rotary_embedding_dim " + std::to_string(dim) + " must be even and <= head size " +
+                 std::to_string(hd));
     std::vector<int64_t> positions;
     if (pos) {
       positions = int64_values(*pos, "position_ids");
       if (pos->rank() != 2 || pos->dim(0) != b || pos->dim(1) != s)
-        node_.fail("position_ids must be [" + std::to_string(b) + ", " + std::to_string(s) + "], got " + shape_str(pos->shape()));
+        node_.fail("position_ids must be [" + std::to_string(b) + ", " + std::to_string(s) + "], got " +
+                   shape_str(pos->shape()));
       if (cos.rank() != 2 || sin.shape() != cos.shape() || cos.dim(1) != half)
-        node_.fail("with position_ids the caches must be [max_position, " + std::to_string(half) + "], got " + shape_str(cos.shape()));
+        node_.fail("with position_ids the caches must be [max_position, " + std::to_string(half) + "], got " +
+                   shape_str(cos.shape()));
       for (int64_t p : positions)
-        if (p < 0 || p >= cos.dim(0)) node_.fail("position id " + std::to_string(p) + " is outside the cache of " + std::to_string(cos.dim(0)));
-    } else if (cos.rank() != 3 || sin.shape() != cos.shape() || cos.dim(0) != b || cos.dim(1) != s || cos.dim(2) != half) {
+        if (p < 0 || p >= cos.dim(0))
+          node_.fail("position id " + std::to_string(p) + " is outside the cache of " + std::to_string(cos.dim(0)));
+    } else if (cos.rank() != 3 || sin.shape() != cos.shape() || cos.dim(0) != b || cos.dim(1) != s ||
+               cos.dim(2) != half) {
       node_.fail("the caches must be [" + std::to_string(b) + ", " + std::to_string(s) + ", " + std::to_string(half) +
                  "], got " + shape_str(cos.shape()));
     }

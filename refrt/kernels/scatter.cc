@@ -25,11 +25,16 @@ Reduction parse_reduction(const NodeDef& node) {
 template <typename T>
 T combine(Reduction r, T a, T b) {
   switch (r) {
-    case Reduction::kAdd: return static_cast<T>(a + b);
-    case Reduction::kMul: return static_cast<T>(a * b);
-    case Reduction::kMax: return std::max(a, b);
-    case Reduction::kMin: return std::min(a, b);
-    case Reduction::kNone: break;
+    case Reduction::kAdd:
+      return static_cast<T>(a + b);
+    case Reduction::kMul:
+      return static_cast<T>(a * b);
+    case Reduction::kMax:
+      return std::max(a, b);
+    case Reduction::kMin:
+      return std::min(a, b);
+    case Reduction::kNone:
+      break;
   }
   return b;
 }
@@ -147,8 +152,8 @@ class ScatterElementsKernel : public Kernel {
     const size_t axis = static_cast<size_t>(normalize_axis(axis_, static_cast<int64_t>(x.rank()), "axis"));
     for (size_t d = 0; d < x.rank(); ++d)
       if (d != axis && index_tensor.dim(d) > x.dim(d))
-        node_.fail("indices shape " + shape_str(index_tensor.shape()) + " exceeds data shape " +
-                   shape_str(x.shape()) + " at dim " + std::to_string(d));
+        node_.fail("indices shape " + shape_str(index_tensor.shape()) + " exceeds data shape " + shape_str(x.shape()) +
+                   " at dim " + std::to_string(d));
     const std::vector<int64_t> indices = int64_values(index_tensor, "indices");
     const std::vector<int64_t> strides = row_major_strides(x.shape());
     std::vector<int64_t> target(indices.size()), at(x.rank(), 0);

@@ -129,8 +129,10 @@ class SplitToSequenceKernel : public SequenceKernel {
     int64_t start = 0;
     for (int64_t size : sizes) {
       Shape shape = x.shape();
-      if (squeeze) shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(axis));
-      else shape[axis] = size;
+      if (squeeze)
+        shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(axis));
+      else
+        shape[axis] = size;
       elements.push_back(copy_range(x, axis, start, size, std::move(shape)));
       start += size;
     }
@@ -186,12 +188,15 @@ class ConcatFromSequenceKernel : public SequenceKernel {
     if (rank == 0) node_.fail("cannot concatenate scalars without new_axis=1");
     const size_t axis = static_cast<size_t>(normalize_axis(axis_, rank, "axis"));
     Shape out_shape = first.shape();
-    if (new_axis_) out_shape.insert(out_shape.begin() + static_cast<std::ptrdiff_t>(axis), 0);
-    else out_shape[axis] = 0;
+    if (new_axis_)
+      out_shape.insert(out_shape.begin() + static_cast<std::ptrdiff_t>(axis), 0);
+    else
+      out_shape[axis] = 0;
     for (size_t k = 0; k < seq.tensors.size(); ++k) {
       const Tensor& t = seq.tensors[k];
       if (t.dtype() != first.dtype())
-        node_.fail("element #" + std::to_string(k) + " is " + dtype_name(t.dtype()) + ", element #0 " + dtype_name(first.dtype()));
+        node_.fail("element #" + std::to_string(k) + " is " + dtype_name(t.dtype()) + ", element #0 " +
+                   dtype_name(first.dtype()));
       Shape s = t.shape();
       if (new_axis_) s.insert(s.begin() + static_cast<std::ptrdiff_t>(std::min(axis, s.size())), 1);
       bool same = s.size() == out_shape.size();
@@ -199,7 +204,8 @@ class ConcatFromSequenceKernel : public SequenceKernel {
       if (!same)
         node_.fail("element #" + std::to_string(k) + " has shape " + shape_str(t.shape()) + ", element #0 " +
                    shape_str(first.shape()) + ": they must agree except along axis " + std::to_string(axis));
-      if (__builtin_add_overflow(out_shape[axis], s[axis], &out_shape[axis])) node_.fail("the concatenated axis overflows");
+      if (__builtin_add_overflow(out_shape[axis], s[axis], &out_shape[axis]))
+        node_.fail("the concatenated axis overflows");
     }
     io.outputs[0] = concat(seq.tensors, axis, out_shape);
   }
@@ -217,7 +223,8 @@ class ConcatFromSequenceKernel : public SequenceKernel {
     for (const Tensor& t : parts) {
       const size_t row = static_cast<size_t>(t.numel() / std::max<int64_t>(outer, 1)) * dtype_size(t.dtype());
       const auto* src = static_cast<const unsigned char*>(t.raw());
-      for (int64_t o = 0; o < outer && row; ++o) std::memcpy(dst + static_cast<size_t>(o) * out_row + offset, src + static_cast<size_t>(o) * row, row);
+      for (int64_t o = 0; o < outer && row; ++o)
+        std::memcpy(dst + static_cast<size_t>(o) * out_row + offset, src + static_cast<size_t>(o) * row, row);
       offset += row;
     }
     return out;

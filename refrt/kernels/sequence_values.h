@@ -33,7 +33,8 @@ inline std::shared_ptr<const Value> make_sequence(std::vector<Tensor> elements, 
 
 // The one integer of a scalar (or one-element) int32/int64 position tensor, checked against
 // [lowest, highest] and made non-negative by adding `length` when negative.
-inline int64_t sequence_position(const Tensor& t, int64_t lowest, int64_t highest, int64_t length, const NodeDef& node) {
+inline int64_t sequence_position(const Tensor& t, int64_t lowest, int64_t highest, int64_t length,
+                                 const NodeDef& node) {
   if (t.dtype() != DType::kInt32 && t.dtype() != DType::kInt64)
     node.fail("position must be int32 or int64, got " + dtype_name(t.dtype()));
   if (t.numel() != 1) node.fail("position must be a scalar, got shape " + shape_str(t.shape()));

@@ -116,7 +116,9 @@ void check_signal(const NodeDef& node, const Tensor& x) {
 class DftKernel : public Kernel {
  public:
   explicit DftKernel(const NodeDef& node)
-      : node_(node), inverse_(node.attr_int("inverse", 0) != 0), onesided_(node.attr_int("onesided", 0) != 0),
+      : node_(node),
+        inverse_(node.attr_int("inverse", 0) != 0),
+        onesided_(node.attr_int("onesided", 0) != 0),
         axis_attr_(node.attr_int("axis", 1)) {}
   void compute(KernelIO& io) const override {
     const Tensor& x = io.in(0);
@@ -124,11 +126,13 @@ class DftKernel : public Kernel {
     const int64_t rank = static_cast<int64_t>(x.rank());
     int64_t axis = node_.opset < 20 ? axis_attr_ : -2;
     if (node_.opset >= 20 && io.optional(2)) axis = scalar_int(node_, *io.optional(2), "axis");
-    if (axis < -rank || axis >= rank) node_.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+    if (axis < -rank || axis >= rank)
+      node_.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
     DftSpec spec{axis < 0 ? axis + rank : axis, 0, inverse_, onesided_};
     if (spec.axis == rank - 1) node_.fail("axis must not be the last dim (it holds real and imaginary parts)");
     const int64_t len = x.dim(spec.axis);
-    spec.length = io.optional(1) ? scalar_int(node_, *io.optional(1), "dft_length") : (inverse_ && onesided_ ? 2 * (len - 1) : len);
+    spec.length = io.optional(1) ? scalar_int(node_, *io.optional(1), "dft_length")
+                                 : (inverse_ && onesided_ ? 2 * (len - 1) : len);
     if (spec.length <= 0) node_.fail("dft_length must be > 0, got " + std::to_string(spec.length));
     if (spec.length > (int64_t{1} << 24)) node_.fail("dft_length " + std::to_string(spec.length) + " is too large");
     io.outputs[0] = run_dft(x, spec);
@@ -159,11 +163,13 @@ class StftKernel : public Kernel {
     if (io.optional(3)) {
       frame = scalar_int(node_, *io.optional(3), "frame_length");
       if (window && window->dim(0) != frame)
-        node_.fail("frame_length " + std::to_string(frame) + " differs from the window's length " + std::to_string(window->dim(0)));
+        node_.fail("frame_length " + std::to_string(frame) + " differs from the window's length " +
+                   std::to_string(window->dim(0)));
     }
     if (step <= 0) node_.fail("frame_step must be > 0, got " + std::to_string(step));
     if (frame <= 0 || frame > len)
-      node_.fail("frame_length must be in [1, signal length " + std::to_string(len) + "], got " + std::to_string(frame));
+      node_.fail("frame_length must be in [1, signal length " + std::to_string(len) + "], got " +
+                 std::to_string(frame));
     const int64_t frames = 1 + (len - frame) / step;
     const int64_t bins = onesided_ ? frame / 2 + 1 : frame;
     const std::vector<double> v = float_values(x);

@@ -59,13 +59,16 @@ class SoftmaxKernel : public Kernel {
     const int64_t rank = static_cast<int64_t>(x.rank());
     // The coerced 2-D form accepts a rank-0 input (one 1x1 row) and axis == rank (rows of one column).
     if (rank == 0 && !coerce_2d_) node_.fail("input must have rank >= 1");
-    const size_t axis = static_cast<size_t>(coerce_2d_ && (axis_ == rank || rank == 0) ? rank
-                                                                                        : normalize_axis(axis_, rank, "axis"));
+    const size_t axis =
+        static_cast<size_t>(coerce_2d_ && (axis_ == rank || rank == 0) ? rank : normalize_axis(axis_, rank, "axis"));
     int64_t outer = 1, n = 1, inner = 1;
     for (size_t d = 0; d < x.rank(); ++d) {
-      if (d < axis) outer *= x.dim(d);
-      else if (d == axis || coerce_2d_) n *= x.dim(d);
-      else inner *= x.dim(d);
+      if (d < axis)
+        outer *= x.dim(d);
+      else if (d == axis || coerce_2d_)
+        n *= x.dim(d);
+      else
+        inner *= x.dim(d);
     }
     const bool ok = dispatch_float(x.dtype(), [&](auto zero) {
       using T = decltype(zero);
@@ -73,12 +76,13 @@ class SoftmaxKernel : public Kernel {
       if (out.numel() > 0) {
         const T* px = x.data<T>();
         T* po = out.data<T>();
-        parallel_for(io, outer * inner, std::max<int64_t>(1, 8192 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
-          for (int64_t r = b; r < e; ++r) {
-            const int64_t o = r / inner, i = r % inner;
-            normalise_row(kMode, px + o * n * inner + i, po + o * n * inner + i, n, inner);
-          }
-        });
+        parallel_for(io, outer * inner, std::max<int64_t>(1, 8192 / std::max<int64_t>(n, 1)),
+                     [&](int64_t b, int64_t e) {
+                       for (int64_t r = b; r < e; ++r) {
+                         const int64_t o = r / inner, i = r % inner;
+                         normalise_row(kMode, px + o * n * inner + i, po + o * n * inner + i, n, inner);
+                       }
+                     });
       }
       io.outputs[0] = std::move(out);
     });
@@ -99,13 +103,16 @@ class SafeSoftmaxKernel : public Kernel {
   explicit SafeSoftmaxKernel(const NodeDef& node) : node_(node), axis_(node.attr_int("axis", -1)) {}
   void compute(KernelIO& io) const override {
     const Tensor& x = io.in(0);
-    if (io.in(1).shape() != x.shape()) node_.fail("the zeros " + shape_str(io.in(1).shape()) + " must have X's shape " + shape_str(x.shape()));
+    if (io.in(1).shape() != x.shape())
+      node_.fail("the zeros " + shape_str(io.in(1).shape()) + " must have X's shape " + shape_str(x.shape()));
     if (x.rank() == 0) node_.fail("input must have rank >= 1");
     const size_t axis = static_cast<size_t>(normalize_axis(axis_, static_cast<int64_t>(x.rank()), "axis"));
     int64_t outer = 1, n = x.dim(axis), inner = 1;
     for (size_t d = 0; d < x.rank(); ++d) {
-      if (d < axis) outer *= x.dim(d);
-      else if (d > axis) inner *= x.dim(d);
+      if (d < axis)
+        outer *= x.dim(d);
+      else if (d > axis)
+        inner *= x.dim(d);
     }
     const bool ok = dispatch_float(x.dtype(), [&](auto zero) {
       using T = decltype(zero);
@@ -116,7 +123,8 @@ class SafeSoftmaxKernel : public Kernel {
         for (int64_t r = b; r < e; ++r) {
           const int64_t base = (r / inner) * n * inner + r % inner;
           bool all_masked = true;
-          for (int64_t k = 0; k < n && all_masked; ++k) all_masked = px[base + k * inner] == -std::numeric_limits<T>::infinity();
+          for (int64_t k = 0; k < n && all_masked; ++k)
+            all_masked = px[base + k * inner] == -std::numeric_limits<T>::infinity();
           if (all_masked) {
             for (int64_t k = 0; k < n; ++k) po[base + k * inner] = T(0);
           } else {

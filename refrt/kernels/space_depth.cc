@@ -42,7 +42,8 @@ class DepthToSpaceKernel : public Kernel {
     const int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3), b = block_;
     // b > c / b first (b * b > c): b * b cannot overflow after it.
     if (b > c / b || c % (b * b) != 0)
-      node_.fail("channels " + std::to_string(c) + " are not divisible by blocksize^2 (blocksize " + std::to_string(b) + ")");
+      node_.fail("channels " + std::to_string(c) + " are not divisible by blocksize^2 (blocksize " + std::to_string(b) +
+                 ")");
     const int64_t oc = c / (b * b);
     const Shape out_shape{n, oc, h * b, w * b};
     io.outputs[0] = crd_ ? permuted(x, {n, oc, b, b, h, w}, {0, 1, 4, 2, 5, 3}, out_shape)
@@ -67,7 +68,8 @@ class SpaceToDepthKernel : public Kernel {
                  std::to_string(b));
     // Empty spatial dims leave c * b * b unbounded by the input's size: check it fits.
     if (b > std::numeric_limits<int64_t>::max() / b || (c > 0 && b * b > std::numeric_limits<int64_t>::max() / c))
-      node_.fail("output channels " + std::to_string(c) + " x blocksize^2 overflow (blocksize " + std::to_string(b) + ")");
+      node_.fail("output channels " + std::to_string(c) + " x blocksize^2 overflow (blocksize " + std::to_string(b) +
+                 ")");
     io.outputs[0] = permuted(x, {n, c, h / b, b, w / b, b}, {0, 3, 5, 1, 2, 4}, {n, c * b * b, h / b, w / b});
   }
 

@@ -63,7 +63,8 @@ class SplitKernel : public Kernel {
       if (out.numel() > 0) {
         char* dst = static_cast<char*>(out.mutable_raw());
         for (int64_t o = 0; o < outer; ++o)
-          std::memcpy(dst + static_cast<size_t>(o) * row, src + static_cast<size_t>((o * dim + start) * inner) * es, row);
+          std::memcpy(dst + static_cast<size_t>(o) * row, src + static_cast<size_t>((o * dim + start) * inner) * es,
+                      row);
       }
       start += sizes[p];
       io.outputs[p] = std::move(out);

@@ -24,7 +24,9 @@ int compare_values(T a, T b) {
 class UniqueKernel : public Kernel {
  public:
   explicit UniqueKernel(const NodeDef& node)
-      : node_(node), has_axis_(node.attr("axis") != nullptr), axis_(node.attr_int("axis", 0)),
+      : node_(node),
+        has_axis_(node.attr("axis") != nullptr),
+        axis_(node.attr_int("axis", 0)),
         sorted_(node.attr_int("sorted", 1) != 0) {}
 
   void compute(KernelIO& io) const override {
@@ -91,7 +93,8 @@ class UniqueKernel : public Kernel {
       std::sort(by_first.begin(), by_first.end(), [&](int64_t a, int64_t b) { return first[a] < first[b]; });
       for (int64_t pos = 0; pos < u; ++pos) rank[by_first[pos]] = pos;
     }
-    std::vector<int64_t> indices(static_cast<size_t>(u)), counts(static_cast<size_t>(u)), inverse(static_cast<size_t>(n));
+    std::vector<int64_t> indices(static_cast<size_t>(u)), counts(static_cast<size_t>(u)),
+        inverse(static_cast<size_t>(n));
     for (int64_t g = 0; g < u; ++g) {
       indices[rank[g]] = first[g];
       counts[rank[g]] = count[g];
@@ -105,7 +108,8 @@ class UniqueKernel : public Kernel {
     auto* dst = static_cast<unsigned char*>(y.mutable_raw());
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t k = 0; k < u; ++k)
-        std::memcpy(dst + static_cast<size_t>(o * u + k) * row, src + static_cast<size_t>(o * n + indices[k]) * row, row);
+        std::memcpy(dst + static_cast<size_t>(o * u + k) * row, src + static_cast<size_t>(o * n + indices[k]) * row,
+                    row);
     io.outputs[0] = std::move(y);
     const auto vec = [](const std::vector<int64_t>& v) {
       Tensor t(DType::kInt64, {static_cast<int64_t>(v.size())});

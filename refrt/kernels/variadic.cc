@@ -6,24 +6,40 @@ namespace parity::refrt {
 namespace {
 
 struct MinOp {
-  template <typename T> static constexpr bool accepts = is_number_v<T>;
+  template <typename T>
+  static constexpr bool accepts = is_number_v<T>;
   static constexpr bool kMean = false;
-  template <typename T> static T apply(T a, T b) { return nan_min(a, b); }
+  template <typename T>
+  static T apply(T a, T b) {
+    return nan_min(a, b);
+  }
 };
 struct MaxOp {
-  template <typename T> static constexpr bool accepts = is_number_v<T>;
+  template <typename T>
+  static constexpr bool accepts = is_number_v<T>;
   static constexpr bool kMean = false;
-  template <typename T> static T apply(T a, T b) { return nan_max(a, b); }
+  template <typename T>
+  static T apply(T a, T b) {
+    return nan_max(a, b);
+  }
 };
 struct SumOp {
-  template <typename T> static constexpr bool accepts = is_number_v<T>;
+  template <typename T>
+  static constexpr bool accepts = is_number_v<T>;
   static constexpr bool kMean = false;
-  template <typename T> static T apply(T a, T b) { return add(a, b); }
+  template <typename T>
+  static T apply(T a, T b) {
+    return add(a, b);
+  }
 };
 struct MeanOp {
-  template <typename T> static constexpr bool accepts = is_float_v<T>;
+  template <typename T>
+  static constexpr bool accepts = is_float_v<T>;
   static constexpr bool kMean = true;
-  template <typename T> static T apply(T a, T b) { return a + b; }
+  template <typename T>
+  static T apply(T a, T b) {
+    return a + b;
+  }
 };
 
 template <typename Op>

@@ -3,12 +3,16 @@
 namespace parity::refrt {
 namespace {
 
-constexpr std::pair<ActKind, const char*> kNames[] = {
-    {ActKind::kRelu, "Relu"},           {ActKind::kClip, "Clip"},
-    {ActKind::kHardSigmoid, "HardSigmoid"}, {ActKind::kHardSwish, "HardSwish"},
-    {ActKind::kAddClipDiv, "AddClipDiv"},   {ActKind::kMulAddClipDiv, "MulAddClipDiv"},
-    {ActKind::kMulAddClipDiv2, "MulAddClipDiv2"}, {ActKind::kSigmoid, "Sigmoid"},
-    {ActKind::kSilu, "Silu"},           {ActKind::kGeluErf, "GeluErf"}};
+constexpr std::pair<ActKind, const char*> kNames[] = {{ActKind::kRelu, "Relu"},
+                                                      {ActKind::kClip, "Clip"},
+                                                      {ActKind::kHardSigmoid, "HardSigmoid"},
+                                                      {ActKind::kHardSwish, "HardSwish"},
+                                                      {ActKind::kAddClipDiv, "AddClipDiv"},
+                                                      {ActKind::kMulAddClipDiv, "MulAddClipDiv"},
+                                                      {ActKind::kMulAddClipDiv2, "MulAddClipDiv2"},
+                                                      {ActKind::kSigmoid, "Sigmoid"},
+                                                      {ActKind::kSilu, "Silu"},
+                                                      {ActKind::kGeluErf, "GeluErf"}};
 
 }  // namespace
 
@@ -23,7 +27,8 @@ std::vector<ActStep> parse_activations(const NodeDef& node) {
   const Attribute* kinds = node.attr("activations", Attribute::Type::kStrings);
   if (!kinds) return steps;
   const Attribute* params = node.attr("activation_params", Attribute::Type::kFloats);
-  if (!params || params->floats.size() != 4 * kinds->strings.size()) node.fail("activation_params must hold 4 floats per activation");
+  if (!params || params->floats.size() != 4 * kinds->strings.size())
+    node.fail("activation_params must hold 4 floats per activation");
   for (size_t i = 0; i < kinds->strings.size(); ++i) {
     ActStep step{ActKind::kRelu};
     bool known = false;

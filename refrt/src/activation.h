@@ -18,16 +18,16 @@ namespace parity::refrt {
 inline constexpr const char* kFusedDomain = "com.parity.refrt";
 
 enum class ActKind {
-  kRelu,         // x < 0 ? 0 : x
-  kClip,         // min(max(x, p0), p1), NaN passes through (as Clip)
-  kHardSigmoid,  // clip(x * p0 + p1, 0, 1)           (ONNX HardSigmoid)
-  kHardSwish,    // x * clip(x / 6 + 0.5, 0, 1)        (ONNX HardSwish)
-  kAddClipDiv,   // clip(x + p0, p1, p2) / p3          (decomposed hardsigmoid)
-  kMulAddClipDiv,// (x * clip(x + p0, p1, p2)) / p3    (decomposed hardswish, torch's order)
-  kMulAddClipDiv2,// x * (clip(x + p0, p1, p2) / p3)   (decomposed hardswish, divide first)
-  kSigmoid,      // 1 / (1 + e^-x), split by sign
-  kSilu,         // x * sigmoid(x)
-  kGeluErf,      // (x * p1) * (erf(x * p0) + p2)     (decomposed exact GELU)
+  kRelu,            // x < 0 ? 0 : x
+  kClip,            // min(max(x, p0), p1), NaN passes through (as Clip)
+  kHardSigmoid,     // clip(x * p0 + p1, 0, 1)           (ONNX HardSigmoid)
+  kHardSwish,       // x * clip(x / 6 + 0.5, 0, 1)        (ONNX HardSwish)
+  kAddClipDiv,      // clip(x + p0, p1, p2) / p3          (decomposed hardsigmoid)
+  kMulAddClipDiv,   // (x * clip(x + p0, p1, p2)) / p3    (decomposed hardswish, torch's order)
+  kMulAddClipDiv2,  // x * (clip(x + p0, p1, p2) / p3)   (decomposed hardswish, divide first)
+  kSigmoid,         // 1 / (1 + e^-x), split by sign
+  kSilu,            // x * sigmoid(x)
+  kGeluErf,         // (x * p1) * (erf(x * p0) + p2)     (decomposed exact GELU)
 };
 
 struct ActStep {
@@ -58,7 +58,8 @@ inline T clip_of(T v, T lo, T hi) {
 template <typename T>
 void apply_activations(const std::vector<ActStep>& steps, T* p, int64_t n) {
   for (const ActStep& s : steps) {
-    const T a = static_cast<T>(s.p[0]), b = static_cast<T>(s.p[1]), c = static_cast<T>(s.p[2]), d = static_cast<T>(s.p[3]);
+    const T a = static_cast<T>(s.p[0]), b = static_cast<T>(s.p[1]), c = static_cast<T>(s.p[2]),
+            d = static_cast<T>(s.p[3]);
     switch (s.kind) {
       case ActKind::kRelu:
         for (int64_t i = 0; i < n; ++i) p[i] = p[i] < T(0) ? T(0) : p[i];

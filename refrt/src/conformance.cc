@@ -43,7 +43,8 @@ std::string mismatch(const Tensor& got, const Tensor& want, double& max_abs) {
 // "" when `got` (a sequence/optional output, or a tensor where the model returns one in its place)
 // holds the tensors of `want`, element by element at the tolerance of mismatch().
 std::string value_mismatch(const Value* got, const Tensor& got_tensor, const Value& want, double& max_abs) {
-  if (!got) return "got " + (got_tensor.defined() ? "a tensor" : std::string("nothing")) + ", expected " + want.describe();
+  if (!got)
+    return "got " + (got_tensor.defined() ? "a tensor" : std::string("nothing")) + ", expected " + want.describe();
   if (got->kind != want.kind) return "got " + got->describe() + ", expected " + want.describe();
   if (want.is_optional() && got->has_element != want.has_element)
     return "got " + got->describe() + ", expected " + want.describe();
@@ -96,7 +97,8 @@ std::string skip_reason(const onnx::ModelProto& model, const std::set<std::strin
   std::function<void(const onnx::GraphProto&)> visit = [&](const onnx::GraphProto& g) {
     for (const auto& n : g.node()) {
       const std::string domain = n.domain() == "ai.onnx" ? "" : n.domain();
-      if (!implemented.count(domain + "::" + n.op_type())) missing.insert((domain.empty() ? "" : domain + ".") + n.op_type());
+      if (!implemented.count(domain + "::" + n.op_type()))
+        missing.insert((domain.empty() ? "" : domain + ".") + n.op_type());
       for (const auto& a : n.attribute()) {
         if (a.has_g()) visit(a.g());
         for (const auto& sub : a.graphs()) visit(sub);
@@ -136,13 +138,14 @@ ConformanceResult run_one(const fs::path& dir, const std::set<std::string>& impl
       const auto expected = read_value_dir(set, "output", session->outputs());
       const auto result = session->run_values(inputs, values);
       if (result.outputs.size() != expected.size())
-        throw Error({"conformance", set}, std::to_string(result.outputs.size()) + " outputs, expected " +
-                                              std::to_string(expected.size()));
+        throw Error({"conformance", set},
+                    std::to_string(result.outputs.size()) + " outputs, expected " + std::to_string(expected.size()));
       for (size_t i = 0; i < expected.size(); ++i) {
         const Value* got_value = i < result.values.size() ? result.values[i].get() : nullptr;
-        std::string diff = expected[i].value ? value_mismatch(got_value, result.outputs[i], *expected[i].value, r.max_abs_error)
-                                             : got_value ? "got " + got_value->describe() + ", expected a tensor"
-                                                         : mismatch(result.outputs[i], expected[i].tensor, r.max_abs_error);
+        std::string diff = expected[i].value
+                               ? value_mismatch(got_value, result.outputs[i], *expected[i].value, r.max_abs_error)
+                           : got_value ? "got " + got_value->describe() + ", expected a tensor"
+                                       : mismatch(result.outputs[i], expected[i].tensor, r.max_abs_error);
         if (!diff.empty()) {
           r.status = Status::kFail;
           r.detail = fs::path(set).filename().string() + " output " + std::to_string(i) + " '" + expected[i].name +
@@ -198,19 +201,21 @@ std::vector<ConformanceResult> run_conformance(const ConformanceOptions& options
   if (!fs::is_directory(options.data_dir))
     throw Error({"conformance", options.data_dir},
                 "no generated node tests here (build the target refrt_conformance_data, or pass --data DIR)");
-  const auto exclusions = options.exclusions_file.empty() ? std::map<std::string, std::string>{}
-                                                          : read_exclusions(options.exclusions_file);
+  const auto exclusions =
+      options.exclusions_file.empty() ? std::map<std::string, std::string>{} : read_exclusions(options.exclusions_file);
   std::regex filter;
   try {
     filter = std::regex(options.filter.empty() ? "." : options.filter);
   } catch (const std::regex_error& e) {
-    throw Error({"conformance"}, "--filter '" + options.filter + "' is not a valid regex: " + e.what(), ErrorKind::kUsage);
+    throw Error({"conformance"}, "--filter '" + options.filter + "' is not a valid regex: " + e.what(),
+                ErrorKind::kUsage);
   }
   std::set<std::string> implemented;
   for (const auto& k : registered_kernels()) implemented.insert(k.domain + "::" + k.op_type);
   std::vector<fs::path> dirs;
   for (const auto& entry : fs::directory_iterator(options.data_dir))
-    if (entry.is_directory() && std::regex_search(entry.path().filename().string(), filter)) dirs.push_back(entry.path());
+    if (entry.is_directory() && std::regex_search(entry.path().filename().string(), filter))
+      dirs.push_back(entry.path());
   std::sort(dirs.begin(), dirs.end());
   std::vector<ConformanceResult> results;
   for (const auto& dir : dirs) {

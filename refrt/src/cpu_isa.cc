@@ -63,8 +63,8 @@ IsaLevel detect_cpu_isa() {
   __builtin_cpu_init();
   if (!(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) return level;
   level = IsaLevel::kAvx2;
-  if (!(__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")))
+  if (!(__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq")))
     return level;
   level = IsaLevel::kAvx512;
   if (!__builtin_cpu_supports("avx512vnni")) return level;

@@ -48,7 +48,8 @@ void with_float32(KernelIO& io, DType dtype, Body&& body) {
   f.outputs.resize(io.outputs.size());
   body(f);
   for (size_t i = 0; i < f.outputs.size(); ++i)
-    io.outputs[i] = f.outputs[i].dtype() == DType::kFloat32 ? narrow_from_float32(f.outputs[i], dtype) : std::move(f.outputs[i]);
+    io.outputs[i] =
+        f.outputs[i].dtype() == DType::kFloat32 ? narrow_from_float32(f.outputs[i], dtype) : std::move(f.outputs[i]);
 }
 
 // dispatch_numeric(dtype, fn) is common's (parity/dtype_lists.h).
@@ -58,9 +59,14 @@ using parity::dispatch_numeric;
 template <typename Fn>
 bool dispatch_float(DType t, Fn&& fn) {
   switch (t) {
-    case DType::kFloat32: fn(float{}); return true;
-    case DType::kFloat64: fn(double{}); return true;
-    default: return false;
+    case DType::kFloat32:
+      fn(float{});
+      return true;
+    case DType::kFloat64:
+      fn(double{});
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -35,10 +35,10 @@ std::shared_ptr<MappedFile> ModelDirExternalData::open_checked(const std::string
   if (location.find('\0') != std::string::npos) throw Error(where, what + ": external data location contains NUL");
   const fs::path rel(location);
   if (rel.is_absolute() || rel.has_root_name() || rel.has_root_directory())
-    throw Error(where, what + ": external data location '" + location + "' is absolute; it must be relative to the model");
+    throw Error(where,
+                what + ": external data location '" + location + "' is absolute; it must be relative to the model");
   for (const auto& part : rel)
-    if (part == "..")
-      throw Error(where, what + ": external data location '" + location + "' contains '..'");
+    if (part == "..") throw Error(where, what + ": external data location '" + location + "' contains '..'");
   auto cached = files_.find(location);
   if (cached != files_.end()) return cached->second;
 
@@ -79,9 +79,12 @@ Tensor ModelDirExternalData::resolve(const onnx::TensorProto& proto, DType dtype
   uint64_t offset = 0, length = 0;
   bool has_length = false;
   for (const auto& kv : proto.external_data()) {
-    if (kv.key() == "location") location = kv.value();
-    else if (kv.key() == "offset") offset = parse_size(kv.value(), "offset", what, where);
-    else if (kv.key() == "length") length = parse_size(kv.value(), "length", what, where), has_length = true;
+    if (kv.key() == "location")
+      location = kv.value();
+    else if (kv.key() == "offset")
+      offset = parse_size(kv.value(), "offset", what, where);
+    else if (kv.key() == "length")
+      length = parse_size(kv.value(), "length", what, where), has_length = true;
   }
   const uint64_t expected = static_cast<uint64_t>(checked_numel(shape)) * dtype_size(dtype);
   if (has_length && length != expected)

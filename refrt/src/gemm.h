@@ -38,8 +38,8 @@ void gemv(bool trans, int64_t rows, int64_t cols, T alpha, const T* a, int64_t l
 
 // Sizes must fit in int (check_blas_dims, or the overload taking the node).
 template <typename T>
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
-          int64_t ldb, T beta, T* c, int64_t ldc) {
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b, int64_t ldb,
+          T beta, T* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
   if (k == 0) {  // BLAS may leave C alone here; the product is empty: C = beta * C
     for (int64_t i = 0; i < m; ++i)

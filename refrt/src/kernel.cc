@@ -11,16 +11,26 @@ namespace parity::refrt {
 
 const char* attribute_type_name(Attribute::Type type) {
   switch (type) {
-    case Attribute::Type::kFloat: return "float";
-    case Attribute::Type::kInt: return "int";
-    case Attribute::Type::kString: return "string";
-    case Attribute::Type::kTensor: return "tensor";
-    case Attribute::Type::kFloats: return "floats";
-    case Attribute::Type::kInts: return "ints";
-    case Attribute::Type::kStrings: return "strings";
-    case Attribute::Type::kGraph: return "graph";
-    case Attribute::Type::kTypeProto: return "type_proto";
-    case Attribute::Type::kOther: break;
+    case Attribute::Type::kFloat:
+      return "float";
+    case Attribute::Type::kInt:
+      return "int";
+    case Attribute::Type::kString:
+      return "string";
+    case Attribute::Type::kTensor:
+      return "tensor";
+    case Attribute::Type::kFloats:
+      return "floats";
+    case Attribute::Type::kInts:
+      return "ints";
+    case Attribute::Type::kStrings:
+      return "strings";
+    case Attribute::Type::kGraph:
+      return "graph";
+    case Attribute::Type::kTypeProto:
+      return "type_proto";
+    case Attribute::Type::kOther:
+      break;
   }
   return "unsupported";
 }
@@ -127,9 +137,12 @@ int64_t normalize_axis(int64_t axis, int64_t rank, const std::string& what) {
 
 std::vector<int64_t> int64_values(const Tensor& t, const std::string& what) {
   std::vector<int64_t> v(static_cast<size_t>(t.numel()));
-  if (t.dtype() == DType::kInt64) std::copy(t.data<int64_t>(), t.data<int64_t>() + t.numel(), v.begin());
-  else if (t.dtype() == DType::kInt32) std::copy(t.data<int32_t>(), t.data<int32_t>() + t.numel(), v.begin());
-  else throw Error({"refrt"}, what + " must be int32 or int64, got " + dtype_name(t.dtype()));
+  if (t.dtype() == DType::kInt64)
+    std::copy(t.data<int64_t>(), t.data<int64_t>() + t.numel(), v.begin());
+  else if (t.dtype() == DType::kInt32)
+    std::copy(t.data<int32_t>(), t.data<int32_t>() + t.numel(), v.begin());
+  else
+    throw Error({"refrt"}, what + " must be int32 or int64, got " + dtype_name(t.dtype()));
   return v;
 }
 
@@ -154,13 +167,17 @@ Tensor frozen(const Tensor& t) {
 }
 
 void parallel_for(const KernelIO& io, int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
-  if (io.pool) io.pool->parallel_for(n, grain, fn);
-  else if (n > 0) fn(0, n);
+  if (io.pool)
+    io.pool->parallel_for(n, grain, fn);
+  else if (n > 0)
+    fn(0, n);
 }
 
 void parallel_each(const KernelIO& io, int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
-  if (io.pool) io.pool->parallel_for(n, 1, n, fn);
-  else if (n > 0) fn(0, n);
+  if (io.pool)
+    io.pool->parallel_for(n, 1, n, fn);
+  else if (n > 0)
+    fn(0, n);
 }
 
 }  // namespace parity::refrt

@@ -39,13 +39,13 @@ const char* attribute_type_name(Attribute::Type type);
 // What a kernel's constructor sees of its node. Typed accessors fail when the attribute exists
 // with another type (a hostile model must not be read as 0).
 struct NodeDef {
-  std::string name, op_type, domain;  // domain "" = ai.onnx
-  int opset = 0;                      // the model's opset for this node's domain
+  std::string name, op_type, domain;         // domain "" = ai.onnx
+  int opset = 0;                             // the model's opset for this node's domain
   std::vector<std::string> inputs, outputs;  // "" = absent optional
   // Values of enclosing graphs that this node's subgraphs read (their free names, sorted). The
   // executor passes them after the explicit inputs: KernelIO::inputs[inputs.size() + k].
   std::vector<std::string> implicit_inputs;
-  std::string origin;                        // the model file, for errors raised while planning subgraphs
+  std::string origin;  // the model file, for errors raised while planning subgraphs
   std::map<std::string, Attribute> attributes;
   // Nodes made by the load-time passes (refrt/src/optimize/): the (name, op_type) of every model node
   // this one replaces, the anchor first (the profiler reports the time under the anchor's name).
@@ -64,7 +64,7 @@ class ThreadPool;
 // Inputs of one call: absent optional inputs are nullptr.
 struct KernelIO {
   std::vector<const Tensor*> inputs;
-  std::vector<Tensor> outputs;  // sized to the node's output count; kernels fill them
+  std::vector<Tensor> outputs;       // sized to the node's output count; kernels fill them
   const ThreadPool* pool = nullptr;  // the session's intra-op pool (nullptr: run serially)
 
   // Sequence and optional values (value.h) beside the tensors: values[i] is input i when it is one
@@ -121,12 +121,12 @@ KernelFactory make_factory() {
 #define PARITY_KERNEL_CONCAT_INNER(a, b) a##b
 #define PARITY_KERNEL_CONCAT(a, b) PARITY_KERNEL_CONCAT_INNER(a, b)
 // PARITY_KERNEL("Add", 14, AddKernel, {DType::kFloat32, ...});  (default domain ai.onnx)
-#define PARITY_KERNEL(op, since, cls, ...)                                                   \
+#define PARITY_KERNEL(op, since, cls, ...)                                                      \
   static const ::parity::refrt::KernelRegistrar PARITY_KERNEL_CONCAT(parity_kernel_, __LINE__)( \
       op, "", since, __VA_ARGS__, ::parity::refrt::make_factory<cls>())
 
 // A kernel of the private domain of fused nodes (activation.h's kFusedDomain), version 1.
-#define PARITY_FUSED_KERNEL(op, cls, ...)                                                      \
+#define PARITY_FUSED_KERNEL(op, cls, ...)                                                       \
   static const ::parity::refrt::KernelRegistrar PARITY_KERNEL_CONCAT(parity_kernel_, __LINE__)( \
       op, "com.parity.refrt", 1, __VA_ARGS__, ::parity::refrt::make_factory<cls>())
 

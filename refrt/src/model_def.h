@@ -18,16 +18,16 @@ constexpr int kMaxOpset = 23;  // newest ai.onnx opset whose changes refrt has r
 
 struct GraphDef {
   std::string name;
-  std::vector<ValueInfo> inputs;        // graph inputs that are not initializers, in order
+  std::vector<ValueInfo> inputs;  // graph inputs that are not initializers, in order
   std::vector<ValueInfo> outputs;
   std::vector<std::pair<std::string, Tensor>> initializers;
-  std::vector<NodeDef> nodes;           // file order; NodeDef::opset is its domain's version
-  std::vector<std::string> outer_names; // values read from enclosing graphs (sorted); empty at top level
+  std::vector<NodeDef> nodes;            // file order; NodeDef::opset is its domain's version
+  std::vector<std::string> outer_names;  // values read from enclosing graphs (sorted); empty at top level
 };
 
 struct ModelDef {
-  std::string origin;                   // file or label, for errors
-  std::map<std::string, int> opsets;    // domain ("" = ai.onnx) -> imported version
+  std::string origin;                 // file or label, for errors
+  std::map<std::string, int> opsets;  // domain ("" = ai.onnx) -> imported version
   GraphDef graph;
 };
 

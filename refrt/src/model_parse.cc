@@ -45,12 +45,16 @@ ValueInfo value_info(const onnx::ValueInfoProto& vi, bool require_type, const Er
   }
   const onnx::TypeProto_Tensor* tensor_type = tensor_type_of(vi.type(), info);
   if (!tensor_type)
-    throw Error(where, what + " is neither a tensor nor a sequence or optional of tensors (maps, sparse tensors "
-                              "and nested sequences are not implemented)", ErrorKind::kUnsupported);
+    throw Error(where,
+                what +
+                    " is neither a tensor nor a sequence or optional of tensors (maps, sparse tensors "
+                    "and nested sequences are not implemented)",
+                ErrorKind::kUnsupported);
   const auto& tt = *tensor_type;
   if (!dtype_is_supported(tt.elem_type()) || dtype_size(static_cast<DType>(tt.elem_type())) == 0) {
     if (require_type || tt.elem_type() != 0)
-      throw Error(where, what + " has element type " + std::to_string(tt.elem_type()) + ", which refrt does not implement",
+      throw Error(where,
+                  what + " has element type " + std::to_string(tt.elem_type()) + ", which refrt does not implement",
                   ErrorKind::kUnsupported);
   } else {
     info.dtype = static_cast<DType>(tt.elem_type());
@@ -72,9 +76,18 @@ Attribute attribute(const onnx::AttributeProto& a, const ModelDef& def, const Ex
   const std::string& origin = def.origin;
   Attribute out;
   switch (a.type()) {
-    case onnx::AttributeProto::FLOAT: out.type = Attribute::Type::kFloat; out.f = a.f(); break;
-    case onnx::AttributeProto::INT: out.type = Attribute::Type::kInt; out.i = a.i(); break;
-    case onnx::AttributeProto::STRING: out.type = Attribute::Type::kString; out.s = a.s(); break;
+    case onnx::AttributeProto::FLOAT:
+      out.type = Attribute::Type::kFloat;
+      out.f = a.f();
+      break;
+    case onnx::AttributeProto::INT:
+      out.type = Attribute::Type::kInt;
+      out.i = a.i();
+      break;
+    case onnx::AttributeProto::STRING:
+      out.type = Attribute::Type::kString;
+      out.s = a.s();
+      break;
     case onnx::AttributeProto::TENSOR:
       out.type = Attribute::Type::kTensor;
       out.t = frozen(tensor_from_proto(a.t(), origin));
@@ -102,7 +115,8 @@ Attribute attribute(const onnx::AttributeProto& a, const ModelDef& def, const Ex
       out.tp = value_info(vi, /*require_type=*/true, {"refrt", origin});
       break;
     }
-    default: out.type = Attribute::Type::kOther;
+    default:
+      out.type = Attribute::Type::kOther;
   }
   return out;
 }
@@ -121,12 +135,14 @@ void parse_opsets(const onnx::ModelProto& model, ModelDef& def, const ErrorConte
   if (it == def.opsets.end()) throw Error(where, "the model imports no ai.onnx opset");
   const int opset = it->second;
   if (opset > kMaxOpset)
-    throw Error(where, "opset " + std::to_string(opset) + " is newer than implemented (refrt implements ai.onnx opsets " +
-                           std::to_string(kMinOpset) + ".." + std::to_string(kMaxOpset) + ")",
+    throw Error(where,
+                "opset " + std::to_string(opset) + " is newer than implemented (refrt implements ai.onnx opsets " +
+                    std::to_string(kMinOpset) + ".." + std::to_string(kMaxOpset) + ")",
                 ErrorKind::kUnsupported);
   if (opset < kMinOpset)
-    throw Error(where, "opset " + std::to_string(opset) + " is older than implemented (refrt implements ai.onnx opsets " +
-                           std::to_string(kMinOpset) + ".." + std::to_string(kMaxOpset) + ")",
+    throw Error(where,
+                "opset " + std::to_string(opset) + " is older than implemented (refrt implements ai.onnx opsets " +
+                    std::to_string(kMinOpset) + ".." + std::to_string(kMaxOpset) + ")",
                 ErrorKind::kUnsupported);
 }
 
@@ -137,8 +153,7 @@ NodeDef node_def(const onnx::NodeProto& p, int index, const ModelDef& def, const
   node.domain = domain_name(p.domain());
   const ErrorContext where{"refrt", def.origin, node.name, node.op_type};
   auto opset = def.opsets.find(node.domain);
-  if (opset == def.opsets.end())
-    throw Error(where, "domain '" + node.domain + "' is not in the model's opset_import");
+  if (opset == def.opsets.end()) throw Error(where, "domain '" + node.domain + "' is not in the model's opset_import");
   node.opset = opset->second;
   node.origin = def.origin;
   node.inputs.assign(p.input().begin(), p.input().end());
@@ -160,7 +175,6 @@ NodeDef node_def(const onnx::NodeProto& p, int index, const ModelDef& def, const
   return node;
 }
 
-
 // Inline initializers of at least this size are moved out of the parsed model (`owned`), not copied.
 constexpr size_t kAdoptBytes = 64 * 1024;
 
@@ -180,9 +194,9 @@ GraphDef parse_graph(const onnx::GraphProto& g, const ModelDef& def, const Exter
       throw Error(where, "initializer '" + init.name() + "' is defined twice" + scope);
     try {
       const std::string name = init.name();
-      graph.initializers.emplace_back(
-          name, frozen(owned ? tensor_from_proto_adopting(*owned->mutable_initializer(i), def.origin, external, kAdoptBytes)
-                             : tensor_from_proto(init, def.origin, external)));
+      graph.initializers.emplace_back(name, frozen(owned ? tensor_from_proto_adopting(*owned->mutable_initializer(i),
+                                                                                      def.origin, external, kAdoptBytes)
+                                                         : tensor_from_proto(init, def.origin, external)));
     } catch (const Error& e) {
       throw as_refrt_error(e, where);
     }
@@ -190,7 +204,8 @@ GraphDef parse_graph(const onnx::GraphProto& g, const ModelDef& def, const Exter
   std::set<std::string> input_names;
   for (const auto& in : g.input()) {
     if (in.name().empty()) throw Error(where, "a graph input has no name" + scope);
-    if (!input_names.insert(in.name()).second) throw Error(where, "graph input '" + in.name() + "' is listed twice" + scope);
+    if (!input_names.insert(in.name()).second)
+      throw Error(where, "graph input '" + in.name() + "' is listed twice" + scope);
     if (defined.count(in.name())) continue;  // an initializer also listed as an input (IR < 4 style)
     defined.insert(in.name());
     graph.inputs.push_back(value_info(in, /*require_type=*/top_level, where));

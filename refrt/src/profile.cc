@@ -16,9 +16,12 @@ using Json = nlohmann::json;
 // ORT's element-type spelling in input_type_shape ("float", "double", "int64", ...).
 std::string ort_type_name(DType t) {
   switch (t) {
-    case DType::kFloat32: return "float";
-    case DType::kFloat64: return "double";
-    default: return dtype_name(t);
+    case DType::kFloat32:
+      return "float";
+    case DType::kFloat64:
+      return "double";
+    default:
+      return dtype_name(t);
   }
 }
 
@@ -29,8 +32,14 @@ Json type_shapes(const std::vector<TypedShape>& values) {
 }
 
 Json event(const std::string& cat, const std::string& name, double ts_us, double dur_us, Json args) {
-  return {{"cat", cat}, {"pid", static_cast<int>(getpid())}, {"tid", 0}, {"dur", static_cast<int64_t>(dur_us + 0.5)},
-          {"ts", static_cast<int64_t>(ts_us + 0.5)}, {"ph", "X"}, {"name", name}, {"args", std::move(args)}};
+  return {{"cat", cat},
+          {"pid", static_cast<int>(getpid())},
+          {"tid", 0},
+          {"dur", static_cast<int64_t>(dur_us + 0.5)},
+          {"ts", static_cast<int64_t>(ts_us + 0.5)},
+          {"ph", "X"},
+          {"name", name},
+          {"args", std::move(args)}};
 }
 
 struct Totals {
@@ -41,7 +50,8 @@ struct Totals {
 
 Json rows(const std::map<std::string, Totals>& totals, double all_ms, bool with_op_type, const char* key) {
   std::vector<std::pair<std::string, Totals>> sorted(totals.begin(), totals.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
   Json out = Json::array();
   for (const auto& [name, t] : sorted) {
     Json row = {{key, name},
@@ -104,7 +114,8 @@ Json chrome_trace(const Profile& p) {
                    {"input_type_shape", type_shapes(t.inputs)},
                    {"output_type_shape", type_shapes(t.outputs)}};
       if (t.flops > 0) args["flops"] = t.flops;
-      events.push_back(event("Node", t.node + "_kernel_time", run_ts + t.start_ms * 1000, t.ms * 1000, std::move(args)));
+      events.push_back(
+          event("Node", t.node + "_kernel_time", run_ts + t.start_ms * 1000, t.ms * 1000, std::move(args)));
     }
   }
   return events;
@@ -162,23 +173,26 @@ std::string profile_markdown(const Json& s, size_t top_nodes) {
   md << s["runs"].get<int>() << " runs after " << s["warmup"].get<int>() << " warm-up; mean run "
      << fixed(s["mean_run_ms"], 3) << " ms (kernels " << fixed(s["kernel_ms_per_run"], 3) << " ms); load "
      << fixed(s["load_ms"], 1) << " ms";
-  if (ort) md << "; onnxruntime " << s.value("ort_version", "") << " mean run " << fixed(s["ort_mean_run_ms"], 3) << " ms";
-  md << "\n\n## By op type\n\n| op | calls | total ms | share % | mean µs | GFLOP/s | GB/s |" << (ort ? " ORT ms/run | refrt/ORT |" : "")
-     << "\n|---|---:|---:|---:|---:|---:|---:|" << (ort ? "---:|---:|" : "") << "\n";
+  if (ort)
+    md << "; onnxruntime " << s.value("ort_version", "") << " mean run " << fixed(s["ort_mean_run_ms"], 3) << " ms";
+  md << "\n\n## By op type\n\n| op | calls | total ms | share % | mean µs | GFLOP/s | GB/s |"
+     << (ort ? " ORT ms/run | refrt/ORT |" : "") << "\n|---|---:|---:|---:|---:|---:|---:|" << (ort ? "---:|---:|" : "")
+     << "\n";
   for (const auto& r : s["by_op_type"]) {
-    md << "| " << r["op_type"].get<std::string>() << " | " << r["calls"].get<int64_t>() << " | " << fixed(r["total_ms"], 3)
-       << " | " << fixed(r["share"], 1) << " | " << fixed(r["mean_us"], 1) << " | " << opt(r["gflops_per_s"], 2) << " | "
-       << opt(r["gb_per_s"], 2) << " |";
+    md << "| " << r["op_type"].get<std::string>() << " | " << r["calls"].get<int64_t>() << " | "
+       << fixed(r["total_ms"], 3) << " | " << fixed(r["share"], 1) << " | " << fixed(r["mean_us"], 1) << " | "
+       << opt(r["gflops_per_s"], 2) << " | " << opt(r["gb_per_s"], 2) << " |";
     if (ort) md << " " << opt(r["ort_ms_per_run"], 3) << " | " << opt(r["ratio"], 2) << " |";
     md << "\n";
   }
-  md << "\n## Top nodes\n\n| node | op | calls | total ms | share % | mean µs | GFLOP/s | GB/s |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
+  md << "\n## Top nodes\n\n| node | op | calls | total ms | share % | mean µs | GFLOP/s | GB/s "
+        "|\n|---|---|---:|---:|---:|---:|---:|---:|\n";
   size_t n = 0;
   for (const auto& r : s["by_node"]) {
     if (n++ == top_nodes) break;
-    md << "| " << r["node"].get<std::string>() << " | " << r["op_type"].get<std::string>() << " | " << r["calls"].get<int64_t>()
-       << " | " << fixed(r["total_ms"], 3) << " | " << fixed(r["share"], 1) << " | " << fixed(r["mean_us"], 1) << " | "
-       << opt(r["gflops_per_s"], 2) << " | " << opt(r["gb_per_s"], 2) << " |\n";
+    md << "| " << r["node"].get<std::string>() << " | " << r["op_type"].get<std::string>() << " | "
+       << r["calls"].get<int64_t>() << " | " << fixed(r["total_ms"], 3) << " | " << fixed(r["share"], 1) << " | "
+       << fixed(r["mean_us"], 1) << " | " << opt(r["gflops_per_s"], 2) << " | " << opt(r["gb_per_s"], 2) << " |\n";
   }
   return md.str();
 }
@@ -190,13 +204,14 @@ std::string profile_text(const Json& s, size_t top_nodes) {
   out << "mean run " << fixed(s["mean_run_ms"], 3) << " ms over " << s["runs"].get<int>() << " runs";
   if (ort) out << " (onnxruntime " << fixed(s["ort_mean_run_ms"], 3) << " ms)";
   out << "\n";
-  std::snprintf(line, sizeof line, "%-22s %6s %10s %7s %10s %9s %8s", "op type", "calls", "total ms", "share%", "mean us",
-                "GFLOP/s", "GB/s");
+  std::snprintf(line, sizeof line, "%-22s %6s %10s %7s %10s %9s %8s", "op type", "calls", "total ms", "share%",
+                "mean us", "GFLOP/s", "GB/s");
   out << line << (ort ? "  ORT ms/run  refrt/ORT" : "") << "\n";
   for (const auto& r : s["by_op_type"]) {
     std::snprintf(line, sizeof line, "%-22s %6lld %10.3f %7.1f %10.1f %9s %8s", r["op_type"].get<std::string>().c_str(),
-                  static_cast<long long>(r["calls"].get<int64_t>()), r["total_ms"].get<double>(), r["share"].get<double>(),
-                  r["mean_us"].get<double>(), opt(r["gflops_per_s"], 2).c_str(), opt(r["gb_per_s"], 2).c_str());
+                  static_cast<long long>(r["calls"].get<int64_t>()), r["total_ms"].get<double>(),
+                  r["share"].get<double>(), r["mean_us"].get<double>(), opt(r["gflops_per_s"], 2).c_str(),
+                  opt(r["gb_per_s"], 2).c_str());
     out << line;
     if (ort) {
       std::snprintf(line, sizeof line, "  %11s  %9s", opt(r["ort_ms_per_run"], 3).c_str(), opt(r["ratio"], 2).c_str());

@@ -71,21 +71,30 @@ std::vector<Tensor> random_inputs(const std::vector<ValueInfo>& inputs, const st
     void* raw = t.mutable_raw();
     for (int64_t i = 0; i < t.numel(); ++i) {
       switch (info.dtype) {
-        case DType::kFloat16: static_cast<uint16_t*>(raw)[i] = float_to_half(real(rng)); break;
-        case DType::kBFloat16: static_cast<uint16_t*>(raw)[i] = float_to_bf16(real(rng)); break;
-        case DType::kBool: static_cast<uint8_t*>(raw)[i] = static_cast<uint8_t>(small(rng) & 1); break;
+        case DType::kFloat16:
+          static_cast<uint16_t*>(raw)[i] = float_to_half(real(rng));
+          break;
+        case DType::kBFloat16:
+          static_cast<uint16_t*>(raw)[i] = float_to_bf16(real(rng));
+          break;
+        case DType::kBool:
+          static_cast<uint8_t*>(raw)[i] = static_cast<uint8_t>(small(rng) & 1);
+          break;
         default:
           dispatch_numeric(info.dtype, [&](auto tag) {
             using T = decltype(tag);
-            if constexpr (std::is_floating_point_v<T>) static_cast<T*>(raw)[i] = static_cast<T>(real(rng));
-            else static_cast<T*>(raw)[i] = static_cast<T>(small(rng));
+            if constexpr (std::is_floating_point_v<T>)
+              static_cast<T*>(raw)[i] = static_cast<T>(real(rng));
+            else
+              static_cast<T*>(raw)[i] = static_cast<T>(small(rng));
           });
       }
     }
     out.push_back(std::move(t));
   }
   for (const auto& [name, value] : dims)
-    if (!used.count(name)) throw Error({"cli"}, "--dim " + name + ": the model has no input dim named '" + name + "'", ErrorKind::kUsage);
+    if (!used.count(name))
+      throw Error({"cli"}, "--dim " + name + ": the model has no input dim named '" + name + "'", ErrorKind::kUsage);
   return out;
 }
 

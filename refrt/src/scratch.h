@@ -16,7 +16,8 @@ enum class ScratchSlot { kConvPhases, kConvAccumulator, kConvColumns, kConvPacke
 template <typename T>
 T* scratch(size_t n, ScratchSlot slot) {
   struct Buffer {
-    std::unique_ptr<std::byte[], void (*)(void*)> data{nullptr, [](void* p) { ::operator delete[](p, std::align_val_t{64}); }};
+    std::unique_ptr<std::byte[], void (*)(void*)> data{nullptr,
+                                                       [](void* p) { ::operator delete[](p, std::align_val_t{64}); }};
     size_t bytes = 0;
   };
   thread_local std::array<Buffer, static_cast<size_t>(ScratchSlot::kCount)> buffers;

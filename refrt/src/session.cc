@@ -26,7 +26,8 @@ struct Session::Impl {
   mutable std::unique_ptr<SessionPlan> full_plan;
   const SessionPlan& plan_for(const RunOptions& run) const {
     if (!run.keep_intermediates || !model) return plan;
-    std::call_once(full_once, [&] { full_plan = std::make_unique<SessionPlan>(build_plan(*model, options.fold_constants)); });
+    std::call_once(full_once,
+                   [&] { full_plan = std::make_unique<SessionPlan>(build_plan(*model, options.fold_constants)); });
     return *full_plan;
   }
 };
@@ -48,8 +49,7 @@ std::string declared_shape(const ValueInfo& info) {
 void check_value_input(const ValueInfo& info, const Value* v, const std::string& what,
                        const std::function<void(const std::string&)>& fail) {
   if (!v) fail(what + " is a " + std::string(value_kind_name(info.kind)) + ": pass it in the run's values");
-  if (v->kind != info.kind)
-    fail(what + " is declared a " + value_kind_name(info.kind) + ", got " + v->describe());
+  if (v->kind != info.kind) fail(what + " is declared a " + value_kind_name(info.kind) + ", got " + v->describe());
   if (v->is_optional() && !v->has_element) return;
   for (size_t k = 0; k < v->tensors.size(); ++k) {
     const Tensor& t = v->tensors[k];
@@ -244,9 +244,27 @@ void gather_values(const PlannedNode& node, const ValueList& side, KernelIO& io,
     if (v < 0 || !side[static_cast<size_t>(v)]) continue;
     if (!node.kernel->takes_values())
       throw Error(where, "input #" + std::to_string(k) + " '" + input_name(node, k) + "' is " +
-                             side[static_cast<size_t>(v)]->describe() + "; " + node.def.op_type + " takes tensors only");
+                             side[static_cast<size_t>(v)]->describe() + "; " + node.def.op_type +
+                             " takes tensors only");
     io.values[k] = side[static_cast<size_t>(v)];
   }
+}
+
+// The graph outputs of a finished run: its tensors, and into `value_outputs` (when given) the
+// sequence and optional outputs, by output position.
+std::vector<Tensor> collect_outputs(const SessionPlan& plan, const std::vector<Tensor>& frame, const ValueList& side,
+                                    ValueList* value_outputs) {
+  std::vector<Tensor> outputs;
+  for (int id : plan.output_ids) outputs.push_back(frame[static_cast<size_t>(id)]);
+  if (value_outputs) {
+    value_outputs->clear();
+    for (size_t i = 0; !side.empty() && i < plan.output_ids.size(); ++i)
+      if (const auto& v = side[static_cast<size_t>(plan.output_ids[i])]) {
+        value_outputs->resize(plan.output_ids.size());
+        (*value_outputs)[i] = v;
+      }
+  }
+  return outputs;
 }
 
 }  // namespace
@@ -267,7 +285,8 @@ std::vector<Tensor> execute_plan(const SessionPlan& plan, const std::vector<Tens
   for (size_t i = 0; values && i < values->size() && i < plan.input_ids.size(); ++i)
     if ((*values)[i]) put_value(plan.input_ids[i], (*values)[i]);
   if (options.keep_intermediates && result)
-    for (int id : plan.folded_values) result->intermediates[plan.value_names[static_cast<size_t>(id)]] = frame[static_cast<size_t>(id)];
+    for (int id : plan.folded_values)
+      result->intermediates[plan.value_names[static_cast<size_t>(id)]] = frame[static_cast<size_t>(id)];
 
   KernelIO io;
   io.pool = pool;
@@ -285,8 +304,10 @@ std::vector<Tensor> execute_plan(const SessionPlan& plan, const std::vector<Tens
     io.value_outputs.clear();
     // Built only on failure: four strings per node per run are measurable on small models.
     auto where = [&] { return ErrorContext{"refrt", plan.origin, node.def.name, node.def.op_type}; };
-    if (!side.empty()) gather_values(node, side, io, where());
-    else if (!io.values.empty()) io.values.clear();
+    if (!side.empty())
+      gather_values(node, side, io, where());
+    else if (!io.values.empty())
+      io.values.clear();
     const Clock::time_point start = profile ? Clock::now() : Clock::time_point();
     try {
       node.kernel->compute(io);
@@ -312,16 +333,7 @@ std::vector<Tensor> execute_plan(const SessionPlan& plan, const std::vector<Tens
     if (!side.empty())
       for (int v : node.release) side[static_cast<size_t>(v)].reset();
   }
-  std::vector<Tensor> outputs;
-  for (int id : plan.output_ids) outputs.push_back(frame[static_cast<size_t>(id)]);
-  if (value_outputs) {
-    value_outputs->clear();
-    for (size_t i = 0; !side.empty() && i < plan.output_ids.size(); ++i)
-      if (const auto& v = side[static_cast<size_t>(plan.output_ids[i])]) {
-        value_outputs->resize(plan.output_ids.size());
-        (*value_outputs)[i] = v;
-      }
-  }
+  std::vector<Tensor> outputs = collect_outputs(plan, frame, side, value_outputs);
   if (profile) {
     const Clock::time_point built = Clock::now();
     result->timings = recorder->timings(run_start);
@@ -334,7 +346,8 @@ RunResult Session::run(const std::vector<Tensor>& inputs, const RunOptions& opti
   return run_values(inputs, ValueList{}, options);
 }
 
-RunResult Session::run_values(const std::vector<Tensor>& inputs, const ValueList& values, const RunOptions& options) const {
+RunResult Session::run_values(const std::vector<Tensor>& inputs, const ValueList& values,
+                              const RunOptions& options) const {
   const SessionPlan& plan = impl_->plan_for(options);
   check_inputs(plan, inputs, values);
   RunResult result;

@@ -81,8 +81,8 @@ std::unique_ptr<Kernel> create_kernel(const NodeDef& def, const std::string& ori
   const std::string domain = def.domain.empty() ? "ai.onnx" : def.domain;
   const KernelRegistration* reg = find_kernel(def.op_type, def.domain, def.opset);
   if (!reg) {
-    std::string message = "no refrt kernel for " + def.op_type + " (domain " + domain + ", opset " +
-                          std::to_string(def.opset) + ")";
+    std::string message =
+        "no refrt kernel for " + def.op_type + " (domain " + domain + ", opset " + std::to_string(def.opset) + ")";
     int oldest = 0;
     for (const auto& r : kernel_registry())
       if (r.op_type == def.op_type && r.domain == def.domain && (!oldest || r.since_version < oldest))
@@ -99,12 +99,13 @@ std::unique_ptr<Kernel> create_kernel(const NodeDef& def, const std::string& ori
   }
 }
 
-
 bool foldable_op(const NodeDef& node) {
-  static const std::set<std::string> stateful = {"RandomNormal", "RandomUniform", "RandomNormalLike",
-                                                 "RandomUniformLike", "Bernoulli", "Multinomial", "Dropout",
-                                                 "If", "Loop", "Scan"};
-  return (node.domain.empty() || node.domain == "ai.onnx") && !stateful.count(node.op_type) && node.implicit_inputs.empty();
+  static const std::set<std::string> stateful = {
+      "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+      "Bernoulli",    "Multinomial",   "Dropout",          "If",
+      "Loop",         "Scan"};
+  return (node.domain.empty() || node.domain == "ai.onnx") && !stateful.count(node.op_type) &&
+         node.implicit_inputs.empty();
 }
 
 // Runs, once, every node whose inputs are all constants (initializers not overridable by a graph

@@ -60,12 +60,18 @@ void strided_copy(const void* src, int64_t offset, const std::vector<int64_t>& s
     return;
   }
   switch (elem_size) {
-    case 1: return copy_rows(static_cast<const uint8_t*>(src), offset, strides, static_cast<uint8_t*>(dst), shape);
-    case 2: return copy_rows(static_cast<const uint16_t*>(src), offset, strides, static_cast<uint16_t*>(dst), shape);
-    case 4: return copy_rows(static_cast<const uint32_t*>(src), offset, strides, static_cast<uint32_t*>(dst), shape);
-    case 8: return copy_rows(static_cast<const uint64_t*>(src), offset, strides, static_cast<uint64_t*>(dst), shape);
-    case 16: return copy_rows(static_cast<const Bytes16*>(src), offset, strides, static_cast<Bytes16*>(dst), shape);
-    default: throw Error({"refrt"}, "element size " + std::to_string(elem_size) + " cannot be copied");
+    case 1:
+      return copy_rows(static_cast<const uint8_t*>(src), offset, strides, static_cast<uint8_t*>(dst), shape);
+    case 2:
+      return copy_rows(static_cast<const uint16_t*>(src), offset, strides, static_cast<uint16_t*>(dst), shape);
+    case 4:
+      return copy_rows(static_cast<const uint32_t*>(src), offset, strides, static_cast<uint32_t*>(dst), shape);
+    case 8:
+      return copy_rows(static_cast<const uint64_t*>(src), offset, strides, static_cast<uint64_t*>(dst), shape);
+    case 16:
+      return copy_rows(static_cast<const Bytes16*>(src), offset, strides, static_cast<Bytes16*>(dst), shape);
+    default:
+      throw Error({"refrt"}, "element size " + std::to_string(elem_size) + " cannot be copied");
   }
 }
 

@@ -35,8 +35,8 @@ namespace {
 
 // How long a worker keeps polling for the next job before it sleeps on the condition variable: about
 // the gap between two small kernels of one run, far below a scheduler tick.
-// (Measured once, interleaved runs: 1 ms instead made MobileNetV3's 2-thread runs slower, 3.95 ms against 2.67 at best: on this
-// VM a vCPU spinning on PAUSE is not free for the other.)
+// (Measured once, interleaved runs: 1 ms instead made MobileNetV3's 2-thread runs slower, 3.95 ms against 2.67 at best:
+// on this VM a vCPU spinning on PAUSE is not free for the other.)
 constexpr auto kSpin = std::chrono::microseconds(50);
 
 inline void cpu_relax() {
@@ -95,9 +95,11 @@ void ThreadPool::work() {
   }
 }
 
-void ThreadPool::parallel_for(int64_t n, int64_t grain, int64_t max_chunks, const std::function<void(int64_t, int64_t)>& fn) const {
+void ThreadPool::parallel_for(int64_t n, int64_t grain, int64_t max_chunks,
+                              const std::function<void(int64_t, int64_t)>& fn) const {
   if (n <= 0) return;
-  const int64_t chunks = std::min<int64_t>(std::max<int64_t>(1, max_chunks), std::max<int64_t>(1, n / std::max<int64_t>(grain, 1)));
+  const int64_t chunks =
+      std::min<int64_t>(std::max<int64_t>(1, max_chunks), std::max<int64_t>(1, n / std::max<int64_t>(grain, 1)));
   if (chunks <= 1) return fn(0, n);
   Job job;
   job.fn = &fn;

@@ -34,7 +34,8 @@ class ThreadPool {
   }
   // The same with up to max_chunks chunks: more chunks than threads balance the load when some thread
   // runs late (a busy host), as each thread takes the next chunk left when it finishes one.
-  void parallel_for(int64_t n, int64_t grain, int64_t max_chunks, const std::function<void(int64_t begin, int64_t end)>& fn) const;
+  void parallel_for(int64_t n, int64_t grain, int64_t max_chunks,
+                    const std::function<void(int64_t begin, int64_t end)>& fn) const;
 
   struct Job;
 

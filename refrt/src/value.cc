@@ -44,10 +44,14 @@ std::shared_ptr<const Value> Value::empty_optional(ValueKind kind, DType elem_ty
 
 const char* value_kind_name(ValueKind kind) {
   switch (kind) {
-    case ValueKind::kTensor: return "tensor";
-    case ValueKind::kSequence: return "sequence";
-    case ValueKind::kOptionalTensor: return "optional tensor";
-    case ValueKind::kOptionalSequence: return "optional sequence";
+    case ValueKind::kTensor:
+      return "tensor";
+    case ValueKind::kSequence:
+      return "sequence";
+    case ValueKind::kOptionalTensor:
+      return "optional tensor";
+    case ValueKind::kOptionalSequence:
+      return "optional sequence";
   }
   return "?";
 }
@@ -66,15 +70,18 @@ namespace {
 // The elements of a SequenceProto of tensors; all of one dtype (an ONNX sequence is homogeneous).
 std::vector<Tensor> sequence_elements(const onnx::SequenceProto& p, const std::string& origin, DType& elem_type) {
   if (p.elem_type() != onnx::SequenceProto::TENSOR && !(p.elem_type() == 0 && p.tensor_values_size() == 0))
-    throw Error({"refrt", origin}, "a sequence of element type " + std::to_string(p.elem_type()) +
-                                       " (refrt implements sequences of tensors)", ErrorKind::kUnsupported);
+    throw Error(
+        {"refrt", origin},
+        "a sequence of element type " + std::to_string(p.elem_type()) + " (refrt implements sequences of tensors)",
+        ErrorKind::kUnsupported);
   std::vector<Tensor> out;
   for (const auto& t : p.tensor_values()) {
     out.push_back(tensor_from_proto(t, origin));
     if (elem_type == DType::kUndefined) elem_type = out.back().dtype();
     if (out.back().dtype() != elem_type)
       throw Error({"refrt", origin}, "sequence element #" + std::to_string(out.size() - 1) + " is " +
-                                         dtype_name(out.back().dtype()) + ", the sequence holds " + dtype_name(elem_type));
+                                         dtype_name(out.back().dtype()) + ", the sequence holds " +
+                                         dtype_name(elem_type));
   }
   return out;
 }
@@ -92,7 +99,8 @@ std::shared_ptr<const Value> value_from_bytes(const std::string& bytes, const Va
   onnx::OptionalProto p;
   if (!p.ParseFromString(bytes)) throw Error(where, "not a valid OptionalProto");
   if (declared.kind == ValueKind::kOptionalTensor) {
-    if (p.has_sequence_value()) throw Error(where, "the optional holds a sequence, the model declares an optional tensor");
+    if (p.has_sequence_value())
+      throw Error(where, "the optional holds a sequence, the model declares an optional tensor");
     if (!p.has_tensor_value()) return Value::empty_optional(declared.kind, elem);
     return Value::optional_tensor(tensor_from_proto(p.tensor_value(), origin));
   }

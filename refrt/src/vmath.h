@@ -9,8 +9,8 @@
 namespace parity::refrt::vmath {
 
 void exp(const float* x, float* y, int64_t n);
-void sigmoid(float* p, int64_t n);                                // in place
-void silu(float* p, int64_t n);                                   // x * sigmoid(x), in place
+void sigmoid(float* p, int64_t n);                                 // in place
+void silu(float* p, int64_t n);                                    // x * sigmoid(x), in place
 void gelu_erf(float* p, int64_t n, float c0, float c1, float c2);  // (x * c1) * (erf(x * c0) + c2), in place
 // y = softmax(x) over one contiguous row of n > 0 elements.
 void softmax_row(const float* x, float* y, int64_t n);

@@ -30,19 +30,21 @@ TEST(CommonCompare, Int64BeyondTwoTo53DifferingByOneIsUnequal) {
   const int64_t big = (int64_t{1} << 53) + 1;  // as double it rounds to 2^53, its neighbour's value
   ASSERT_EQ(static_cast<double>(big), static_cast<double>(big - 1));
   const auto c = compare_elementwise(tensor_of<int64_t>(DType::kInt64, {big, 7}),
-                                 tensor_of<int64_t>(DType::kInt64, {big - 1, 7}), default_tolerance(DType::kInt64));
+                                     tensor_of<int64_t>(DType::kInt64, {big - 1, 7}), default_tolerance(DType::kInt64));
   EXPECT_FALSE(c.passed);
   EXPECT_EQ(c.mismatches, 1);
   EXPECT_EQ(c.first_mismatch, 0);
   EXPECT_EQ(c.max_abs_error, 1.0);
   EXPECT_EQ(element_text(tensor_of<int64_t>(DType::kInt64, {big}), 0), "9007199254740993");
-  EXPECT_TRUE(compare_elementwise(tensor_of<int64_t>(DType::kInt64, {big}), tensor_of<int64_t>(DType::kInt64, {big}), {}).passed);
+  EXPECT_TRUE(
+      compare_elementwise(tensor_of<int64_t>(DType::kInt64, {big}), tensor_of<int64_t>(DType::kInt64, {big}), {})
+          .passed);
 }
 
 TEST(CommonCompare, IntegersIgnoreAnyTolerance) {
   const uint64_t top = ~uint64_t{0};
-  const auto c = compare_elementwise(tensor_of<uint64_t>(DType::kUInt64, {top}), tensor_of<uint64_t>(DType::kUInt64, {top - 1}),
-                                 Tolerance{10, 10});
+  const auto c = compare_elementwise(tensor_of<uint64_t>(DType::kUInt64, {top}),
+                                     tensor_of<uint64_t>(DType::kUInt64, {top - 1}), Tolerance{10, 10});
   EXPECT_FALSE(c.passed);
   EXPECT_EQ(c.max_abs_error, 1.0);
 }
@@ -50,9 +52,10 @@ TEST(CommonCompare, IntegersIgnoreAnyTolerance) {
 TEST(CommonCompare, FloatRuleAndNaN) {
   const Tolerance tol{1e-3, 1e-2};
   EXPECT_TRUE(compare_elementwise(tensor_of<float>(DType::kFloat32, {100.f, NAN, INFINITY}),
-                              tensor_of<float>(DType::kFloat32, {101.f, NAN, INFINITY}), tol).passed);
+                                  tensor_of<float>(DType::kFloat32, {101.f, NAN, INFINITY}), tol)
+                  .passed);
   const auto c = compare_elementwise(tensor_of<float>(DType::kFloat32, {1.f, NAN, INFINITY, 100.f}),
-                                 tensor_of<float>(DType::kFloat32, {1.f, 0.f, -INFINITY, 101.2f}), tol);
+                                     tensor_of<float>(DType::kFloat32, {1.f, 0.f, -INFINITY, 101.2f}), tol);
   EXPECT_EQ(c.mismatches, 3);
   EXPECT_EQ(c.first_mismatch, 1);
   EXPECT_TRUE(std::isinf(c.max_abs_error));

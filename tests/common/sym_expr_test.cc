@@ -35,8 +35,8 @@ TEST(SymExpr, EvaluatesLikePython) {
 
 TEST(SymExpr, ErrorsNameTheExpression) {
   const std::map<std::string, int64_t> s{{"batch", 3}};
-  for (const char* bad : {"2*width", "batch//0", "batch %0", "(batch + 1", "batch +", "Max(1, batch)",
-                          "99999999999999999999"}) {
+  for (const char* bad :
+       {"2*width", "batch//0", "batch %0", "(batch + 1", "batch +", "Max(1, batch)", "99999999999999999999"}) {
     try {
       evaluate_int_expr(bad, s, "refrt");
       ADD_FAILURE() << bad << " evaluated";

@@ -35,7 +35,8 @@ json run_case(const json& c) {
   try {
     auto session = parity::refrt::Session::load_file(c.at("onnx").get<std::string>());
     std::vector<parity::Tensor> inputs;
-    for (auto& named : parity::read_tensor_dir(c.at("inputs").get<std::string>(), "input")) inputs.push_back(named.tensor);
+    for (auto& named : parity::read_tensor_dir(c.at("inputs").get<std::string>(), "input"))
+      inputs.push_back(named.tensor);
     const auto out = session->run(inputs);
     const fs::path dir = c.at("outputs").get<std::string>();
     fs::create_directories(dir);

@@ -88,7 +88,7 @@ TEST(Export, UnknownOpNamesTargetNodeAndTrace) {
   } catch (const Error& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("aten::frobnicate.default"), std::string::npos) << what;
-    EXPECT_NE(what.find("relu"), std::string::npos) << what;  // the node
+    EXPECT_NE(what.find("relu"), std::string::npos) << what;      // the node
     EXPECT_NE(what.find("model.py"), std::string::npos) << what;  // its source line
   }
 }
@@ -118,7 +118,8 @@ TEST(Export, RegisteredTranslationKeysAreWellFormed) {
     // Besides ATen and Python's operators: PT2E's quantize/dequantize ops and transformers' own MoE op,
     // which programs carry as registered torch libraries of those namespaces.
     const bool library_op = ns == "quantized_decomposed" || ns == "transformers";
-    EXPECT_TRUE(ns == "aten" || ns == "_operator" || ns == "torch" || ns == "math" || ns == "higher_order" || library_op)
+    EXPECT_TRUE(ns == "aten" || ns == "_operator" || ns == "torch" || ns == "math" || ns == "higher_order" ||
+                library_op)
         << key;
     if (ns == "aten" || library_op) {
       EXPECT_NE(rest.find('.'), std::string::npos) << key << " lacks its overload";

@@ -22,9 +22,8 @@ using testing::Pt2Fixture;
 class ExternalDataExport : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("parity_extdata_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / ("parity_extdata_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     program_ = pt2::read_pt2(fixture_.write("extdata_" + std::to_string(::getpid()) + ".pt2"));

@@ -62,7 +62,8 @@ void expect_same_results(const onnx::ModelProto& before, const onnx::ModelProto&
 }
 
 int count_op(const onnx::GraphProto& g, const std::string& op) {
-  return static_cast<int>(std::count_if(g.node().begin(), g.node().end(), [&](const auto& n) { return n.op_type() == op; }));
+  return static_cast<int>(
+      std::count_if(g.node().begin(), g.node().end(), [&](const auto& n) { return n.op_type() == op; }));
 }
 
 const onnx::NodeProto* producer_of(const onnx::GraphProto& g, const std::string& value) {
@@ -149,7 +150,8 @@ TEST(PassesDeadCode, OuterValueReadOnlyInsideASubgraphStaysAlive) {
   EXPECT_EQ(g.node(1).op_type(), "If");
   EXPECT_EQ(g.node(1).attribute(0).g().node_size(), 2);
   const Tensor x = floats({3});
-  expect_same_results(b.model, m, {{x, Tensor::scalar<uint8_t>(DType::kBool, 1)}, {x, Tensor::scalar<uint8_t>(DType::kBool, 0)}});
+  expect_same_results(b.model, m,
+                      {{x, Tensor::scalar<uint8_t>(DType::kBool, 1)}, {x, Tensor::scalar<uint8_t>(DType::kBool, 0)}});
 }
 
 // ---- fold_constants ----
@@ -201,12 +203,12 @@ TEST(PassesFold, EachOpMatchesHandComputedValues) {
   b.initializer("shape23", i64({2}, {2, 3}));
   b.initializer("axes01", i64({2}, {0, 1}));
   b.initializer("col", i64({2, 1}, {5, 6}));
-  b.node("Div", {"a", "two"}, {"div"});      // truncation toward zero: -7/2 = -3
-  b.node("Sub", {"a", "row"}, {"sub"});      // broadcast of a row
-  b.node("Mul", {"a", "col"}, {"mul"});      // broadcast of a column
+  b.node("Div", {"a", "two"}, {"div"});  // truncation toward zero: -7/2 = -3
+  b.node("Sub", {"a", "row"}, {"sub"});  // broadcast of a row
+  b.node("Mul", {"a", "col"}, {"mul"});  // broadcast of a column
   b.node("Add", {"two", "ten"}, {"add"});
   b.node("Neg", {"row"}, {"neg"});
-  b.node("Cast", {"f"}, {"cast"});           // float -> int64 truncates
+  b.node("Cast", {"f"}, {"cast"});  // float -> int64 truncates
   ModelBuilder::attr(b.g().mutable_node(5), "to", int64_t{7});
   b.node("Range", {"start", "limit", "step"}, {"range"});
   b.node("Gather", {"seq", "idx"}, {"gather"});
@@ -219,12 +221,19 @@ TEST(PassesFold, EachOpMatchesHandComputedValues) {
   b.node("Unsqueeze", {"ten", "axes01"}, {"unsq"});
   b.node("Squeeze", {"unsq", "axes01"}, {"sq"});
   b.node("Size", {"a"}, {"size"});
-  const std::vector<std::pair<std::string, std::vector<int64_t>>> expected = {
-      {"div", {3, -3, 4, 5}},   {"sub", {6, -4, 8, 13}},  {"mul", {35, -35, 54, 60}},
-      {"add", {12}},            {"neg", {-1, 3}},         {"cast", {1, -2, 3}},
-      {"range", {1, 4, 7}},     {"gather", {14, 10}},     {"slice", {14, 12, 10}},
-      {"filled", {4, 4, 4, 4, 4, 4}}, {"unsq", {10}},     {"sq", {10}},
-      {"size", {4}}};
+  const std::vector<std::pair<std::string, std::vector<int64_t>>> expected = {{"div", {3, -3, 4, 5}},
+                                                                              {"sub", {6, -4, 8, 13}},
+                                                                              {"mul", {35, -35, 54, 60}},
+                                                                              {"add", {12}},
+                                                                              {"neg", {-1, 3}},
+                                                                              {"cast", {1, -2, 3}},
+                                                                              {"range", {1, 4, 7}},
+                                                                              {"gather", {14, 10}},
+                                                                              {"slice", {14, 12, 10}},
+                                                                              {"filled", {4, 4, 4, 4, 4, 4}},
+                                                                              {"unsq", {10}},
+                                                                              {"sq", {10}},
+                                                                              {"size", {4}}};
   for (const auto& [name, _] : expected) {
     b.node("Identity", {name}, {name + "_out"});
     b.output(name + "_out");
@@ -318,7 +327,8 @@ TEST(PassesFold, ShapeOfAStaticIntermediateAndFoldingInsideASubgraph) {
   EXPECT_EQ(int64_initializer(then_g, "six"), (std::vector<int64_t>{6}));
   EXPECT_EQ(then_g.node_size(), 1);
   const Tensor x = floats({2, 3});
-  expect_same_results(b.model, m, {{x, Tensor::scalar<uint8_t>(DType::kBool, 1)}, {x, Tensor::scalar<uint8_t>(DType::kBool, 0)}});
+  expect_same_results(b.model, m,
+                      {{x, Tensor::scalar<uint8_t>(DType::kBool, 1)}, {x, Tensor::scalar<uint8_t>(DType::kBool, 0)}});
 }
 
 TEST(PassesFold, EvaluatorRefusesWhatTheRuntimeWouldReject) {
@@ -439,7 +449,8 @@ TEST(PassesCse, SubgraphsAreMergedWithinButNodesHoldingThemAreNot) {
   EXPECT_EQ(count_op(m.graph(), "If"), 2);
   EXPECT_EQ(m.graph().node(0).attribute(0).g().node_size(), 2);
   const Tensor x = floats({3});
-  expect_same_results(b.model, m, {{x, Tensor::scalar<uint8_t>(DType::kBool, 1)}, {x, Tensor::scalar<uint8_t>(DType::kBool, 0)}});
+  expect_same_results(b.model, m,
+                      {{x, Tensor::scalar<uint8_t>(DType::kBool, 1)}, {x, Tensor::scalar<uint8_t>(DType::kBool, 0)}});
 }
 
 // ---- remove_identities ----
@@ -521,7 +532,8 @@ TEST(PassesIdentity, SubgraphOutputsStayDistinct) {
   EXPECT_EQ(else_g.node_size(), 2);
   EXPECT_EQ(producer_of(else_g, "else_o1")->op_type(), "Exp");
   const Tensor x = floats({3});
-  expect_same_results(b.model, m, {{x, Tensor::scalar<uint8_t>(DType::kBool, 1)}, {x, Tensor::scalar<uint8_t>(DType::kBool, 0)}});
+  expect_same_results(b.model, m,
+                      {{x, Tensor::scalar<uint8_t>(DType::kBool, 1)}, {x, Tensor::scalar<uint8_t>(DType::kBool, 0)}});
 }
 
 // ---- simplify_shape_chains ----
@@ -584,7 +596,8 @@ TEST(PassesShapeChains, NoOpReshapeCastSqueezeAndConcatBecomeIdentities) {
   b.output("z");
   onnx::ModelProto m = b.model;
   EXPECT_EQ(exporter::simplify_shape_chains(*m.mutable_graph()), 6);
-  for (const char* v : {"r", "c", "s", "cat", "d_same", "d_expanded"}) EXPECT_EQ(producer_of(m.graph(), v)->op_type(), "Identity") << v;
+  for (const char* v : {"r", "c", "s", "cat", "d_same", "d_expanded"})
+    EXPECT_EQ(producer_of(m.graph(), v)->op_type(), "Identity") << v;
   EXPECT_EQ(producer_of(m.graph(), "s")->input(0), "x");
   EXPECT_EQ(producer_of(m.graph(), "r_other")->op_type(), "Reshape");
   exporter::remove_identities(*m.mutable_graph());

@@ -48,8 +48,13 @@ inline const std::filesystem::path& fixture_temp_dir() {
 inline json tensor_meta(std::vector<json> sizes, std::vector<int64_t> strides) {
   json s = json::array();
   for (auto st : strides) s.push_back({{"as_int", st}});
-  return {{"dtype", 7}, {"sizes", sizes}, {"strides", s}, {"storage_offset", {{"as_int", 0}}},
-          {"requires_grad", false}, {"device", {{"type", "cpu"}, {"index", nullptr}}}, {"layout", 7}};
+  return {{"dtype", 7},
+          {"sizes", sizes},
+          {"strides", s},
+          {"storage_offset", {{"as_int", 0}}},
+          {"requires_grad", false},
+          {"device", {{"type", "cpu"}, {"index", nullptr}}},
+          {"layout", 7}};
 }
 
 inline json batch_dim() {
@@ -65,32 +70,39 @@ struct Pt2Fixture {
 
   Pt2Fixture() {
     auto node = [](const std::string& target, json inputs, const std::string& out) {
-      return json{{"target", target}, {"inputs", inputs}, {"outputs", {{{"as_tensor", {{"name", out}}}}}},
-                  {"metadata", {{"stack_trace", "File \"/home/u/model.py\", line 3, in forward\n    y = f(x)"},
-                                {"nn_module_stack", "L__self__,,__main__.M;L__self__fc,fc,torch.nn.modules.linear.Linear"}}},
+      return json{{"target", target},
+                  {"inputs", inputs},
+                  {"outputs", {{{"as_tensor", {{"name", out}}}}}},
+                  {"metadata",
+                   {{"stack_trace", "File \"/home/u/model.py\", line 3, in forward\n    y = f(x)"},
+                    {"nn_module_stack", "L__self__,,__main__.M;L__self__fc,fc,torch.nn.modules.linear.Linear"}}},
                   {"name", out}};
     };
     auto arg = [](const std::string& name, const std::string& tensor) {
       return json{{"name", name}, {"arg", {{"as_tensor", {{"name", tensor}}}}}, {"kind", 1}};
     };
-    json graph = {
-        {"inputs", {{{"as_tensor", {{"name", "p_fc_weight"}}}}, {{"as_tensor", {{"name", "p_fc_bias"}}}},
+    json graph = {{"inputs",
+                   {{{"as_tensor", {{"name", "p_fc_weight"}}}},
+                    {{"as_tensor", {{"name", "p_fc_bias"}}}},
                     {{"as_tensor", {{"name", "x"}}}}}},
-        {"outputs", {{{"as_tensor", {{"name", "relu"}}}}}},
-        {"nodes", {node("torch.ops.aten.linear.default", {arg("input", "x"), arg("weight", "p_fc_weight"), arg("bias", "p_fc_bias")}, "linear"),
-                   node("torch.ops.aten.relu.default", {arg("self", "linear")}, "relu")}},
-        {"tensor_values", {{"p_fc_weight", tensor_meta({{{"as_int", 2}}, {{"as_int", 3}}}, {3, 1})},
-                           {"p_fc_bias", tensor_meta({{{"as_int", 2}}}, {1})},
-                           {"x", tensor_meta({batch_dim(), {{"as_int", 3}}}, {3, 1})},
-                           {"linear", tensor_meta({batch_dim(), {{"as_int", 2}}}, {2, 1})},
-                           {"relu", tensor_meta({batch_dim(), {{"as_int", 2}}}, {2, 1})}}},
-        {"sym_int_values", json::object()},
-        {"sym_bool_values", json::object()}};
-    json signature = {
-        {"input_specs", {{{"parameter", {{"arg", {{"name", "p_fc_weight"}}}, {"parameter_name", "fc.weight"}}}},
-                         {{"parameter", {{"arg", {{"name", "p_fc_bias"}}}, {"parameter_name", "fc.bias"}}}},
-                         {{"user_input", {{"arg", {{"as_tensor", {{"name", "x"}}}}}}}}}},
-        {"output_specs", {{{"user_output", {{"arg", {{"as_tensor", {{"name", "relu"}}}}}}}}}}};
+                  {"outputs", {{{"as_tensor", {{"name", "relu"}}}}}},
+                  {"nodes",
+                   {node("torch.ops.aten.linear.default",
+                         {arg("input", "x"), arg("weight", "p_fc_weight"), arg("bias", "p_fc_bias")}, "linear"),
+                    node("torch.ops.aten.relu.default", {arg("self", "linear")}, "relu")}},
+                  {"tensor_values",
+                   {{"p_fc_weight", tensor_meta({{{"as_int", 2}}, {{"as_int", 3}}}, {3, 1})},
+                    {"p_fc_bias", tensor_meta({{{"as_int", 2}}}, {1})},
+                    {"x", tensor_meta({batch_dim(), {{"as_int", 3}}}, {3, 1})},
+                    {"linear", tensor_meta({batch_dim(), {{"as_int", 2}}}, {2, 1})},
+                    {"relu", tensor_meta({batch_dim(), {{"as_int", 2}}}, {2, 1})}}},
+                  {"sym_int_values", json::object()},
+                  {"sym_bool_values", json::object()}};
+    json signature = {{"input_specs",
+                       {{{"parameter", {{"arg", {{"name", "p_fc_weight"}}}, {"parameter_name", "fc.weight"}}}},
+                        {{"parameter", {{"arg", {{"name", "p_fc_bias"}}}, {"parameter_name", "fc.bias"}}}},
+                        {{"user_input", {{"arg", {{"as_tensor", {{"name", "x"}}}}}}}}}},
+                      {"output_specs", {{{"user_output", {{"arg", {{"as_tensor", {{"name", "relu"}}}}}}}}}}};
     model = {{"graph_module", {{"graph", graph}, {"signature", signature}, {"module_call_graph", json::array()}}},
              {"schema_version", {{"major", 8}, {"minor", 20}}},
              {"opset_version", {{"aten", 10}}},
@@ -100,10 +112,16 @@ struct Pt2Fixture {
     weight_bytes.assign(reinterpret_cast<const char*>(w), sizeof w);
     bias_bytes.assign(reinterpret_cast<const char*>(b), sizeof b);
     weights_config = {{"config",
-                       {{"fc.weight", {{"path_name", "weight_0"}, {"is_param", true}, {"use_pickle", false},
-                                       {"tensor_meta", tensor_meta({{{"as_int", 2}}, {{"as_int", 3}}}, {3, 1})}}},
-                        {"fc.bias", {{"path_name", "weight_1"}, {"is_param", true}, {"use_pickle", false},
-                                     {"tensor_meta", tensor_meta({{{"as_int", 2}}}, {1})}}}}}};
+                       {{"fc.weight",
+                         {{"path_name", "weight_0"},
+                          {"is_param", true},
+                          {"use_pickle", false},
+                          {"tensor_meta", tensor_meta({{{"as_int", 2}}, {{"as_int", 3}}}, {3, 1})}}},
+                        {"fc.bias",
+                         {{"path_name", "weight_1"},
+                          {"is_param", true},
+                          {"use_pickle", false},
+                          {"tensor_meta", tensor_meta({{{"as_int", 2}}}, {1})}}}}}};
   }
 
   std::string bytes(const std::string& model_json_override = "") const {

@@ -32,8 +32,9 @@ std::string parse_error(const json& j) {
 
 TEST(Pt2Schema, NodeWithUnionsReadsTyped) {
   const json j = {{"target", "torch.ops.aten.add.Tensor"},
-                  {"inputs", {{{"name", "self"}, {"arg", {{"as_tensor", {{"name", "x"}}}}}, {"kind", 1}},
-                              {{"name", "alpha"}, {"arg", {{"as_sym_int", {{"as_name", "s0"}}}}}, {"kind", 2}}}},
+                  {"inputs",
+                   {{{"name", "self"}, {"arg", {{"as_tensor", {{"name", "x"}}}}}, {"kind", 1}},
+                    {{"name", "alpha"}, {"arg", {{"as_sym_int", {{"as_name", "s0"}}}}}, {"kind", 2}}}},
                   {"outputs", {{{"as_tensor", {{"name", "add"}}}}}},
                   {"metadata", {{"stack_trace", "File x.py"}}}};
   const auto n = parse<schema::Node>(j);
@@ -59,10 +60,13 @@ TEST(Pt2Schema, TorchFloatLiteralsAndStaticSymInts) {
 }
 
 TEST(Pt2Schema, ErrorsNameThePath) {
-  json j = {{"target", "t"}, {"inputs", {{{"name", "self"}, {"arg", {{"as_tensor", {{"name", 7}}}}}}}}, {"outputs", json::array()}};
+  json j = {{"target", "t"},
+            {"inputs", {{{"name", "self"}, {"arg", {{"as_tensor", {{"name", 7}}}}}}}},
+            {"outputs", json::array()}};
   EXPECT_EQ(parse_error(j), "inputs[0].arg.as_tensor.name: expected a string, got the number 7");
   j["inputs"][0]["arg"] = {{"as_quaternion", 1}};
-  EXPECT_NE(parse_error(j).find("inputs[0].arg: unknown Argument kind 'as_quaternion'"), std::string::npos) << parse_error(j);
+  EXPECT_NE(parse_error(j).find("inputs[0].arg: unknown Argument kind 'as_quaternion'"), std::string::npos)
+      << parse_error(j);
   j["inputs"][0]["arg"] = {{"as_int", 1}, {"as_float", 2.0}};
   EXPECT_NE(parse_error(j).find("exactly one alternative, got 2 keys"), std::string::npos) << parse_error(j);
   j["inputs"] = "nope";

@@ -10,14 +10,14 @@
 
 namespace {
 
-const char* const kLocations[] = {"w.bin", "sub/w.bin", "./w.bin", "link.bin", "hard.bin", "missing.bin",
-                                  "../w.bin", "/etc/hostname", "sub", ".", "", "sub/../w.bin"};
+const char* const kLocations[] = {"w.bin",    "sub/w.bin",     "./w.bin", "link.bin", "hard.bin", "missing.bin",
+                                  "../w.bin", "/etc/hostname", "sub",     ".",        "",         "sub/../w.bin"};
 
 std::string number_or_text(parity::fuzz::Consumer& in) {
   const uint8_t how = in.take<uint8_t>();
-  if (how % 4 == 0) return in.string(24);                         // anything
+  if (how % 4 == 0) return in.string(24);                        // anything
   if (how % 4 == 1) return std::to_string(in.take<uint16_t>());  // small, often in range
-  return std::to_string(in.take<uint64_t>());                     // anything numeric
+  return std::to_string(in.take<uint64_t>());                    // anything numeric
 }
 
 }  // namespace
@@ -65,7 +65,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       volatile unsigned keep = sum + p[t.nbytes() - 1];
       (void)keep;
     }
-  } catch (const parity::Error&) {
-  }
+  } catch (const parity::Error&) {}
   return 0;
 }

@@ -9,11 +9,9 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string origin = parity::fuzz::model_dir() + "/model.onnx";
   try {
-    auto session =
-        parity::refrt::Session::load_bytes(std::string(reinterpret_cast<const char*>(data), size), origin);
+    auto session = parity::refrt::Session::load_bytes(std::string(reinterpret_cast<const char*>(data), size), origin);
     (void)session->inputs();
     (void)session->outputs();
-  } catch (const parity::Error&) {
-  }
+  } catch (const parity::Error&) {}
   return 0;
 }

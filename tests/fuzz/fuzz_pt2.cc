@@ -17,7 +17,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
     volatile unsigned keep = sum;
     (void)keep;
-  } catch (const parity::Error&) {
-  }
+  } catch (const parity::Error&) {}
   return 0;
 }

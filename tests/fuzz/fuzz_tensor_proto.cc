@@ -14,7 +14,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)keep;
     }
     (void)parity::serialize_tensor_proto(t.tensor, t.name);
-  } catch (const parity::Error&) {
-  }
+  } catch (const parity::Error&) {}
   return 0;
 }

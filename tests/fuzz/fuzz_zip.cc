@@ -16,7 +16,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)zip.contains("archive_format");
     volatile unsigned keep = sum;
     (void)keep;
-  } catch (const parity::Error&) {
-  }
+  } catch (const parity::Error&) {}
   return 0;
 }

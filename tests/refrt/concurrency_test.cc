@@ -80,7 +80,8 @@ void run_concurrently(const std::string& name, int pool_threads, bool optimize) 
       ASSERT_EQ(outputs.size(), sequential.size());
       for (size_t i = 0; i < outputs.size(); ++i) {
         EXPECT_TRUE(outputs[i].bitwise_equal(sequential[i])) << "thread " << t << " output " << i;
-        EXPECT_TRUE(testing::tensors_close(outputs[i], c.expected[i], c.rtol, c.atol)) << "thread " << t << " output " << i;
+        EXPECT_TRUE(testing::tensors_close(outputs[i], c.expected[i], c.rtol, c.atol))
+            << "thread " << t << " output " << i;
       }
     }
   }
@@ -111,12 +112,13 @@ TEST(Concurrency, UnoptimisedPlanToo) {
 // Intermediates use a second plan built on first use (once, under concurrent first calls).
 TEST(Concurrency, FirstRunsKeepingIntermediatesBuildTheFullPlanOnce) {
   const Case c = load_case("block_transformer");
-  const auto session = refrt::Session::load_file((fs::path(REFRT_CASES_DIR) / "block_transformer" / "model.onnx").string(),
-                                                 refrt::SessionOptions{.threads = 2});
+  const auto session = refrt::Session::load_file(
+      (fs::path(REFRT_CASES_DIR) / "block_transformer" / "model.onnx").string(), refrt::SessionOptions{.threads = 2});
   std::vector<refrt::RunResult> results(kThreads);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t)
-    threads.emplace_back([&, t] { results[static_cast<size_t>(t)] = session->run(c.inputs, {.keep_intermediates = true}); });
+    threads.emplace_back(
+        [&, t] { results[static_cast<size_t>(t)] = session->run(c.inputs, {.keep_intermediates = true}); });
   for (auto& th : threads) th.join();
   for (const auto& r : results) {
     ASSERT_EQ(r.outputs.size(), 1u);

@@ -149,8 +149,9 @@ TEST(ElementwiseErrors, ReduceAxisListedTwiceOrOutOfRange) {
 
 TEST(ElementwiseErrors, PReluSlopeMustBroadcastToX) {
   auto b = binary("PRelu", DType::kFloat32, DType::kFloat32, "my_prelu");
-  expect_error(b, {make<float>(DType::kFloat32, {3}, {1, -2, 3}), make<float>(DType::kFloat32, {2, 3}, {1, 1, 1, 1, 1, 1})},
-               {"my_prelu", "does not broadcast to X"});
+  expect_error(
+      b, {make<float>(DType::kFloat32, {3}, {1, -2, 3}), make<float>(DType::kFloat32, {2, 3}, {1, 1, 1, 1, 1, 1})},
+      {"my_prelu", "does not broadcast to X"});
 }
 
 TEST(ElementwiseErrors, CastToStringIsUnsupported) {

@@ -23,9 +23,8 @@ using testing::ModelBuilder;
 class ExternalData : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("refrt_external_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / ("refrt_external_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "sub");
     write("w.bin", 0);
@@ -42,8 +41,7 @@ class ExternalData : public ::testing::Test {
   }
 
   // y = x + w, with w in external data.
-  std::string model_path(const std::string& location, const std::string& offset = "",
-                         const std::string& length = "") {
+  std::string model_path(const std::string& location, const std::string& offset = "", const std::string& length = "") {
     ModelBuilder b;
     b.input("x", DType::kFloat32, {4});
     auto* w = b.g().add_initializer();
@@ -106,9 +104,7 @@ TEST_F(ExternalData, LoadBytesResolvesNextToOrigin) {
   EXPECT_EQ(s->run({make<float>(DType::kFloat32, {4}, {0, 0, 0, 0})}).outputs[0].data<float>()[3], 4.f);
 }
 
-TEST_F(ExternalData, AbsolutePathIsRefused) {
-  expect_load_error(model_path((dir_ / "w.bin").string()), {"absolute"});
-}
+TEST_F(ExternalData, AbsolutePathIsRefused) { expect_load_error(model_path((dir_ / "w.bin").string()), {"absolute"}); }
 
 TEST_F(ExternalData, DotDotIsRefused) {
   expect_load_error(model_path("../w.bin"), {"'..'"});

@@ -69,8 +69,10 @@ TEST(GraphOptimize, FusionRowsFuseAndMatchTheUnoptimisedPlan) {
     refrt::SessionOptions off;
     off.optimize = false;
     const auto fused = run(name, {}), plain = run(name, off);
-    if (keep) EXPECT_EQ(produced(fused), produced(plain));
-    else EXPECT_LT(produced(fused), produced(plain));
+    if (keep)
+      EXPECT_EQ(produced(fused), produced(plain));
+    else
+      EXPECT_LT(produced(fused), produced(plain));
     // Every model node appears once in both profiles.
     EXPECT_EQ(fused.timings.size(), plain.timings.size());
     ASSERT_EQ(fused.outputs.size(), plain.outputs.size());

@@ -49,8 +49,11 @@ struct OneNode {
 
 std::unique_ptr<refrt::Session> load_for(OneNode& model, const std::vector<Tensor>& inputs) {
   for (size_t i = 0; i < inputs.size() && i < static_cast<size_t>(model.b.g().input_size()); ++i)
-    model.b.g().mutable_input(static_cast<int>(i))->mutable_type()->mutable_tensor_type()->set_elem_type(
-        static_cast<int>(inputs[i].dtype()));
+    model.b.g()
+        .mutable_input(static_cast<int>(i))
+        ->mutable_type()
+        ->mutable_tensor_type()
+        ->set_elem_type(static_cast<int>(inputs[i].dtype()));
   return refrt::Session::load_bytes(model.b.bytes(), "hostile_indexing.onnx");
 }
 

@@ -208,8 +208,13 @@ TEST(HostileModels, MapOrNestedSequenceInput) {
   ModelBuilder c = relu_model();
   vi = c.g().add_input();
   vi->set_name("seqseq");
-  vi->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_sequence_type()->mutable_elem_type()
-      ->mutable_tensor_type()->set_elem_type(1);
+  vi->mutable_type()
+      ->mutable_sequence_type()
+      ->mutable_elem_type()
+      ->mutable_sequence_type()
+      ->mutable_elem_type()
+      ->mutable_tensor_type()
+      ->set_elem_type(1);
   expect_load_error(c.bytes(), {"'seqseq'", "nested sequences are not implemented"});
 }
 

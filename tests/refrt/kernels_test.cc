@@ -84,7 +84,8 @@ TEST(Kernels, IntegerDivTruncatesTowardZero) {
   b.input("b", DType::kInt64);
   b.node("Div", {"a", "b"}, {"y"});
   b.output("y");
-  const Tensor y = run1(b, {make<int64_t>(DType::kInt64, {4}, {-7, 7, -7, 6}), make<int64_t>(DType::kInt64, {4}, {2, -2, -2, 4})});
+  const Tensor y =
+      run1(b, {make<int64_t>(DType::kInt64, {4}, {-7, 7, -7, 6}), make<int64_t>(DType::kInt64, {4}, {2, -2, -2, 4})});
   EXPECT_EQ(std::vector<int64_t>(y.data<int64_t>(), y.data<int64_t>() + 4), (std::vector<int64_t>{-3, -3, 3, 1}));
 }
 
@@ -99,22 +100,26 @@ TEST(Kernels, SigmoidIsStableForLargeInputs) {
   EXPECT_EQ(y.data<float>()[2], 1.f);
 }
 
-std::vector<float> naive_matmul(const std::vector<float>& a, const std::vector<float>& b, int64_t m, int64_t k, int64_t n) {
+std::vector<float> naive_matmul(const std::vector<float>& a, const std::vector<float>& b, int64_t m, int64_t k,
+                                int64_t n) {
   std::vector<float> c(static_cast<size_t>(m * n), 0.f);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       double acc = 0;
-      for (int64_t p = 0; p < k; ++p) acc += double(a[static_cast<size_t>(i * k + p)]) * b[static_cast<size_t>(p * n + j)];
+      for (int64_t p = 0; p < k; ++p)
+        acc += double(a[static_cast<size_t>(i * k + p)]) * b[static_cast<size_t>(p * n + j)];
       c[static_cast<size_t>(i * n + j)] = static_cast<float>(acc);
     }
   return c;
 }
 
 TEST(Kernels, MatMulBatchBroadcastAndVectors) {
-  struct Case { Shape a, b, out; };
-  for (const Case& c : {Case{{2, 3}, {3, 4}, {2, 4}}, Case{{2, 1, 3, 4}, {5, 4, 2}, {2, 5, 3, 2}},
-                        Case{{3}, {3, 4}, {4}}, Case{{2, 3}, {3}, {2}}, Case{{0, 3}, {3, 2}, {0, 2}},
-                        Case{{17, 33}, {33, 9}, {17, 9}}}) {
+  struct Case {
+    Shape a, b, out;
+  };
+  for (const Case& c :
+       {Case{{2, 3}, {3, 4}, {2, 4}}, Case{{2, 1, 3, 4}, {5, 4, 2}, {2, 5, 3, 2}}, Case{{3}, {3, 4}, {4}},
+        Case{{2, 3}, {3}, {2}}, Case{{0, 3}, {3, 2}, {0, 2}}, Case{{17, 33}, {33, 9}, {17, 9}}}) {
     ModelBuilder b;
     b.input("a", DType::kFloat32);
     b.input("b", DType::kFloat32);
@@ -133,14 +138,16 @@ TEST(Kernels, MatMulBatchBroadcastAndVectors) {
     for (size_t i = 0; i < batch.size(); ++i) {
       const int64_t ia = static_cast<int64_t>(i) - static_cast<int64_t>(batch.size() - batch_a.size());
       const int64_t ib = static_cast<int64_t>(i) - static_cast<int64_t>(batch.size() - batch_b.size());
-      batch[i] = std::max(ia >= 0 ? batch_a[static_cast<size_t>(ia)] : 1, ib >= 0 ? batch_b[static_cast<size_t>(ib)] : 1);
+      batch[i] =
+          std::max(ia >= 0 ? batch_a[static_cast<size_t>(ia)] : 1, ib >= 0 ? batch_b[static_cast<size_t>(ib)] : 1);
     }
     for (int64_t bi = 0; bi < checked_numel(batch); ++bi) {
       const int64_t oa = broadcast_index(bi, batch, batch_a), ob = broadcast_index(bi, batch, batch_b);
       const std::vector<float> ma(va.begin() + oa * m * k, va.begin() + (oa + 1) * m * k);
       const std::vector<float> mb(vb.begin() + ob * k * n, vb.begin() + (ob + 1) * k * n);
       const auto want = naive_matmul(ma, mb, m, k, n);
-      for (int64_t i = 0; i < m * n; ++i) ASSERT_NEAR(y.data<float>()[bi * m * n + i], want[static_cast<size_t>(i)], 1e-5);
+      for (int64_t i = 0; i < m * n; ++i)
+        ASSERT_NEAR(y.data<float>()[bi * m * n + i], want[static_cast<size_t>(i)], 1e-5);
     }
   }
 }
@@ -159,11 +166,13 @@ TEST(Kernels, GemmTransBWithBiasAlphaBeta) {
   b.output("y");
   const int64_t m = 5, k = 7, nn = 3;
   const auto va = ramp(m * k, 2), vw = ramp(nn * k, 4), vc = ramp(nn, 6);
-  const Tensor y = run1(b, {make(DType::kFloat32, {m, k}, va), make(DType::kFloat32, {nn, k}, vw), make(DType::kFloat32, {nn}, vc)});
+  const Tensor y =
+      run1(b, {make(DType::kFloat32, {m, k}, va), make(DType::kFloat32, {nn, k}, vw), make(DType::kFloat32, {nn}, vc)});
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < nn; ++j) {
       double acc = 0;
-      for (int64_t p = 0; p < k; ++p) acc += double(va[static_cast<size_t>(i * k + p)]) * vw[static_cast<size_t>(j * k + p)];
+      for (int64_t p = 0; p < k; ++p)
+        acc += double(va[static_cast<size_t>(i * k + p)]) * vw[static_cast<size_t>(j * k + p)];
       EXPECT_NEAR(y.data<float>()[i * nn + j], 0.5 * acc + vc[static_cast<size_t>(j)], 1e-5);
     }
 }
@@ -195,14 +204,15 @@ TEST(Kernels, ConcatTransposeReshapeGather) {
   ModelBuilder b;
   b.input("a", DType::kFloat32);
   b.input("c", DType::kFloat32);
-  ModelBuilder::attr(b.node("Concat", {"a", "c"}, {"cat"}), "axis", int64_t{-1});                   // (2,5)
-  ModelBuilder::attr(b.node("Transpose", {"cat"}, {"t"}), "perm", std::vector<int64_t>{1, 0});       // (5,2)
+  ModelBuilder::attr(b.node("Concat", {"a", "c"}, {"cat"}), "axis", int64_t{-1});               // (2,5)
+  ModelBuilder::attr(b.node("Transpose", {"cat"}, {"t"}), "perm", std::vector<int64_t>{1, 0});  // (5,2)
   b.initializer("shape", make<int64_t>(DType::kInt64, {2}, {0, -1}));
-  b.node("Reshape", {"t", "shape"}, {"r"});                                                           // (5,2)
+  b.node("Reshape", {"t", "shape"}, {"r"});  // (5,2)
   b.initializer("idx", make<int64_t>(DType::kInt64, {2}, {-1, 0}));
-  b.node("Gather", {"r", "idx"}, {"y"});                                                              // rows 4, 0
+  b.node("Gather", {"r", "idx"}, {"y"});  // rows 4, 0
   b.output("y");
-  const Tensor y = run1(b, {make<float>(DType::kFloat32, {2, 2}, {0, 1, 5, 6}), make<float>(DType::kFloat32, {2, 3}, {2, 3, 4, 7, 8, 9})});
+  const Tensor y = run1(b, {make<float>(DType::kFloat32, {2, 2}, {0, 1, 5, 6}),
+                            make<float>(DType::kFloat32, {2, 3}, {2, 3, 4, 7, 8, 9})});
   // cat = [[0,1,2,3,4],[5,6,7,8,9]]; t row 4 = [4, 9], row 0 = [0, 5].
   ASSERT_EQ(y.shape(), (Shape{2, 2}));
   EXPECT_EQ(std::vector<float>(y.data<float>(), y.data<float>() + 4), (std::vector<float>{4, 9, 0, 5}));

@@ -27,7 +27,8 @@ struct ModelBuilder {
     auto* tt = vi->mutable_type()->mutable_tensor_type();
     tt->set_elem_type(static_cast<int>(dtype));
     if (ranked || !dims.empty())
-      for (int64_t d : dims) d < 0 ? tt->mutable_shape()->add_dim()->set_dim_param("n") : tt->mutable_shape()->add_dim()->set_dim_value(d);
+      for (int64_t d : dims)
+        d < 0 ? tt->mutable_shape()->add_dim()->set_dim_param("n") : tt->mutable_shape()->add_dim()->set_dim_value(d);
   }
   void output(const std::string& name) { g().add_output()->set_name(name); }
   void initializer(const std::string& name, const Tensor& t) { tensor_to_proto(t, name, g().add_initializer()); }

@@ -44,7 +44,8 @@ ModelBuilder qnode(const std::string& op, int opset, bool with_zp, onnx::NodePro
 // The inputs' declared types matter only to the loader; set them from the tensors passed.
 void typed(ModelBuilder& m, const std::vector<Tensor>& inputs) {
   for (int i = 0; i < m.g().input_size() && i < static_cast<int>(inputs.size()); ++i)
-    m.g().mutable_input(i)->mutable_type()->mutable_tensor_type()->set_elem_type(static_cast<int>(inputs[static_cast<size_t>(i)].dtype()));
+    m.g().mutable_input(i)->mutable_type()->mutable_tensor_type()->set_elem_type(
+        static_cast<int>(inputs[static_cast<size_t>(i)].dtype()));
 }
 
 const Tensor kX = make<float>(DType::kFloat32, {2, 4}, {0, 1, 2, 3, 4, 5, 6, 7});
@@ -69,7 +70,8 @@ TEST(QuantizeErrors, ZeroPointDtypeMustMatchTheInput) {
 TEST(QuantizeErrors, ZeroPointShapeMustMatchTheScale) {
   onnx::NodeProto* n = nullptr;
   auto m = qnode("QuantizeLinear", 13, true, &n);
-  std::vector<Tensor> in = {kX, make<float>(DType::kFloat32, {4}, {1, 1, 1, 1}), make<int8_t>(DType::kInt8, {2}, {0, 0})};
+  std::vector<Tensor> in = {kX, make<float>(DType::kFloat32, {4}, {1, 1, 1, 1}),
+                            make<int8_t>(DType::kInt8, {2}, {0, 0})};
   typed(m, in);
   expect_error(m, in, {"my_QuantizeLinear", "zero point shape [2] differs from scale shape [4]"});
 }
@@ -81,7 +83,8 @@ TEST(QuantizeErrors, AxisOutOfRange) {
     ModelBuilder::attr(n, "axis", axis);
     std::vector<Tensor> in = {kXq, make<float>(DType::kFloat32, {4}, {1, 1, 1, 1})};
     typed(m, in);
-    expect_error(m, in, {"my_DequantizeLinear", "axis " + std::to_string(axis) + " is out of range for input of rank 2"});
+    expect_error(m, in,
+                 {"my_DequantizeLinear", "axis " + std::to_string(axis) + " is out of range for input of rank 2"});
   }
 }
 

@@ -73,8 +73,9 @@ TEST(RecurrentErrors, HiddenSizeDisagreeingWithR) {
 
 TEST(RecurrentErrors, SequenceLengthOutOfRange) {
   auto m = lstm(true);
-  expect_error(m, {floats({2, 2, 4}), floats({1, 12, 4}), floats({1, 12, 3}), floats({1, 24}),
-                   make<int32_t>(DType::kInt32, {2}, {2, 3})},
+  expect_error(m,
+               {floats({2, 2, 4}), floats({1, 12, 4}), floats({1, 12, 3}), floats({1, 24}),
+                make<int32_t>(DType::kInt32, {2}, {2, 3})},
                {"my_lstm", "sequence_lens value 3"});
 }
 

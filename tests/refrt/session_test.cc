@@ -67,7 +67,8 @@ TEST(Session, IntermediatesAndTimingsOnRequest) {
   EXPECT_TRUE(plain.timings.empty());
   const auto wall_start = std::chrono::steady_clock::now();
   const auto full = s->run({x}, {.keep_intermediates = true, .profile = true});
-  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall_start).count();
+  const double wall_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall_start).count();
   ASSERT_EQ(full.intermediates.count("r"), 1u);
   EXPECT_EQ(full.intermediates.at("r").data<float>()[0], 0.f);
   ASSERT_EQ(full.timings.size(), 2u);
@@ -110,9 +111,9 @@ TEST(Session, TimingsKeepEachNodesShapes) {
   ModelBuilder::attr(b.node("ReduceSum", {"s"}, {"r"}, "sum_0"), "keepdims", 0);
   b.output("r");
   auto s = refrt::Session::load_bytes(b.bytes(), "shapes.onnx");
-  const auto r = s->run({make<float>(DType::kFloat32, {2, 3}, {1, 2, 3, 4, 5, 6}),
-                         make<float>(DType::kFloat32, {3}, {1, 1, 1})},
-                        {.profile = true});
+  const auto r =
+      s->run({make<float>(DType::kFloat32, {2, 3}, {1, 2, 3, 4, 5, 6}), make<float>(DType::kFloat32, {3}, {1, 1, 1})},
+             {.profile = true});
   ASSERT_EQ(r.timings.size(), 2u);
   const auto& add = r.timings[0];
   ASSERT_EQ(add.inputs.size(), 2u);
@@ -168,8 +169,9 @@ TEST(Session, ConstantNodesAreFoldedAtLoad) {
     EXPECT_EQ(r.intermediates.at("d").data<float>()[5], 6.f);
     std::set<std::string> timed;
     for (const auto& t : r.timings) timed.insert(t.node);
-    const std::set<std::string> expected = fold ? std::set<std::string>{"mul_node", "neg_node"}
-                                                : std::set<std::string>{"zeros_node", "add_node", "mul_node", "neg_node"};
+    const std::set<std::string> expected =
+        fold ? std::set<std::string>{"mul_node", "neg_node"}
+             : std::set<std::string>{"zeros_node", "add_node", "mul_node", "neg_node"};
     EXPECT_EQ(timed, expected) << "fold=" << fold;
   }
 }
@@ -217,10 +219,10 @@ TEST(Session, RegistryCoversTheFoundationOps) {
     EXPECT_FALSE(k.dtypes.empty()) << k.op_type;
     EXPECT_LE(k.since_version, 23) << k.op_type;
   }
-  for (const char* op : {"Add", "Sub", "Mul", "Div", "Neg", "Abs", "Sqrt", "Exp", "Log", "Relu", "Sigmoid", "Tanh",
-                         "MatMul", "Gemm", "Concat", "Transpose", "Reshape", "Slice", "Squeeze", "Unsqueeze", "Shape",
-                         "Gather", "Identity", "Constant", "Cast", "Softmax", "Flatten", "Where", "Equal", "Less",
-                         "Greater"})
+  for (const char* op : {"Add",     "Sub",     "Mul",     "Div",       "Neg",    "Abs",    "Sqrt",     "Exp",
+                         "Log",     "Relu",    "Sigmoid", "Tanh",      "MatMul", "Gemm",   "Concat",   "Transpose",
+                         "Reshape", "Slice",   "Squeeze", "Unsqueeze", "Shape",  "Gather", "Identity", "Constant",
+                         "Cast",    "Softmax", "Flatten", "Where",     "Equal",  "Less",   "Greater"})
     EXPECT_EQ(ops.count(op), 1u) << op;
 }
 

@@ -47,8 +47,11 @@ struct OneNode {
     if (b.g().input_size() == 0)
       for (size_t i = 0; i < inputs.size(); ++i) b.input("in" + std::to_string(i), inputs[i].dtype());
     for (size_t i = 0; i < inputs.size(); ++i)  // each run's dtypes (rank left open)
-      b.g().mutable_input(static_cast<int>(i))->mutable_type()->mutable_tensor_type()->set_elem_type(
-          static_cast<int>(inputs[i].dtype()));
+      b.g()
+          .mutable_input(static_cast<int>(i))
+          ->mutable_type()
+          ->mutable_tensor_type()
+          ->set_elem_type(static_cast<int>(inputs[i].dtype()));
     return refrt::Session::load_bytes(b.bytes(), "standard_ops.onnx");
   }
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) { return load(inputs)->run(inputs).outputs; }
@@ -119,7 +122,8 @@ TEST(StandardOpsHostile, GeometryOps) {
   OneNode grid("AffineGrid", 2, 1, 20);
   expect_error(grid, {f32_fill({1, 2, 3}, 1), i64({4}, {2, 1, 4, 4})}, "theta must be [2, 2, 3]");
   // The fuzzer's case: a grid of 2^61 points must be refused before any buffer of it is allocated.
-  expect_error(grid, {f32_fill({1, 2, 3}, 1), i64({4}, {1, 1, int64_t{1} << 40, int64_t{1} << 20})}, "allocation limit");
+  expect_error(grid, {f32_fill({1, 2, 3}, 1), i64({4}, {1, 1, int64_t{1} << 40, int64_t{1} << 20})},
+               "allocation limit");
   OneNode deform("DeformConv", 3, 1, 19);
   expect_error(deform, {f32_fill({1, 1, 4, 4}, 1), f32_fill({1, 1, 2, 2}, 1), f32_fill({1, 8, 2, 2}, 0)},
                "offset must be [1, 8, 3, 3]");

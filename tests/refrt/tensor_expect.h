@@ -52,14 +52,18 @@ inline ::testing::AssertionResult close_float16(const Tensor& got, const Tensor&
 // else bit-exact (bools compared as truthiness).
 inline ::testing::AssertionResult tensors_close(const Tensor& got, const Tensor& want, double rtol, double atol) {
   if (got.dtype() != want.dtype())
-    return ::testing::AssertionFailure() << "dtype " << dtype_name(got.dtype()) << ", want " << dtype_name(want.dtype());
+    return ::testing::AssertionFailure() << "dtype " << dtype_name(got.dtype()) << ", want "
+                                         << dtype_name(want.dtype());
   if (got.shape() != want.shape())
     return ::testing::AssertionFailure() << "shape " << shape_str(got.shape()) << ", want " << shape_str(want.shape());
   switch (want.dtype()) {
-    case DType::kFloat32: return close_values<float>(got, want, rtol, atol);
-    case DType::kFloat64: return close_values<double>(got, want, rtol, atol);
+    case DType::kFloat32:
+      return close_values<float>(got, want, rtol, atol);
+    case DType::kFloat64:
+      return close_values<double>(got, want, rtol, atol);
     case DType::kFloat16:
-    case DType::kBFloat16: return close_float16(got, want, rtol, atol);
+    case DType::kBFloat16:
+      return close_float16(got, want, rtol, atol);
     case DType::kBool:
       for (int64_t i = 0; i < want.numel(); ++i)
         if ((got.data<uint8_t>()[i] != 0) != (want.data<uint8_t>()[i] != 0))

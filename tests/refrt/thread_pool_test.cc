@@ -21,7 +21,8 @@ TEST(ThreadPool, EveryIndexExactlyOnce) {
       pool.parallel_for(n, 1, [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)]++;
       });
-      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1) << threads << " threads, n=" << n;
+      for (int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1) << threads << " threads, n=" << n;
     }
   }
 }
@@ -39,7 +40,8 @@ TEST(ThreadPool, MoreChunksThanThreads) {
         ++calls;
         for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)]++;
       });
-      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1) << threads << " threads, n=" << n;
+      for (int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1) << threads << " threads, n=" << n;
       EXPECT_EQ(calls.load(), std::min<int64_t>(n, 8)) << threads << " threads, n=" << n;
     }
   }
@@ -47,9 +49,11 @@ TEST(ThreadPool, MoreChunksThanThreads) {
 
 TEST(ThreadPool, ExceptionsReachTheCaller) {
   refrt::ThreadPool pool(4);
-  EXPECT_THROW(pool.parallel_for(100, 1, [](int64_t b, int64_t) {
-    if (b > 0) throw std::runtime_error("chunk failed");
-  }), std::runtime_error);
+  EXPECT_THROW(pool.parallel_for(100, 1,
+                                 [](int64_t b, int64_t) {
+                                   if (b > 0) throw std::runtime_error("chunk failed");
+                                 }),
+               std::runtime_error);
   std::atomic<int64_t> sum{0};  // and the pool still works afterwards
   pool.parallel_for(100, 1, [&](int64_t b, int64_t e) { sum += e - b; });
   EXPECT_EQ(sum.load(), 100);

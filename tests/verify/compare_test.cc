@@ -47,10 +47,10 @@ TEST(Compare, HistogramHasFixedDecadeBins) {
   const auto& edges = verify::histogram_edges();
   ASSERT_EQ(edges.size(), 11u);
   ASSERT_EQ(c.histogram.size(), 12u);
-  EXPECT_EQ(c.histogram[0], 1);                    // exact
-  EXPECT_EQ(c.histogram[9], 0);                    // (1e-2, 1e-1]
-  EXPECT_EQ(c.histogram[10], 2);                   // (1e-1, 1]: 0.5 and 0.25
-  EXPECT_EQ(c.histogram[11], 2);                   // > 1 and the NaN disagreement
+  EXPECT_EQ(c.histogram[0], 1);   // exact
+  EXPECT_EQ(c.histogram[9], 0);   // (1e-2, 1e-1]
+  EXPECT_EQ(c.histogram[10], 2);  // (1e-1, 1]: 0.5 and 0.25
+  EXPECT_EQ(c.histogram[11], 2);  // > 1 and the NaN disagreement
   int64_t total = 0;
   for (auto n : c.histogram) total += n;
   EXPECT_EQ(total, c.numel);

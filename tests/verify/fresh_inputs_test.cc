@@ -53,10 +53,11 @@ TEST(FreshInputs, NewDimsWithinTheRangeAndNotSeenAtCapture) {
 }
 
 TEST(FirstDivergence, SourceIsTheUsersFrame) {
-  EXPECT_EQ(verify::source_of("File \"/v/site-packages/torch/_dynamo/x.py\", line 9, in f\n    a()\n"
-                              "File \"/home/u/model.py\", line 3, in forward\n    y = f(x)\n"
-                              "File \"/v/site-packages/torch/nn/modules/linear.py\", line 134, in forward\n    F.linear()"),
-            "/home/u/model.py:3 in forward: y = f(x)");
+  EXPECT_EQ(
+      verify::source_of("File \"/v/site-packages/torch/_dynamo/x.py\", line 9, in f\n    a()\n"
+                        "File \"/home/u/model.py\", line 3, in forward\n    y = f(x)\n"
+                        "File \"/v/site-packages/torch/nn/modules/linear.py\", line 134, in forward\n    F.linear()"),
+      "/home/u/model.py:3 in forward: y = f(x)");
   EXPECT_EQ(verify::source_of(""), "");
 }
 

@@ -25,8 +25,11 @@ class Merge : public ::testing::Test {
 
   // A shard report holding (case, mode, status) entries and optional regressions.
   std::string shard(int k, int n, std::vector<std::array<const char*, 3>> cases, json regressions = nullptr) {
-    json report = {{"schema_version", 2}, {"summary", json::object()}, {"torch_version", "2.13.0"},
-                   {"modes", {"strict", "nonstrict", "decomposed"}}, {"cases", json::array()}};
+    json report = {{"schema_version", 2},
+                   {"summary", json::object()},
+                   {"torch_version", "2.13.0"},
+                   {"modes", {"strict", "nonstrict", "decomposed"}},
+                   {"cases", json::array()}};
     if (n > 0) report["shard"] = {{"index", k}, {"count", n}};
     for (const auto& [c, m, s] : cases) report["cases"].push_back({{"case", c}, {"mode", m}, {"status", s}});
     if (!regressions.is_null()) report["regressions"] = regressions, report["baseline"] = "old/report.json";
@@ -43,11 +46,13 @@ TEST_F(Merge, RestoresTheOrderOfOneRunAndRecountsTheSummary) {
   // One run's pairs a/strict a/nonstrict a/decomposed b/strict ..., round robin over 2 shards.
   const auto s1 = shard(1, 2, {{"a", "strict", "pass"}, {"a", "decomposed", "pass"}, {"b", "nonstrict", "fail"}},
                         json::array({{{"case", "b"}, {"mode", "nonstrict"}, {"kind", "status"}}}));
-  const auto s2 = shard(2, 2, {{"a", "nonstrict", "pass"}, {"b", "strict", "capture_failed"}, {"b", "decomposed", "pass"}},
-                        json::array());
+  const auto s2 =
+      shard(2, 2, {{"a", "nonstrict", "pass"}, {"b", "strict", "capture_failed"}, {"b", "decomposed", "pass"}},
+            json::array());
   const json merged = verify::merge_reports({s2, s1});
   std::vector<std::string> order;
-  for (const auto& c : merged["cases"]) order.push_back(c["case"].get<std::string>() + "/" + c["mode"].get<std::string>());
+  for (const auto& c : merged["cases"])
+    order.push_back(c["case"].get<std::string>() + "/" + c["mode"].get<std::string>());
   EXPECT_EQ(order, (std::vector<std::string>{"a/strict", "a/nonstrict", "a/decomposed", "b/strict", "b/nonstrict",
                                              "b/decomposed"}));
   EXPECT_EQ(merged["summary"]["total"], 6);

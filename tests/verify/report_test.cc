@@ -21,8 +21,9 @@ json entry(const std::string& name, const std::string& mode, const std::string& 
 TEST(KnownFailures, ListedFailureIsXfailListedPassIsXpass) {
   json cases = {entry("a", "strict", "fail"), entry("a", "nonstrict", "crashed"), entry("b", "strict", "pass"),
                 entry("c", "strict", "fail"), entry("d", "decomposed", "capture_failed")};
-  verify::apply_known_failures(cases, {{"a", "*", "needs op X"}, {"b", "strict", "flaky"}, {"d", "*", "torch"},
-                                       {"c", "nonstrict", "other mode"}});
+  verify::apply_known_failures(
+      cases,
+      {{"a", "*", "needs op X"}, {"b", "strict", "flaky"}, {"d", "*", "torch"}, {"c", "nonstrict", "other mode"}});
   EXPECT_EQ(cases[0]["status"], "xfail");
   EXPECT_EQ(cases[0]["result"], "fail");
   EXPECT_EQ(cases[0]["expected_failure"]["reason"], "needs op X");
@@ -58,7 +59,8 @@ TEST(KnownFailures, MalformedFileNamesEntry) {
   std::string dir = (std::filesystem::temp_directory_path() / "parity_known_failures_XXXXXX").string();
   ASSERT_NE(::mkdtemp(dir.data()), nullptr) << dir;
   const auto path = (std::filesystem::path(dir) / "known_failures.json").string();
-  std::ofstream(path) << R"([{"case": "a", "mode": "strict", "reason": "ok"}, {"case": "b", "mode": "sloppy", "reason": "x"}])";
+  std::ofstream(path)
+      << R"([{"case": "a", "mode": "strict", "reason": "ok"}, {"case": "b", "mode": "sloppy", "reason": "x"}])";
   try {
     verify::load_known_failures(path);
     FAIL();
@@ -76,12 +78,17 @@ TEST(KnownFailures, MalformedFileNamesEntry) {
 }
 
 TEST(Regressions, PassToFailAndTenfoldErrorGrowth) {
-  const json baseline = {{"cases", {entry("a", "strict", "pass"), entry("b", "strict", "pass", 1e-7),
-                                     entry("c", "strict", "pass", 1e-7), entry("d", "strict", "fail"),
-                                     entry("e", "strict", "pass", 0.0), entry("f", "strict", "xpass")}}};
-  const json now = {entry("a", "strict", "crashed", nullptr), entry("b", "strict", "pass", 1.01e-6),
-                    entry("c", "strict", "pass", 9e-7), entry("d", "strict", "fail", 1.0),
-                    entry("e", "strict", "pass", 1e-9), entry("f", "strict", "xfail"), entry("new", "strict", "fail")};
+  const json baseline = {
+      {"cases",
+       {entry("a", "strict", "pass"), entry("b", "strict", "pass", 1e-7), entry("c", "strict", "pass", 1e-7),
+        entry("d", "strict", "fail"), entry("e", "strict", "pass", 0.0), entry("f", "strict", "xpass")}}};
+  const json now = {entry("a", "strict", "crashed", nullptr),
+                    entry("b", "strict", "pass", 1.01e-6),
+                    entry("c", "strict", "pass", 9e-7),
+                    entry("d", "strict", "fail", 1.0),
+                    entry("e", "strict", "pass", 1e-9),
+                    entry("f", "strict", "xfail"),
+                    entry("new", "strict", "fail")};
   const json r = verify::find_regressions(baseline, now);
   ASSERT_EQ(r.size(), 4u) << r.dump(1);
   EXPECT_EQ(r[0]["case"], "a");
@@ -110,9 +117,16 @@ TEST(HtmlReport, SummaryFirstCaseDataAndEscaping) {
   json c = entry("a<b>", "strict", "fail");
   c["error"] = "</script><script>alert(1)</script>";
   c["input_sets"] = {{{"name", "test_data_set_0"},
-                      {"outputs", {{{"name", "y"}, {"dtype", "float32"}, {"shape", {2}},
-                                    {"refrt_vs_eager", {{"passed", false}, {"max_abs_error", 0.5}, {"mismatches", 1},
-                                                        {"numel", 2}, {"histogram", {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0}}}}}}}}};
+                      {"outputs",
+                       {{{"name", "y"},
+                         {"dtype", "float32"},
+                         {"shape", {2}},
+                         {"refrt_vs_eager",
+                          {{"passed", false},
+                           {"max_abs_error", 0.5},
+                           {"mismatches", 1},
+                           {"numel", 2},
+                           {"histogram", {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0}}}}}}}}};
   c["profile"] = {{"input_set", "test_data_set_0"}, {"ops", {{{"op_type", "Gemm"}, {"count", 2}, {"ms", 0.1}}}}};
   const json ok = entry("op_add", "strict", "pass");
   const std::string html = verify::render_html(verify::make_report("t", json::array({ok, c})));

@@ -27,8 +27,8 @@ pt2::NamedArgument int_arg(const std::string& name, int64_t v) {
 }
 
 // One node `target(self=x, <args>)` with outputs `outs`; x has the given rank.
-pt2::Program program_with(const std::string& target, std::vector<pt2::NamedArgument> args, std::vector<std::string> outs,
-                          size_t rank) {
+pt2::Program program_with(const std::string& target, std::vector<pt2::NamedArgument> args,
+                          std::vector<std::string> outs, size_t rank) {
   pt2::Program p;
   pt2::Node node;
   node.name = "node0";
@@ -65,7 +65,7 @@ TEST(Ties, TheFxOpDecidesWhichValuesAreIndices) {
 TEST(Ties, DifferentIndicesOfEqualValuesPass) {
   const Tensor x = floats({2, 5}, {1, 3, 3, 0, 3, 2, 2, 1, 2, 0});
   const Tensor eager = longs({2, 3}, {2, 4, 1, 0, 3, 1});  // torch.topk(x, 3): [2,4,1], [0,3,1]
-  const Tensor onnx = longs({2, 3}, {1, 2, 4, 0, 1, 3});       // lower index first
+  const Tensor onnx = longs({2, 3}, {1, 2, 4, 0, 1, 3});   // lower index first
   verify::IndexSource s{"topk", "aten::topk.default", "x", 1, false};
   verify::Comparison cmp = verify::compare_tensors(eager, onnx);
   ASSERT_FALSE(cmp.passed);

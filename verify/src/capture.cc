@@ -50,7 +50,8 @@ void check_exit(const ProcessResult& p, const std::string& what) {
 }  // namespace
 
 std::vector<json> run_capture(const CaptureRequest& r, const std::function<void(const json&)>& on_case) {
-  std::vector<std::string> argv = {r.python, "-m", "scenarios.capture", "--out", r.out_dir, "--modes", join(r.modes, ",")};
+  std::vector<std::string> argv = {r.python,  "-m",      "scenarios.capture", "--out",
+                                   r.out_dir, "--modes", join(r.modes, ",")};
   if (!r.filter.empty()) argv.insert(argv.end(), {"--filter", r.filter});
   if (r.force) argv.push_back("--force");
   argv.insert(argv.end(), {"--jobs", std::to_string(std::max(r.jobs, 1))});
@@ -81,7 +82,11 @@ std::vector<std::string> list_scenarios(const CaptureRequest& r) {
   argv.insert(argv.end(), suites.begin(), suites.end());
   std::vector<std::string> names;
   const ProcessResult p = run_process(
-      argv, 600, [&](const std::string& line) { if (!line.empty()) names.push_back(line); }, false, python_env(r));
+      argv, 600,
+      [&](const std::string& line) {
+        if (!line.empty()) names.push_back(line);
+      },
+      false, python_env(r));
   check_exit(p, "python -m scenarios list");
   return names;
 }

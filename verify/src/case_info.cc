@@ -66,7 +66,8 @@ class Fields {
     for (size_t i = 0; i < v->size(); ++i) {
       const json& d = (*v)[i];
       const std::string field = "dynamic_dims[" + std::to_string(i) + "]";
-      if (!d.is_object()) fail(field, R"(expected an object {"input": int, "axis": int, "name": string}, got )" + type_of(d));
+      if (!d.is_object())
+        fail(field, R"(expected an object {"input": int, "axis": int, "name": string}, got )" + type_of(d));
       CaseDynamicDim dim;
       for (const char* key : {"input", "axis"}) {
         if (!d.contains(key)) fail(field + "." + key, "missing (an integer >= 0)");
@@ -74,7 +75,8 @@ class Fields {
       }
       dim.input = d["input"].get<int64_t>(), dim.axis = d["axis"].get<int64_t>();
       Fields inner(d, path_);
-      for (auto [key, target] : {std::pair{"name", &dim.name}, {"input_name", &dim.input_name}, {"symbol", &dim.symbol}}) {
+      for (auto [key, target] :
+           {std::pair{"name", &dim.name}, {"input_name", &dim.input_name}, {"symbol", &dim.symbol}}) {
         const json* s = inner.get(key);
         if (!s) continue;
         if (!s->is_string()) fail(field + "." + key, "expected a string, got " + type_of(*s));
@@ -102,7 +104,8 @@ CaseInfo load_case_info(const std::string& case_dir) {
   } catch (const json::exception& e) {
     // nlohmann's text starts "[json.exception.parse_error.101] "; the rest says where and why.
     const std::string what = e.what();
-    throw Error({"verify", info.path}, "broken JSON: " + (what.rfind("[json.", 0) == 0 ? what.substr(what.find("] ") + 2) : what));
+    throw Error({"verify", info.path},
+                "broken JSON: " + (what.rfind("[json.", 0) == 0 ? what.substr(what.find("] ") + 2) : what));
   }
   if (!j.is_object()) throw Error({"verify", info.path}, "expected a JSON object, got " + Fields::type_of(j));
   const Fields f(j, info.path);

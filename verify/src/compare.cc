@@ -54,19 +54,24 @@ std::optional<double> dequantize_scale(const pt2::Program& program, const std::s
 nlohmann::json Comparison::to_json() const { return *this; }
 
 void to_json(nlohmann::json& j, const Comparison& c) {
-  j = {{"passed", c.passed},         {"max_abs_error", c.max_abs_error}, {"max_rel_error", c.max_rel_error},
-       {"mismatches", c.mismatches}, {"numel", c.numel},
-       {"atol", c.tolerance.atol},   {"rtol", c.tolerance.rtol}};
+  j = {{"passed", c.passed},
+       {"max_abs_error", c.max_abs_error},
+       {"max_rel_error", c.max_rel_error},
+       {"mismatches", c.mismatches},
+       {"numel", c.numel},
+       {"atol", c.tolerance.atol},
+       {"rtol", c.tolerance.rtol}};
   if (!c.problem.empty()) j["problem"] = c.problem;
   if (c.ties > 0) j["ties"] = c.ties;
   if (!c.histogram.empty()) j["histogram"] = c.histogram;
   if (std::isinf(c.max_abs_error)) j["max_abs_error"] = "Infinity";
   if (c.detail && !c.passed) j["detail"] = *c.detail;
   if (c.quant_scale > 0)
-    j["quantized"] = {{"scale", c.quant_scale},
-                      {"max_steps", std::isfinite(c.max_steps) ? nlohmann::json(c.max_steps) : nlohmann::json("Infinity")},
-                      {"one_step", c.one_step},
-                      {"rule", "a dequantized output: at most one quantization step apart per element"}};
+    j["quantized"] = {
+        {"scale", c.quant_scale},
+        {"max_steps", std::isfinite(c.max_steps) ? nlohmann::json(c.max_steps) : nlohmann::json("Infinity")},
+        {"one_step", c.one_step},
+        {"rule", "a dequantized output: at most one quantization step apart per element"}};
 }
 
 void from_json(const nlohmann::json& j, Comparison& c) {

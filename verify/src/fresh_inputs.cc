@@ -89,7 +89,8 @@ void observe(const pt2::Program& program, const ProgramInputs& in, const std::ve
 }
 
 // A value for `sym` inside its range constraint that differs from every captured one.
-int64_t pick_dim(const pt2::Program& program, const std::string& sym, const std::set<int64_t>& values, std::mt19937_64& rng) {
+int64_t pick_dim(const pt2::Program& program, const std::string& sym, const std::set<int64_t>& values,
+                 std::mt19937_64& rng) {
   const auto rc = program.range_constraints.find(sym);
   int64_t lo = 2;  // 0 and 1 are specialised by torch.export; never pick them
   int64_t hi = std::max<int64_t>(lo + 16, 2 * (values.empty() ? 8 : *values.rbegin()));
@@ -101,8 +102,8 @@ int64_t pick_dim(const pt2::Program& program, const std::string& sym, const std:
   for (int64_t v = lo; v <= hi; ++v)
     if (!values.count(v)) candidates.push_back(v);
   if (candidates.empty())
-    throw Error({"verify", program.archive_path}, "no value of dynamic dim " + sym + " in [" + std::to_string(lo) + ", " +
-                                                      std::to_string(hi) + "] differs from the captured ones");
+    throw Error({"verify", program.archive_path}, "no value of dynamic dim " + sym + " in [" + std::to_string(lo) +
+                                                      ", " + std::to_string(hi) + "] differs from the captured ones");
   return candidates[std::uniform_int_distribution<size_t>(0, candidates.size() - 1)(rng)];
 }
 
@@ -116,14 +117,24 @@ Tensor random_like(const pt2::Program& program, const std::string& name, DType d
   std::uniform_int_distribution<int64_t> integer(lo_i, hi_i);
   for (int64_t e = 0; e < t.numel(); ++e) {
     switch (dtype) {
-      case DType::kFloat32: t.data<float>()[e] = static_cast<float>(normal(rng)); break;
-      case DType::kFloat64: t.data<double>()[e] = normal(rng); break;
-      case DType::kInt64: t.data<int64_t>()[e] = integer(rng); break;
-      case DType::kInt32: t.data<int32_t>()[e] = static_cast<int32_t>(integer(rng)); break;
-      case DType::kBool: t.data<uint8_t>()[e] = static_cast<uint8_t>(rng() & 1); break;
+      case DType::kFloat32:
+        t.data<float>()[e] = static_cast<float>(normal(rng));
+        break;
+      case DType::kFloat64:
+        t.data<double>()[e] = normal(rng);
+        break;
+      case DType::kInt64:
+        t.data<int64_t>()[e] = integer(rng);
+        break;
+      case DType::kInt32:
+        t.data<int32_t>()[e] = static_cast<int32_t>(integer(rng));
+        break;
+      case DType::kBool:
+        t.data<uint8_t>()[e] = static_cast<uint8_t>(rng() & 1);
+        break;
       default:
-        throw Error({"verify", program.archive_path}, "fresh inputs of dtype " + dtype_name(dtype) + " (input '" + name +
-                                                          "') are not supported yet",
+        throw Error({"verify", program.archive_path},
+                    "fresh inputs of dtype " + dtype_name(dtype) + " (input '" + name + "') are not supported yet",
                     ErrorKind::kUnsupported);
     }
   }

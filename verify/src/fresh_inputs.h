@@ -12,9 +12,9 @@
 namespace parity::verify {
 
 struct FreshSet {
-  std::string name;                       // "fresh_<k>"
-  std::map<std::string, int64_t> dims;    // symbol -> value
-  std::vector<Tensor> inputs;             // Program::user_input_names() order
+  std::string name;                     // "fresh_<k>"
+  std::map<std::string, int64_t> dims;  // symbol -> value
+  std::vector<Tensor> inputs;           // Program::user_input_names() order
 };
 
 // `captured` are the captured input sets (their shapes give the values to avoid, their data the value

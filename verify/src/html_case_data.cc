@@ -41,8 +41,9 @@ json output_rows(const json& sets, std::vector<int64_t>& histogram) {
       const json& shown = ours.empty() ? o.value("refrt_vs_libtorch", json::object()) : ours;
       std::string detail = detail_text(shown);
       if (detail.empty()) detail = detail_text(o.value("refrt_vs_libtorch", json::object()));
-      rows.push_back({text_of(s, "name"), text_of(o, "name"), text_of(o, "dtype"), o.value("shape", json::array()).dump(),
-                      verdict(ours), verdict(o.value("libtorch_vs_eager", json())), verdict(o.value("refrt_vs_libtorch", json())),
+      rows.push_back({text_of(s, "name"), text_of(o, "name"), text_of(o, "dtype"),
+                      o.value("shape", json::array()).dump(), verdict(ours),
+                      verdict(o.value("libtorch_vs_eager", json())), verdict(o.value("refrt_vs_libtorch", json())),
                       shown.value("mismatches", 0), shown.value("numel", 0), shown.value("ties", 0), detail});
     }
   return rows;
@@ -91,11 +92,13 @@ json profile_bars(const json& c) {
     if (bars.size() == kMaxProfileOps) break;
     bars.push_back({text_of(o, "op_type") + " x" + std::to_string(o.value("count", 0)), o.value("ms", 0.0)});
   }
-  return json{{"set", text_of(c["profile"], "input_set")}, {"total_ms", c["profile"].value("total_ms", 0.0)}, {"ops", bars}};
+  return json{
+      {"set", text_of(c["profile"], "input_set")}, {"total_ms", c["profile"].value("total_ms", 0.0)}, {"ops", bars}};
 }
 
 void put_if(json& j, const char* key, json v) {
-  if (!v.is_null() && !(v.is_array() && v.empty()) && !(v.is_string() && v.get<std::string>().empty())) j[key] = std::move(v);
+  if (!v.is_null() && !(v.is_array() && v.empty()) && !(v.is_string() && v.get<std::string>().empty()))
+    j[key] = std::move(v);
 }
 
 }  // namespace

@@ -23,11 +23,20 @@ std::string esc(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -39,8 +48,10 @@ std::string script_safe(const std::string& s) {
   std::string out;
   out.reserve(s.size());
   for (char c : s) {
-    if (c == '<') out += "\\u003c";
-    else out += c;
+    if (c == '<')
+      out += "\\u003c";
+    else
+      out += c;
   }
   return out;
 }
@@ -131,7 +142,8 @@ std::string differences(const json& report) {
                                             ? c["peers"].value("official", json::object()).value("export", "")
                                             : "";
     const bool official_ok = official == "pass";
-    const std::string link = "<a href=\"#" + esc(anchor(c)) + "\">" + esc(text_of(c, "case") + "/" + text_of(c, "mode")) + "</a> ";
+    const std::string link =
+        "<a href=\"#" + esc(anchor(c)) + "\">" + esc(text_of(c, "case") + "/" + text_of(c, "mode")) + "</a> ";
     if (ours == "pass" && !official_ok && !official_export.empty())
       ++n_ours, only_ours << link;
     else if (official_ok && ours != "pass" && !ours.empty())
@@ -167,15 +179,18 @@ std::string failures_table(const json& cases, const std::vector<size_t>& order) 
     const std::string status = text_of(c, "status");
     if (status == "pass") continue;
     std::string reason = text_of(c, "error");
-    if (c.contains("expected_failure")) reason = "expected: " + text_of(c["expected_failure"], "reason") + " | " + reason;
+    if (c.contains("expected_failure"))
+      reason = "expected: " + text_of(c["expected_failure"], "reason") + " | " + reason;
     h << "<tr class=\"row\"><td><a href=\"#" << esc(anchor(c)) << "\">" << esc(text_of(c, "case")) << "</a></td><td>"
       << esc(text_of(c, "mode")) << "</td><td>" << status_cell(status) << "</td><td>" << esc(text_of(c, "stage"))
       << "</td><td class=\"reason\">" << esc(short_text(reason, 400)) << "</td></tr>\n";
     ++n;
   }
   if (n == 0) return "<h2>Failures</h2>\n<p>None.</p>\n";
-  return "<h2>Failures (" + std::to_string(n) + ")</h2>\n<table id=\"failures\" class=\"filtered\"><thead><tr><th>case</th>"
-         "<th>mode</th><th>status</th><th>stage</th><th>reason</th></tr></thead><tbody>\n" + h.str() + "</tbody></table>\n";
+  return "<h2>Failures (" + std::to_string(n) +
+         ")</h2>\n<table id=\"failures\" class=\"filtered\"><thead><tr><th>case</th>"
+         "<th>mode</th><th>status</th><th>stage</th><th>reason</th></tr></thead><tbody>\n" +
+         h.str() + "</tbody></table>\n";
 }
 
 std::string case_row(const json& c, bool with_peers) {
@@ -187,8 +202,8 @@ std::string case_row(const json& c, bool with_peers) {
     << esc(text_of(c, "mode")) << "</td><td data-sort=\"" << status_rank(text_of(c, "status")) << "\">"
     << status_cell(text_of(c, "status")) << "</td><td data-sort=\"" << abs_err << "\">"
     << esc(scientific(c.value("max_abs_error", json()))) << "</td><td>"
-    << (d.is_object() ? esc(text_of(d, "fx_node") + " (" + text_of(d, "op") + ")") : "") << "</td><td data-sort=\"" << secs
-    << "\">" << std::fixed << std::setprecision(1) << secs << "</td>";
+    << (d.is_object() ? esc(text_of(d, "fx_node") + " (" + text_of(d, "op") + ")") : "") << "</td><td data-sort=\""
+    << secs << "\">" << std::fixed << std::setprecision(1) << secs << "</td>";
   if (with_peers)
     for (const auto& col : kPeerColumns) h << "<td>" << status_cell(peer_cell(c, col[0], col[1])) << "</td>";
   h << "</tr>\n";
@@ -235,8 +250,8 @@ std::string header(const json& report) {
   if (report.contains("regressions") && !report["regressions"].empty()) {
     h << "<h2>Regressions against " << esc(text_of(report, "baseline")) << "</h2><ul>\n";
     for (const auto& r : report["regressions"])
-      h << "<li><b>" << esc(text_of(r, "case")) << " / " << esc(text_of(r, "mode")) << "</b>: " << esc(text_of(r, "what"))
-        << "</li>\n";
+      h << "<li><b>" << esc(text_of(r, "case")) << " / " << esc(text_of(r, "mode"))
+        << "</b>: " << esc(text_of(r, "what")) << "</li>\n";
     h << "</ul>\n";
   }
   return h.str();
@@ -255,7 +270,8 @@ std::string render_html(const json& report) {
   html << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Parity report</title>\n<style>"
        << kHtmlStyle << "</style>\n</head><body>\n"
        << header(report)
-       << "<p><input id=\"filter\" type=\"search\" size=\"50\" placeholder=\"filter cases: name, mode, status, reason\"> "
+       << "<p><input id=\"filter\" type=\"search\" size=\"50\" placeholder=\"filter cases: name, mode, status, "
+          "reason\"> "
           "<span id=\"shown\"></span></p>\n"
        << "<h2>By family and mode</h2>\n"
        << family_table(report, with_peers) << (with_peers ? differences(report) : "") << failures_table(cases, order)

@@ -14,7 +14,8 @@ using json = nlohmann::json;
 std::string source_of(const std::string& stack_trace) {
   static const std::regex frame(R"re(File "([^"]*)", line (\d+), in (\S+)\n\s*([^\n]*))re");
   std::string first;
-  for (auto it = std::sregex_iterator(stack_trace.begin(), stack_trace.end(), frame); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(stack_trace.begin(), stack_trace.end(), frame); it != std::sregex_iterator();
+       ++it) {
     const std::smatch& m = *it;
     const std::string text = m[1].str() + ":" + m[2].str() + " in " + m[3].str() + ": " + m[4].str();
     // The user's line is the first frame outside installed packages (strict export adds torch's own
@@ -32,8 +33,10 @@ namespace {
 std::vector<std::string> output_tensor_names(const pt2::Node& node) {
   std::vector<std::string> names;
   for (const auto& out : node.outputs) {
-    if (out.is(pt2::ArgKind::as_tensor)) names.push_back(out.tensor_name());
-    else if (out.is(pt2::ArgKind::as_tensors)) for (const auto& n : out.tensor_names()) names.push_back(n);
+    if (out.is(pt2::ArgKind::as_tensor))
+      names.push_back(out.tensor_name());
+    else if (out.is(pt2::ArgKind::as_tensors))
+      for (const auto& n : out.tensor_names()) names.push_back(n);
   }
   return names;
 }

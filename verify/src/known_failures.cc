@@ -78,8 +78,11 @@ json find_regressions(const json& baseline, const json& cases) {
     const std::string was = old.value("status", ""), now = c.value("status", "");
     json r = {{"case", c.value("case", "")}, {"mode", c.value("mode", "")}};
     if (passed(was) && !passed(now)) {
-      r.update({{"kind", "status"}, {"before", was}, {"after", now},
-                {"what", "was " + was + ", now " + now + (c.value("error", json()).is_string() ? ": " + c["error"].get<std::string>() : "")}});
+      r.update({{"kind", "status"},
+                {"before", was},
+                {"after", now},
+                {"what", "was " + was + ", now " + now +
+                             (c.value("error", json()).is_string() ? ": " + c["error"].get<std::string>() : "")}});
       out.push_back(r);
       continue;
     }

@@ -34,23 +34,25 @@ namespace {
 
 // Verifies one captured case in a child `parity verify`, so that a crash or hang is a result.
 CaseEntry verify_in_child(const MatrixOptions& o, const std::string& name, const std::string& mode,
-                     const std::string& case_dir) {
+                          const std::string& case_dir) {
   const std::string out = (fs::path(o.out_dir) / "results" / name / mode).string();
   fs::remove(fs::path(out) / "report.json");
-  std::vector<std::string> argv = {o.self_exe, "verify", case_dir, "--out", out, "--quiet", "--no-html", "--opset",
-                                   std::to_string(o.opset)};
+  std::vector<std::string> argv = {
+      o.self_exe, "verify", case_dir, "--out", out, "--quiet", "--no-html", "--opset", std::to_string(o.opset)};
   const ProcessResult r = run_process(argv, o.timeout_seconds, nullptr);
   if (r.timed_out)
-    return failed_entry(name, mode, "timeout", "verify", "no result within " + std::to_string(o.timeout_seconds) + " s");
+    return failed_entry(name, mode, "timeout", "verify",
+                        "no result within " + std::to_string(o.timeout_seconds) + " s");
   if (r.signal)
     return failed_entry(name, mode, "crashed", "verify",
-                       std::string("killed by signal ") + strsignal(r.signal) + ": " + r.stderr_tail);
+                        std::string("killed by signal ") + strsignal(r.signal) + ": " + r.stderr_tail);
   try {
     const json report = json::parse(read_file((fs::path(out) / "report.json").string(), "matrix"));
     return report.at("cases").at(0).get<CaseEntry>();
   } catch (const std::exception& e) {
-    return failed_entry(name, mode, "error", "verify",
-                       "parity verify exited with code " + std::to_string(r.exit_code) + " and no report: " + r.stderr_tail);
+    return failed_entry(
+        name, mode, "error", "verify",
+        "parity verify exited with code " + std::to_string(r.exit_code) + " and no report: " + r.stderr_tail);
   }
 }
 
@@ -95,8 +97,9 @@ std::vector<CaseEntry> verify_all(const MatrixOptions& o, const std::vector<json
       const std::string name = c.value("case", "?"), mode = c.value("mode", "?");
       CaseEntry entry;
       if (c.value("status", "") == "capture_failed") {
-        entry = failed_entry(name, mode, "capture_failed", "capture",
-                            c.value("error", json()).is_string() ? c["error"].get<std::string>() : "torch.export failed");
+        entry =
+            failed_entry(name, mode, "capture_failed", "capture",
+                         c.value("error", json()).is_string() ? c["error"].get<std::string>() : "torch.export failed");
       } else {
         progress.started(name + "/" + mode);
         const auto child_start = std::chrono::steady_clock::now();

@@ -44,8 +44,10 @@ json read_report(const std::string& path) {
     throw Error({"report", path}, "not a Parity report (no \"cases\" list)");
   const json version = report.value("schema_version", json());
   if (!version.is_number_integer() || version.get<int>() < 1 || version.get<int>() > kReportSchemaVersion)
-    throw Error({"report", path}, "schema_version " + version.dump() + " is not one this parity reads (1.." +
-                                      std::to_string(kReportSchemaVersion) + ")", ErrorKind::kUnsupported);
+    throw Error({"report", path},
+                "schema_version " + version.dump() + " is not one this parity reads (1.." +
+                    std::to_string(kReportSchemaVersion) + ")",
+                ErrorKind::kUnsupported);
   for (const auto& c : report["cases"])
     if (!c.is_object() || !c.value("case", json()).is_string() || !c.value("mode", json()).is_string())
       throw Error({"report", path}, "a case entry without \"case\" and \"mode\" strings");
@@ -66,9 +68,11 @@ void check_shards(const std::vector<std::string>& paths, const std::vector<json>
     if (i > 0 && count == 0) throw Error({"report", paths[i]}, "a shard report, but " + paths[0] + " is not");
     if (count != 0 && n != count)
       throw Error({"report", paths[i]}, "shard " + std::to_string(k) + "/" + std::to_string(n) + " of a split into " +
-                                            std::to_string(n) + ", but " + paths[0] + " is one of " + std::to_string(count));
+                                            std::to_string(n) + ", but " + paths[0] + " is one of " +
+                                            std::to_string(count));
     count = n;
-    if (seen.count(k)) throw Error({"report", paths[i]}, "shard " + std::to_string(k) + " given twice (also " + seen[k] + ")");
+    if (seen.count(k))
+      throw Error({"report", paths[i]}, "shard " + std::to_string(k) + " given twice (also " + seen[k] + ")");
     seen[k] = paths[i];
   }
   for (int k = 1; k <= count; ++k)
@@ -94,7 +98,8 @@ json merge_reports(const std::vector<std::string>& paths) {
     return static_cast<size_t>(std::find(modes.begin(), modes.end(), m) - modes.begin());
   };
   const auto before = [&](const json& a, const json& b) {
-    const std::string ca = a.value("case", ""), cb = b.value("case", ""), ma = a.value("mode", ""), mb = b.value("mode", "");
+    const std::string ca = a.value("case", ""), cb = b.value("case", ""), ma = a.value("mode", ""),
+                      mb = b.value("mode", "");
     if (ca != cb) return ca < cb;
     return mode_rank(ma) != mode_rank(mb) ? mode_rank(ma) < mode_rank(mb) : ma < mb;
   };
@@ -121,7 +126,8 @@ json merge_reports(const std::vector<std::string>& paths) {
   merged["torch_version"] = reports[0].value("torch_version", merged["torch_version"]);
   merged["merged_from"] = paths;
   if (!modes.empty()) merged["modes"] = modes;
-  const bool any_baseline = std::any_of(reports.begin(), reports.end(), [](const json& r) { return r.contains("regressions"); });
+  const bool any_baseline =
+      std::any_of(reports.begin(), reports.end(), [](const json& r) { return r.contains("regressions"); });
   if (any_baseline) {
     merged["regressions"] = regressions;
     if (baselines.size() == 1) merged["baseline"] = *baselines.begin();

@@ -70,17 +70,19 @@ MismatchDetail mismatch_detail(const Tensor& expected, const Tensor& actual) {
   MismatchDetail d;
   d.expected = count_non_finite(expected);
   d.actual = count_non_finite(actual);
-  if (expected.dtype() == actual.dtype() && expected.shape() == actual.shape()) d.worst = worst_elements(expected, actual);
+  if (expected.dtype() == actual.dtype() && expected.shape() == actual.shape())
+    d.worst = worst_elements(expected, actual);
   return d;
 }
 
 void to_json(nlohmann::json& j, const MismatchDetail& d) {
   nlohmann::json worst = nlohmann::json::array();
   for (const auto& w : d.worst)
-    worst.push_back({{"index", w.index},
-                     {"expected", w.expected},
-                     {"actual", w.actual},
-                     {"abs_error", std::isfinite(w.abs_error) ? nlohmann::json(w.abs_error) : nlohmann::json("Infinity")}});
+    worst.push_back(
+        {{"index", w.index},
+         {"expected", w.expected},
+         {"actual", w.actual},
+         {"abs_error", std::isfinite(w.abs_error) ? nlohmann::json(w.abs_error) : nlohmann::json("Infinity")}});
   j = {{"nan", {{"expected", d.expected.nan}, {"actual", d.actual.nan}}},
        {"inf", {{"expected", d.expected.inf}, {"actual", d.actual.inf}}},
        {"worst", worst}};

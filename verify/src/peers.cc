@@ -36,7 +36,8 @@ PeerRun refrt_on(const std::string& onnx_path, const std::string& case_dir) {
         max_abs = std::max(max_abs, c.problem.empty() ? c.max_abs_error : INFINITY);
       }
     }
-    return {mismatches == 0 ? "pass" : "fail", std::isfinite(max_abs) ? json(max_abs) : json("Infinity"), mismatches, {}};
+    return {
+        mismatches == 0 ? "pass" : "fail", std::isfinite(max_abs) ? json(max_abs) : json("Infinity"), mismatches, {}};
   } catch (const std::exception& e) {
     return {"error", nullptr, {}, std::string(e.what())};
   }
@@ -105,26 +106,27 @@ void run_peers_batch(const std::vector<PeersJob>& jobs, const std::vector<std::s
     fs::create_directories(jobs[0].out_dir);
     const std::string jobs_file = (fs::path(jobs[0].out_dir) / "peers_jobs.json").string();
     write_file_atomic(jobs_file, list.dump(), "peers");
-    const ProcessResult r = run_process(
-        {python, "-m", "scenarios.peers", "--jobs", jobs_file}, timeout_seconds,
-        [&](const std::string& text) {
-          json line;
-          try {
-            line = json::parse(text);
-          } catch (const json::exception&) {
-            return;  // not ours (a stray print)
-          }
-          for (size_t i = 0; i < jobs.size(); ++i)
-            if (!reported[i] && line.value("case_dir", "") == jobs[i].case_dir) {
-              reported[i] = true;
-              on_result(i, peers_from_line(line, jobs[i].case_dir, ours_refrt[i]));
-              break;
-            }
-        },
-        false, {{"PYTHONPATH", source_dir}});
-    if (r.timed_out) problem = "scenarios.peers gave no result within " + std::to_string(timeout_seconds) + " s";
-    else problem = "scenarios.peers ended (exit " + std::to_string(r.exit_code) + ", signal " + std::to_string(r.signal) +
-                   ") before this case: " + r.stderr_tail;
+    const ProcessResult r = run_process({python, "-m", "scenarios.peers", "--jobs", jobs_file}, timeout_seconds,
+                                        [&](const std::string& text) {
+                                          json line;
+                                          try {
+                                            line = json::parse(text);
+                                          } catch (const json::exception&) {
+                                            return;  // not ours (a stray print)
+                                          }
+                                          for (size_t i = 0; i < jobs.size(); ++i)
+                                            if (!reported[i] && line.value("case_dir", "") == jobs[i].case_dir) {
+                                              reported[i] = true;
+                                              on_result(i, peers_from_line(line, jobs[i].case_dir, ours_refrt[i]));
+                                              break;
+                                            }
+                                        },
+                                        false, {{"PYTHONPATH", source_dir}});
+    if (r.timed_out)
+      problem = "scenarios.peers gave no result within " + std::to_string(timeout_seconds) + " s";
+    else
+      problem = "scenarios.peers ended (exit " + std::to_string(r.exit_code) + ", signal " + std::to_string(r.signal) +
+                ") before this case: " + r.stderr_tail;
   } catch (const std::exception& e) {
     problem = e.what();
   }

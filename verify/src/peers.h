@@ -20,7 +20,7 @@ std::string ours_refrt_verdict(const CaseEntry& entry);
 // One case in its own Python process (parity verify --peers).
 // Each cell of the result is "pass" | "fail" | "error" | "skipped", with details next to it. Never throws.
 Peers run_peers(const std::string& case_dir, const std::string& our_onnx, const std::string& ours_refrt,
-                         const std::string& out_dir, const VerifyOptions& options);
+                const std::string& out_dir, const VerifyOptions& options);
 
 // The peers entry from one line of scenarios.peers (and refrt on the official model). Never throws.
 Peers peers_from_line(const nlohmann::json& line, const std::string& case_dir, const std::string& ours_refrt);

@@ -13,8 +13,10 @@ std::string Progress::eta_locked() const {
   std::ostringstream s;
   s.setf(std::ios::fixed);
   s.precision(0);
-  if (done_ == 0) s << "ETA ?";
-  else s << "ETA " << elapsed / static_cast<double>(done_) * static_cast<double>(total_ - done_) << " s";
+  if (done_ == 0)
+    s << "ETA ?";
+  else
+    s << "ETA " << elapsed / static_cast<double>(done_) * static_cast<double>(total_ - done_) << " s";
   s << ", " << elapsed << " s elapsed";
   return s.str();
 }

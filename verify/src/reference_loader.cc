@@ -24,7 +24,8 @@ const ReferenceApi& load() {
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!handle) {
     const char* why = dlerror();
-    throw Error({"verify", path}, std::string("cannot load the libtorch reference module: ") + (why ? why : "dlopen failed"));
+    throw Error({"verify", path},
+                std::string("cannot load the libtorch reference module: ") + (why ? why : "dlopen failed"));
   }
   using Entry = const ReferenceApi* (*)();
   auto entry = reinterpret_cast<Entry>(dlsym(handle, "parity_reference_api"));

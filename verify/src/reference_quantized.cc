@@ -33,8 +33,8 @@ void check_range(int64_t quant_min, int64_t quant_max, at::ScalarType dtype) {
 Tensor float_input(const Tensor& input) {
   Tensor x = input;
   if (x.scalar_type() == at::kHalf || x.scalar_type() == at::kBFloat16) x = x.to(at::kFloat);
-  TORCH_CHECK(x.scalar_type() == at::kFloat, "Expecting input to have dtype torch.float32, but got dtype: ",
-              x.scalar_type());
+  TORCH_CHECK(x.scalar_type() == at::kFloat,
+              "Expecting input to have dtype torch.float32, but got dtype: ", x.scalar_type());
   return x;
 }
 
@@ -47,8 +47,8 @@ Tensor quantize_per_tensor(const Tensor& input, double scale, int64_t zero_point
 }
 
 std::pair<double, int64_t> one_element_qparams(const Tensor& scale, const Tensor& zero_point) {
-  TORCH_CHECK(zero_point.numel() == 1, "Expecting zero_point tensor to be one element, but received : ",
-              zero_point.numel());
+  TORCH_CHECK(zero_point.numel() == 1,
+              "Expecting zero_point tensor to be one element, but received : ", zero_point.numel());
   TORCH_CHECK(scale.numel() == 1, "Expecting scale tensor to be one element, but received : ", scale.numel());
   return {scale.item<double>(), zero_point.item<int64_t>()};
 }
@@ -67,7 +67,8 @@ Tensor quantize_per_tensor_tensor2(const Tensor& input, const Tensor& scale, con
 
 Tensor dequantize_per_tensor(const Tensor& input, double scale, int64_t zero_point, int64_t quant_min,
                              int64_t quant_max, at::ScalarType dtype, std::optional<at::ScalarType> out_dtype) {
-  TORCH_CHECK(input.scalar_type() == dtype, "Expecting input to have dtype: ", dtype, ", but got ", input.scalar_type());
+  TORCH_CHECK(input.scalar_type() == dtype, "Expecting input to have dtype: ", dtype, ", but got ",
+              input.scalar_type());
   check_range(quant_min, quant_max, dtype);
   return (input.to(out_dtype.value_or(at::kFloat)) - zero_point) * scale;
 }
@@ -112,8 +113,8 @@ Tensor quantize_per_channel(const Tensor& input, const Tensor& scales, const Ten
 Tensor dequantize_per_channel(const Tensor& input, const Tensor& scales, const std::optional<Tensor>& zero_points,
                               int64_t axis, int64_t quant_min, int64_t quant_max, at::ScalarType dtype,
                               std::optional<at::ScalarType> out_dtype) {
-  TORCH_CHECK(input.scalar_type() == dtype, "Expecting input to have dtype: ", dtype, ", but got dtype: ",
-              input.scalar_type());
+  TORCH_CHECK(input.scalar_type() == dtype, "Expecting input to have dtype: ", dtype,
+              ", but got dtype: ", input.scalar_type());
   axis = checked_axis(input, axis);
   check_range(quant_min, quant_max, dtype);
   const Tensor s = along(scales, input, axis);
@@ -124,9 +125,9 @@ Tensor dequantize_per_channel(const Tensor& input, const Tensor& scales, const s
 // torch.ao.quantization.utils.determine_qparams for one min/max pair (per-tensor affine or symmetric).
 std::tuple<Tensor, Tensor> determine_qparams(const Tensor& input, int64_t qmin, int64_t qmax, double eps,
                                              at::ScalarType dtype, bool symmetric) {
-  TORCH_CHECK(input.scalar_type() == at::kFloat || input.scalar_type() == at::kHalf ||
-                  input.scalar_type() == at::kBFloat16,
-              "Expecting input to have dtype torch.float32/16/b16, but got dtype: ", input.scalar_type());
+  TORCH_CHECK(
+      input.scalar_type() == at::kFloat || input.scalar_type() == at::kHalf || input.scalar_type() == at::kBFloat16,
+      "Expecting input to have dtype torch.float32/16/b16, but got dtype: ", input.scalar_type());
   TORCH_CHECK(qmin <= 0 && 0 <= qmax, "Used-specified quantization range must include 0.");
   TORCH_CHECK(qmin < qmax, "qmin must be strictly less than qmax for user-specified quantization range.");
   const auto [min_val, max_val] = at::aminmax(input);
@@ -169,29 +170,49 @@ void register_quantized_decomposed_ops() {
   std::call_once(once, [] {
     // A process that already has the namespace (a loaded library defining it) keeps its definitions.
     if (c10::Dispatcher::singleton().findSchema({"quantized_decomposed::quantize_per_tensor", ""})) return;
-    static auto* lib = new torch::Library(torch::Library::DEF, "quantized_decomposed", std::nullopt, __FILE__, __LINE__);
+    static auto* lib =
+        new torch::Library(torch::Library::DEF, "quantized_decomposed", std::nullopt, __FILE__, __LINE__);
     // The schemas of torch/ao/quantization/fx/_decomposed.py.
-    lib->def("quantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, "
-             "ScalarType dtype) -> Tensor", &quantize_per_tensor);
-    lib->def("quantize_per_tensor.tensor(Tensor input, Tensor scale, Tensor zero_point, int quant_min, "
-             "int quant_max, ScalarType dtype) -> Tensor", &quantize_per_tensor_tensor);
-    lib->def("quantize_per_tensor.tensor2(Tensor input, Tensor scale, Tensor zero_point, Tensor quant_min, "
-             "Tensor quant_max, ScalarType dtype) -> Tensor", &quantize_per_tensor_tensor2);
-    lib->def("dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, "
-             "ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", &dequantize_per_tensor);
-    lib->def("dequantize_per_tensor.tensor(Tensor input, Tensor scale, Tensor zero_point, int quant_min, "
-             "int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", &dequantize_per_tensor_tensor);
-    lib->def("dequantize_per_tensor.tensor2(Tensor input, Tensor scale, Tensor zero_point, Tensor quant_min, "
-             "Tensor quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor",
-             &dequantize_per_tensor_tensor2);
-    lib->def("quantize_per_channel(Tensor input, Tensor scales, Tensor zero_points, int axis, int quant_min, "
-             "int quant_max, ScalarType dtype) -> Tensor", &quantize_per_channel);
-    lib->def("dequantize_per_channel(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, "
-             "int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", &dequantize_per_channel);
-    lib->def("choose_qparams.tensor(Tensor input, int quant_min, int quant_max, float eps, ScalarType dtype) -> "
-             "(Tensor, Tensor)", &choose_qparams);
-    lib->def("choose_qparams_symmetric.tensor(Tensor input, int quant_min, int quant_max, float eps, "
-             "ScalarType dtype) -> (Tensor, Tensor)", &choose_qparams_symmetric);
+    lib->def(
+        "quantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, "
+        "ScalarType dtype) -> Tensor",
+        &quantize_per_tensor);
+    lib->def(
+        "quantize_per_tensor.tensor(Tensor input, Tensor scale, Tensor zero_point, int quant_min, "
+        "int quant_max, ScalarType dtype) -> Tensor",
+        &quantize_per_tensor_tensor);
+    lib->def(
+        "quantize_per_tensor.tensor2(Tensor input, Tensor scale, Tensor zero_point, Tensor quant_min, "
+        "Tensor quant_max, ScalarType dtype) -> Tensor",
+        &quantize_per_tensor_tensor2);
+    lib->def(
+        "dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, "
+        "ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor",
+        &dequantize_per_tensor);
+    lib->def(
+        "dequantize_per_tensor.tensor(Tensor input, Tensor scale, Tensor zero_point, int quant_min, "
+        "int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor",
+        &dequantize_per_tensor_tensor);
+    lib->def(
+        "dequantize_per_tensor.tensor2(Tensor input, Tensor scale, Tensor zero_point, Tensor quant_min, "
+        "Tensor quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor",
+        &dequantize_per_tensor_tensor2);
+    lib->def(
+        "quantize_per_channel(Tensor input, Tensor scales, Tensor zero_points, int axis, int quant_min, "
+        "int quant_max, ScalarType dtype) -> Tensor",
+        &quantize_per_channel);
+    lib->def(
+        "dequantize_per_channel(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, "
+        "int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor",
+        &dequantize_per_channel);
+    lib->def(
+        "choose_qparams.tensor(Tensor input, int quant_min, int quant_max, float eps, ScalarType dtype) -> "
+        "(Tensor, Tensor)",
+        &choose_qparams);
+    lib->def(
+        "choose_qparams_symmetric.tensor(Tensor input, int quant_min, int quant_max, float eps, "
+        "ScalarType dtype) -> (Tensor, Tensor)",
+        &choose_qparams_symmetric);
     lib->def("convert_element_type.no_fuse(Tensor input, ScalarType dtype) -> Tensor", &convert_element_type);
   });
 }

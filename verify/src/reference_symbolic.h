@@ -18,7 +18,9 @@ struct SymScalar {
   static SymScalar of_int(int64_t v) { return {Kind::kInt, v, 0.0, false}; }
   static SymScalar of_float(double v) { return {Kind::kFloat, 0, v, false}; }
   static SymScalar of_bool(bool v) { return {Kind::kBool, 0, 0.0, v}; }
-  double as_double() const { return kind == Kind::kFloat ? d : kind == Kind::kInt ? static_cast<double>(i) : (b ? 1.0 : 0.0); }
+  double as_double() const {
+    return kind == Kind::kFloat ? d : kind == Kind::kInt ? static_cast<double>(i) : (b ? 1.0 : 0.0);
+  }
   bool truthy() const { return kind == Kind::kBool ? b : kind == Kind::kInt ? i != 0 : d != 0.0; }
 };
 

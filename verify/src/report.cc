@@ -48,7 +48,9 @@ std::string scientific(const json& v) {
 std::string peer_cell(const json& c, const char* side, const char* engine) {
   if (!c.contains("peers") || !c["peers"].is_object()) return "";
   const json& p = c["peers"];
-  return p.contains(side) && p[side].contains(engine) && p[side][engine].is_string() ? p[side][engine].get<std::string>() : "";
+  return p.contains(side) && p[side].contains(engine) && p[side][engine].is_string()
+             ? p[side][engine].get<std::string>()
+             : "";
 }
 
 bool any_peers(const json& report) {
@@ -106,12 +108,52 @@ bool report_passed(const json& report) {
   return !report.at("cases").empty();
 }
 
+namespace {
+
+// The report's "First divergences" section: one line per failing case that was localised.
+void markdown_divergences(std::ostringstream& md, const json& report) {
+  bool any_divergence = false;
+  for (const auto& c : report.at("cases")) {
+    if (!c.contains("first_divergence") || !c["first_divergence"].is_object()) continue;
+    if (!any_divergence) md << "\n## First divergences\n\n";
+    any_divergence = true;
+    const json& d = c["first_divergence"];
+    md << "- **" << text_of(c, "case") << " / " << text_of(c, "mode") << "**: FX node `" << text_of(d, "fx_node")
+       << "` (" << text_of(d, "op") << "), ONNX node `" << text_of(d, "onnx_node") << "` (" << text_of(d, "onnx_op")
+       << "), max abs error " << scientific(d.value("max_abs_error", json())) << ", input set "
+       << text_of(d, "input_set") << "; source: `" << cell(text_of(d, "source")) << "`";
+    if (d.contains("detail") && d["detail"].is_object())
+      md << "; " << cell(mismatch_summary(d["detail"].get<MismatchDetail>()));
+    md << "\n";
+  }
+}
+
+// The "Ties" section: index outputs where refrt and eager chose different indices of equal values.
+void markdown_ties(std::ostringstream& md, const json& report) {
+  bool any_ties = false;
+  for (const auto& c : report.at("cases"))
+    for (const auto& set : c.value("input_sets", json::array()))
+      for (const auto& o : set.value("outputs", json::array())) {
+        const int64_t ties = o.value("refrt_vs_eager", json::object()).value("ties", int64_t{0});
+        if (ties <= 0) continue;
+        if (!any_ties)
+          md << "\n## Ties\n\nIndex outputs where refrt and eager pick different indices of equal values "
+                "(both right; counted as passing):\n\n";
+        any_ties = true;
+        md << "- **" << text_of(c, "case") << " / " << text_of(c, "mode") << "** " << text_of(set, "name") << " output "
+           << o.value("index", 0) << " `" << text_of(o, "name") << "`: " << ties << " ties\n";
+      }
+}
+
+}  // namespace
+
 std::string render_markdown(const json& report) {
   std::ostringstream md;
   const json& s = report.at("summary");
   md << "# Parity report\n\n"
-     << "`" << text_of(report, "command") << "` — " << text_of(report, "created") << ", torch " << text_of(report, "torch_version")
-     << "\n\n**" << s.value("pass", 0) << " / " << s.value("total", 0) << " passed**";
+     << "`" << text_of(report, "command") << "` — " << text_of(report, "created") << ", torch "
+     << text_of(report, "torch_version") << "\n\n**" << s.value("pass", 0) << " / " << s.value("total", 0)
+     << " passed**";
   for (const char* k : kStatuses)
     if (std::string(k) != "pass" && s.value(k, 0) > 0) md << ", " << s.value(k, 0) << " " << k;
   if (s.contains("regressions")) md << ", " << s["regressions"].get<int>() << " regressions";
@@ -147,31 +189,8 @@ std::string render_markdown(const json& report) {
     for (const auto& r : report["regressions"])
       md << "- **" << text_of(r, "case") << " / " << text_of(r, "mode") << "**: " << cell(text_of(r, "what")) << "\n";
   }
-  bool any_divergence = false;
-  for (const auto& c : report.at("cases")) {
-    if (!c.contains("first_divergence") || !c["first_divergence"].is_object()) continue;
-    if (!any_divergence) md << "\n## First divergences\n\n";
-    any_divergence = true;
-    const json& d = c["first_divergence"];
-    md << "- **" << text_of(c, "case") << " / " << text_of(c, "mode") << "**: FX node `" << text_of(d, "fx_node") << "` ("
-       << text_of(d, "op") << "), ONNX node `" << text_of(d, "onnx_node") << "` (" << text_of(d, "onnx_op") << "), max abs error "
-       << scientific(d.value("max_abs_error", json())) << ", input set " << text_of(d, "input_set") << "; source: `"
-       << cell(text_of(d, "source")) << "`";
-    if (d.contains("detail") && d["detail"].is_object()) md << "; " << cell(mismatch_summary(d["detail"].get<MismatchDetail>()));
-    md << "\n";
-  }
-  bool any_ties = false;
-  for (const auto& c : report.at("cases"))
-    for (const auto& set : c.value("input_sets", json::array()))
-      for (const auto& o : set.value("outputs", json::array())) {
-        const int64_t ties = o.value("refrt_vs_eager", json::object()).value("ties", int64_t{0});
-        if (ties <= 0) continue;
-        if (!any_ties) md << "\n## Ties\n\nIndex outputs where refrt and eager pick different indices of equal values "
-                              "(both right; counted as passing):\n\n";
-        any_ties = true;
-        md << "- **" << text_of(c, "case") << " / " << text_of(c, "mode") << "** " << text_of(set, "name") << " output "
-           << o.value("index", 0) << " `" << text_of(o, "name") << "`: " << ties << " ties\n";
-      }
+  markdown_divergences(md, report);
+  markdown_ties(md, report);
   bool any_error = false;
   for (const auto& c : report.at("cases")) {
     if (!c.value("error", json()).is_string()) continue;
@@ -188,7 +207,8 @@ std::string render_markdown(const json& report) {
 void write_report(const std::string& out_dir, const json& report, bool html) {
   std::filesystem::create_directories(out_dir);
   const std::filesystem::path dir(out_dir);
-  write_file_atomic((dir / "report.json").string(), report.dump(2, ' ', false, json::error_handler_t::replace) + "\n", "report");
+  write_file_atomic((dir / "report.json").string(), report.dump(2, ' ', false, json::error_handler_t::replace) + "\n",
+                    "report");
   write_file_atomic((dir / "report.md").string(), render_markdown(report), "report");
   if (html) write_file_atomic((dir / "report.html").string(), render_html(report), "report");
 }

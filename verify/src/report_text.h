@@ -7,9 +7,11 @@
 namespace parity::verify {
 
 // Every case status, in the order the summaries list them.
-inline const char* const kStatuses[] = {"pass", "fail", "error", "capture_failed", "crashed", "timeout", "xfail", "xpass"};
+inline const char* const kStatuses[] = {"pass",    "fail",    "error", "capture_failed",
+                                        "crashed", "timeout", "xfail", "xpass"};
 // The peers columns: (side, engine).
-inline const char* const kPeerColumns[][2] = {{"ours", "refrt"}, {"ours", "ort"}, {"official", "refrt"}, {"official", "ort"}};
+inline const char* const kPeerColumns[][2] = {
+    {"ours", "refrt"}, {"ours", "ort"}, {"official", "refrt"}, {"official", "ort"}};
 
 // j[key] when it is a string, else "".
 inline std::string text_of(const nlohmann::json& j, const char* key) {

@@ -32,8 +32,13 @@ void drop_absent(json& j) {
 }
 
 void to_json(json& j, const OfficialPeers& v) {
-  j = {{"export", v.export_status}, {"refrt", v.refrt},           {"ort", v.ort},   {"export_error", v.export_error},
-       {"ort_detail", v.ort_detail}, {"refrt_detail", v.refrt_detail}, {"onnx", v.onnx},
+  j = {{"export", v.export_status},
+       {"refrt", v.refrt},
+       {"ort", v.ort},
+       {"export_error", v.export_error},
+       {"ort_detail", v.ort_detail},
+       {"refrt_detail", v.refrt_detail},
+       {"onnx", v.onnx},
        {"known_failure", v.known_failure}};
 }
 

@@ -11,7 +11,7 @@ namespace {
 
 struct IndexOp {
   const char* key;
-  size_t indices_slot;  // which output holds the indices
+  size_t indices_slot;   // which output holds the indices
   bool dim_may_be_none;  // argmax/argmin: no dim means the flattened input
 };
 
@@ -28,9 +28,12 @@ const IndexOp* index_op(const std::string& key) {
 std::vector<std::string> output_values(const pt2::Node& node) {
   std::vector<std::string> names;
   for (const auto& out : node.outputs) {
-    if (out.is(pt2::ArgKind::as_tensor)) names.push_back(out.tensor_name());
-    else if (out.is(pt2::ArgKind::as_tensors)) for (const auto& n : out.tensor_names()) names.push_back(n);
-    else names.push_back("");  // keeps slots aligned
+    if (out.is(pt2::ArgKind::as_tensor))
+      names.push_back(out.tensor_name());
+    else if (out.is(pt2::ArgKind::as_tensors))
+      for (const auto& n : out.tensor_names()) names.push_back(n);
+    else
+      names.push_back("");  // keeps slots aligned
   }
   return names;
 }
@@ -75,8 +78,10 @@ void settle_ties(Comparison& cmp, const IndexSource& source, const Tensor& input
   if (!source.flat && input.rank() > 0) {
     n = input.dim(static_cast<size_t>(source.dim));
     for (size_t d = 0; d < input.rank(); ++d)
-      if (static_cast<int64_t>(d) < source.dim) outer *= input.dim(d);
-      else if (static_cast<int64_t>(d) > source.dim) inner *= input.dim(d);
+      if (static_cast<int64_t>(d) < source.dim)
+        outer *= input.dim(d);
+      else if (static_cast<int64_t>(d) > source.dim)
+        inner *= input.dim(d);
   }
   const int64_t count = expected.numel();
   if (outer * inner == 0 || count % (outer * inner) != 0) return;

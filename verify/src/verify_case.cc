@@ -176,7 +176,8 @@ void settle(CaseRun& r, SetRun& s, Comparison& cmp, size_t i, const Tensor& want
   const auto source = index_source(r.program, user_outputs[i]);
   if (!source) return;
   if (!s.kept)
-    s.kept = r.options.intermediates ? s.reference.intermediates : run_reference(r.program, s.inputs, true).intermediates;
+    s.kept =
+        r.options.intermediates ? s.reference.intermediates : run_reference(r.program, s.inputs, true).intermediates;
   const auto input = s.kept->find(source->input_value);
   if (input != s.kept->end()) settle_ties(cmp, *source, input->second, want, got);
 }
@@ -215,7 +216,8 @@ void compare_mutations(CaseRun& r, SetRun& s) {
     const Tensor& want = s.reference.mutations[i];
     const Comparison cross = compare_tensors(want, s.ours.outputs[n_user + i]);
     r.all_passed = r.all_passed && cross.passed;
-    OutputEntry o{n_user + i, output_name(r, n_user + i), "mutation", dtype_name(want.dtype()), want.shape(), {}, {}, cross};
+    OutputEntry o{n_user + i, output_name(r, n_user + i), "mutation", dtype_name(want.dtype()), want.shape(), {}, {},
+                  cross};
     s.entry.outputs.push_back(std::move(o));
   }
 }
@@ -284,9 +286,9 @@ bool compare_stage(CaseRun& r, SetRun& s) {
   const size_t n_user = s.expected.size(), n_mutated = s.reference.mutations.size();
   const bool with_mutations = n_mutated > 0 && s.ours.outputs.size() == n_user + n_mutated;
   if ((s.ours.outputs.size() != n_user && !with_mutations) || s.reference.outputs.size() != n_user) {
-    fail(r.entry, "fail", "verify", "output count differs: eager " + std::to_string(n_user) + ", refrt " +
-                                        std::to_string(s.ours.outputs.size()) + ", libtorch " +
-                                        std::to_string(s.reference.outputs.size()));
+    fail(r.entry, "fail", "verify",
+         "output count differs: eager " + std::to_string(n_user) + ", refrt " + std::to_string(s.ours.outputs.size()) +
+             ", libtorch " + std::to_string(s.reference.outputs.size()));
     r.entry.verify = "fail";
     return false;
   }
@@ -322,7 +324,8 @@ bool input_sets_stage(CaseRun& r) {
 // One fresh set: refrt against libtorch (with the mutated state when our model returns it).
 FreshSetEntry compare_fresh_set(CaseRun& r, const FreshSet& fresh, bool& passed) {
   FreshSetEntry set{fresh.name, json::object(), {}};
-  for (const auto& [sym, v] : fresh.dims) set.dims[r.program.dim_names.count(sym) ? r.program.dim_names.at(sym) : sym] = v;
+  for (const auto& [sym, v] : fresh.dims)
+    set.dims[r.program.dim_names.count(sym) ? r.program.dim_names.at(sym) : sym] = v;
   const auto ours = r.session->run(fresh.inputs).outputs;
   const ReferenceResult result = run_reference(r.program, fresh.inputs);
   std::vector<Tensor> reference = result.outputs;

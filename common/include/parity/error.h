@@ -39,11 +39,11 @@ class Error : public std::runtime_error {
 // Exit codes of the parity binary (documented in the README).
 enum ExitCode : int {
   kExitOk = 0,
-  kExitFailed = 1,      // verification or matrix found mismatches/failures
-  kExitUsage = 2,       // bad command line
-  kExitInputError = 3,  // unreadable or malformed input (archive, model, tensor, path)
-  kExitUnsupported = 4, // valid input that Parity does not support yet (unknown op, ...)
-  kExitNotTested = 5,   // a check this machine cannot run (PARITY_REFRT_ISA above the CPU's level)
+  kExitFailed = 1,       // verification or matrix found mismatches/failures
+  kExitUsage = 2,        // bad command line
+  kExitInputError = 3,   // unreadable or malformed input (archive, model, tensor, path)
+  kExitUnsupported = 4,  // valid input that Parity does not support yet (unknown op, ...)
+  kExitNotTested = 5,    // a check this machine cannot run (PARITY_REFRT_ISA above the CPU's level)
 };
 
 }  // namespace parity

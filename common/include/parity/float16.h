@@ -8,13 +8,9 @@
 
 namespace parity {
 
-inline float half_to_float(uint16_t h) {
-  return static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(h));
-}
+inline float half_to_float(uint16_t h) { return static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(h)); }
 inline uint16_t float_to_half(float f) { return Eigen::numext::bit_cast<uint16_t>(Eigen::half(f)); }
-inline float bf16_to_float(uint16_t b) {
-  return static_cast<float>(Eigen::numext::bit_cast<Eigen::bfloat16>(b));
-}
+inline float bf16_to_float(uint16_t b) { return static_cast<float>(Eigen::numext::bit_cast<Eigen::bfloat16>(b)); }
 inline uint16_t float_to_bf16(float f) { return Eigen::numext::bit_cast<uint16_t>(Eigen::bfloat16(f)); }
 
 }  // namespace parity

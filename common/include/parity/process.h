@@ -9,8 +9,8 @@
 namespace parity {
 
 struct ProcessResult {
-  int exit_code = -1;   // valid when !signaled && !timed_out
-  int signal = 0;       // the signal that ended the child, if any
+  int exit_code = -1;  // valid when !signaled && !timed_out
+  int signal = 0;      // the signal that ended the child, if any
   bool timed_out = false;
   std::string stderr_tail;  // last lines of the child's stderr, for error messages
   std::string stdout_text;  // the whole stdout, when asked for (keep_stdout)

@@ -21,8 +21,8 @@ size_t allocation_limit();
 
 // Tensor buffers come from a caching pool: a buffer of a size seen before is reused, not allocated.
 struct BufferStats {
-  uint64_t fresh = 0;    // buffers obtained from the system allocator
-  uint64_t reused = 0;   // buffers handed out again from the pool
+  uint64_t fresh = 0;   // buffers obtained from the system allocator
+  uint64_t reused = 0;  // buffers handed out again from the pool
   size_t cached_bytes = 0;
 };
 BufferStats buffer_stats();
@@ -52,8 +52,14 @@ class Tensor {
   const void* raw() const { return data_; }
   // Mutable access; views of read-only memory are copied first (copy on write).
   void* mutable_raw();
-  template <typename T> const T* data() const { return static_cast<const T*>(data_); }
-  template <typename T> T* data() { return static_cast<T*>(mutable_raw()); }
+  template <typename T>
+  const T* data() const {
+    return static_cast<const T*>(data_);
+  }
+  template <typename T>
+  T* data() {
+    return static_cast<T*>(mutable_raw());
+  }
 
   // Same buffer, new shape with the same element count.
   Tensor reshaped(Shape shape) const;

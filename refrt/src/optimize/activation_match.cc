@@ -10,7 +10,8 @@ std::optional<std::pair<float, float>> clip_bounds(const GraphIndex& ix, const N
     const Attribute* a = n.attr("min");
     const Attribute* b = n.attr("max");
     if ((a && a->type != Attribute::Type::kFloat) || (b && b->type != Attribute::Type::kFloat)) return std::nullopt;
-    return std::make_pair(a ? a->f : std::numeric_limits<float>::lowest(), b ? b->f : std::numeric_limits<float>::max());
+    return std::make_pair(a ? a->f : std::numeric_limits<float>::lowest(),
+                          b ? b->f : std::numeric_limits<float>::max());
   }
   if (n.inputs.size() > 1 && !n.inputs[1].empty()) {
     auto v = ix.scalar(n.inputs[1]);
@@ -57,10 +58,14 @@ std::optional<Match> match_one_reader(const GraphDef& g, const GraphIndex& ix, c
   Match m;
   m.nodes = {i};
   m.out = n.outputs[0];
-  if (is_op(n, "Relu")) m.steps = {{ActKind::kRelu}};
-  else if (is_op(n, "Sigmoid")) m.steps = {{ActKind::kSigmoid}};
-  else if (is_op(n, "HardSwish")) m.steps = {{ActKind::kHardSwish}};
-  else if (is_op(n, "HardSigmoid")) m.steps = {{ActKind::kHardSigmoid, {n.attr_float("alpha", 0.2f), n.attr_float("beta", 0.5f)}}};
+  if (is_op(n, "Relu"))
+    m.steps = {{ActKind::kRelu}};
+  else if (is_op(n, "Sigmoid"))
+    m.steps = {{ActKind::kSigmoid}};
+  else if (is_op(n, "HardSwish"))
+    m.steps = {{ActKind::kHardSwish}};
+  else if (is_op(n, "HardSigmoid"))
+    m.steps = {{ActKind::kHardSigmoid, {n.attr_float("alpha", 0.2f), n.attr_float("beta", 0.5f)}}};
   else if (is_op(n, "Clip")) {
     std::string v = x;
     m.nodes.clear();
@@ -91,8 +96,8 @@ std::optional<Match> match_one_reader(const GraphDef& g, const GraphIndex& ix, c
 std::optional<Match> match_silu(const GraphDef& g, const GraphIndex& ix, const std::string& x, size_t i0, size_t i1) {
   const NodeDef& n0 = g.nodes[i0];
   const NodeDef& n1 = g.nodes[i1];
-  if (!is_op(n0, "Sigmoid") || !is_op(n1, "Mul") || !ix.internal(n0.outputs[0], 1) || ix.readers(n0.outputs[0])[0] != i1 ||
-      n1.inputs.size() != 2 || (n1.inputs[0] != x && n1.inputs[1] != x))
+  if (!is_op(n0, "Sigmoid") || !is_op(n1, "Mul") || !ix.internal(n0.outputs[0], 1) ||
+      ix.readers(n0.outputs[0])[0] != i1 || n1.inputs.size() != 2 || (n1.inputs[0] != x && n1.inputs[1] != x))
     return std::nullopt;
   Match m;
   m.steps = {{ActKind::kSilu}};
@@ -102,7 +107,8 @@ std::optional<Match> match_silu(const GraphDef& g, const GraphIndex& ix, const s
 }
 
 // x * clip(x + a, lo, hi) / d (decomposed hardswish), either order of Mul and Div: x read by Add n0 and Mul n1.
-std::optional<Match> match_hardswish(const GraphDef& g, const GraphIndex& ix, const std::string& x, size_t i0, size_t i1) {
+std::optional<Match> match_hardswish(const GraphDef& g, const GraphIndex& ix, const std::string& x, size_t i0,
+                                     size_t i1) {
   const NodeDef& n0 = g.nodes[i0];
   const NodeDef& n1 = g.nodes[i1];
   if (!is_op(n0, "Add") || !is_op(n1, "Mul")) return std::nullopt;
@@ -115,7 +121,8 @@ std::optional<Match> match_hardswish(const GraphDef& g, const GraphIndex& ix, co
   size_t k = 0;
   const NodeDef* next = sole_reader(g, ix, v, &k);
   if (!next) return std::nullopt;
-  const bool mul_reads = n1.inputs.size() == 2 && ((n1.inputs[0] == x && n1.inputs[1] != x) || (n1.inputs[1] == x && n1.inputs[0] != x));
+  const bool mul_reads =
+      n1.inputs.size() == 2 && ((n1.inputs[0] == x && n1.inputs[1] != x) || (n1.inputs[1] == x && n1.inputs[0] != x));
   if (!mul_reads) return std::nullopt;
   const std::string other = n1.inputs[0] == x ? n1.inputs[1] : n1.inputs[0];
   Match m;
@@ -144,7 +151,8 @@ std::optional<Match> match_hardswish(const GraphDef& g, const GraphIndex& ix, co
 }
 
 // (x * c1) * (erf(x * c0) + c2), exact GELU as decompositions write it: x read by Muls n0 (erf side) and n1.
-std::optional<Match> match_gelu_erf(const GraphDef& g, const GraphIndex& ix, const std::string& x, size_t i0, size_t i1) {
+std::optional<Match> match_gelu_erf(const GraphDef& g, const GraphIndex& ix, const std::string& x, size_t i0,
+                                    size_t i1) {
   const NodeDef& n0 = g.nodes[i0];
   const NodeDef& n1 = g.nodes[i1];
   if (!is_op(n0, "Mul") || !is_op(n1, "Mul")) return std::nullopt;
@@ -157,7 +165,8 @@ std::optional<Match> match_gelu_erf(const GraphDef& g, const GraphIndex& ix, con
   if (!a || !is_op(*a, "Add")) return std::nullopt;
   auto c2 = other_scalar(ix, *a, e->outputs[0]);
   const NodeDef* mm = c2 ? sole_reader(g, ix, a->outputs[0], &im) : nullptr;
-  if (!mm || !is_op(*mm, "Mul") || !ix.internal(n1.outputs[0], 1) || ix.readers(n1.outputs[0])[0] != im) return std::nullopt;
+  if (!mm || !is_op(*mm, "Mul") || !ix.internal(n1.outputs[0], 1) || ix.readers(n1.outputs[0])[0] != im)
+    return std::nullopt;
   if (!((mm->inputs[0] == n1.outputs[0] && mm->inputs[1] == a->outputs[0]) ||
         (mm->inputs[1] == n1.outputs[0] && mm->inputs[0] == a->outputs[0])))
     return std::nullopt;
@@ -188,8 +197,10 @@ std::optional<Match> match_activation(const GraphDef& g, const GraphIndex& ix, c
 }
 
 bool anchor_op(const NodeDef& n, std::string* fused) {
-  static const std::map<std::string, std::string> anchors = {{"Conv", "FusedConv"}, {"Gemm", "FusedGemm"}, {"MatMul", "FusedMatMul"}};
-  if (n.domain == kFusedDomain && (n.op_type == "FusedConv" || n.op_type == "FusedGemm" || n.op_type == "FusedMatMul")) {
+  static const std::map<std::string, std::string> anchors = {
+      {"Conv", "FusedConv"}, {"Gemm", "FusedGemm"}, {"MatMul", "FusedMatMul"}};
+  if (n.domain == kFusedDomain &&
+      (n.op_type == "FusedConv" || n.op_type == "FusedGemm" || n.op_type == "FusedMatMul")) {
     *fused = n.op_type;
     return true;
   }

@@ -25,7 +25,9 @@ bool fold_batch_norm(GraphDef& g) {
     if (!is_op(conv, "Conv") || conv.outputs.size() != 1) continue;
     const Tensor* w = ix.constant(conv.inputs[1]);
     const Tensor* b = conv.inputs.size() > 2 && !conv.inputs[2].empty() ? ix.constant(conv.inputs[2]) : nullptr;
-    if (!w || w->dtype() != DType::kFloat32 || w->rank() < 3 || (conv.inputs.size() > 2 && !conv.inputs[2].empty() && !b)) continue;
+    if (!w || w->dtype() != DType::kFloat32 || w->rank() < 3 ||
+        (conv.inputs.size() > 2 && !conv.inputs[2].empty() && !b))
+      continue;
     const int64_t m = w->dim(0);
     const Tensor* params[4];
     bool ok = !b || (b->dtype() == DType::kFloat32 && b->numel() == m);
@@ -40,10 +42,13 @@ bool fold_batch_norm(GraphDef& g) {
     Tensor nw(DType::kFloat32, w->shape()), nb(DType::kFloat32, {m});
     const int64_t per = w->numel() / std::max<int64_t>(m, 1);
     for (int64_t o = 0; o < m; ++o) {
-      const double s = static_cast<double>(scale[o]) / std::sqrt(static_cast<double>(var[o]) + static_cast<double>(eps));
-      for (int64_t j = 0; j < per; ++j) nw.data<float>()[o * per + j] = static_cast<float>(w->data<float>()[o * per + j] * s);
+      const double s =
+          static_cast<double>(scale[o]) / std::sqrt(static_cast<double>(var[o]) + static_cast<double>(eps));
+      for (int64_t j = 0; j < per; ++j)
+        nw.data<float>()[o * per + j] = static_cast<float>(w->data<float>()[o * per + j] * s);
       const double bias = b ? static_cast<double>(b->data<float>()[o]) : 0.0;
-      nb.data<float>()[o] = static_cast<float>((bias - static_cast<double>(mean[o])) * s + static_cast<double>(shift[o]));
+      nb.data<float>()[o] =
+          static_cast<float>((bias - static_cast<double>(mean[o])) * s + static_cast<double>(shift[o]));
     }
     // Appended after the loop: growing g.initializers here would move the tensors `ix` points to.
     const std::string wn = fresh_name(g, added, conv.name + ".folded_weight");

@@ -17,7 +17,8 @@ bool fuse_conv_add(GraphDef& g) {
     if (dead[i] || !plain || conv.outputs.size() != 1) continue;
     size_t ai = 0;
     const NodeDef* add = sole_reader(g, ix, conv.outputs[0], &ai);
-    if (!add || dead[ai] || !is_op(*add, "Add") || add->inputs.size() != 2 || add->inputs[0] == add->inputs[1]) continue;
+    if (!add || dead[ai] || !is_op(*add, "Add") || add->inputs.size() != 2 || add->inputs[0] == add->inputs[1])
+      continue;
     const std::string& other = add->inputs[0] == conv.outputs[0] ? add->inputs[1] : add->inputs[0];
     if (ix.constant(other)) continue;  // a constant is a bias, not a residual
     // The other operand must exist before the conv runs: not produced by a node after it that

@@ -80,7 +80,8 @@ std::optional<ScalarQ> scalar_params(const Index& ix, const NodeDef& n) {
     q.zp = z->dtype() == DType::kInt8 ? *z->data<int8_t>() : *z->data<uint8_t>();
   } else if (n.op_type == "QuantizeLinear" && n.opset >= 21) {
     const int64_t t = n.attr_int("output_dtype", 0);
-    if (t != 0 && t != static_cast<int64_t>(DType::kUInt8) && t != static_cast<int64_t>(DType::kInt8)) return std::nullopt;
+    if (t != 0 && t != static_cast<int64_t>(DType::kUInt8) && t != static_cast<int64_t>(DType::kInt8))
+      return std::nullopt;
     if (t != 0) q.type = static_cast<DType>(t);
   }
   return q;
@@ -100,7 +101,8 @@ std::optional<WeightQ> weight_params(const Index& ix, const NodeDef& dq, int64_t
   if (!q.w || !s || !is_8bit(q.w->dtype()) || s->dtype() != DType::kFloat32 || q.w->rank() < 2) return std::nullopt;
   const int64_t axis = dq.attr_int("axis", 1), rank = static_cast<int64_t>(q.w->rank());
   const int64_t channels = q.w->dim(static_cast<size_t>(channel_axis));
-  if (s->numel() != 1 && (s->rank() != 1 || s->numel() != channels || (axis + rank) % rank != channel_axis)) return std::nullopt;
+  if (s->numel() != 1 && (s->rank() != 1 || s->numel() != channels || (axis + rank) % rank != channel_axis))
+    return std::nullopt;
   const Tensor* z = dq.inputs.size() > 2 && !dq.inputs[2].empty() ? ix.constant(dq.inputs[2]) : nullptr;
   if (dq.inputs.size() > 2 && !dq.inputs[2].empty() && (!z || z->dtype() != q.w->dtype() || z->numel() != s->numel()))
     return std::nullopt;
@@ -115,15 +117,17 @@ std::optional<Tensor> bias_values(const GraphDef& g, const Index& ix, const std:
                                   std::vector<size_t>& absorbed) {
   if (v.empty()) return Tensor();
   if (const Tensor* b = ix.constant(v))
-    return b->dtype() == DType::kFloat32 && b->rank() == 1 && b->numel() == channels ? std::optional<Tensor>(b->clone()) : std::nullopt;
+    return b->dtype() == DType::kFloat32 && b->rank() == 1 && b->numel() == channels ? std::optional<Tensor>(b->clone())
+                                                                                     : std::nullopt;
   size_t at = 0;
   const NodeDef* dq = ix.made_by(g, v, "DequantizeLinear", &at);
   if (!dq || dq->inputs.size() < 2) return std::nullopt;
   const Tensor* b = ix.constant(dq->inputs[0]);
   const Tensor* s = ix.constant(dq->inputs[1]);
   const Tensor* z = dq->inputs.size() > 2 && !dq->inputs[2].empty() ? ix.constant(dq->inputs[2]) : nullptr;
-  if (!b || !s || b->dtype() != DType::kInt32 || b->numel() != channels || b->rank() != 1 || s->dtype() != DType::kFloat32 ||
-      (s->numel() != 1 && s->numel() != channels) || (dq->inputs.size() > 2 && !dq->inputs[2].empty() && !z))
+  if (!b || !s || b->dtype() != DType::kInt32 || b->numel() != channels || b->rank() != 1 ||
+      s->dtype() != DType::kFloat32 || (s->numel() != 1 && s->numel() != channels) ||
+      (dq->inputs.size() > 2 && !dq->inputs[2].empty() && !z))
     return std::nullopt;
   if (z && (z->dtype() != DType::kInt32 || z->numel() != s->numel())) return std::nullopt;
   Tensor out(DType::kFloat32, {channels});
@@ -191,8 +195,10 @@ bool fuse_at(GraphDef& g, const Index& ix, size_t qi, std::vector<bool>& dead) {
   }
   const NodeDef& anchor = g.nodes[ai];
   const bool conv = anchor.op_type == "Conv", gemm = anchor.op_type == "Gemm", matmul = anchor.op_type == "MatMul";
-  if (!anchor.domain.empty() || !(conv || gemm || matmul) || anchor.outputs.size() != 1 || anchor.inputs.size() < 2) return false;
-  if (gemm && (anchor.attr_int("transA", 0) != 0 || anchor.attr_float("alpha", 1) != 1.0f || anchor.attr_float("beta", 1) != 1.0f))
+  if (!anchor.domain.empty() || !(conv || gemm || matmul) || anchor.outputs.size() != 1 || anchor.inputs.size() < 2)
+    return false;
+  if (gemm && (anchor.attr_int("transA", 0) != 0 || anchor.attr_float("alpha", 1) != 1.0f ||
+               anchor.attr_float("beta", 1) != 1.0f))
     return false;
   const bool trans_b = gemm && anchor.attr_int("transB", 0) != 0;
   size_t dxi = 0, dwi = 0;
@@ -249,7 +255,8 @@ bool fuse_qdq(GraphDef& g) {
   std::vector<bool> dead(g.nodes.size(), false);
   bool changed = false;
   for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (!dead[i] && g.nodes[i].domain.empty() && g.nodes[i].op_type == "QuantizeLinear") changed = fuse_at(g, ix, i, dead) || changed;
+    if (!dead[i] && g.nodes[i].domain.empty() && g.nodes[i].op_type == "QuantizeLinear")
+      changed = fuse_at(g, ix, i, dead) || changed;
   if (!changed) return false;
   // The 8-bit weights now live in the fused nodes' attributes: their initializers go with the dead nodes.
   compact(g, dead);

@@ -41,7 +41,8 @@ bool fuse_rms_norm(GraphDef& g) {
     if (!rc || !is_op(*rc, "Reciprocal")) continue;
     const NodeDef* mul = sole_reader(g, ix, rc->outputs[0], &im);
     if (!mul || !is_op(*mul, "Mul") || mul->inputs.size() != 2) continue;
-    if (!((mul->inputs[0] == x && mul->inputs[1] == rc->outputs[0]) || (mul->inputs[1] == x && mul->inputs[0] == rc->outputs[0])))
+    if (!((mul->inputs[0] == x && mul->inputs[1] == rc->outputs[0]) ||
+          (mul->inputs[1] == x && mul->inputs[0] == rc->outputs[0])))
       continue;
     NodeDef n;
     n.name = pw.name;

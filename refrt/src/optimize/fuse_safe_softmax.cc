@@ -15,7 +15,8 @@ bool fuse_safe_softmax(GraphDef& g) {
   std::vector<NodeDef> made;
   auto producer = [&](const std::string& v, const char* op) -> const NodeDef* {
     auto it = ix.producer.find(v);
-    if (it == ix.producer.end() || dead[it->second] || !is_op(g.nodes[it->second], op) || !ix.internal(v, 1)) return nullptr;
+    if (it == ix.producer.end() || dead[it->second] || !is_op(g.nodes[it->second], op) || !ix.internal(v, 1))
+      return nullptr;
     return &g.nodes[it->second];
   };
   auto index_of = [&](const NodeDef* n) { return static_cast<size_t>(n - g.nodes.data()); };

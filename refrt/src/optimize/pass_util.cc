@@ -16,9 +16,7 @@ std::optional<float> other_scalar(const GraphIndex& ix, const NodeDef& n, const 
   return std::nullopt;
 }
 
-void absorb(NodeDef& into, const NodeDef& part) {
-  into.fused_from.emplace_back(part.name, part.op_type);
-}
+void absorb(NodeDef& into, const NodeDef& part) { into.fused_from.emplace_back(part.name, part.op_type); }
 
 void make_fused(NodeDef& n, const std::string& op) {
   if (n.domain == kFusedDomain) return;
@@ -28,7 +26,8 @@ void make_fused(NodeDef& n, const std::string& op) {
   n.opset = 1;
 }
 
-std::string fresh_name(const GraphDef& g, const std::vector<std::pair<std::string, Tensor>>& added, const std::string& base) {
+std::string fresh_name(const GraphDef& g, const std::vector<std::pair<std::string, Tensor>>& added,
+                       const std::string& base) {
   std::set<std::string> taken;
   for (const auto& [name, _] : added) taken.insert(name);
   for (const auto& [name, _] : g.initializers) taken.insert(name);

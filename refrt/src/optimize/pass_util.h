@@ -67,7 +67,8 @@ void absorb(NodeDef& into, const NodeDef& part);
 void make_fused(NodeDef& n, const std::string& op);
 
 // `base`, or `base_K` with the first K that names no initializer (of the graph or `added`) and no node output.
-std::string fresh_name(const GraphDef& g, const std::vector<std::pair<std::string, Tensor>>& added, const std::string& base);
+std::string fresh_name(const GraphDef& g, const std::vector<std::pair<std::string, Tensor>>& added,
+                       const std::string& base);
 
 // Drops the nodes marked dead (order kept) and the initializers no node reads any more.
 void compact(GraphDef& g, const std::vector<bool>& dead);

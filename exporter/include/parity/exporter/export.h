@@ -50,7 +50,8 @@ std::string export_program(const pt2::Program& program, const ExportOptions& opt
 // Exports and writes `onnx_path` (+ its external data file, see ExportOptions) atomically: temporary files
 // renamed into place, nothing left behind on failure. Weights are streamed from the program's memory-mapped
 // archive into the file(s), never all in memory at once. Returns true when external data was written.
-bool export_program_to_file(const pt2::Program& program, const std::string& onnx_path, const ExportOptions& options = {});
+bool export_program_to_file(const pt2::Program& program, const std::string& onnx_path,
+                            const ExportOptions& options = {});
 // read_pt2(pt2_path) + export_program_to_file.
 bool export_file(const std::string& pt2_path, const std::string& onnx_path, const ExportOptions& options = {});
 

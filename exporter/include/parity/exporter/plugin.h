@@ -60,7 +60,7 @@ class PluginContext {
   DType output_dtype(size_t i = 0) const;
 
   // --- emission ---
-  std::string constant(double v, DType dtype);  // a scalar constant
+  std::string constant(double v, DType dtype);               // a scalar constant
   std::string constant_ints(const std::vector<int64_t>& v);  // a 1-D int64 constant (shapes, axes)
   // Appends a node; `domain` empty = the ONNX domain (a custom domain is imported at version 1).
   void emit(const std::string& op_type, const std::vector<std::string>& inputs, const std::vector<std::string>& outputs,

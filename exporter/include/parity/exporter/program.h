@@ -50,20 +50,20 @@ class Argument {
   // A SymInt/SymFloat/SymBool argument (or list element) that names a symbol rather than holding a value.
   bool is_symbolic_scalar() const;
 
-  std::string tensor_name() const;                   // as_tensor (throws otherwise)
-  std::vector<std::string> tensor_names() const;     // as_tensors
+  std::string tensor_name() const;                                        // as_tensor (throws otherwise)
+  std::vector<std::string> tensor_names() const;                          // as_tensors
   std::vector<std::optional<std::string>> optional_tensor_names() const;  // as_optional_tensors (or as_tensors)
-  int64_t as_int() const;                            // as_int, or a static as_sym_int
-  std::vector<int64_t> as_ints() const;              // as_ints, or as_sym_ints that are all static
-  double as_float() const;                           // as_float, as_int, or a static as_sym_float
-  std::vector<double> as_floats() const;             // as_floats
-  size_t list_length() const;                        // the length of any list kind (as_ints, as_tensors, ...)
-  bool as_bool() const;                              // as_bool, or a static as_sym_bool
-  const std::string& as_string() const;              // as_string
-  std::string symbol() const;                        // the symbol of a symbolic as_sym_int/float/bool
-  Graph subgraph() const;                            // as_graph, as a Parity graph
-  std::string value_text() const;                    // the value alone, short: "3", "[1, 2]", "x_1"
-  std::string describe() const;                      // kind and value, for error messages
+  int64_t as_int() const;                                                 // as_int, or a static as_sym_int
+  std::vector<int64_t> as_ints() const;                                   // as_ints, or as_sym_ints that are all static
+  double as_float() const;                                                // as_float, as_int, or a static as_sym_float
+  std::vector<double> as_floats() const;                                  // as_floats
+  size_t list_length() const;            // the length of any list kind (as_ints, as_tensors, ...)
+  bool as_bool() const;                  // as_bool, or a static as_sym_bool
+  const std::string& as_string() const;  // as_string
+  std::string symbol() const;            // the symbol of a symbolic as_sym_int/float/bool
+  Graph subgraph() const;                // as_graph, as a Parity graph
+  std::string value_text() const;        // the value alone, short: "3", "[1, 2]", "x_1"
+  std::string describe() const;          // kind and value, for error messages
 
  private:
   [[noreturn]] void wrong_kind(const char* wanted) const;
@@ -106,8 +106,16 @@ struct InputSpec {
 };
 
 struct OutputSpec {
-  enum class Kind { kUserOutput, kLossOutput, kBufferMutation, kGradientToParameter, kGradientToUserInput,
-                    kUserInputMutation, kToken, kParameterMutation };
+  enum class Kind {
+    kUserOutput,
+    kLossOutput,
+    kBufferMutation,
+    kGradientToParameter,
+    kGradientToUserInput,
+    kUserInputMutation,
+    kToken,
+    kParameterMutation
+  };
   Kind kind = Kind::kUserOutput;
   Argument arg;
   std::string target;
@@ -158,8 +166,8 @@ struct OpTarget {
   std::string ns, op, overload;
 
   static OpTarget parse(const std::string& fx_target);
-  std::string key() const;         // the translation registry key: "aten::relu_.default", "higher_order::cond"
-  std::string qualified() const;   // "aten.relu_.default" (the target without "torch.ops.")
+  std::string key() const;        // the translation registry key: "aten::relu_.default", "higher_order::cond"
+  std::string qualified() const;  // "aten.relu_.default" (the target without "torch.ops.")
   bool is_aten() const { return torch_ops && ns == "aten"; }
   // An aten op whose name ends in one underscore (relu_, add_; not __and__).
   bool is_in_place() const;

@@ -12,12 +12,12 @@ namespace parity::refrt {
 
 // Ordered: each level includes the ones below it.
 enum class IsaLevel : int {
-  kScalar = 0,   // no hand-written vector code (the compiler's baseline, SSE2 on x86-64)
-  kAvx2 = 1,     // AVX2 + FMA
-  kAvx512 = 2,   // AVX-512 F, BW, VL, DQ (and the OS saves the ZMM state)
+  kScalar = 0,  // no hand-written vector code (the compiler's baseline, SSE2 on x86-64)
+  kAvx2 = 1,    // AVX2 + FMA
+  kAvx512 = 2,  // AVX-512 F, BW, VL, DQ (and the OS saves the ZMM state)
   kAvx512Vnni = 3,
   kAvx512Bf16 = 4,
-  kAmx = 5,      // AMX tile + int8 + bf16, and the kernel granted this process the tile state
+  kAmx = 5,  // AMX tile + int8 + bf16, and the kernel granted this process the tile state
 };
 
 struct IsaInfo {

@@ -15,17 +15,17 @@
 namespace parity::refrt {
 
 struct ProfileOptions {
-  int runs = 10;    // measured runs
-  int warmup = 2;   // runs before measuring (not in the profile)
+  int runs = 10;   // measured runs
+  int warmup = 2;  // runs before measuring (not in the profile)
 };
 
 struct Profile {
   std::string model;
   int warmup = 0;
   double load_ms = 0;
-  std::vector<double> run_start_ms;             // of each measured run, from the first one
-  std::vector<double> run_ms;                   // wall time of each measured run
-  std::vector<std::vector<NodeTiming>> nodes;   // per measured run
+  std::vector<double> run_start_ms;            // of each measured run, from the first one
+  std::vector<double> run_ms;                  // wall time of each measured run
+  std::vector<std::vector<NodeTiming>> nodes;  // per measured run
 };
 
 Profile profile_session(const Session& session, const std::vector<Tensor>& inputs, const ProfileOptions& options,

@@ -24,7 +24,7 @@ struct ValueInfo {
   ValueKind kind = ValueKind::kTensor;
   DType dtype = DType::kUndefined;  // of the tensor, or of a sequence's / optional's tensors
   bool has_shape = false;
-  std::vector<DimValue> dims;       // tensors only (a sequence's elements may differ in shape)
+  std::vector<DimValue> dims;  // tensors only (a sequence's elements may differ in shape)
 };
 
 struct Value;  // a sequence or optional value (parity/refrt/value.h)
@@ -54,11 +54,11 @@ struct TypedShape {
 // One node's execution in a profiled run (RunOptions::profile).
 struct NodeTiming {
   std::string node, op_type;
-  size_t node_index = 0;   // position in execution order
-  double start_ms = 0;     // from the start of run()
+  size_t node_index = 0;  // position in execution order
+  double start_ms = 0;    // from the start of run()
   double ms = 0;
-  double flops = 0;        // declared by the kernel; 0 = not declared
-  double bytes = 0;        // input + output bytes: the traffic a kernel must at least move
+  double flops = 0;  // declared by the kernel; 0 = not declared
+  double bytes = 0;  // input + output bytes: the traffic a kernel must at least move
   std::vector<TypedShape> inputs, outputs;
 };
 
@@ -91,7 +91,7 @@ class Session {
                                              SessionOptions options = {});
   ~Session();
 
-  const std::vector<ValueInfo>& inputs() const;   // graph inputs that are not initializers, in order
+  const std::vector<ValueInfo>& inputs() const;  // graph inputs that are not initializers, in order
   const std::vector<ValueInfo>& outputs() const;
   // Inputs by position (as inputs()), checked for dtype, rank, static dims and consistent symbolic
   // dims. Const and thread-compatible: concurrent runs on one Session are fine. Results may share
@@ -99,7 +99,8 @@ class Session {
   RunResult run(const std::vector<Tensor>& inputs, const RunOptions& options = {}) const;
   // Models with sequence or optional inputs: values[i] supplies input i where inputs() declares a
   // sequence or optional (inputs[i] is not read there and may be undefined); nullptr elsewhere.
-  RunResult run_values(const std::vector<Tensor>& inputs, const ValueList& values, const RunOptions& options = {}) const;
+  RunResult run_values(const std::vector<Tensor>& inputs, const ValueList& values,
+                       const RunOptions& options = {}) const;
 
   struct Impl;
 

@@ -17,7 +17,7 @@ struct Value {
   ValueKind kind = ValueKind::kSequence;  // never kTensor
   // The elements' dtype. kUndefined only for an empty value whose source did not declare it.
   DType elem_type = DType::kUndefined;
-  bool has_element = true;                // optionals: false = empty (None)
+  bool has_element = true;  // optionals: false = empty (None)
   // kSequence: the elements. kOptionalTensor: its one tensor. kOptionalSequence: the sequence's elements.
   std::vector<Tensor> tensors;
 
@@ -37,8 +37,8 @@ const char* value_kind_name(ValueKind kind);  // "tensor", "sequence", "optional
 // optional type a SequenceProto / OptionalProto (which one the model's declaration says: `declared`).
 struct NamedValue {
   std::string name;
-  Tensor tensor;                        // kind kTensor
-  std::shared_ptr<const Value> value;   // the other kinds
+  Tensor tensor;                       // kind kTensor
+  std::shared_ptr<const Value> value;  // the other kinds
 };
 NamedValue read_value_file(const std::string& path, const ValueInfo& declared);
 // `<dir>/<prefix>_0.pb, _1.pb, ...` until the first missing index; file i is read as declared[i]

@@ -9,7 +9,7 @@
 namespace parity::verify {
 
 struct CaseDynamicDim {
-  int64_t input = 0;       // index among the flattened user inputs
+  int64_t input = 0;  // index among the flattened user inputs
   int64_t axis = 0;
   std::string name;        // the user's Dim name ("batch")
   std::string input_name;  // optional: the program's placeholder name
@@ -19,11 +19,11 @@ struct CaseDynamicDim {
 struct CaseInfo {
   std::string path;  // .../case.json
   int schema_version = 1;
-  std::string name;                  // default: the folder's name (its parent's when the folder is a mode)
-  std::string mode;                  // default: the folder's name when it is a mode, else "custom"
-  std::string status = "captured";   // captured | capture_failed
-  std::string error;                 // why the capture failed ("" when it did not)
-  std::optional<int64_t> input_sets; // when given: the number of test_data_set_<k> folders
+  std::string name;                   // default: the folder's name (its parent's when the folder is a mode)
+  std::string mode;                   // default: the folder's name when it is a mode, else "custom"
+  std::string status = "captured";    // captured | capture_failed
+  std::string error;                  // why the capture failed ("" when it did not)
+  std::optional<int64_t> input_sets;  // when given: the number of test_data_set_<k> folders
   std::vector<std::string> input_names, output_names;
   std::vector<CaseDynamicDim> dynamic_dims;
   std::vector<std::string> torch_libraries, export_plugins;  // absolute paths (custom ops)

@@ -25,9 +25,9 @@ struct NonFinite {
   int64_t nan = 0, inf = 0;
 };
 struct WorstElement {
-  std::vector<int64_t> index;      // multi-dimensional
-  std::string expected, actual;    // element_text of each side
-  double abs_error = 0;            // +inf where NaN-ness or infinities differ
+  std::vector<int64_t> index;    // multi-dimensional
+  std::string expected, actual;  // element_text of each side
+  double abs_error = 0;          // +inf where NaN-ness or infinities differ
 };
 // A failing comparison's detail (mismatch_detail.cc): NaN / Inf counts of each side, worst elements first.
 struct MismatchDetail {

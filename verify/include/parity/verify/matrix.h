@@ -9,21 +9,21 @@ namespace parity::verify {
 
 struct MatrixOptions {
   std::string out_dir = "out/matrix";
-  std::string filter;                                   // regex on case names ("" = all)
+  std::string filter;  // regex on case names ("" = all)
   std::vector<std::string> modes = {"strict", "nonstrict", "decomposed"};
-  double timeout_seconds = 600;                         // per (case, mode)
+  double timeout_seconds = 600;  // per (case, mode)
   int opset = 18;
-  int jobs = 1;                                         // parallel `parity verify` children
+  int jobs = 1;  // parallel `parity verify` children
   bool force_capture = false;
-  bool peers = true;                                    // official exporter / ONNX Runtime columns
-  std::string baseline;        // an older report.json: regressions against it fail the run
-  std::string known_failures;  // scenarios/known_failures.json ("" = none)
+  bool peers = true;                   // official exporter / ONNX Runtime columns
+  std::string baseline;                // an older report.json: regressions against it fail the run
+  std::string known_failures;          // scenarios/known_failures.json ("" = none)
   std::vector<std::string> scenarios;  // user suites (FILE.py[:NAME] or folders) instead of the built-in cases
   bool with_builtin = false;           // with scenarios: the built-in cases as well
   std::string shard;                   // "K/N": only this share of the (case, mode) pairs ("" = all)
-  std::string python;      // the venv's python (capture runs there)
-  std::string source_dir;  // repository root (where the scenarios package lives)
-  std::string self_exe;    // this parity binary (each case is verified by `parity verify` in a child)
+  std::string python;                  // the venv's python (capture runs there)
+  std::string source_dir;              // repository root (where the scenarios package lives)
+  std::string self_exe;                // this parity binary (each case is verified by `parity verify` in a child)
 };
 
 struct MatrixResult {

@@ -11,8 +11,8 @@
 namespace parity::verify {
 
 struct ReferenceResult {
-  std::vector<Tensor> outputs;                 // user outputs, in order
-  std::vector<Tensor> mutations;               // new values of mutated state, as Program::mutations()
+  std::vector<Tensor> outputs;                  // user outputs, in order
+  std::vector<Tensor> mutations;                // new values of mutated state, as Program::mutations()
   std::map<std::string, Tensor> intermediates;  // FX tensor name -> value (when requested)
 };
 

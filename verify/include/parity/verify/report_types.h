@@ -33,20 +33,26 @@ namespace nlohmann {
 template <typename T>
 struct adl_serializer<parity::verify::Absent<T>> {
   static void to_json(json& j, const parity::verify::Absent<T>& v) {
-    if (v) j = *v;
-    else j = json(json::value_t::discarded);
+    if (v)
+      j = *v;
+    else
+      j = json(json::value_t::discarded);
   }
   static void from_json(const json& j, parity::verify::Absent<T>& v) { v = j.get<T>(); }  // key present: a value
 };
 template <typename T>
 struct adl_serializer<parity::verify::Nullable<T>> {
   static void to_json(json& j, const parity::verify::Nullable<T>& v) {
-    if (v) j = *v;
-    else j = nullptr;
+    if (v)
+      j = *v;
+    else
+      j = nullptr;
   }
   static void from_json(const json& j, parity::verify::Nullable<T>& v) {
-    if (j.is_null()) v.reset();
-    else v = j.get<T>();
+    if (j.is_null())
+      v.reset();
+    else
+      v = j.get<T>();
   }
 };
 }  // namespace nlohmann
@@ -108,7 +114,7 @@ struct PeerRun {
   Nullable<std::string> error;
 };
 struct OursPeers {
-  std::string refrt, ort;           // pass | fail | error | skipped
+  std::string refrt, ort;             // pass | fail | error | skipped
   Absent<nlohmann::json> ort_detail;  // scenarios.peers' own record
 };
 struct OfficialPeers {  // JSON key "export" (a C++ keyword, hence export_status)
@@ -129,8 +135,8 @@ struct ExpectedFailure {
 
 // One (case, mode): report.json "cases"[i]. JSON keys "export", "run", "verify" (stage results).
 struct CaseEntry {
-  std::string case_name, mode;        // keys "case", "mode"
-  std::string status = "pass";        // pass fail error capture_failed crashed timeout xfail xpass
+  std::string case_name, mode;         // keys "case", "mode"
+  std::string status = "pass";         // pass fail error capture_failed crashed timeout xfail xpass
   Nullable<std::string> stage, error;  // where and why it did not pass
   std::string export_status = "skipped", run = "skipped", verify = "skipped";  // ok | error | pass | fail | skipped
   nlohmann::json max_abs_error, max_rel_error;  // number, "Infinity"/"NaN", or null when not compared
@@ -144,8 +150,8 @@ struct CaseEntry {
   Absent<ProfileSummary> profile;
   Absent<std::vector<FreshSetEntry>> fresh_sets;
   Absent<Peers> peers;
-  Absent<double> wall_seconds;                 // the matrix: the child process's wall time
-  Absent<std::string> result;                  // known failures: the status before xfail/xpass
+  Absent<double> wall_seconds;  // the matrix: the child process's wall time
+  Absent<std::string> result;   // known failures: the status before xfail/xpass
   Absent<ExpectedFailure> expected_failure;
 };
 
