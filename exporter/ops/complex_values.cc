@@ -93,6 +93,22 @@ void complex_reduce(TranslateContext& ctx, const char* op) {
 void complex_sum(TranslateContext& ctx) { complex_reduce(ctx, "ReduceSum"); }
 void complex_mean(TranslateContext& ctx) { complex_reduce(ctx, "ReduceMean"); }
 
+// _to_copy / to.dtype into a complex dtype: a real tensor gets imaginary part 0, a complex one its parts
+// cast. To a real dtype torch drops the imaginary part (with a warning): refused, `.real` says it.
+void complex_to_copy(TranslateContext& ctx) {
+  const auto& in = ctx.input_meta("self");
+  const auto& out = ctx.output_meta();
+  if (!is_complex(out)) ctx.fail("casting a complex tensor to a real dtype drops its imaginary part; take .real");
+  const DType t = part_dtype(ctx, out);
+  if (!is_complex(in)) {
+    ctx.emit("Identity", {real_to_pair(ctx, ctx.cast_if_needed(ctx.tensor("self"), in.dtype, t), rank_of(in))}, {ctx.output()});
+    return;
+  }
+  const DType from = part_dtype(ctx, in);
+  if (from == t) return ctx.alias_output(0, ctx.tensor("self"));
+  ctx.emit("Identity", {ctx.cast_if_needed(ctx.tensor("self"), from, t)}, {ctx.output()});
+}
+
 // --- layout ops: the pair dim stays last ---
 
 void complex_view(TranslateContext& ctx) {
@@ -158,6 +174,9 @@ PARITY_COMPLEX_TRANSLATION("aten::mul.Tensor", complex_mul, 17);
 PARITY_COMPLEX_TRANSLATION("aten::mul.Scalar", complex_mul, 17);
 PARITY_COMPLEX_TRANSLATION("aten::sum.dim_IntList", complex_sum, 18);
 PARITY_COMPLEX_TRANSLATION("aten::mean.dim", complex_mean, 18);
+PARITY_COMPLEX_TRANSLATION("aten::_to_copy.default", complex_to_copy, 17);
+PARITY_COMPLEX_TRANSLATION("aten::to.dtype", complex_to_copy, 17);
+PARITY_COMPLEX_TRANSLATION("aten::to.dtype_layout", complex_to_copy, 17);
 PARITY_COMPLEX_TRANSLATION("aten::view.default", complex_view, 17);
 PARITY_COMPLEX_TRANSLATION("aten::reshape.default", complex_view, 17);
 PARITY_COMPLEX_TRANSLATION("aten::_unsafe_view.default", complex_view, 17);
@@ -177,5 +196,6 @@ PARITY_COMPLEX_TRANSPARENT("aten::alias.default");
 PARITY_COMPLEX_TRANSPARENT("aten::detach.default");
 PARITY_COMPLEX_TRANSPARENT("aten::resolve_conj.default");
 PARITY_COMPLEX_TRANSPARENT("aten::resolve_neg.default");
+PARITY_COMPLEX_TRANSPARENT("aten::_assert_tensor_metadata.default");  // checked by torch at capture, emits nothing
 
 }  // namespace parity::exporter

@@ -102,3 +102,6 @@ case("aten::mean.dim", lambda x: vr(vc(x).mean(-1, keepdim=True)), lambda: (r(3,
 # Rotary embeddings as LLaMA's reference code writes them: pairs as complex numbers times polar(1, angle).
 case("aten::polar.default", lambda x, t: vr(vc(x.reshape(2, 3, -1, 2)) * torch.polar(torch.ones_like(t), t)).flatten(2),
      lambda: (r(2, 3, 8), r(3, 4, lo=-3, hi=3)), tag="rope")
+case("aten::to.dtype", lambda x, y: vr(x.to(torch.complex64) * vc(y)), lambda: (r(3, 4), r(3, 4, 2)), tag="to_complex")
+case("aten::_to_copy.default", lambda x, y: vr(x.to(torch.complex128) + vc(y).to(torch.complex128)),
+     lambda: (r(3, 4), r(3, 4, 2)), decompose=True, tag="to_complex")

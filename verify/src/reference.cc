@@ -72,6 +72,9 @@ Tensor from_aten(const at::Tensor& src) {
 
 // The export schema's enums -> c10's numbering.
 int64_t scalar_type_from_schema(int64_t v) {
+  if (v == 9) return static_cast<int64_t>(at::kComplexHalf);  // complex dtypes have no Parity DType
+  if (v == 10) return static_cast<int64_t>(at::kComplexFloat);
+  if (v == 11) return static_cast<int64_t>(at::kComplexDouble);
   const DType d = pt2::dtype_from_torch(static_cast<int32_t>(v));
   if (d == DType::kUndefined) throw Error({"verify"}, "unsupported scalar type " + std::to_string(v));
   return static_cast<int64_t>(to_aten(d));
