@@ -105,3 +105,8 @@ case("aten::polar.default", lambda x, t: vr(vc(x.reshape(2, 3, -1, 2)) * torch.p
 case("aten::to.dtype", lambda x, y: vr(x.to(torch.complex64) * vc(y)), lambda: (r(3, 4), r(3, 4, 2)), tag="to_complex")
 case("aten::_to_copy.default", lambda x, y: vr(x.to(torch.complex128) + vc(y).to(torch.complex128)),
      lambda: (r(3, 4), r(3, 4, 2)), decompose=True, tag="to_complex")
+# Opset 20: DFT takes its axis as an input.
+case("aten::fft_rfft.default", lambda x: vr(fft.rfft(x, dim=0, norm="ortho")), lambda: (r(9, 3),), tag="opset20",
+     opset=20, onnx_ops=("DFT",))
+case("aten::fft_irfft2.default", lambda x: fft.irfft2(vc(x), s=(4, 7)), lambda: (r(3, 5, 2),), tag="opset20",
+     opset=20, onnx_ops=("DFT",))
