@@ -146,7 +146,7 @@ Gates gates_for(const refrt::ConformanceOptions& o, bool full_run, bool exclusio
 int run_conformance_command(ConformanceArgs& a) {
   refrt::ConformanceOptions& o = a.o;
   const bool full_run = o.data_dir.empty() && o.filter.empty(), exclusions_given = !o.exclusions_file.empty();
-  if (o.data_dir.empty()) o.data_dir = env_or("PARITY_CONFORMANCE_DIR", PARITY_CONFORMANCE_DIR);
+  if (o.data_dir.empty()) o.data_dir = conformance_dir();
   if (o.exclusions_file.empty()) o.exclusions_file = source_dir() + "/refrt/conformance/exclusions.txt";
   const Gates gates = gates_for(o, full_run, exclusions_given);
   // A cap above this CPU's level would run the lower path and look green: report it as not tested.

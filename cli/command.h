@@ -57,9 +57,11 @@ void add_input_options(CLI::App* cmd, InputChoice& choice);
 std::vector<Tensor> load_inputs(const refrt::Session& session, const InputChoice& choice);
 
 std::string env_or(const char* name, const std::string& fallback);
-// The venv's python and the source tree (PARITY_PYTHON / PARITY_SOURCE_DIR, else the build's).
+// The venv's python, the source tree and the ONNX backend test data (PARITY_PYTHON / PARITY_SOURCE_DIR /
+// PARITY_CONFORMANCE_DIR, else the build's; build_paths.cc).
 std::string venv_python();
 std::string source_dir();
+std::string conformance_dir();
 
 // A usage error "expected <what>" when a required positional argument is missing.
 void need_argument(const std::string& value, const std::string& what);

@@ -24,8 +24,6 @@ std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
   return v && *v ? v : fallback;
 }
-std::string venv_python() { return env_or("PARITY_PYTHON", PARITY_PYTHON); }
-std::string source_dir() { return env_or("PARITY_SOURCE_DIR", PARITY_SOURCE_DIR); }
 
 CLI::Option* add_opset_option(CLI::App* cmd, int& opset) {
   opset = exporter::kDefaultOpset;

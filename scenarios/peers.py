@@ -7,7 +7,8 @@
   saved as DIR/official.onnx; then ONNX Runtime runs it on every test_data_set and compares with the
   stored eager outputs.
 - ours: ONNX Runtime runs OURS.onnx on every set against the eager outputs.
-Prints one JSON line per case (the batch form saves torch's start-up per case): {"case_dir", "official": {"export": "ok"|"error", "onnx", "error", "ort": {...}}, "ours": {"ort": {...}}};
+Prints one JSON line per case (the batch form saves torch's start-up per case):
+{"case_dir", "official": {"export": "ok"|"error", "onnx", "error", "ort": {...}}, "ours": {"ort": {...}}};
 each "ort" is {"status": "pass"|"fail"|"error", "max_abs_error", "mismatches", "error"}. Tolerances are
 the README's (an element fails when |actual - expected| > atol + rtol * |expected|).
 """
@@ -48,7 +49,9 @@ def load_pb(path: Path) -> np.ndarray:
 def load_sets(case_dir: Path):
     sets = []
     for d in sorted(case_dir.glob("test_data_set_*"), key=lambda p: int(p.name.rsplit("_", 1)[1])):
-        count = lambda prefix: len(list(d.glob(f"{prefix}_*.pb")))  # noqa: E731
+        def count(prefix, d=d):
+            return len(list(d.glob(f"{prefix}_*.pb")))
+
         sets.append(([load_pb(d / f"input_{i}.pb") for i in range(count("input"))],
                      [load_pb(d / f"output_{i}.pb") for i in range(count("output"))]))
     return sets

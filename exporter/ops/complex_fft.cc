@@ -48,14 +48,17 @@ std::string scale(TranslateContext& ctx, const std::string& x, DType t, const Si
   double n = 1;
   bool known = true;
   for (const auto& s : sizes) {
-    if (s) n *= static_cast<double>(*s);
-    else known = false;
+    if (s)
+      n *= static_cast<double>(*s);
+    else
+      known = false;
   }
   if (known) {
     ctx.emit("Mul", {x, ctx.constant(std::pow(n, power), t)}, {out});
     return out;
   }
-  auto* gather = ctx.emit("Gather", {ctx.emit1("Shape", {sizes_of}), ctx.graph.constant_i64(dims)}, {ctx.temp("sizes")});
+  auto* gather =
+      ctx.emit("Gather", {ctx.emit1("Shape", {sizes_of}), ctx.graph.constant_i64(dims)}, {ctx.temp("sizes")});
   set_attr(gather, "axis", int64_t{0});
   const std::string prod = ctx.temp("n");
   emit_reduce(ctx, "ReduceProd", gather->output(0), {}, false, prod);
@@ -108,7 +111,8 @@ std::string c2r_last(TranslateContext& ctx, const std::string& x, int64_t axis, 
   std::string full = h;
   if (n - half > 0) {
     const std::string mirror = slice(h, n - half, 0, -1);  // bins n - half .. 1
-    const std::string conj = pair_of(ctx, part(ctx, mirror, 0), ctx.emit1("Neg", {part(ctx, mirror, 1)}), ctx.temp("conj"));
+    const std::string conj =
+        pair_of(ctx, part(ctx, mirror, 0), ctx.emit1("Neg", {part(ctx, mirror, 1)}), ctx.temp("conj"));
     full = ctx.temp("hermitian");
     set_attr(ctx.emit("Concat", {h, conj}, {full}), "axis", axis);
   }
@@ -163,17 +167,23 @@ struct Signal {
 
 Signal signal_of(TranslateContext& ctx, int64_t rank) {
   Signal sig;
-  if (ctx.arg("s") || ctx.node.target.find("fftn") != std::string::npos || ctx.node.target.find("fft2") != std::string::npos) {
+  if (ctx.arg("s") || ctx.node.target.find("fftn") != std::string::npos ||
+      ctx.node.target.find("fft2") != std::string::npos) {
     const bool has_s = ctx.has("s");
     const std::vector<int64_t> s = has_s ? ctx.ints_arg("s") : std::vector<int64_t>{};
     std::vector<int64_t> dims;
-    if (ctx.has("dim")) dims = ctx.ints_arg("dim");
-    else if (ctx.node.target.find("fft2") != std::string::npos) dims = {-2, -1};
-    else if (has_s) for (int64_t i = rank - static_cast<int64_t>(s.size()); i < rank; ++i) dims.push_back(i);
-    else for (int64_t i = 0; i < rank; ++i) dims.push_back(i);
+    if (ctx.has("dim"))
+      dims = ctx.ints_arg("dim");
+    else if (ctx.node.target.find("fft2") != std::string::npos)
+      dims = {-2, -1};
+    else if (has_s)
+      for (int64_t i = rank - static_cast<int64_t>(s.size()); i < rank; ++i) dims.push_back(i);
+    else
+      for (int64_t i = 0; i < rank; ++i) dims.push_back(i);
     if (has_s && s.size() != dims.size()) ctx.fail("s and dim have different lengths");
     sig.dims = normalized_dims(ctx, dims, rank);
-    for (size_t i = 0; i < sig.dims.size(); ++i) sig.sizes.push_back(has_s && s[i] != -1 ? std::optional<int64_t>(s[i]) : std::nullopt);
+    for (size_t i = 0; i < sig.dims.size(); ++i)
+      sig.sizes.push_back(has_s && s[i] != -1 ? std::optional<int64_t>(s[i]) : std::nullopt);
   } else {
     sig.dims = {ctx.normalized_dim(ctx.int_arg("dim", -1), rank)};
     sig.sizes = {ctx.optional_int("n")};
@@ -189,7 +199,8 @@ std::string resize(TranslateContext& ctx, const std::string& x, int64_t rank, bo
   if (!have) ctx.fail("resizing the symbolic dim " + std::to_string(dim) + " of the signal is not translated");
   if (*have == size) return x;
   if (*have > size)
-    return ctx.emit1("Slice", {x, ctx.graph.constant_i64({0}), ctx.graph.constant_i64({size}), ctx.graph.constant_i64({dim})});
+    return ctx.emit1("Slice",
+                     {x, ctx.graph.constant_i64({0}), ctx.graph.constant_i64({size}), ctx.graph.constant_i64({dim})});
   const int64_t r = rank + (pairs ? 1 : 0);
   std::vector<int64_t> pads(static_cast<size_t>(2 * r), 0);
   pads[static_cast<size_t>(dim + r)] = size - *have;
@@ -262,9 +273,12 @@ std::string stft_window(TranslateContext& ctx, int64_t n_fft, int64_t win_length
   }
   Tensor ones(t, {n_fft}, true);
   for (int64_t i = left; i < left + win_length; ++i) {
-    if (t == DType::kFloat64) ones.data<double>()[i] = 1.0;
-    else if (t == DType::kFloat32) ones.data<float>()[i] = 1.0f;
-    else ctx.fail("stft of " + dtype_name(t) + " signals is not translated");
+    if (t == DType::kFloat64)
+      ones.data<double>()[i] = 1.0;
+    else if (t == DType::kFloat32)
+      ones.data<float>()[i] = 1.0f;
+    else
+      ctx.fail("stft of " + dtype_name(t) + " signals is not translated");
   }
   const std::string name = ctx.temp("window");
   ctx.graph.add_initializer(name, ones);
@@ -277,7 +291,8 @@ std::string stft_window(TranslateContext& ctx, int64_t n_fft, int64_t win_length
 void stft(TranslateContext& ctx) {
   const auto& in = ctx.input_meta("self");
   if (is_complex(in)) ctx.fail("stft of a complex signal is not translated");
-  if (ctx.has("align_to_window") && ctx.bool_arg("align_to_window", false)) ctx.fail("align_to_window is not translated");
+  if (ctx.has("align_to_window") && ctx.bool_arg("align_to_window", false))
+    ctx.fail("align_to_window is not translated");
   const int64_t rank = rank_of(in);
   if (rank != 1 && rank != 2) ctx.fail("signal must be 1-D or 2-D, got rank " + std::to_string(rank));
   const auto& out = ctx.output_meta();
@@ -296,8 +311,10 @@ void stft(TranslateContext& ctx) {
   std::string y = ctx.temp("bins_frames");
   set_attr(ctx.emit("Transpose", {node->output(0)}, {y}), "perm", std::vector<int64_t>{0, 2, 1, 3});
   if (rank == 1) y = ctx.emit1("Squeeze", {y, ctx.graph.constant_i64({0})});
-  if (ctx.bool_arg("normalized", false)) ctx.emit("Mul", {y, ctx.constant(1.0 / std::sqrt(static_cast<double>(n_fft)), t)}, {ctx.output()});
-  else ctx.emit("Identity", {y}, {ctx.output()});
+  if (ctx.bool_arg("normalized", false))
+    ctx.emit("Mul", {y, ctx.constant(1.0 / std::sqrt(static_cast<double>(n_fft)), t)}, {ctx.output()});
+  else
+    ctx.emit("Identity", {y}, {ctx.output()});
 }
 
 }  // namespace
@@ -315,7 +332,7 @@ PARITY_COMPLEX_TRANSLATION("aten::fft_irfft.default", fft_irfft, 17);
 PARITY_COMPLEX_TRANSLATION("aten::fft_irfft2.default", fft_irfft, 17);
 PARITY_COMPLEX_TRANSLATION("aten::fft_irfftn.default", fft_irfft, 17);
 PARITY_COMPLEX_TRANSLATION("aten::stft.default", stft, 17);
-PARITY_TRANSLATION("aten::stft.default", stft, 17);  // return_complex=False: the pairs are the real output
+PARITY_TRANSLATION("aten::stft.default", stft, 17);            // return_complex=False: the pairs are the real output
 PARITY_TRANSLATION("aten::fft_irfft.default", fft_irfft, 17);  // a real half spectrum
 PARITY_COMPLEX_TRANSLATION("aten::_fft_r2c.default", fft_r2c, 17);
 PARITY_COMPLEX_TRANSLATION("aten::_fft_c2c.default", fft_c2c, 17);

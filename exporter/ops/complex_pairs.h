@@ -10,7 +10,8 @@ namespace parity::exporter::complex_pairs {
 
 inline DType part_dtype(TranslateContext& ctx, const pt2::TensorMeta& meta) {
   const DType d = complex_part_dtype(meta);
-  if (d == DType::kUndefined) ctx.fail("expected a complex tensor, got torch dtype " + std::to_string(meta.torch_dtype));
+  if (d == DType::kUndefined)
+    ctx.fail("expected a complex tensor, got torch dtype " + std::to_string(meta.torch_dtype));
   return d;
 }
 
@@ -23,7 +24,8 @@ inline std::string part(TranslateContext& ctx, const std::string& x, int64_t i) 
   return n->output(0);
 }
 
-inline std::string pair_of(TranslateContext& ctx, const std::string& re, const std::string& im, const std::string& out) {
+inline std::string pair_of(TranslateContext& ctx, const std::string& re, const std::string& im,
+                           const std::string& out) {
   const std::string last = ctx.graph.constant_i64({-1});
   auto* n = ctx.emit("Concat", {ctx.emit1("Unsqueeze", {re, last}), ctx.emit1("Unsqueeze", {im, last})}, {out});
   set_attr(n, "axis", int64_t{-1});

@@ -41,7 +41,8 @@ void complex_from_parts(TranslateContext& ctx) {
   const DType t = part_dtype(ctx, ctx.output_meta());
   const std::string re = ctx.value("real", t), im = ctx.value("imag", t);
   // Expand broadcasts both ways: each part to the shape of both.
-  pair_of(ctx, ctx.emit1("Expand", {re, shape_of(ctx, im)}), ctx.emit1("Expand", {im, shape_of(ctx, re)}), ctx.output());
+  pair_of(ctx, ctx.emit1("Expand", {re, shape_of(ctx, im)}), ctx.emit1("Expand", {im, shape_of(ctx, re)}),
+          ctx.output());
 }
 
 // add / sub (self, other, alpha): a real operand has imaginary part 0.
@@ -101,7 +102,8 @@ void complex_to_copy(TranslateContext& ctx) {
   if (!is_complex(out)) ctx.fail("casting a complex tensor to a real dtype drops its imaginary part; take .real");
   const DType t = part_dtype(ctx, out);
   if (!is_complex(in)) {
-    ctx.emit("Identity", {real_to_pair(ctx, ctx.cast_if_needed(ctx.tensor("self"), in.dtype, t), rank_of(in))}, {ctx.output()});
+    ctx.emit("Identity", {real_to_pair(ctx, ctx.cast_if_needed(ctx.tensor("self"), in.dtype, t), rank_of(in))},
+             {ctx.output()});
     return;
   }
   const DType from = part_dtype(ctx, in);
@@ -142,7 +144,8 @@ void complex_transpose(TranslateContext& ctx) {
 
 // constant_pad_nd with value 0 (how irfft's n pads a spectrum): the pair dim is not padded.
 void complex_constant_pad(TranslateContext& ctx) {
-  if (ctx.has("value") && ctx.float_arg("value", 0) != 0) ctx.fail("padding a complex tensor with a nonzero value is not translated");
+  if (ctx.has("value") && ctx.float_arg("value", 0) != 0)
+    ctx.fail("padding a complex tensor with a nonzero value is not translated");
   const int64_t rank = rank_of(ctx.input_meta("self"));
   const std::vector<int64_t> pad = ctx.ints_arg("pad");
   if (pad.size() % 2 != 0 || static_cast<int64_t>(pad.size()) > 2 * rank) ctx.fail("bad pad list");

@@ -17,10 +17,14 @@ std::string concat0(TranslateContext& ctx, const std::vector<std::string>& parts
 // atleast_Nd: 0-d -> [1]*N; 1-d [n] -> [1, n] (2-d) or [1, n, 1] (3-d); 2-d [m, n] -> [m, n, 1] (3-d).
 std::string at_least(TranslateContext& ctx, const std::string& x, int64_t rank, int64_t n) {
   std::vector<int64_t> axes;
-  if (rank == 0) for (int64_t i = 0; i < n; ++i) axes.push_back(i);
-  else if (rank == 1 && n == 2) axes = {0};
-  else if (rank == 1 && n == 3) axes = {0, 2};
-  else if (rank == 2 && n == 3) axes = {2};
+  if (rank == 0)
+    for (int64_t i = 0; i < n; ++i) axes.push_back(i);
+  else if (rank == 1 && n == 2)
+    axes = {0};
+  else if (rank == 1 && n == 3)
+    axes = {0, 2};
+  else if (rank == 2 && n == 3)
+    axes = {2};
   if (axes.empty()) return x;
   return ctx.emit1("Unsqueeze", {x, ctx.graph.constant_i64(axes)});
 }
@@ -67,7 +71,8 @@ void tile(TranslateContext& ctx) {
   const int64_t n = static_cast<int64_t>(d.list_length());
   std::string x = ctx.tensor("self");
   std::string reps = ctx.int_list_value("dims");
-  if (n < rank) reps = concat0(ctx, {ctx.graph.constant_i64(std::vector<int64_t>(static_cast<size_t>(rank - n), 1)), reps});
+  if (n < rank)
+    reps = concat0(ctx, {ctx.graph.constant_i64(std::vector<int64_t>(static_cast<size_t>(rank - n), 1)), reps});
   if (n > rank) {
     std::vector<int64_t> axes;
     for (int64_t i = 0; i < n - rank; ++i) axes.push_back(i);
@@ -139,9 +144,10 @@ void im2col(TranslateContext& ctx) {
   for (int64_t i = 0; i < k[0]; ++i)
     for (int64_t j = 0; j < k[1]; ++j) {
       const int64_t h0 = i * d[0], w0 = j * d[1];
-      const std::string sl = ctx.emit1("Slice", {x, ctx.graph.constant_i64({h0, w0}),
-                                                 ctx.graph.constant_i64({h0 + (out[0] - 1) * st[0] + 1, w0 + (out[1] - 1) * st[1] + 1}),
-                                                 axes, steps});
+      const std::string sl =
+          ctx.emit1("Slice", {x, ctx.graph.constant_i64({h0, w0}),
+                              ctx.graph.constant_i64({h0 + (out[0] - 1) * st[0] + 1, w0 + (out[1] - 1) * st[1] + 1}),
+                              axes, steps});
       patches.push_back(ctx.emit1("Unsqueeze", {sl, ctx.graph.constant_i64({2})}));
     }
   auto* cat = ctx.emit("Concat", patches, {ctx.temp("patches")});
@@ -149,17 +155,23 @@ void im2col(TranslateContext& ctx) {
   const std::string n = slice_shape(ctx, shape_of(ctx, x), 0, 1);
   const std::string shape = concat0(ctx, {n, ctx.graph.constant_i64({-1, out[0] * out[1]})});
   const std::string r = ctx.emit1("Reshape", {cat->output(0), shape});
-  if (rank == 3) ctx.emit("Squeeze", {r, ctx.graph.constant_i64({0})}, {ctx.output()});
-  else ctx.emit("Identity", {r}, {ctx.output()});
+  if (rank == 3)
+    ctx.emit("Squeeze", {r, ctx.graph.constant_i64({0})}, {ctx.output()});
+  else
+    ctx.emit("Identity", {r}, {ctx.output()});
 }
 
 // The [n, size] indices w * step + e of the n = (length - size) / step + 1 windows along a symbolic dim
 // (torch.export has already checked length >= size).
-std::string symbolic_window_indices(TranslateContext& ctx, const std::string& x, int64_t dim, int64_t size, int64_t step) {
+std::string symbolic_window_indices(TranslateContext& ctx, const std::string& x, int64_t dim, int64_t size,
+                                    int64_t step) {
   const std::string length = element(ctx, shape_of(ctx, x), dim);
   const std::string step_c = ctx.graph.constant_i64({step}, true);
-  const std::string n = ctx.emit1("Add", {ctx.emit1("Div", {ctx.emit1("Sub", {length, ctx.graph.constant_i64({size}, true)}), step_c}),
-                                          ctx.graph.constant_i64({1}, true)}, "windows");
+  const std::string n =
+      ctx.emit1("Add",
+                {ctx.emit1("Div", {ctx.emit1("Sub", {length, ctx.graph.constant_i64({size}, true)}), step_c}),
+                 ctx.graph.constant_i64({1}, true)},
+                "windows");
   const std::string zero = ctx.graph.constant_i64({0}, true), one = ctx.graph.constant_i64({1}, true);
   const std::string starts = ctx.emit1("Mul", {ctx.emit1("Range", {zero, n, one}), step_c});
   const std::string offsets = ctx.graph.constant_i64([&] {
@@ -214,7 +226,8 @@ void repeat_interleave_counts(TranslateContext& ctx) {
     emit_reduce(ctx, "ReduceSum", reps, {}, false, t);
     return t;
   }();
-  const std::string pos = ctx.emit1("Range", {ctx.graph.constant_i64({0}, true), total, ctx.graph.constant_i64({1}, true)});
+  const std::string pos =
+      ctx.emit1("Range", {ctx.graph.constant_i64({0}, true), total, ctx.graph.constant_i64({1}, true)});
   const std::string le = ctx.emit1("LessOrEqual", {ctx.emit1("Unsqueeze", {ends, ctx.graph.constant_i64({0})}),
                                                    ctx.emit1("Unsqueeze", {pos, ctx.graph.constant_i64({1})})});
   const std::string counts = ctx.temp("groups_before");

@@ -12,8 +12,9 @@ void emit_atan2(TranslateContext& ctx, const std::string& y, const std::string& 
   const std::string zero = ctx.constant(0, out);
   const std::string pi = ctx.constant(M_PI, out), minus_pi = ctx.constant(-M_PI, out);
   const std::string shift = ctx.emit1(
-      "Where", {ctx.emit1("Less", {x, zero}),
-                ctx.emit1("Where", {ctx.emit1("GreaterOrEqual", {y, zero}), pi, minus_pi}), zero}, "shift");
+      "Where",
+      {ctx.emit1("Less", {x, zero}), ctx.emit1("Where", {ctx.emit1("GreaterOrEqual", {y, zero}), pi, minus_pi}), zero},
+      "shift");
   const std::string r = ctx.emit1("Add", {base, shift});
   // atan2(0, 0) is 0 in torch, NaN in the formula.
   const std::string both_zero = ctx.emit1("And", {ctx.emit1("Equal", {x, zero}), ctx.emit1("Equal", {y, zero})});
@@ -69,8 +70,10 @@ void div(TranslateContext& ctx) {
   }
   const std::string a = ctx.value("self", out), b = ctx.value("other", out);
   if (!dtype_is_floating(out)) {
-    if (mode == "trunc") ctx.emit("Div", {a, b}, {ctx.output()});  // ONNX integer Div truncates
-    else ctx.emit("Identity", {int_floor_div(ctx, a, b, out)}, {ctx.output()});
+    if (mode == "trunc")
+      ctx.emit("Div", {a, b}, {ctx.output()});  // ONNX integer Div truncates
+    else
+      ctx.emit("Identity", {int_floor_div(ctx, a, b, out)}, {ctx.output()});
     return;
   }
   const std::string q = ctx.emit1("Div", {a, b});

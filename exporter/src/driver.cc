@@ -27,8 +27,10 @@ std::string relative_stack_trace(const std::string& trace) {
       if (end != std::string::npos) {
         std::string path = line.substr(start, end - start);
         auto sp = path.find("site-packages/");
-        if (sp != std::string::npos) path = path.substr(sp + 14);
-        else if (auto slash = path.rfind('/'); slash != std::string::npos) path = path.substr(slash + 1);
+        if (sp != std::string::npos)
+          path = path.substr(sp + 14);
+        else if (auto slash = path.rfind('/'); slash != std::string::npos)
+          path = path.substr(slash + 1);
         line = line.substr(0, start) + path + line.substr(end);
       }
     }
@@ -60,19 +62,21 @@ std::string py_list(const std::vector<std::string>& items) {
   return out + "]";
 }
 
-
 std::vector<std::pair<std::string, std::string>> node_metadata(const pt2::Node& node) {
-  auto [scopes, classes] = module_stack(node.metadata.count("nn_module_stack") ? node.metadata.at("nn_module_stack") : "");
+  auto [scopes, classes] =
+      module_stack(node.metadata.count("nn_module_stack") ? node.metadata.at("nn_module_stack") : "");
   std::string ns;
   for (size_t i = 0; i < scopes.size(); ++i) ns += (scopes[i].empty() ? "" : scopes[i]) + ": " + classes[i] + "/";
   ns += pt2::OpTarget::parse(node.target).qualified();
   std::vector<std::pair<std::string, std::string>> md = {
       {"namespace", ns},
-      {"pkg.torch.onnx.fx_node", "%" + node.name + " : call_function[target=" + pt2::OpTarget::parse(node.target).qualified() + "]"},
+      {"pkg.torch.onnx.fx_node",
+       "%" + node.name + " : call_function[target=" + pt2::OpTarget::parse(node.target).qualified() + "]"},
       {"pkg.torch.onnx.name_scopes", py_list(scopes)},
       {"pkg.torch.onnx.class_hierarchy", py_list(classes)},
   };
-  if (!node.stack_trace().empty()) md.emplace_back("pkg.torch.onnx.stack_trace", relative_stack_trace(node.stack_trace()));
+  if (!node.stack_trace().empty())
+    md.emplace_back("pkg.torch.onnx.stack_trace", relative_stack_trace(node.stack_trace()));
   return md;
 }
 
@@ -91,14 +95,16 @@ std::string innermost_frame(const std::string& trace) {
   return last;
 }
 
-[[noreturn]] void throw_unsupported(const pt2::Program& program, const std::map<std::string, Unsupported>& unsupported) {
+[[noreturn]] void throw_unsupported(const pt2::Program& program,
+                                    const std::map<std::string, Unsupported>& unsupported) {
   std::string msg = "unsupported ATen operator(s):";
   for (const auto& [key, u] : unsupported) {
     msg += "\n  " + key + " x" + std::to_string(u.count) + " (first at node '" + u.first_node + "')";
     if (const std::string site = innermost_frame(u.first_trace); !site.empty()) msg += "\n    " + site;
   }
-  msg += "\n  (a program can be re-decomposed with torch's own decompositions for just these ops: "
-         "python -m scenarios.decompose MODEL.pt2 -o MODEL.decomposed.pt2)";
+  msg +=
+      "\n  (a program can be re-decomposed with torch's own decompositions for just these ops: "
+      "python -m scenarios.decompose MODEL.pt2 -o MODEL.decomposed.pt2)";
   throw Error({"export", program.archive_path, unsupported.begin()->second.first_node, unsupported.begin()->first}, msg,
               ErrorKind::kUnsupported);
 }
@@ -124,8 +130,10 @@ void warn_once(const std::string& target, const std::string& message) {
   std::lock_guard lock(diagnostics_mutex());
   static std::set<std::string> warned;
   if (!warned.insert(target).second) return;
-  if (diagnostic_sink()) diagnostic_sink()(message);
-  else std::cerr << "parity: warning: " << message << "\n";
+  if (diagnostic_sink())
+    diagnostic_sink()(message);
+  else
+    std::cerr << "parity: warning: " << message << "\n";
 }
 
 }  // namespace

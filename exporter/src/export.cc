@@ -53,8 +53,10 @@ void set_value_info(onnx::ValueInfoProto* vi, const std::string& name, const pt2
   auto* shape = tt->mutable_shape();
   for (const auto& d : meta.sizes) {
     auto* dim = shape->add_dim();
-    if (d.value) dim->set_dim_value(*d.value);
-    else dim->set_dim_param(dim_text(d, dim_names));
+    if (d.value)
+      dim->set_dim_value(*d.value);
+    else
+      dim->set_dim_param(dim_text(d, dim_names));
   }
   if (complex) shape->add_dim()->set_dim_value(2);
 }
@@ -63,8 +65,9 @@ void set_value_info(onnx::ValueInfoProto* vi, const std::string& name, const pt2
 void refuse_complex_io(const ErrorContext& where, const pt2::TensorMeta& meta, const std::string& fx,
                        const char* role) {
   if (!is_complex(meta)) return;
-  throw Error(where, std::string(role) + " '" + fx + "' is complex: ONNX graphs carry complex values as real " +
-                         "pairs inside the graph only; pass torch.view_as_real(x) in (or return it) instead",
+  throw Error(where,
+              std::string(role) + " '" + fx + "' is complex: ONNX graphs carry complex values as real " +
+                  "pairs inside the graph only; pass torch.view_as_real(x) in (or return it) instead",
               ErrorKind::kUnsupported);
 }
 
@@ -138,13 +141,15 @@ void add_inputs(ModelBuild& b) {
       if (stored.numel() > 0) initializer_of.emplace(stored.raw(), std::make_pair(spec.target, stored));
       b.values[fx] = spec.target;
     } else if (spec.kind == Kind::kCustomObj) {
-      throw Error(b.where, "custom object '" + spec.target + "' (graph input '" + spec.arg.describe() +
-                               "'): torchbind script objects have no ONNX form; export the module without them",
+      throw Error(b.where,
+                  "custom object '" + spec.target + "' (graph input '" + spec.arg.describe() +
+                      "'): torchbind script objects have no ONNX form; export the module without them",
                   ErrorKind::kUnsupported);
     } else if (spec.kind == Kind::kTokenInput) {
-      throw Error(b.where, "effect token input '" + spec.target +
-                               "': programs with side-effecting ops (tokens) are not supported yet",
-                  ErrorKind::kUnsupported);
+      throw Error(
+          b.where,
+          "effect token input '" + spec.target + "': programs with side-effecting ops (tokens) are not supported yet",
+          ErrorKind::kUnsupported);
     } else if (spec.kind != Kind::kConstantInput) {  // a specialised Python scalar or None: already in the graph
       throw Error(b.where, "input spec kind " + std::to_string(static_cast<int>(spec.kind)) + " is not supported yet");
     }

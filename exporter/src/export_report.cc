@@ -36,9 +36,12 @@ std::string describe_args(const pt2::Node& node) {
   std::string out;
   for (const auto& in : node.inputs) {
     if (!out.empty()) out += ", ";
-    if (in.arg.is(pt2::ArgKind::as_tensor)) out += "%" + in.arg.tensor_name();
-    else if (in.arg.is(pt2::ArgKind::as_graph)) out += in.name + "=<subgraph>";
-    else out += in.name + "=" + in.arg.value_text();
+    if (in.arg.is(pt2::ArgKind::as_tensor))
+      out += "%" + in.arg.tensor_name();
+    else if (in.arg.is(pt2::ArgKind::as_graph))
+      out += in.name + "=<subgraph>";
+    else
+      out += in.name + "=" + in.arg.value_text();
   }
   if (out.size() > 160) out = out.substr(0, 157) + "...";
   return out;
@@ -48,12 +51,30 @@ std::string describe_outputs(const pt2::Node& node) {
   std::string out;
   for (const auto& o : node.outputs) {
     if (!out.empty()) out += ", ";
-    if (o.is(pt2::ArgKind::as_tensor)) out += "%" + o.tensor_name();
+    if (o.is(pt2::ArgKind::as_tensor))
+      out += "%" + o.tensor_name();
     else if (o.is(pt2::ArgKind::as_tensors))
       for (const auto& n : o.tensor_names()) out += (out.empty() || out.back() == ' ' ? "%" : ", %") + n;
-    else out += o.kind_name();
+    else
+      out += o.kind_name();
   }
   return out;
+}
+
+// The report's "Graph" section: one line per top-level node, with the user's source line that made it.
+void write_graph_listing(std::ostringstream& md, const pt2::Graph& graph) {
+  md << "\n## Graph (" << graph.nodes.size() << " nodes)\n\n```\n";
+  for (const auto& n : graph.nodes) {
+    md << describe_outputs(n) << " = " << registry_key(n.target) << "(" << describe_args(n) << ")";
+    const std::string trace = n.stack_trace();
+    if (!trace.empty()) {
+      // The innermost frame: the user's line that created the node.
+      const auto last = trace.rfind("File \"");
+      if (last != std::string::npos) md << "  # " << first_line(trace.substr(last));
+    }
+    md << "\n";
+  }
+  md << "```\n";
 }
 
 }  // namespace
@@ -123,26 +144,17 @@ void write_export_report(const std::string& pt2_path, const ExportOptions& optio
     for (const pt2::Node* n : nodes) {
       if (n->name != failure->context().node) continue;
       md << "\n## Failing node `" << n->name << "`\n\n`" << describe_outputs(*n) << " = " << registry_key(n->target)
-         << "(" << describe_args(*n) << ")`\n\n" << fence(n->stack_trace());
+         << "(" << describe_args(*n) << ")`\n\n"
+         << fence(n->stack_trace());
       break;
     }
   }
 
   md << "\n## Operators\n\n| ATen overload | count | translated |\n|---|---|---|\n";
-  for (const auto& [key, use] : ops) md << "| `" << key << "` | " << use.count << " | " << (translated(key) ? "yes" : "**no**") << " |\n";
+  for (const auto& [key, use] : ops)
+    md << "| `" << key << "` | " << use.count << " | " << (translated(key) ? "yes" : "**no**") << " |\n";
 
-  md << "\n## Graph (" << program.graph.nodes.size() << " nodes)\n\n```\n";
-  for (const auto& n : program.graph.nodes) {
-    md << describe_outputs(n) << " = " << registry_key(n.target) << "(" << describe_args(n) << ")";
-    const std::string trace = n.stack_trace();
-    if (!trace.empty()) {
-      // The innermost frame: the user's line that created the node.
-      const auto last = trace.rfind("File \"");
-      if (last != std::string::npos) md << "  # " << first_line(trace.substr(last));
-    }
-    md << "\n";
-  }
-  md << "```\n";
+  write_graph_listing(md, program.graph);
   write_file_atomic(report_path, md.str(), "export");
 }
 

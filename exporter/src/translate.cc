@@ -69,8 +69,9 @@ std::optional<std::string> functional_key(const std::string& key) {
 
 // The version of a registered key (or of the key an alias names) for `opset`; a plugin's registration
 // of the alias key itself wins over the alias.
-const Translation* registered(const std::string& key, int opset,
-                              const std::map<std::string, std::map<int, Translation>>& registry = translation_registry()) {
+const Translation* registered(
+    const std::string& key, int opset,
+    const std::map<std::string, std::map<int, Translation>>& registry = translation_registry()) {
   auto it = registry.find(key);
   if (it == registry.end())
     if (auto alias = alias_registry().find(key); alias != alias_registry().end()) it = registry.find(alias->second);
@@ -94,8 +95,10 @@ std::optional<Translation> find_translation(const std::string& key, int opset) {
 }
 
 void Translation::run(TranslateContext& ctx) const {
-  if (plugin_fn) run_plugin_translation(plugin_fn, ctx);
-  else fn(ctx);
+  if (plugin_fn)
+    run_plugin_translation(plugin_fn, ctx);
+  else
+    fn(ctx);
   if (in_place) rebind_in_place_result(ctx);
 }
 
@@ -128,10 +131,14 @@ bool is_complex(const pt2::TensorMeta& meta) {
 
 DType complex_part_dtype(const pt2::TensorMeta& meta) {
   switch (meta.torch_dtype) {
-    case 9: return DType::kFloat16;
-    case 10: return DType::kFloat32;
-    case 11: return DType::kFloat64;
-    default: return DType::kUndefined;
+    case 9:
+      return DType::kFloat16;
+    case 10:
+      return DType::kFloat32;
+    case 11:
+      return DType::kFloat64;
+    default:
+      return DType::kUndefined;
   }
 }
 
@@ -305,18 +312,22 @@ const pt2::TensorMeta& TranslateContext::input_meta(const std::string& name) con
 std::vector<std::pair<std::string, pt2::ArgKind>> TranslateContext::output_names() const {
   std::vector<std::pair<std::string, pt2::ArgKind>> names;
   for (const auto& out : node.outputs) {
-    if (out.is_tensor()) names.emplace_back(out.tensor_name(), out.kind());
+    if (out.is_tensor())
+      names.emplace_back(out.tensor_name(), out.kind());
     else if (out.is(pt2::ArgKind::as_tensors))
       for (const auto& n : out.tensor_names()) names.emplace_back(n, pt2::ArgKind::as_tensor);
-    else if (out.is_symbolic_scalar()) names.emplace_back(out.symbol(), out.kind());
-    else names.emplace_back("", out.kind());  // an output nobody reads
+    else if (out.is_symbolic_scalar())
+      names.emplace_back(out.symbol(), out.kind());
+    else
+      names.emplace_back("", out.kind());  // an output nobody reads
   }
   return names;
 }
 
 const pt2::TensorMeta& TranslateContext::output_meta(size_t i) const {
   const auto names = output_names();
-  if (i >= names.size() || names[i].second != pt2::ArgKind::as_tensor) fail("has no tensor output #" + std::to_string(i));
+  if (i >= names.size() || names[i].second != pt2::ArgKind::as_tensor)
+    fail("has no tensor output #" + std::to_string(i));
   return fx_graph.meta(names[i].first, node.name);
 }
 
@@ -484,10 +495,19 @@ std::string unsqueeze0(TranslateContext& ctx, const std::string& scalar) {
 namespace {
 int promotion_rank(DType t) {
   switch (t) {
-    case DType::kBool: return 0;
-    case DType::kUInt8: case DType::kInt8: case DType::kInt16: case DType::kInt32: case DType::kInt64:
-    case DType::kUInt16: case DType::kUInt32: case DType::kUInt64: return 1;
-    default: return 2;
+    case DType::kBool:
+      return 0;
+    case DType::kUInt8:
+    case DType::kInt8:
+    case DType::kInt16:
+    case DType::kInt32:
+    case DType::kInt64:
+    case DType::kUInt16:
+    case DType::kUInt32:
+    case DType::kUInt64:
+      return 1;
+    default:
+      return 2;
   }
 }
 }  // namespace
@@ -509,7 +529,8 @@ DType promote(TranslateContext& ctx, const std::string& a_name, const std::strin
   const bool a_tensor = a.is_tensor();
   const DType tensor_t = a_tensor ? ta : tb, scalar_t = a_tensor ? tb : ta;
   if (!a.is_tensor() && !b.is_tensor()) return promotion_rank(ta) >= promotion_rank(tb) ? ta : tb;
-  if (promotion_rank(scalar_t) > promotion_rank(tensor_t)) return scalar_t == DType::kFloat64 ? DType::kFloat32 : scalar_t;
+  if (promotion_rank(scalar_t) > promotion_rank(tensor_t))
+    return scalar_t == DType::kFloat64 ? DType::kFloat32 : scalar_t;
   return tensor_t;
 }
 

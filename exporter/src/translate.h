@@ -15,8 +15,8 @@ class TranslateContext {
  public:
   // `fx_graph` is the graph `node` belongs to: the program's root graph or a subgraph (a cond branch, a
   // loop or scan body), whose value metadata it carries.
-  TranslateContext(const pt2::Program& program, const pt2::Graph& fx_graph, const pt2::Node& node,
-                   GraphBuilder& graph, int opset, std::map<std::string, std::string>& values)
+  TranslateContext(const pt2::Program& program, const pt2::Graph& fx_graph, const pt2::Node& node, GraphBuilder& graph,
+                   int opset, std::map<std::string, std::string>& values)
       : program(program), fx_graph(fx_graph), node(node), graph(graph), opset(opset), values_(values) {}
   TranslateContext(const pt2::Program& program, const pt2::Node& node, GraphBuilder& graph, int opset,
                    std::map<std::string, std::string>& values)
@@ -84,8 +84,7 @@ class TranslateContext {
     return graph.add_node(op_type, inputs, outputs);
   }
   // Emits `op_type` with a single fresh output and returns its name.
-  std::string emit1(const std::string& op_type, const std::vector<std::string>& inputs,
-                    const std::string& hint = "") {
+  std::string emit1(const std::string& op_type, const std::vector<std::string>& inputs, const std::string& hint = "") {
     const std::string out = temp(hint.empty() ? op_type : hint);
     emit(op_type, inputs, {out});
     return out;
@@ -115,7 +114,8 @@ DType promote(TranslateContext& ctx, const std::string& a, const std::string& b)
 // query @ key^T * scale (`scale` argument or 1/sqrt(head dim)) for the unfused attention translations.
 std::string attention_scores(TranslateContext& ctx, DType t);
 // atan2(y, x) of two values of dtype `out` into `result` (torch's: 0 at (0, 0)).
-void emit_atan2(TranslateContext& ctx, const std::string& y, const std::string& x, DType out, const std::string& result);
+void emit_atan2(TranslateContext& ctx, const std::string& y, const std::string& x, DType out,
+                const std::string& result);
 onnx::NodeProto* emit_reduce(TranslateContext& ctx, const std::string& op, const std::string& x,
                              const std::vector<int64_t>& axes, bool keepdims, const std::string& out);
 
@@ -198,8 +198,9 @@ struct AliasRegistrar {
 #define PARITY_TRANSLATION(key, fn, min_opset) \
   static const ::parity::exporter::TranslationRegistrar PARITY_CONCAT(parity_translation_, __LINE__)(key, fn, min_opset)
 
-#define PARITY_COMPLEX_TRANSLATION(key, fn, min_opset) \
-  static const ::parity::exporter::ComplexTranslationRegistrar PARITY_CONCAT(parity_complex_, __LINE__)(key, fn, min_opset)
+#define PARITY_COMPLEX_TRANSLATION(key, fn, min_opset)                                                           \
+  static const ::parity::exporter::ComplexTranslationRegistrar PARITY_CONCAT(parity_complex_, __LINE__)(key, fn, \
+                                                                                                        min_opset)
 #define PARITY_COMPLEX_TRANSPARENT(key) \
   static const ::parity::exporter::ComplexTranslationRegistrar PARITY_CONCAT(parity_complex_, __LINE__)(key)
 

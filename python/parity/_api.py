@@ -30,7 +30,9 @@ def _check_args(model, args, kwargs, input_sets) -> list[tuple[tuple, dict]]:
     sets = [(args, dict(kwargs or {}))]
     for i, item in enumerate(input_sets or ()):
         if kwargs is not None:  # with kwargs, each further set is an (args, kwargs) pair
-            if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], tuple) and isinstance(item[1], dict)):
+            if not (
+                isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], tuple) and isinstance(item[1], dict)
+            ):
                 raise TypeError(f"input_sets[{i}] must be an (args, kwargs) pair, like (args, kwargs) of the call")
             sets.append((item[0], dict(item[1])))
         elif isinstance(item, tuple):
@@ -69,9 +71,14 @@ def _fresh_copy(model):
 
 def _make_case(model, sets, dynamic_shapes, name):
     registry = scenarios_module("registry")
-    return registry.Case(name=name, make_module=lambda: _fresh_copy(model),
-                         input_sets=lambda: [a for a, _ in sets], kwargs_sets=lambda: [k for _, k in sets],
-                         dynamic_shapes=dynamic_shapes, description=f"{type(model).__module__}.{type(model).__qualname__}")
+    return registry.Case(
+        name=name,
+        make_module=lambda: _fresh_copy(model),
+        input_sets=lambda: [a for a, _ in sets],
+        kwargs_sets=lambda: [k for _, k in sets],
+        dynamic_shapes=dynamic_shapes,
+        description=f"{type(model).__module__}.{type(model).__qualname__}",
+    )
 
 
 def capture(model, args, kwargs=None, dynamic_shapes=None, *, input_sets=None, modes=("strict",), out,

@@ -127,9 +127,15 @@ class ProfileResult:
     @classmethod
     def from_dir(cls, profile_dir: Path, onnx_path: Path) -> "ProfileResult":
         summary = json.loads((profile_dir / "summary.json").read_text())
-        return cls(summary=summary, mean_run_ms=summary.get("mean_run_ms", 0.0), by_op_type=summary.get("by_op_type", []),
-                   summary_json=profile_dir / "summary.json", summary_md=profile_dir / "summary.md",
-                   trace=profile_dir / "trace.json", onnx=Path(onnx_path))
+        return cls(
+            summary=summary,
+            mean_run_ms=summary.get("mean_run_ms", 0.0),
+            by_op_type=summary.get("by_op_type", []),
+            summary_json=profile_dir / "summary.json",
+            summary_md=profile_dir / "summary.md",
+            trace=profile_dir / "trace.json",
+            onnx=Path(onnx_path),
+        )
 
     def __repr__(self) -> str:
         lines = [f"parity.profile {self.onnx}: {self.mean_run_ms:.3f} ms/run over {self.summary.get('runs')} runs"]

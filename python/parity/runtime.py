@@ -138,7 +138,9 @@ class InferenceSession:
         try:
             arrays = [_feed(input_feed[name], arg.type) for name, arg in zip(self._input_names, self._inputs)]
         except KeyError as e:
-            raise ParityError(f"[python] missing input {e.args[0]!r}; the model's inputs are {self._input_names}") from None
+            raise ParityError(
+                f"[python] missing input {e.args[0]!r}; the model's inputs are {self._input_names}"
+            ) from None
         outputs = self._session.run(arrays)
         if not output_names:
             return outputs

@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 import math
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
-import torch
-
 import random_props as rp
+import torch
 
 aten = torch.ops.aten
 F = torch.nn.functional
@@ -771,7 +770,9 @@ for key in ["aten::item.default", "aten::_assert_scalar.default", "aten::_assert
 
 
 # More rows (torch_lib registry coverage); as __main__ this module must be the one they append to.
-sys.modules.setdefault("aten_cases", sys.modules[__name__]); import aten_cases_more  # noqa: E402,E702,F401
+sys.modules.setdefault("aten_cases", sys.modules[__name__])
+# In this order (rows are numbered as they are appended), not sorted.
+import aten_cases_more  # noqa: E402,F401,I001
 import aten_cases_longtail  # noqa: E402,F401
 import aten_cases_complex  # noqa: E402,F401
 

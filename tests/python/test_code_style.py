@@ -1,6 +1,6 @@
 """Code-shape rules the tree keeps: no C++ function over 80 lines (scripts/lint/function_length.py, itself
-tested on synthetic sources, so a broken checker cannot pass the tree silently) and the Python lint rules of
-ruff.toml (ruff check)."""
+tested on synthetic sources, so a broken checker cannot pass the tree silently), the Python lint rules of
+ruff.toml (ruff check) and the C++ layout of .clang-format."""
 import importlib.util
 import subprocess
 import sys
@@ -38,3 +38,19 @@ def test_no_cpp_function_over_80_lines():
     )
     assert proc.returncode == 0, "functions over 80 lines (split them):\n" + proc.stdout
 
+
+def test_python_passes_ruff_check():
+    command = [sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "concise", str(ROOT)]
+    proc = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, "ruff check (ruff.toml; `ruff check --fix` fixes some):\n" + proc.stdout + proc.stderr
+
+
+def test_cpp_follows_clang_format():
+    """Every tracked C++ file is laid out as .clang-format says (clang-format 14, Debian's)."""
+    files = subprocess.run(["git", "ls-files", "*.cc", "*.h", "*.cpp", "*.inc"], capture_output=True, text=True,
+                           cwd=ROOT, check=True).stdout.split()
+    assert len(files) > 100, files
+    proc = subprocess.run(["clang-format", "--dry-run", "--Werror", "--style=file", *files], capture_output=True,
+                          text=True, cwd=ROOT)
+    unformatted = sorted({line.split(":")[0] for line in proc.stderr.splitlines() if ": error:" in line})
+    assert proc.returncode == 0, "not clang-formatted (run `clang-format -i` on them):\n" + "\n".join(unformatted)

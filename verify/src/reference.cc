@@ -30,27 +30,41 @@ using json = nlohmann::json;
 
 at::ScalarType to_aten(DType t) {
   switch (t) {
-    case DType::kFloat32: return at::kFloat;
-    case DType::kFloat64: return at::kDouble;
-    case DType::kFloat16: return at::kHalf;
-    case DType::kBFloat16: return at::kBFloat16;
-    case DType::kInt8: return at::kChar;
-    case DType::kInt16: return at::kShort;
-    case DType::kInt32: return at::kInt;
-    case DType::kInt64: return at::kLong;
-    case DType::kUInt8: return at::kByte;
-    case DType::kBool: return at::kBool;
-    case DType::kUInt16: return at::kUInt16;
-    case DType::kUInt32: return at::kUInt32;
-    case DType::kUInt64: return at::kUInt64;
-    default: throw Error({"verify"}, "dtype " + dtype_name(t) + " has no libtorch equivalent");
+    case DType::kFloat32:
+      return at::kFloat;
+    case DType::kFloat64:
+      return at::kDouble;
+    case DType::kFloat16:
+      return at::kHalf;
+    case DType::kBFloat16:
+      return at::kBFloat16;
+    case DType::kInt8:
+      return at::kChar;
+    case DType::kInt16:
+      return at::kShort;
+    case DType::kInt32:
+      return at::kInt;
+    case DType::kInt64:
+      return at::kLong;
+    case DType::kUInt8:
+      return at::kByte;
+    case DType::kBool:
+      return at::kBool;
+    case DType::kUInt16:
+      return at::kUInt16;
+    case DType::kUInt32:
+      return at::kUInt32;
+    case DType::kUInt64:
+      return at::kUInt64;
+    default:
+      throw Error({"verify"}, "dtype " + dtype_name(t) + " has no libtorch equivalent");
   }
 }
 
 DType from_aten(at::ScalarType t) {
-  for (DType d : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt8, DType::kInt16,
-                  DType::kInt32, DType::kInt64, DType::kUInt8, DType::kBool, DType::kUInt16, DType::kUInt32,
-                  DType::kUInt64})
+  for (DType d :
+       {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt8, DType::kInt16, DType::kInt32,
+        DType::kInt64, DType::kUInt8, DType::kBool, DType::kUInt16, DType::kUInt32, DType::kUInt64})
     if (to_aten(d) == t) return d;
   throw Error({"verify"}, std::string("libtorch dtype ") + c10::toString(t) + " has no Parity equivalent");
 }
@@ -85,11 +99,16 @@ int64_t layout_from_schema(int64_t v) {
 }
 int64_t memory_format_from_schema(int64_t v) {
   switch (v) {
-    case 1: return static_cast<int64_t>(at::MemoryFormat::Contiguous);
-    case 2: return static_cast<int64_t>(at::MemoryFormat::ChannelsLast);
-    case 3: return static_cast<int64_t>(at::MemoryFormat::ChannelsLast3d);
-    case 4: return static_cast<int64_t>(at::MemoryFormat::Preserve);
-    default: throw Error({"verify"}, "unknown memory format " + std::to_string(v));
+    case 1:
+      return static_cast<int64_t>(at::MemoryFormat::Contiguous);
+    case 2:
+      return static_cast<int64_t>(at::MemoryFormat::ChannelsLast);
+    case 3:
+      return static_cast<int64_t>(at::MemoryFormat::ChannelsLast3d);
+    case 4:
+      return static_cast<int64_t>(at::MemoryFormat::Preserve);
+    default:
+      throw Error({"verify"}, "unknown memory format " + std::to_string(v));
   }
 }
 
@@ -128,8 +147,8 @@ class Interpreter {
         const bool symbolic = spec.arg.is_symbolic_scalar();
         if (!spec.arg.is_tensor() && !symbolic) continue;  // constants were baked in by torch.export
         if (next >= user_inputs.size())
-          throw Error({"verify", program_.archive_path}, "the program takes more user inputs than the " +
-                                                             std::to_string(user_inputs.size()) + " given");
+          throw Error({"verify", program_.archive_path},
+                      "the program takes more user inputs than the " + std::to_string(user_inputs.size()) + " given");
         const Tensor& given = user_inputs[next++];
         if (!symbolic) {
           tensors_[spec.arg.tensor_name()] = to_aten(given);
@@ -138,12 +157,16 @@ class Interpreter {
         // A symbolic scalar input arrives as a 0-d tensor (the case folder holds tensors only).
         if (given.numel() != 1)
           throw Error({"verify", program_.archive_path}, "symbolic scalar input '" + spec.arg.symbol() +
-                                                             "' needs a one-element tensor, got shape " + shape_str(given.shape()));
+                                                             "' needs a one-element tensor, got shape " +
+                                                             shape_str(given.shape()));
         const at::Tensor scalar = to_aten(given).reshape({});
         const std::string name = spec.arg.symbol();
-        if (spec.arg.is(pt2::ArgKind::as_sym_int)) ints_[name] = scalar.item<int64_t>();
-        else if (spec.arg.is(pt2::ArgKind::as_sym_float)) floats_[name] = scalar.item<double>();
-        else bools_[name] = scalar.item<bool>();
+        if (spec.arg.is(pt2::ArgKind::as_sym_int))
+          ints_[name] = scalar.item<int64_t>();
+        else if (spec.arg.is(pt2::ArgKind::as_sym_float))
+          floats_[name] = scalar.item<double>();
+        else
+          bools_[name] = scalar.item<bool>();
       } else if (spec.kind == Kind::kParameter || spec.kind == Kind::kBuffer || spec.kind == Kind::kTensorConstant) {
         tensors_[spec.arg.tensor_name()] = stored_to_aten(program_.stored_tensor(spec));
       } else if (spec.kind == Kind::kConstantInput) {
@@ -170,8 +193,8 @@ class Interpreter {
     const size_t offset = static_cast<size_t>(static_cast<const unsigned char*>(t.raw()) - archive->data());
     std::vector<int64_t> shape(t.shape().begin(), t.shape().end());
     std::shared_ptr<MappedFile> keep = run_map;
-    return at::from_blob(run_map->mutable_data() + offset, shape, [keep](void*) {},
-                         at::TensorOptions().dtype(to_aten(t.dtype())));
+    return at::from_blob(
+        run_map->mutable_data() + offset, shape, [keep](void*) {}, at::TensorOptions().dtype(to_aten(t.dtype())));
   }
 
   const at::Tensor& tensor(const std::string& name) const {
@@ -190,13 +213,17 @@ class Interpreter {
     const auto kind = formal.type()->kind();
     const auto& t = a.typed();
     switch (a.kind()) {
-      case K::as_none: return c10::IValue();
-      case K::as_tensor: return tensor(a.tensor_name());
-      default: break;
+      case K::as_none:
+        return c10::IValue();
+      case K::as_tensor:
+        return tensor(a.tensor_name());
+      default:
+        break;
     }
     // A Python number where the schema wants a Tensor (`x * 2` serialised as mul.Tensor): a wrapped
     // number, which takes part in type promotion like the Python scalar did.
-    if (kind == c10::TypeKind::TensorType && is_scalar_kind(a.kind())) return at::native::wrapped_scalar_tensor(scalar_of(a));
+    if (kind == c10::TypeKind::TensorType && is_scalar_kind(a.kind()))
+      return at::native::wrapped_scalar_tensor(scalar_of(a));
     switch (a.kind()) {
       case K::as_tensors: {
         std::vector<at::Tensor> list;
@@ -205,34 +232,47 @@ class Interpreter {
       }
       case K::as_optional_tensors: {
         c10::List<std::optional<at::Tensor>> list;
-        for (const auto& n : a.optional_tensor_names()) list.push_back(n ? std::optional<at::Tensor>(tensor(*n)) : std::nullopt);
+        for (const auto& n : a.optional_tensor_names())
+          list.push_back(n ? std::optional<at::Tensor>(tensor(*n)) : std::nullopt);
         return list;
       }
       case K::as_int:
         if (kind == c10::TypeKind::FloatType) return static_cast<double>(a.as_int());
         return a.as_int();
-      case K::as_ints: return a.as_ints();
-      case K::as_float: return a.as_float();
-      case K::as_floats: return a.as_floats();
-      case K::as_bool: return a.as_bool();
+      case K::as_ints:
+        return a.as_ints();
+      case K::as_float:
+        return a.as_float();
+      case K::as_floats:
+        return a.as_floats();
+      case K::as_bool:
+        return a.as_bool();
       case K::as_bools: {
         c10::List<bool> list;
         for (const bool b : t.as_bools()) list.push_back(b);
         return list;
       }
-      case K::as_string: return a.as_string();
-      case K::as_sym_int: return sym_int(t.as_sym_int());
-      case K::as_sym_float: return a.is_symbolic_scalar() ? lookup(floats_, a.symbol()) : a.as_float();
-      case K::as_sym_bool: return a.is_symbolic_scalar() ? lookup(bools_, a.symbol()) : a.as_bool();
+      case K::as_string:
+        return a.as_string();
+      case K::as_sym_int:
+        return sym_int(t.as_sym_int());
+      case K::as_sym_float:
+        return a.is_symbolic_scalar() ? lookup(floats_, a.symbol()) : a.as_float();
+      case K::as_sym_bool:
+        return a.is_symbolic_scalar() ? lookup(bools_, a.symbol()) : a.as_bool();
       case K::as_sym_ints: {
         std::vector<int64_t> v;
         for (const auto& s : t.as_sym_ints()) v.push_back(sym_int(s));
         return v;
       }
-      case K::as_scalar_type: return scalar_type_from_schema(static_cast<int64_t>(t.as_scalar_type()));
-      case K::as_layout: return layout_from_schema(static_cast<int64_t>(t.as_layout()));
-      case K::as_memory_format: return memory_format_from_schema(static_cast<int64_t>(t.as_memory_format()));
-      case K::as_device: return c10::Device(t.as_device().type);
+      case K::as_scalar_type:
+        return scalar_type_from_schema(static_cast<int64_t>(t.as_scalar_type()));
+      case K::as_layout:
+        return layout_from_schema(static_cast<int64_t>(t.as_layout()));
+      case K::as_memory_format:
+        return memory_format_from_schema(static_cast<int64_t>(t.as_memory_format()));
+      case K::as_device:
+        return c10::Device(t.as_device().type);
       default:
         throw Error({"verify"}, "argument '" + formal.name() + "' of kind " + a.kind_name() +
                                     " is not supported by the reference executor yet");
@@ -249,13 +289,20 @@ class Interpreter {
   c10::Scalar scalar_of(const Argument& a) const {
     using K = pt2::ArgKind;
     switch (a.kind()) {
-      case K::as_int: return c10::Scalar(a.as_int());
-      case K::as_float: return c10::Scalar(a.as_float());
-      case K::as_bool: return c10::Scalar(a.as_bool());
-      case K::as_sym_int: return c10::Scalar(sym_int(a.typed().as_sym_int()));
-      case K::as_sym_float: return c10::Scalar(a.is_symbolic_scalar() ? lookup(floats_, a.symbol()) : a.as_float());
-      case K::as_sym_bool: return c10::Scalar(a.is_symbolic_scalar() ? lookup(bools_, a.symbol()) : a.as_bool());
-      default: throw Error({"verify"}, std::string("argument of kind ") + a.kind_name() + " is not a scalar");
+      case K::as_int:
+        return c10::Scalar(a.as_int());
+      case K::as_float:
+        return c10::Scalar(a.as_float());
+      case K::as_bool:
+        return c10::Scalar(a.as_bool());
+      case K::as_sym_int:
+        return c10::Scalar(sym_int(a.typed().as_sym_int()));
+      case K::as_sym_float:
+        return c10::Scalar(a.is_symbolic_scalar() ? lookup(floats_, a.symbol()) : a.as_float());
+      case K::as_sym_bool:
+        return c10::Scalar(a.is_symbolic_scalar() ? lookup(bools_, a.symbol()) : a.as_bool());
+      default:
+        throw Error({"verify"}, std::string("argument of kind ") + a.kind_name() + " is not a scalar");
     }
   }
 
@@ -271,14 +318,20 @@ class Interpreter {
     auto i = [&](size_t k) { return in[k].toLong(); };
     auto d = [&](size_t k) { return in[k].toDouble(); };
     c10::Scalar r;
-    if (op == "neg") need(1), r = floating ? c10::Scalar(-d(0)) : c10::Scalar(-i(0));
-    else if (op == "not_") need(1), r = c10::Scalar(!in[0].toBool());
+    if (op == "neg")
+      need(1), r = floating ? c10::Scalar(-d(0)) : c10::Scalar(-i(0));
+    else if (op == "not_")
+      need(1), r = c10::Scalar(!in[0].toBool());
     else {
       need(2);
-      if (op == "add") r = floating ? c10::Scalar(d(0) + d(1)) : c10::Scalar(i(0) + i(1));
-      else if (op == "sub") r = floating ? c10::Scalar(d(0) - d(1)) : c10::Scalar(i(0) - i(1));
-      else if (op == "mul") r = floating ? c10::Scalar(d(0) * d(1)) : c10::Scalar(i(0) * i(1));
-      else if (op == "truediv") r = c10::Scalar(d(0) / d(1));
+      if (op == "add")
+        r = floating ? c10::Scalar(d(0) + d(1)) : c10::Scalar(i(0) + i(1));
+      else if (op == "sub")
+        r = floating ? c10::Scalar(d(0) - d(1)) : c10::Scalar(i(0) - i(1));
+      else if (op == "mul")
+        r = floating ? c10::Scalar(d(0) * d(1)) : c10::Scalar(i(0) * i(1));
+      else if (op == "truediv")
+        r = c10::Scalar(d(0) / d(1));
       else if (op == "floordiv" || op == "mod") {
         if (floating) {
           const double q = std::floor(d(0) / d(1));
@@ -289,25 +342,42 @@ class Interpreter {
           if ((i(0) % i(1) != 0) && ((i(0) < 0) != (i(1) < 0))) --q;  // Python floors
           r = op == "floordiv" ? c10::Scalar(q) : c10::Scalar(i(0) - q * i(1));
         }
-      } else if (op == "pow") r = floating ? c10::Scalar(std::pow(d(0), d(1))) : c10::Scalar(static_cast<int64_t>(std::llround(std::pow(d(0), d(1)))));
-      else if (op == "eq") r = c10::Scalar(floating ? d(0) == d(1) : i(0) == i(1));
-      else if (op == "ne") r = c10::Scalar(floating ? d(0) != d(1) : i(0) != i(1));
-      else if (op == "lt") r = c10::Scalar(floating ? d(0) < d(1) : i(0) < i(1));
-      else if (op == "le") r = c10::Scalar(floating ? d(0) <= d(1) : i(0) <= i(1));
-      else if (op == "gt") r = c10::Scalar(floating ? d(0) > d(1) : i(0) > i(1));
-      else if (op == "ge") r = c10::Scalar(floating ? d(0) >= d(1) : i(0) >= i(1));
-      else if (op == "and_") r = c10::Scalar(in[0].toBool() && in[1].toBool());
-      else if (op == "or_") r = c10::Scalar(in[0].toBool() || in[1].toBool());
-      else throw Error({"verify"}, "operator." + op + " is not supported by the reference executor yet", ErrorKind::kUnsupported);
+      } else if (op == "pow")
+        r = floating ? c10::Scalar(std::pow(d(0), d(1)))
+                     : c10::Scalar(static_cast<int64_t>(std::llround(std::pow(d(0), d(1)))));
+      else if (op == "eq")
+        r = c10::Scalar(floating ? d(0) == d(1) : i(0) == i(1));
+      else if (op == "ne")
+        r = c10::Scalar(floating ? d(0) != d(1) : i(0) != i(1));
+      else if (op == "lt")
+        r = c10::Scalar(floating ? d(0) < d(1) : i(0) < i(1));
+      else if (op == "le")
+        r = c10::Scalar(floating ? d(0) <= d(1) : i(0) <= i(1));
+      else if (op == "gt")
+        r = c10::Scalar(floating ? d(0) > d(1) : i(0) > i(1));
+      else if (op == "ge")
+        r = c10::Scalar(floating ? d(0) >= d(1) : i(0) >= i(1));
+      else if (op == "and_")
+        r = c10::Scalar(in[0].toBool() && in[1].toBool());
+      else if (op == "or_")
+        r = c10::Scalar(in[0].toBool() || in[1].toBool());
+      else
+        throw Error({"verify"}, "operator." + op + " is not supported by the reference executor yet",
+                    ErrorKind::kUnsupported);
     }
     if (node.outputs.size() != 1) throw Error({"verify"}, "operator." + op + " must have one output");
     const Argument& out = node.outputs[0];
     if (!out.is_symbolic_scalar()) return;  // a static result: nothing to bind
     const std::string name = out.symbol();
-    if (out.is(pt2::ArgKind::as_sym_int)) ints_[name] = r.toLong();
-    else if (out.is(pt2::ArgKind::as_sym_float)) floats_[name] = r.toDouble();
-    else if (out.is(pt2::ArgKind::as_sym_bool)) bools_[name] = r.toBool();
-    else throw Error({"verify"}, "output of kind " + std::string(out.kind_name()) + " is not supported for operator." + op);
+    if (out.is(pt2::ArgKind::as_sym_int))
+      ints_[name] = r.toLong();
+    else if (out.is(pt2::ArgKind::as_sym_float))
+      floats_[name] = r.toDouble();
+    else if (out.is(pt2::ArgKind::as_sym_bool))
+      bools_[name] = r.toBool();
+    else
+      throw Error({"verify"},
+                  "output of kind " + std::string(out.kind_name()) + " is not supported for operator." + op);
   }
 
   // torch.sym_max, sym_float, sym_ite, math.ceil, ... (reference_symbolic.cc), concretely.
@@ -315,17 +385,25 @@ class Interpreter {
     std::vector<SymScalar> in;
     for (const auto& i : node.inputs) {
       const c10::Scalar x = scalar_of(i.arg);
-      in.push_back(x.isBoolean() ? SymScalar::of_bool(x.toBool()) : x.isFloatingPoint() ? SymScalar::of_float(x.toDouble())
-                                                                                         : SymScalar::of_int(x.toLong()));
+      in.push_back(x.isBoolean()         ? SymScalar::of_bool(x.toBool())
+                   : x.isFloatingPoint() ? SymScalar::of_float(x.toDouble())
+                                         : SymScalar::of_int(x.toLong()));
     }
     const SymScalar r = eval_symbolic_helper(node.target, in);
     if (node.outputs.size() != 1) throw Error({"verify", node.name}, node.target + " must have one output");
     const Argument& out = node.outputs[0];
     if (!out.is_symbolic_scalar()) return;  // a static result: nothing to bind
-    if (out.is(pt2::ArgKind::as_sym_int)) ints_[out.symbol()] = r.kind == SymScalar::Kind::kFloat ? static_cast<int64_t>(r.d) : r.kind == SymScalar::Kind::kBool ? r.b : r.i;
-    else if (out.is(pt2::ArgKind::as_sym_float)) floats_[out.symbol()] = r.as_double();
-    else if (out.is(pt2::ArgKind::as_sym_bool)) bools_[out.symbol()] = r.truthy();
-    else throw Error({"verify", node.name}, "output of kind " + std::string(out.kind_name()) + " is not supported for " + node.target);
+    if (out.is(pt2::ArgKind::as_sym_int))
+      ints_[out.symbol()] = r.kind == SymScalar::Kind::kFloat  ? static_cast<int64_t>(r.d)
+                            : r.kind == SymScalar::Kind::kBool ? r.b
+                                                               : r.i;
+    else if (out.is(pt2::ArgKind::as_sym_float))
+      floats_[out.symbol()] = r.as_double();
+    else if (out.is(pt2::ArgKind::as_sym_bool))
+      bools_[out.symbol()] = r.truthy();
+    else
+      throw Error({"verify", node.name},
+                  "output of kind " + std::string(out.kind_name()) + " is not supported for " + node.target);
   }
 
   void run_node(const pt2::Node& node) {
@@ -344,18 +422,23 @@ class Interpreter {
     std::string overload = rest.substr(d2 + 1);
     if (overload == "default") overload = "";
     const auto handle = c10::Dispatcher::singleton().findSchema({op_name, overload});
-    if (!handle) throw Error({"verify"}, "libtorch has no operator " + op_name + (overload.empty() ? "" : "." + overload));
+    if (!handle)
+      throw Error({"verify"}, "libtorch has no operator " + op_name + (overload.empty() ? "" : "." + overload));
     const c10::FunctionSchema& schema = handle->schema();
 
     torch::jit::Stack stack;
     for (const auto& formal : schema.arguments()) {
       const Argument* actual = node.input(formal.name());
-      if (actual) stack.push_back(to_ivalue(*actual, formal));
-      else if (formal.default_value()) stack.push_back(*formal.default_value());
-      else throw Error({"verify"}, "missing argument '" + formal.name() + "' and the schema has no default");
+      if (actual)
+        stack.push_back(to_ivalue(*actual, formal));
+      else if (formal.default_value())
+        stack.push_back(*formal.default_value());
+      else
+        throw Error({"verify"}, "missing argument '" + formal.name() + "' and the schema has no default");
     }
     handle->callBoxed(&stack);
-    if (stack.size() != node.outputs.size() && !(node.outputs.size() == 1 && node.outputs[0].is(pt2::ArgKind::as_tensors)))
+    if (stack.size() != node.outputs.size() &&
+        !(node.outputs.size() == 1 && node.outputs[0].is(pt2::ArgKind::as_tensors)))
       throw Error({"verify"}, "operator returned " + std::to_string(stack.size()) + " values, the graph expects " +
                                   std::to_string(node.outputs.size()));
     for (size_t i = 0; i < node.outputs.size() && i < stack.size(); ++i) bind_output(node.outputs[i], stack[i]);
@@ -372,7 +455,8 @@ class Interpreter {
     child.floats_ = floats_;
     child.bools_ = bools_;
     for (size_t i = 0; i < inputs.size(); ++i)
-      if (graph.inputs[i].is_tensor()) child.tensors_[graph.inputs[i].tensor_name()] = inputs[i];  // symbols: bound by the caller
+      if (graph.inputs[i].is_tensor())
+        child.tensors_[graph.inputs[i].tensor_name()] = inputs[i];  // symbols: bound by the caller
     for (const auto& node : graph.nodes) {
       try {
         child.run_node(node);
@@ -391,7 +475,8 @@ class Interpreter {
     std::vector<at::Tensor> out;
     if (a.is(pt2::ArgKind::as_tensors))
       for (const auto& n : a.tensor_names()) out.push_back(tensor(n));
-    else if (!a.is_none()) throw Error({"verify"}, "argument #" + std::to_string(i) + " is not a tensor list: " + a.describe());
+    else if (!a.is_none())
+      throw Error({"verify"}, "argument #" + std::to_string(i) + " is not a tensor list: " + a.describe());
     return out;
   }
 
@@ -407,8 +492,9 @@ class Interpreter {
 
   // Scan over axis 0 of `xs`: combine(carry..., x_t..., additional...) -> (carry..., y_t...); the ys are
   // stacked. map_impl is the carry-free case.
-  std::vector<at::Tensor> scan(const pt2::Graph& combine, std::vector<at::Tensor> carry, const std::vector<at::Tensor>& xs,
-                               const std::vector<at::Tensor>& additional, size_t n_outputs) const {
+  std::vector<at::Tensor> scan(const pt2::Graph& combine, std::vector<at::Tensor> carry,
+                               const std::vector<at::Tensor>& xs, const std::vector<at::Tensor>& additional,
+                               size_t n_outputs) const {
     if (xs.empty()) throw Error({"verify"}, "a scan without scanned inputs");
     const int64_t steps = xs[0].size(0);
     std::vector<std::vector<at::Tensor>> ys(n_outputs - carry.size());
@@ -416,7 +502,8 @@ class Interpreter {
       std::vector<at::Tensor> in = carry;
       for (const auto& x : xs) in.push_back(x.select(0, t));
       const auto out = run_subgraph(combine, concat(in, additional));
-      if (out.size() != n_outputs) throw Error({"verify"}, "the combine graph returns " + std::to_string(out.size()) + " values");
+      if (out.size() != n_outputs)
+        throw Error({"verify"}, "the combine graph returns " + std::to_string(out.size()) + " values");
       for (size_t k = 0; k < carry.size(); ++k) carry[k] = out[k];
       for (size_t k = 0; k < ys.size(); ++k) ys[k].push_back(out[carry.size() + k]);
     }
@@ -463,11 +550,15 @@ class Interpreter {
           continue;
         }
         if (!a.is_symbolic_scalar() || k >= region.inputs.size() || !region.inputs[k].is_symbolic_scalar())
-          throw Error({"verify"}, "region argument #" + std::to_string(i) + " is not a tensor or symbolic scalar: " + a.describe());
+          throw Error({"verify"},
+                      "region argument #" + std::to_string(i) + " is not a tensor or symbolic scalar: " + a.describe());
         const std::string formal = region.inputs[k].symbol();
-        if (a.is(pt2::ArgKind::as_sym_int)) ints_[formal] = lookup(ints_, a.symbol());
-        else if (a.is(pt2::ArgKind::as_sym_float)) floats_[formal] = lookup(floats_, a.symbol());
-        else bools_[formal] = lookup(bools_, a.symbol());
+        if (a.is(pt2::ArgKind::as_sym_int))
+          ints_[formal] = lookup(ints_, a.symbol());
+        else if (a.is(pt2::ArgKind::as_sym_float))
+          floats_[formal] = lookup(floats_, a.symbol());
+        else
+          bools_[formal] = lookup(bools_, a.symbol());
         args.push_back(at::Tensor());
       }
       results = run_subgraph(region, args);
@@ -476,9 +567,12 @@ class Interpreter {
     }
     std::vector<std::string> names;
     for (const auto& o : node.outputs) {
-      if (o.is(pt2::ArgKind::as_tensor)) names.push_back(o.tensor_name());
-      else if (o.is(pt2::ArgKind::as_tensors)) for (const auto& n : o.tensor_names()) names.push_back(n);
-      else names.push_back("");  // an output nobody reads
+      if (o.is(pt2::ArgKind::as_tensor))
+        names.push_back(o.tensor_name());
+      else if (o.is(pt2::ArgKind::as_tensors))
+        for (const auto& n : o.tensor_names()) names.push_back(n);
+      else
+        names.push_back("");  // an output nobody reads
     }
     if (names.size() != results.size())
       throw Error({"verify"}, op + " returned " + std::to_string(results.size()) + " values, the graph expects " +
@@ -510,7 +604,8 @@ class Interpreter {
     } else if (out.is(pt2::ArgKind::as_int) || out.is_none() || out.is(pt2::ArgKind::as_sym_int)) {
       // statically known or absent: nothing to bind
     } else {
-      throw Error({"verify"}, "output of kind " + std::string(out.kind_name()) + " is not supported by the reference executor yet");
+      throw Error({"verify"},
+                  "output of kind " + std::string(out.kind_name()) + " is not supported by the reference executor yet");
     }
   }
 
@@ -530,7 +625,7 @@ class Interpreter {
 };
 
 ReferenceResult run_libtorch(const pt2::Program& program, const std::vector<Tensor>& user_inputs,
-                            bool keep_intermediates) {
+                             bool keep_intermediates) {
   at::NoGradGuard no_grad;
   register_quantized_decomposed_ops();
   // Pages of read-only mappings that other stages touched (the exporter's view of the archive, refrt's
@@ -553,8 +648,8 @@ void load_library(const std::string& path) {
     throw Error({"reference", path}, "cannot load torch library (TORCH_LIBRARY custom ops): no such file");
   if (!dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL)) {
     const char* why = dlerror();
-    throw Error({"reference", path}, std::string("cannot load torch library (TORCH_LIBRARY custom ops): ") +
-                                         (why ? why : "dlopen failed"));
+    throw Error({"reference", path},
+                std::string("cannot load torch library (TORCH_LIBRARY custom ops): ") + (why ? why : "dlopen failed"));
   }
 }
 
