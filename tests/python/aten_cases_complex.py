@@ -6,7 +6,6 @@ view_as_complex, complex results leave through view_as_real, abs, angle, real or
 Imported at the end of aten_cases.py.
 """
 import torch
-
 from aten_cases import case, r
 
 fft = torch.fft
