@@ -27,13 +27,6 @@ std::string coordinates(TranslateContext& ctx, const std::string& s, bool align,
   return ctx.emit1("Sub", {scaled, one});
 }
 
-std::string concat(TranslateContext& ctx, const std::vector<std::string>& parts, int64_t axis,
-                   const std::string& hint) {
-  const std::string out = ctx.temp(hint);
-  set_attr(ctx.emit("Concat", parts, {out}), "axis", axis);
-  return out;
-}
-
 }  // namespace
 
 void affine_grid(TranslateContext& ctx) {
@@ -53,8 +46,7 @@ void affine_grid_from_ops(TranslateContext& ctx) {
   if (dims != 2 && dims != 3)
     ctx.fail("affine_grid needs a 4-D or 5-D size, got " + std::to_string(dims + 2) + " values");
   const std::string size = ctx.int_list_value("size");
-  const std::string spatial =
-      ctx.emit1("Slice", {size, ctx.graph.constant_i64({2}), ctx.graph.constant_i64({dims + 2})});
+  const std::string spatial = slice_shape(ctx, size, 2, dims + 2);
   std::vector<std::string> parts(static_cast<size_t>(dims) + 1);
   for (int64_t a = 0; a < dims; ++a) {  // spatial axis a: (D,) H, W; its coordinate is component dims - 1 - a
     std::vector<int64_t> others;
@@ -76,7 +68,7 @@ void affine_grid_from_ops(TranslateContext& ctx) {
   auto* tr = ctx.emit("Transpose", {ctx.tensor("theta")}, {ctx.temp("theta_t")});
   set_attr(tr, "perm", perm);
   const std::string points = ctx.emit1("MatMul", {base, tr->output(0)});  // [N, P, dims]
-  const std::string batch = ctx.emit1("Slice", {size, ctx.graph.constant_i64({0}), ctx.graph.constant_i64({1})});
+  const std::string batch = slice_shape(ctx, size, 0, 1);
   const std::string out_shape = concat(ctx, {batch, spatial, ctx.graph.constant_i64({dims})}, 0, "grid_shape");
   ctx.emit("Reshape", {points, out_shape}, {ctx.output()});
 }

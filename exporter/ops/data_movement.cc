@@ -5,15 +5,6 @@
 namespace parity::exporter {
 namespace {
 
-std::string slice_shape(TranslateContext& ctx, const std::string& shape, int64_t begin, int64_t end) {
-  return ctx.emit1("Slice", {shape, ctx.graph.constant_i64({begin}), ctx.graph.constant_i64({end})});
-}
-std::string concat0(TranslateContext& ctx, const std::vector<std::string>& parts) {
-  auto* n = ctx.emit("Concat", parts, {ctx.temp("shape")});
-  set_attr(n, "axis", int64_t{0});
-  return n->output(0);
-}
-
 // atleast_Nd: 0-d -> [1]*N; 1-d [n] -> [1, n] (2-d) or [1, n, 1] (3-d); 2-d [m, n] -> [m, n, 1] (3-d).
 std::string at_least(TranslateContext& ctx, const std::string& x, int64_t rank, int64_t n) {
   std::vector<int64_t> axes;
@@ -72,7 +63,8 @@ void tile(TranslateContext& ctx) {
   std::string x = ctx.tensor("self");
   std::string reps = ctx.int_list_value("dims");
   if (n < rank)
-    reps = concat0(ctx, {ctx.graph.constant_i64(std::vector<int64_t>(static_cast<size_t>(rank - n), 1)), reps});
+    reps =
+        concat(ctx, {ctx.graph.constant_i64(std::vector<int64_t>(static_cast<size_t>(rank - n), 1)), reps}, 0, "shape");
   if (n > rank) {
     std::vector<int64_t> axes;
     for (int64_t i = 0; i < n - rank; ++i) axes.push_back(i);
@@ -106,14 +98,14 @@ void pixel_shuffle_impl(TranslateContext& ctx, bool shuffle) {
   const int64_t L = rank - 3;
   if (shuffle) {
     const std::string c_out = ctx.emit1("Div", {c, r2});
-    split = concat0(ctx, {lead, c_out, rr, rr, h, w});  // [C', r, r, H, W] -> [C', H, r, W, r]
+    split = concat(ctx, {lead, c_out, rr, rr, h, w}, 0, "shape");  // [C', r, r, H, W] -> [C', H, r, W, r]
     for (int64_t p : {0, 3, 1, 4, 2}) perm.push_back(L + p);
-    merged = concat0(ctx, {lead, c_out, ctx.emit1("Mul", {h, rr}), ctx.emit1("Mul", {w, rr})});
+    merged = concat(ctx, {lead, c_out, ctx.emit1("Mul", {h, rr}), ctx.emit1("Mul", {w, rr})}, 0, "shape");
   } else {
     const std::string ho = ctx.emit1("Div", {h, rr}), wo = ctx.emit1("Div", {w, rr});
-    split = concat0(ctx, {lead, c, ho, rr, wo, rr});  // [C, H', r, W', r] -> [C, r, r, H', W']
+    split = concat(ctx, {lead, c, ho, rr, wo, rr}, 0, "shape");  // [C, H', r, W', r] -> [C, r, r, H', W']
     for (int64_t p : {0, 2, 4, 1, 3}) perm.push_back(L + p);
-    merged = concat0(ctx, {lead, ctx.emit1("Mul", {c, r2}), ho, wo});
+    merged = concat(ctx, {lead, ctx.emit1("Mul", {c, r2}), ho, wo}, 0, "shape");
   }
   auto* tn = ctx.emit("Transpose", {ctx.emit1("Reshape", {x, split})}, {ctx.temp("transposed")});
   set_attr(tn, "perm", perm);
@@ -153,7 +145,7 @@ void im2col(TranslateContext& ctx) {
   auto* cat = ctx.emit("Concat", patches, {ctx.temp("patches")});
   set_attr(cat, "axis", int64_t{2});
   const std::string n = slice_shape(ctx, shape_of(ctx, x), 0, 1);
-  const std::string shape = concat0(ctx, {n, ctx.graph.constant_i64({-1, out[0] * out[1]})});
+  const std::string shape = concat(ctx, {n, ctx.graph.constant_i64({-1, out[0] * out[1]})}, 0, "shape");
   const std::string r = ctx.emit1("Reshape", {cat->output(0), shape});
   if (rank == 3)
     ctx.emit("Squeeze", {r, ctx.graph.constant_i64({0})}, {ctx.output()});

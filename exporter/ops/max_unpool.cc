@@ -12,23 +12,18 @@ void max_unpool(TranslateContext& ctx) {
   const int64_t spatial = ctx.node.target.find("max_unpool3d") != std::string::npos ? 3 : 2;
   if (rank != spatial + 1 && rank != spatial + 2)
     ctx.fail("input must have rank " + std::to_string(spatial + 1) + " or " + std::to_string(spatial + 2));
-  const std::string lead = ctx.emit1("Slice", {shape_of(ctx, ctx.tensor("self")), ctx.graph.constant_i64({0}),
-                                               ctx.graph.constant_i64({rank - spatial})});
-  const auto concat = [&](const std::vector<std::string>& parts, const std::string& hint) {
-    const std::string out = ctx.temp(hint);
-    set_attr(ctx.emit("Concat", parts, {out}), "axis", int64_t{0});
-    return out;
-  };
-  const std::string planes = concat({lead, ctx.graph.constant_i64({-1})}, "planes");
+  const std::string lead = slice_shape(ctx, shape_of(ctx, ctx.tensor("self")), 0, rank - spatial);
+  const std::string planes = concat(ctx, {lead, ctx.graph.constant_i64({-1})}, 0, "planes");
   const std::string size = ctx.int_list_value("output_size");
   const std::string plane_numel = ctx.temp("plane_numel");
   emit_reduce(ctx, "ReduceProd", size, {0}, true, plane_numel);
-  const std::string zeros = ctx.emit1("Expand", {ctx.constant(0, t), concat({lead, plane_numel}, "zeros_shape")});
+  const std::string zeros =
+      ctx.emit1("Expand", {ctx.constant(0, t), concat(ctx, {lead, plane_numel}, 0, "zeros_shape")});
   const std::string values = ctx.emit1("Reshape", {ctx.tensor("self"), planes});
   const std::string indices = ctx.emit1("Reshape", {ctx.tensor("indices"), planes});
   auto* scatter = ctx.emit("ScatterElements", {zeros, indices, values}, {ctx.temp("unpooled")});
   set_attr(scatter, "axis", int64_t{-1});
-  ctx.emit("Reshape", {scatter->output(0), concat({lead, size}, "out_shape")}, {ctx.output()});
+  ctx.emit("Reshape", {scatter->output(0), concat(ctx, {lead, size}, 0, "out_shape")}, {ctx.output()});
 }
 
 PARITY_TRANSLATION("aten::max_unpool2d.default", max_unpool, 0);

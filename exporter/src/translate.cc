@@ -492,6 +492,17 @@ std::string unsqueeze0(TranslateContext& ctx, const std::string& scalar) {
   return ctx.emit1("Unsqueeze", {scalar, ctx.graph.constant_i64({0})}, "unsqueeze");
 }
 
+std::string concat(TranslateContext& ctx, const std::vector<std::string>& parts, int64_t axis,
+                   const std::string& hint) {
+  const std::string out = ctx.temp(hint);
+  set_attr(ctx.emit("Concat", parts, {out}), "axis", axis);
+  return out;
+}
+
+std::string slice_shape(TranslateContext& ctx, const std::string& shape, int64_t begin, int64_t end) {
+  return ctx.emit1("Slice", {shape, ctx.graph.constant_i64({begin}), ctx.graph.constant_i64({end})});
+}
+
 namespace {
 int promotion_rank(DType t) {
   switch (t) {

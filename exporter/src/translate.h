@@ -107,6 +107,11 @@ std::string shape_of(TranslateContext& ctx, const std::string& v);
 // One element of a 1-D int64 value as a rank-0 value.
 std::string element(TranslateContext& ctx, const std::string& v, int64_t i);
 std::string unsqueeze0(TranslateContext& ctx, const std::string& scalar);  // rank 0 -> [1]
+// Concat of `parts` along `axis`; `hint` names the value.
+std::string concat(TranslateContext& ctx, const std::vector<std::string>& parts, int64_t axis,
+                   const std::string& hint = "concat");
+// Elements [begin, end) of a 1-D value (a shape, a size list).
+std::string slice_shape(TranslateContext& ctx, const std::string& shape, int64_t begin, int64_t end);
 // v with its last two dimensions swapped (a Transpose; `rank` >= 2 is v's rank, `hint` names the value).
 std::string transpose_last_two(TranslateContext& ctx, const std::string& v, int64_t rank, const std::string& hint);
 // torch's type promotion of two operands (tensors win over scalars of the same kind).
