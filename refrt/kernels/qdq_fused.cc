@@ -85,6 +85,26 @@ class QConvKernel : public Kernel {
   void compute(KernelIO& io) const override {
     const Tensor& x = io.in(0);
     check_x(node_, x, rq_.x_type);
+    const nn::WindowGeometry g = qconv::conv_geometry(node_, attrs_, group_, x, weights_);
+    if (g.rank() > 2) return compute_via_sums(io, x);
+    Shape out{x.dim(0), weights_.m};
+    out.insert(out.end(), g.out.begin(), g.out.end());
+    Tensor y(rq_.out, out);
+    const int64_t m = weights_.m, plane = g.out_size();
+    const size_t esize = dtype_size(rq_.out);
+    uint8_t* py = static_cast<uint8_t*>(y.mutable_raw());
+    // Each tile's sums are requantized while they are in cache.
+    qconv::panel_conv(io, g, group_, x, rq_.x_zp, weights_, nullptr,
+                      [&](int64_t row, int64_t j0, const int32_t* sums, int64_t cols) {
+                        const size_t c = static_cast<size_t>(row % m);
+                        quant::requantize_row(sums, cols, &rq_.mult[c], &rq_.offset[c], false, rq_.lo, rq_.hi, rq_.out,
+                                              py + static_cast<size_t>(row * plane + j0) * esize);
+                      });
+    io.outputs[0] = std::move(y);
+  }
+
+  // 3-D and higher convolutions: the int32 sums first, then the requantization.
+  void compute_via_sums(KernelIO& io, const Tensor& x) const {
     const Tensor acc = qconv::int_conv(node_, io, attrs_, group_, x, rq_.x_zp, weights_, nullptr);
     Tensor y(rq_.out, acc.shape());
     const int64_t m = weights_.m, plane = acc.numel() / std::max<int64_t>(1, acc.dim(0) * m);
@@ -92,10 +112,10 @@ class QConvKernel : public Kernel {
     parallel_for(
         io, acc.dim(0) * m, std::max<int64_t>(1, 16384 / std::max<int64_t>(plane, 1)), [&](int64_t r0, int64_t r1) {
           for (int64_t r = r0; r < r1; ++r) {
-            const std::vector<double> mult{rq_.mult[static_cast<size_t>(r % m)]},
-                off{rq_.offset[static_cast<size_t>(r % m)]};
-            quant::requantize_block(acc.data<int32_t>() + r * plane, 1, plane, mult, off, true, rq_.out, rq_.lo, rq_.hi,
-                                    static_cast<uint8_t*>(y.mutable_raw()) + static_cast<size_t>(r * plane) * esize);
+            const size_t c = static_cast<size_t>(r % m);
+            quant::requantize_row(acc.data<int32_t>() + r * plane, plane, &rq_.mult[c], &rq_.offset[c], false, rq_.lo,
+                                  rq_.hi, rq_.out,
+                                  static_cast<uint8_t*>(y.mutable_raw()) + static_cast<size_t>(r * plane) * esize);
           }
         });
     io.outputs[0] = std::move(y);

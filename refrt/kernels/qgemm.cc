@@ -12,8 +12,6 @@
 namespace parity::refrt::qgemm {
 namespace {
 
-constexpr int64_t kRows = 6;
-
 // PARITY_REFRT_ISA=scalar caps this too, so the tests run the portable loop on AVX2 machines.
 const bool kAvx2 = isa_allows(IsaLevel::kAvx2);
 
@@ -54,6 +52,25 @@ void tile_portable(int rows, const int16_t* a, int64_t lda, const int16_t* panel
     }
 }
 
+__attribute__((target("avx2"))) void interleave_avx2(const int16_t* r0, const int16_t* r1, int16_t* dst) {
+  const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r0));
+  const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r1));
+  // unpack works within 128-bit lanes: lo = columns 0-3 | 8-11, hi = 4-7 | 12-15.
+  const __m256i lo = _mm256_unpacklo_epi16(a, b), hi = _mm256_unpackhi_epi16(a, b);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), _mm256_permute2x128_si256(lo, hi, 0x20));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 16), _mm256_permute2x128_si256(lo, hi, 0x31));
+}
+
+}  // namespace
+
+void interleave_pair(const int16_t* r0, const int16_t* r1, int16_t* dst) {
+  if (kAvx2) return interleave_avx2(r0, r1, dst);
+  for (int j = 0; j < kPanel; ++j) {
+    dst[2 * j] = r0[j];
+    dst[2 * j + 1] = r1[j];
+  }
+}
+
 void tile(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t kp, int32_t* c) {
   if (!kAvx2) return tile_portable(rows, a, lda, panel, kp, c);
   switch (rows) {
@@ -71,8 +88,6 @@ void tile(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t
       return tile_avx2<6>(a, lda, panel, kp, c);
   }
 }
-
-}  // namespace
 
 bool uses_avx2() { return kAvx2; }
 

@@ -20,6 +20,7 @@
 namespace parity::refrt::qgemm {
 
 constexpr int64_t kPanel = 16;
+constexpr int64_t kRows = 6;  // rows of one GEMM tile
 
 inline int64_t even(int64_t k) { return (k + 1) & ~int64_t{1}; }
 
@@ -59,6 +60,12 @@ void widen_row(const T* src, int64_t k, int32_t zp, int16_t* dst) {
 
 // C[m, b.n] (row stride ldc) = A x B; A rows of b.kp int16 at stride lda. Work split on io's pool.
 void gemm(const KernelIO& io, int64_t m, const int16_t* a, int64_t lda, const PackedB& b, int32_t* c, int64_t ldc);
+
+// c[rows, 16] (row stride 16) = a[rows, kp] (row stride lda) x one packed panel; rows in [1, kRows].
+void tile(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t kp, int32_t* c);
+
+// One k pair of a panel: dst[2 * j + 0] = r0[j], dst[2 * j + 1] = r1[j] for the 16 columns j.
+void interleave_pair(const int16_t* r0, const int16_t* r1, int16_t* dst);
 
 // Whether the AVX2 kernel runs (CPU feature bits, once).
 bool uses_avx2();

@@ -3,8 +3,9 @@
 // 0 after the zero point is taken off, as in the ONNX reference). ConvInteger returns the sums;
 // QLinearConv adds its int32 bias and requantizes per output channel:
 //   y = saturate(rint(sum * (x_scale * w_scale[m] / y_scale) + y_zero_point)).
-// Per group and image: (x - x_zp) widened to int16, im2col (skipped for 1x1 stride-1 unpadded convs),
-// packed into qgemm's panels, one integer GEMM with the group's weight rows.
+// 1-D and 2-D: qconv_panels.cc gathers the columns straight into qgemm's panels. Other ranks, per group
+// and image: (x - x_zp) widened to int16, im2col (skipped for 1x1 stride-1 unpadded convs), packed into
+// qgemm's panels, one integer GEMM with the group's weight rows.
 #include "qlinear_conv.h"
 
 #include <algorithm>
@@ -37,8 +38,8 @@ ConvWeights widen_weights(const NodeDef& node, const Tensor& w, const std::vecto
   return cw;
 }
 
-Tensor int_conv(const NodeDef& node, const KernelIO& io, const nn::WindowAttrs& attrs, int64_t group, const Tensor& x,
-                int32_t x_zp, const ConvWeights& w, const int32_t* bias) {
+nn::WindowGeometry conv_geometry(const NodeDef& node, const nn::WindowAttrs& attrs, int64_t group, const Tensor& x,
+                                 const ConvWeights& w) {
   if (x.dtype() != DType::kInt8 && x.dtype() != DType::kUInt8)
     node.fail("X dtype " + dtype_name(x.dtype()) + " is not supported (int8, uint8)", ErrorKind::kUnsupported);
   if (x.rank() < 3 || x.rank() != w.kernel.size() + 2)
@@ -48,12 +49,24 @@ Tensor int_conv(const NodeDef& node, const KernelIO& io, const nn::WindowAttrs& 
               std::to_string(w.cg) + ", ...] with group " + std::to_string(group) + " does not fit");
   if (!attrs.kernel_shape.empty() && attrs.kernel_shape != w.kernel)
     node.fail("kernel_shape " + shape_str(attrs.kernel_shape) + " differs from W's " + shape_str(w.kernel));
-  const nn::WindowGeometry g = nn::forward_geometry(node, attrs, nn::spatial_dims(x.shape()), w.kernel, false);
+  return nn::forward_geometry(node, attrs, nn::spatial_dims(x.shape()), w.kernel, false);
+}
+
+Tensor int_conv(const NodeDef& node, const KernelIO& io, const nn::WindowAttrs& attrs, int64_t group, const Tensor& x,
+                int32_t x_zp, const ConvWeights& w, const int32_t* bias) {
+  const nn::WindowGeometry g = conv_geometry(node, attrs, group, x, w);
   const int64_t n = x.dim(0), c = x.dim(1), m = w.m, mg = m / group, out_size = g.out_size(), in_size = g.in_size();
   const int64_t ksize = g.kernel_size(), krows = w.cg * ksize;
   Shape out{n, m};
   out.insert(out.end(), g.out.begin(), g.out.end());
   Tensor y(DType::kInt32, out);
+  if (g.rank() <= 2) {
+    int32_t* py = y.data<int32_t>();
+    panel_conv(io, g, group, x, x_zp, w, bias, [&](int64_t row, int64_t j0, const int32_t* sums, int64_t cols) {
+      std::copy(sums, sums + cols, py + row * out_size + j0);
+    });
+    return y;
+  }
   bool pointwise = ksize == 1;
   for (size_t d = 0; d < g.rank(); ++d)
     pointwise = pointwise && g.stride[d] == 1 && g.pad_begin[d] == 0 && g.pad_end[d] == 0;

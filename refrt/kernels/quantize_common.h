@@ -81,4 +81,15 @@ float round_to(float v, DType t);
 void requantize_block(const int32_t* acc, int64_t rows, int64_t cols, const std::vector<double>& mult,
                       const std::vector<double>& offset, bool per_row, DType out, double lo, double hi, void* y);
 
+// requantize() of acc[0, n) into y (int8 / uint8 / int16 / uint16 `out`) with mult[0] / offset[0], or
+// mult[i] / offset[i] (`per_column`); AVX2 for the 8-bit types (quantize_simd.cc).
+void requantize_row(const int32_t* acc, int64_t n, const double* mult, const double* offset, bool per_column, double lo,
+                    double hi, DType out, void* y);
+
+// Per-tensor QuantizeLinear of float32 x into 8-bit `out` / DequantizeLinear of 8-bit x into float32, AVX2
+// (quantize_simd.cc): they handle a prefix of the n elements (a multiple of 8; 0 without AVX2 or for
+// other dtypes) and return its length; the caller's scalar loop does the rest with the same results.
+int64_t quantize_8bit_prefix(const float* x, int64_t n, float scale, int32_t zp, DType out, void* y);
+int64_t dequantize_8bit_prefix(const void* x, DType t, int64_t n, float scale, int32_t zp, float* y);
+
 }  // namespace parity::refrt::quant

@@ -157,16 +157,13 @@ float round_to(float v, DType t) {
 
 void requantize_block(const int32_t* acc, int64_t rows, int64_t cols, const std::vector<double>& mult,
                       const std::vector<double>& offset, bool per_row, DType out, double lo, double hi, void* y) {
-  dispatch_numeric(out, [&](auto zero) {
-    using Y = decltype(zero);
-    Y* py = static_cast<Y*>(y);
-    const bool one = mult.size() == 1;
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t c = 0; c < cols; ++c) {
-        const size_t k = one ? 0 : static_cast<size_t>(per_row ? r : c);
-        py[r * cols + c] = static_cast<Y>(requantize(acc[r * cols + c], mult[k], offset[k], lo, hi));
-      }
-  });
+  const bool one = mult.size() == 1;
+  const size_t esize = dtype_size(out);
+  for (int64_t r = 0; r < rows; ++r) {
+    const size_t k = one || !per_row ? 0 : static_cast<size_t>(r);
+    requantize_row(acc + r * cols, cols, mult.data() + k, offset.data() + k, !one && !per_row, lo, hi, out,
+                   static_cast<uint8_t*>(y) + static_cast<size_t>(r * cols) * esize);
+  }
 }
 
 }  // namespace quant
@@ -238,7 +235,8 @@ class DequantizeLinearKernel : public Kernel {
         const float s0 = s[0];
         const int32_t z0 = z[0];
         parallel_for(io, x.numel(), 16384, [&](int64_t i0, int64_t i1) {
-          for (int64_t i = i0; i < i1; ++i) py[i] = static_cast<float>(static_cast<int64_t>(px[i]) - z0) * s0;
+          int64_t i = i0 + quant::dequantize_8bit_prefix(px + i0, x.dtype(), i1 - i0, s0, z0, py + i0);
+          for (; i < i1; ++i) py[i] = static_cast<float>(static_cast<int64_t>(px[i]) - z0) * s0;
         });
         return;
       }
@@ -324,7 +322,8 @@ class QuantizeLinearKernel : public Kernel {
         const float s0 = s[0];
         const int32_t z0 = z[0];
         parallel_for(io, x.numel(), 16384, [&](int64_t i0, int64_t i1) {
-          for (int64_t i = i0; i < i1; ++i) py[i] = static_cast<Y>(saturate(px[i] / s0, z0, lo, hi));
+          int64_t i = i0 + quant::quantize_8bit_prefix(px + i0, i1 - i0, s0, z0, out, py + i0);
+          for (; i < i1; ++i) py[i] = static_cast<Y>(saturate(px[i] / s0, z0, lo, hi));
         });
         return;
       }

@@ -250,7 +250,10 @@ def build_integer_products(api):
              ("stride2_dilation2", (2, 4, 11, 9), (5, 4, 3, 2), dict(strides=[2, 2], dilations=[2, 1], pads=[1, 0, 2, 1])),
              ("group2", (1, 6, 5, 5), (8, 3, 3, 3), dict(group=2, pads=[1, 1, 1, 1])),
              ("pointwise", (2, 16, 4, 5), (7, 16, 1, 1), {}),
-             ("wide_64ch", (1, 64, 14, 14), (70, 64, 3, 3), dict(pads=[1, 1, 1, 1])))
+             ("wide_64ch", (1, 64, 14, 14), (70, 64, 3, 3), dict(pads=[1, 1, 1, 1])),
+             # rows wider than refrt's 16-column panels: whole, edge and row-spanning panels
+             ("wide_rows", (1, 5, 6, 40), (6, 5, 3, 3), dict(pads=[1, 1, 1, 1])),
+             ("stride2_wide_rows", (1, 3, 9, 37), (4, 3, 3, 3), dict(strides=[2, 2], pads=[1, 1, 1, 1])))
     for name, xs, wsh, attrs in convs:
         for tx, tw in (("uint8", "int8"), ("int8", "int8"), ("uint8", "uint8")):
             if name == "wide_64ch" and tx != "uint8" or name != "3x3_pad1" and tw == "uint8":
@@ -277,7 +280,30 @@ def build_integer_products(api):
                  {"x": x, "xs": xsc, "zx": np.array(zx), "w": w, "ws": wsc, "zw": zw, "ys": ysc, "zy": np.array(zy),
                   "b": bias}, {"y": want}, opset=10, ort_differs=ORT_U8S8 if (tx, tw) == ("uint8", "int8") else None)
 
+    build_conv_integer_edges(api, q)
     build_qdq_chains(api)
+
+
+def build_conv_integer_edges(api, q):
+    """ConvInteger rows an inexact product or a wrong zero-point correction would fail: activations at 0
+    and 255 with a zero point inside, int8 weights at -128 / -127 / 127 minus per-channel zero points
+    (products up to 255 * 255), an odd K; and a 1-D convolution."""
+    np, node, case = api.np, api.node, api.case
+    rng = api.RNG
+    x = rng.choice(np.array([0, 255], np.uint8), size=(1, 7, 5, 19))
+    w = rng.choice(np.array([-128, -127, 127], np.int8), size=(9, 7, 3, 3))
+    zx, zw = np.array(3, np.uint8), q("int8", 9)
+    acc = int_conv(np, x.astype(np.int64) - 3, w.astype(np.int64) - zw.astype(np.int64).reshape(-1, 1, 1, 1),
+                   pads=(1, 2, 1, 0))
+    case("conv_integer_extremes_odd_k_uint8_int8",
+         [node("ConvInteger", ["x", "w", "zx", "zw"], ["y"], kernel_shape=[3, 3], pads=[1, 2, 1, 0])],
+         {"x": x, "w": w, "zx": zx, "zw": zw}, {"y": acc.astype(np.int32)}, opset=10)
+    x1, w1, zx1 = q("uint8", 2, 4, 50), q("int8", 3, 4, 5), q("uint8")
+    acc1 = int_conv(np, x1[:, :, None, :].astype(np.int64) - int(zx1), w1[:, :, None, :].astype(np.int64),
+                    strides=(1, 2), pads=(0, 2, 0, 1))[:, :, 0, :]
+    case("conv_integer_1d_stride2_uint8_int8",
+         [node("ConvInteger", ["x", "w", "zx"], ["y"], kernel_shape=[5], strides=[2], pads=[2, 1])],
+         {"x": x1, "w": w1, "zx": np.array(zx1)}, {"y": acc1.astype(np.int32)}, opset=10)
 
 
 def build_qdq_chains(api):
@@ -357,6 +383,9 @@ def build_qdq_chains(api):
     a3 = {}
     chain("conv_pointwise_u8s8_no_bias", api.rand(1, 32, 7, 7, low=-1, high=1), "uint8", conv_node(a3),
           conv_core(a3), (20, 32, 1, 1), 0, None, 0.02, 128)
+    a4 = dict(pads=[1, 1, 1, 1])
+    chain("conv_relu_u8s8_wide_rows", api.rand(1, 4, 5, 37, low=-2, high=2), "uint8", conv_node(a4),
+          conv_core(a4), (8, 4, 3, 3), 0, "int32", 0.05, 0, act="relu")
     chain("gemm_transb_u8s8_int32_bias", api.rand(5, 40, low=-2, high=2), "uint8",
           lambda ins, out: node("Gemm", ins, [out], transB=1),
           lambda x, w, b: x @ w.T + b, (24, 40), 0, "int32", 0.04, 120)

@@ -1,0 +1,108 @@
+// AVX2 loops for the per-tensor 8-bit paths that QDQ models run on every activation: requantization
+// of int32 sums, QuantizeLinear from float32 and DequantizeLinear to float32. Each computes the same
+// values as the scalar code in quantize_linear.cc / quantize_common.h, operation for operation:
+//  - requantize: double(acc) * multiplier + offset (two roundings, no FMA: these functions are compiled
+//    for AVX2 without FMA, so nothing is contracted), clamped, rounded half to even (vroundpd in the
+//    nearest mode, which the magic-number rounding of the scalar code also computes);
+//  - quantize: x / scale in float32 (a division, not a reciprocal), clamped to one step beyond the range
+//    (NaN to the low end: maxps returns its second operand when the first is NaN), rounded half to even
+//    (vcvtps2dq under the default rounding mode), plus the zero point, saturated by the packs;
+//  - dequantize: (x - zero_point) exactly in int32, converted exactly, one float32 multiply.
+#include <immintrin.h>
+
+#include "../src/dispatch.h"
+#include "parity/refrt/cpu_isa.h"
+#include "quantize_common.h"
+
+namespace parity::refrt::quant {
+namespace {
+
+const bool kAvx2 = isa_allows(IsaLevel::kAvx2);
+
+// 8 int32 (each already inside the 8-bit range, or one past it) to 8 bytes, saturating.
+__attribute__((target("avx2"))) inline void store8(__m256i v, bool is_signed, void* y) {
+  const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  const __m128i b = is_signed ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w);
+  _mm_storel_epi64(static_cast<__m128i*>(y), b);
+}
+
+// The multiplier and offset of element i: mult[0] for all, or mult[i] (`per_elem`).
+__attribute__((target("avx2"))) inline __m256d param4(const double* p, int64_t i, bool per_elem) {
+  return per_elem ? _mm256_loadu_pd(p + i) : _mm256_set1_pd(p[0]);
+}
+
+__attribute__((target("avx2"))) int64_t requantize_avx2(const int32_t* acc, int64_t n, const double* mult,
+                                                        const double* offset, bool per_elem, double lo, double hi,
+                                                        bool is_signed, uint8_t* y) {
+  const __m256d l = _mm256_set1_pd(lo), h = _mm256_set1_pd(hi);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + i));
+    __m256d d0 = _mm256_cvtepi32_pd(_mm256_castsi256_si128(a)), d1 = _mm256_cvtepi32_pd(_mm256_extracti128_si256(a, 1));
+    d0 = _mm256_add_pd(_mm256_mul_pd(d0, param4(mult, i, per_elem)), param4(offset, i, per_elem));
+    d1 = _mm256_add_pd(_mm256_mul_pd(d1, param4(mult, i + 4, per_elem)), param4(offset, i + 4, per_elem));
+    d0 = _mm256_round_pd(_mm256_min_pd(_mm256_max_pd(d0, l), h), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    d1 = _mm256_round_pd(_mm256_min_pd(_mm256_max_pd(d1, l), h), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    store8(_mm256_set_m128i(_mm256_cvtpd_epi32(d1), _mm256_cvtpd_epi32(d0)), is_signed, y + i);
+  }
+  return i;
+}
+
+__attribute__((target("avx2"))) int64_t quantize_avx2(const float* x, int64_t n, float scale, int32_t zp, float lo,
+                                                      float hi, bool is_signed, uint8_t* y) {
+  const __m256 s = _mm256_set1_ps(scale), a = _mm256_set1_ps(lo - static_cast<float>(zp) - 1),
+               b = _mm256_set1_ps(hi - static_cast<float>(zp) + 1);
+  const __m256i z = _mm256_set1_epi32(zp);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 q = _mm256_div_ps(_mm256_loadu_ps(x + i), s);
+    q = _mm256_min_ps(_mm256_max_ps(q, a), b);
+    store8(_mm256_add_epi32(_mm256_cvtps_epi32(q), z), is_signed, y + i);
+  }
+  return i;
+}
+
+__attribute__((target("avx2"))) int64_t dequantize_avx2(const uint8_t* x, int64_t n, bool is_signed, float scale,
+                                                        int32_t zp, float* y) {
+  const __m256 s = _mm256_set1_ps(scale);
+  const __m256i z = _mm256_set1_epi32(zp);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(x + i));
+    const __m256i v = is_signed ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b);
+    _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(v, z)), s));
+  }
+  return i;
+}
+
+bool is_8bit(DType t) { return t == DType::kInt8 || t == DType::kUInt8; }
+
+}  // namespace
+
+void requantize_row(const int32_t* acc, int64_t n, const double* mult, const double* offset, bool per_column, double lo,
+                    double hi, DType out, void* y) {
+  int64_t i = 0;
+  if (kAvx2 && is_8bit(out))
+    i = requantize_avx2(acc, n, mult, offset, per_column, lo, hi, out == DType::kInt8, static_cast<uint8_t*>(y));
+  dispatch_numeric(out, [&](auto zero) {
+    using Y = decltype(zero);
+    Y* py = static_cast<Y*>(y);
+    for (; i < n; ++i) {
+      const int64_t k = per_column ? i : 0;
+      py[i] = static_cast<Y>(requantize(acc[i], mult[k], offset[k], lo, hi));
+    }
+  });
+}
+
+int64_t quantize_8bit_prefix(const float* x, int64_t n, float scale, int32_t zp, DType out, void* y) {
+  if (!kAvx2 || !is_8bit(out)) return 0;
+  const bool s = out == DType::kInt8;
+  return quantize_avx2(x, n, scale, zp, s ? -128.0f : 0.0f, s ? 127.0f : 255.0f, s, static_cast<uint8_t*>(y));
+}
+
+int64_t dequantize_8bit_prefix(const void* x, DType t, int64_t n, float scale, int32_t zp, float* y) {
+  if (!kAvx2 || !is_8bit(t)) return 0;
+  return dequantize_avx2(static_cast<const uint8_t*>(x), n, t == DType::kInt8, scale, zp, y);
+}
+
+}  // namespace parity::refrt::quant
