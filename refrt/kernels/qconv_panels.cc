@@ -5,6 +5,7 @@
 // the panels (of every image and group) are split over the session's pool.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "qlinear_conv.h"
 
@@ -64,7 +65,10 @@ void gather_segment(const Plane& p, const X* xc, int32_t zp, const Segment& s, i
   std::fill(row + s.j0, row + s.j0 + lo, int16_t{0});
   std::fill(row + s.j0 + hi, row + s.j1, int16_t{0});
   const int64_t base = ih * p.w + iw;
-  for (int64_t j = lo; j < hi; ++j) row[s.j0 + j] = static_cast<int16_t>(xc[base + j * p.sw] - zp);
+  if (p.sw == 1)
+    for (int64_t j = lo; j < hi; ++j) row[s.j0 + j] = static_cast<int16_t>(xc[base + j] - zp);
+  else
+    for (int64_t j = lo; j < hi; ++j) row[s.j0 + j] = static_cast<int16_t>(xc[base + j * p.sw] - zp);
 }
 
 // panel[kp * 16] = the K = cg * kh * kw rows of output positions [o0, o0 + cols) of one image and group
@@ -86,8 +90,7 @@ void pack_panel(const Plane& p, int64_t cg, const X* x, int32_t zp, int64_t o0, 
         const int64_t ih = seg[0].ih + a * p.dh, iw = seg[0].iw + b * p.dw;
         if (cols == qgemm::kPanel &&
             (flat || (nseg == 1 && p.sw == 1 && ih >= 0 && ih < p.h && iw >= 0 && iw + qgemm::kPanel <= p.w))) {
-          const X* src = flat ? xc + o0 : xc + ih * p.w + iw;  // all 16 inside: a loop the compiler vectorises
-          for (int64_t j = 0; j < qgemm::kPanel; ++j) row[j] = static_cast<int16_t>(src[j] - zp);
+          qgemm::widen16(flat ? xc + o0 : xc + ih * p.w + iw, std::is_signed_v<X>, zp, row);  // all 16 inside
         } else {
           for (int i = 0; i < nseg; ++i) gather_segment(p, xc, zp, seg[i], a, b, row);
           std::fill(row + cols, row + qgemm::kPanel, int16_t{0});
@@ -109,7 +112,7 @@ void panel_conv(const KernelIO& io, const nn::WindowGeometry& g, int64_t group, 
   const int64_t panels = (out_size + qgemm::kPanel - 1) / qgemm::kPanel, items = x.dim(0) * group * panels;
   if (items == 0 || mg == 0) return;
   const int64_t grain = std::max<int64_t>(1, 262144 / std::max<int64_t>(1, mg * w.kp * qgemm::kPanel));
-  dispatch_numeric(x.dtype(), [&](auto tag) {
+  const auto run = [&](auto tag) {
     using X = decltype(tag);
     parallel_for(io, items, grain, [&](int64_t i0, int64_t i1) {
       std::vector<int16_t> panel(static_cast<size_t>(w.kp * qgemm::kPanel));
@@ -130,7 +133,11 @@ void panel_conv(const KernelIO& io, const nn::WindowGeometry& g, int64_t group, 
         }
       }
     });
-  });
+  };
+  if (x.dtype() == DType::kInt8)
+    run(int8_t{});
+  else
+    run(uint8_t{});
 }
 
 }  // namespace parity::refrt::qconv

@@ -61,7 +61,21 @@ __attribute__((target("avx2"))) void interleave_avx2(const int16_t* r0, const in
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 16), _mm256_permute2x128_si256(lo, hi, 0x31));
 }
 
+__attribute__((target("avx2"))) void widen16_avx2(const void* src, bool is_signed, int32_t zp, int16_t* row) {
+  const __m128i b = _mm_loadu_si128(static_cast<const __m128i*>(src));
+  const __m256i v = is_signed ? _mm256_cvtepi8_epi16(b) : _mm256_cvtepu8_epi16(b);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(row),
+                      _mm256_sub_epi16(v, _mm256_set1_epi16(static_cast<int16_t>(zp))));
+}
+
 }  // namespace
+
+void widen16(const void* src, bool is_signed, int32_t zp, int16_t* row) {
+  if (kAvx2) return widen16_avx2(src, is_signed, zp, row);
+  for (int j = 0; j < kPanel; ++j)
+    row[j] = static_cast<int16_t>(
+        (is_signed ? static_cast<const int8_t*>(src)[j] : static_cast<const uint8_t*>(src)[j]) - zp);
+}
 
 void interleave_pair(const int16_t* r0, const int16_t* r1, int16_t* dst) {
   if (kAvx2) return interleave_avx2(r0, r1, dst);

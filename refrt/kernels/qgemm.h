@@ -67,6 +67,9 @@ void tile(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t
 // One k pair of a panel: dst[2 * j + 0] = r0[j], dst[2 * j + 1] = r1[j] for the 16 columns j.
 void interleave_pair(const int16_t* r0, const int16_t* r1, int16_t* dst);
 
+// row[0, 16) = src[0, 16) - zp, src 16 int8 (`is_signed`) or uint8 values.
+void widen16(const void* src, bool is_signed, int32_t zp, int16_t* row);
+
 // Whether the AVX2 kernel runs (CPU feature bits, once).
 bool uses_avx2();
 
