@@ -6,13 +6,15 @@
 // become one QConv / QGemm node (qdq_fused.cc) reading x_q and writing the QuantizeLinear's output.
 // Activation scales and zero points must be constant scalars. The pass runs on the file's graph
 // before constant folding (which would turn DequantizeLinear(W) into float weights); DequantizeLinear
-// nodes whose output another node still reads stay.
+// nodes whose output another node still reads stay. Weights written as QuantizeLinear of a float
+// constant (or of its Transpose) are quantized here first (qdq_weights.h).
 #include <map>
 #include <optional>
 
 #include "../activation.h"
 #include "pass_util.h"
 #include "passes.h"
+#include "qdq_weights.h"
 
 namespace parity::refrt {
 namespace {
@@ -251,13 +253,14 @@ bool fuse_at(GraphDef& g, const Index& ix, size_t qi, std::vector<bool>& dead) {
 }  // namespace
 
 bool fuse_qdq(GraphDef& g) {
+  const bool folded = quantize_constant_weights(g);
   const Index ix(g);
   std::vector<bool> dead(g.nodes.size(), false);
   bool changed = false;
   for (size_t i = 0; i < g.nodes.size(); ++i)
     if (!dead[i] && g.nodes[i].domain.empty() && g.nodes[i].op_type == "QuantizeLinear")
       changed = fuse_at(g, ix, i, dead) || changed;
-  if (!changed) return false;
+  if (!changed) return folded;
   // The 8-bit weights now live in the fused nodes' attributes: their initializers go with the dead nodes.
   compact(g, dead);
   return true;

@@ -386,6 +386,22 @@ def build_qdq_chains(api):
     a4 = dict(pads=[1, 1, 1, 1])
     chain("conv_relu_u8s8_wide_rows", api.rand(1, 4, 5, 37, low=-2, high=2), "uint8", conv_node(a4),
           conv_core(a4), (8, 4, 3, 3), 0, "int32", 0.05, 0, act="relu")
+    # Weights as ONNX Runtime's quantizer writes a Linear: float W [N, K] -> Transpose -> QuantizeLinear
+    # (per output channel) -> DequantizeLinear -> Gemm. refrt quantizes that chain at load and fuses.
+    x = api.rand(6, 36, low=-2, high=2)
+    wt = rng.uniform(-0.3, 0.3, size=(12, 36)).astype(np.float32)
+    ws = (np.abs(wt).max(axis=1) / 127).astype(np.float32)
+    xs, zx, ys, zy = np.float32(np.abs(x).max() / 100), np.array(7, np.uint8), np.float32(0.03), np.array(110, np.uint8)
+    wq = qz(wt.T.astype(np.float32) / ws.reshape(1, -1), 1.0, 0, "int8")  # float32 quotient, as QuantizeLinear
+    y = dqz(qz(x, xs, zx, "uint8"), xs, zx).astype(np.float64) @ dqz(wq, ws.reshape(1, -1), 0).astype(np.float64)
+    case("fusion_qdq_gemm_transposed_float_weights_u8s8",
+         [node("QuantizeLinear", ["x", "xs", "zx"], ["xq"]), node("DequantizeLinear", ["xq", "xs", "zx"], ["xf"]),
+          node("Transpose", ["wt"], ["w"], perm=[1, 0]), node("QuantizeLinear", ["w", "ws", "zw"], ["wq"], axis=1),
+          node("DequantizeLinear", ["wq", "ws", "zw"], ["wf"], axis=1), node("Gemm", ["xf", "wf"], ["acc"]),
+          node("QuantizeLinear", ["acc", "ys", "zy"], ["yq"]), node("DequantizeLinear", ["yq", "ys", "zy"], ["y"])],
+         {"x": x}, {"y": dqz(qz(y, ys, zy, "uint8"), ys, zy)},
+         initializers={"xs": np.array(xs), "zx": zx, "wt": wt, "ws": ws, "zw": np.zeros(12, np.int8),
+                       "ys": np.array(ys), "zy": zy}, opset=13, tol=(0, float(ys) * 1.001))
     chain("gemm_transb_u8s8_int32_bias", api.rand(5, 40, low=-2, high=2), "uint8",
           lambda ins, out: node("Gemm", ins, [out], transB=1),
           lambda x, w, b: x @ w.T + b, (24, 40), 0, "int32", 0.04, 120)
