@@ -92,8 +92,19 @@ if [ "$1" = "--ci" ]; then
   seconds="${2:-30}"
   build "${TARGETS[@]/#/fuzz_}"
   seeds
-  status=0
-  for t in "${TARGETS[@]}"; do run "$t" "$seconds" || status=1; done
+  # JOBS targets at a time (one per core), each for the full SECONDS; summaries in the usual order.
+  status=0 running=()
+  mkdir -p "$FUZZ_DIR/logs"
+  for t in "${TARGETS[@]}"; do
+    run "$t" "$seconds" >"$FUZZ_DIR/logs/$t.summary" 2>&1 &
+    running+=($!)
+    if [ ${#running[@]} -ge "$JOBS" ]; then
+      wait "${running[0]}" || status=1
+      running=("${running[@]:1}")
+    fi
+  done
+  for pid in "${running[@]}"; do wait "$pid" || status=1; done
+  for t in "${TARGETS[@]}"; do cat "$FUZZ_DIR/logs/$t.summary"; done
   exit $status
 fi
 

@@ -16,7 +16,12 @@ case "${1:-}" in
   -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "scripts/test.sh: unknown option '$1' (use --quick, or nothing for every test)" >&2; exit 2 ;;
 esac
+# pytest-xdist: one worker per core (at most 4: each holds torch and a capture in memory); see
+# tests/python/conftest.py for how the work is split. PARITY_TEST_WORKERS=0 runs in one process.
+WORKERS="${PARITY_TEST_WORKERS:-$(nproc)}"
+[ "$WORKERS" -gt 4 ] && WORKERS=4
 PYTEST_ARGS=(-q tests/python)
+[ "$WORKERS" -gt 1 ] && PYTEST_ARGS+=(-n "$WORKERS")
 if [ "$QUICK" = 1 ]; then
   # The matrix sample: every case family but the model zoo (model_*), plus its smallest architecture.
   export PARITY_SCENARIOS="${PARITY_SCENARIOS:-^(?!model_)|^model_gpt2$}"

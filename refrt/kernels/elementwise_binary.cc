@@ -137,6 +137,7 @@ class PowKernel : public Kernel {
       return;
     }
     const auto plan = plan_broadcast<2>({&base.shape(), &exponent->shape()}, node_);
+    if (plan.out == base.shape() && exponent->numel() == 1 && scalar_exponent(io, base, *exponent)) return;
     bool done = false;
     dispatch_numeric(base.dtype(), [&](auto b0) {
       using B = decltype(b0);
@@ -159,6 +160,32 @@ class PowKernel : public Kernel {
   }
 
  private:
+  // A float base and one float exponent (RMSNorm's x ** 2): one pass split over the pool. x ** 2 of a
+  // float is x * x: the product of two floats is exact in double, so rounding it once to float is
+  // what std::pow in double then rounding gives. Other exponents keep std::pow.
+  static bool scalar_exponent(KernelIO& io, const Tensor& base, const Tensor& exponent) {
+    if ((base.dtype() != DType::kFloat32 && base.dtype() != DType::kFloat64) ||
+        (exponent.dtype() != DType::kFloat32 && exponent.dtype() != DType::kFloat64))
+      return false;
+    const double e =
+        exponent.dtype() == DType::kFloat32 ? static_cast<double>(*exponent.data<float>()) : *exponent.data<double>();
+    Tensor out(base.dtype(), base.shape());
+    dispatch_float(base.dtype(), [&](auto zero) {
+      using B = decltype(zero);
+      const B* pb = base.data<B>();
+      B* po = out.data<B>();
+      const bool square = e == 2.0 && std::is_same_v<B, float>;
+      parallel_for(io, base.numel(), 16384, [&](int64_t begin, int64_t end) {
+        if (square) {
+          for (int64_t i = begin; i < end; ++i) po[i] = pb[i] * pb[i];
+        } else {
+          for (int64_t i = begin; i < end; ++i) po[i] = static_cast<B>(std::pow(static_cast<double>(pb[i]), e));
+        }
+      });
+    });
+    io.outputs[0] = std::move(out);
+    return true;
+  }
   template <typename B, typename E>
   static B power(B base, E exponent) {
     if constexpr (is_int_v<B> && is_int_v<E>) {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <string>
 #include <exception>
 
 namespace parity::refrt {
@@ -131,6 +133,15 @@ bool set_blas_threads(int threads) {
   if (!set) return false;
   set(threads);
   return true;
+}
+
+bool blas_threads_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("PARITY_REFRT_BLAS_THREADS");
+    if (v != nullptr && std::string(v) == "0") return false;
+    return dlsym(RTLD_DEFAULT, "openblas_set_num_threads") != nullptr;
+  }();
+  return on;
 }
 
 }  // namespace parity::refrt

@@ -8,7 +8,8 @@
 // futex wake-up. Several runs of one Session may call parallel_for at the same time (each call is a
 // job in a queue; every thread drains the oldest unfinished one). A session with a pool runs BLAS on
 // one thread, and the GEMM kernels split their products over the pool (gemm.h's pool_gemm, Conv's
-// row chunks): one set of threads for all the work, never BLAS threads competing with the pool's.
+// row chunks): never BLAS threads competing with the pool's. The one exception: a large product
+// called from the run's own thread (pool_gemm) runs on OpenBLAS's threads while the pool is idle.
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -54,5 +55,21 @@ class ThreadPool {
 // Sets OpenBLAS's own thread count when the linked BLAS is OpenBLAS (looked up at run time, so
 // another BLAS still links); returns whether it could.
 bool set_blas_threads(int threads);
+
+// Whether one large product of a session with a pool of T threads runs on OpenBLAS's own T threads
+// (BlasThreads below): true when the linked BLAS is OpenBLAS and PARITY_REFRT_BLAS_THREADS is not 0.
+bool blas_threads_enabled();
+
+// OpenBLAS's thread count raised to `threads` for the scope, back to 1 after (the session's setting).
+// For one product on the calling thread while the pool is idle: its threads then share the packed
+// panels of that product, where the pool's column blocks would each pack all of A again. The count
+// is process-wide: another session's concurrent GEMMs may run threaded meanwhile (results alike).
+class BlasThreads {
+ public:
+  explicit BlasThreads(int threads) { set_blas_threads(threads); }
+  ~BlasThreads() { set_blas_threads(1); }
+  BlasThreads(const BlasThreads&) = delete;
+  BlasThreads& operator=(const BlasThreads&) = delete;
+};
 
 }  // namespace parity::refrt

@@ -1,6 +1,7 @@
 """Shared fixtures: every scenario is captured once per session, through the real command line."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -8,6 +9,7 @@ from pathlib import Path
 import onnx
 import onnx.numpy_helper
 import pytest
+from filelock import FileLock
 
 ROOT = Path(__file__).resolve().parents[2]
 MODES = ("strict", "nonstrict", "decomposed")
@@ -33,6 +35,31 @@ def run_capture(*args, timeout=900):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run([sys.executable, "-m", "scenarios.capture", *map(str, args)], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=timeout)
+
+
+def shared_dir(tmp_path_factory, name, make):
+    """A directory made once per test run by `make(dir)` and shared by every pytest-xdist worker (each worker
+    has its own basetemp; their parent is common). The first worker to ask makes it under a file lock, the
+    others wait and reuse it; a failure is recorded so that they fail with the same message instead of
+    repeating the work."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    root = base / name
+    with FileLock(str(base / f"{name}.lock")):
+        failed = base / f"{name}.failed"
+        if failed.exists():
+            pytest.fail(f"{name} (made by another worker) failed:\n{failed.read_text()}")
+        if not (root / ".made").exists():
+            shutil.rmtree(root, ignore_errors=True)
+            root.mkdir(parents=True)
+            try:
+                make(root)
+            except BaseException as e:
+                failed.write_text(str(e))
+                raise
+            (root / ".made").touch()
+    return root
 
 
 def load_pb(path):
@@ -93,3 +120,40 @@ def assert_runtimes_match_eager(model, case_dir, tmp_path, rtol=1e-5, atol=1e-6)
             for g, e in zip(got, expected):
                 assert g.shape == e.shape and g.dtype == e.dtype, (runtime, g.shape, e.shape, g.dtype, e.dtype)
                 np.testing.assert_allclose(g, e, rtol=rtol, atol=atol, err_msg=f"{runtime}, set {k}")
+
+
+# With pytest-xdist (`scripts/test.sh` runs `-n 2`), the scenario checks spread over the workers case by case
+# (their capture is shared, see `shared_dir`; the three modes of a case are verified together); every other
+# module runs whole on one worker, so that its module and session fixtures (captures, builds, a venv) are made
+# once. Modules that take minutes go first, so that no worker is left with one of them at the end.
+SLOW_MODULES = ("test_pip_install", "test_quantized", "test_aten_ops", "test_sweep_suite", "test_custom_ops",
+                "test_user_suites", "test_end_to_end", "test_control_flow", "test_capture")
+SPREAD_MODULES = ("test_all_scenarios",)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleScheduling(LoadScopeScheduling):
+        """xdist's module scheduling (`--dist loadscope`), except that the SPREAD_MODULES' tests go by case
+        (the test id's parameters up to the mode). (`--dist loadgroup` would do this with markers, but it
+        does not group under pytest 9.)"""
+
+        def _split_scope(self, nodeid):
+            module = nodeid.split("::", 1)[0]
+            if Path(module).stem not in SPREAD_MODULES:
+                return module
+            return nodeid.rsplit("-", 1)[0] if nodeid.endswith("]") else nodeid
+
+    return ModuleScheduling(config, log)
+
+
+def pytest_collection_modifyitems(config, items):
+    def rank(item):
+        name = Path(str(item.fspath)).stem
+        if name in SPREAD_MODULES:
+            return 0
+        return 1 + SLOW_MODULES.index(name) if name in SLOW_MODULES else 1 + len(SLOW_MODULES)
+
+    items.sort(key=rank)  # stable: each module keeps its own order

@@ -20,7 +20,8 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
-from conftest import MODES, ROOT, load_pb, run_capture
+from conftest import MODES, ROOT, load_pb, run_capture, shared_dir
+from filelock import FileLock
 from test_profile import check_trace
 
 sys.path.insert(0, str(ROOT))
@@ -102,12 +103,22 @@ class CaptureFailed(Exception):
 
 @pytest.fixture(scope="module")
 def all_captured(tmp_path_factory):
+    """Every selected case in every mode, captured once per run (with pytest-xdist, by one worker for all)."""
+
+    def capture(root):
+        proc = run_capture("--out", root, "--modes", ",".join(MODES), "--jobs", "2", "--filter", SELECTED,
+                           timeout=2400)
+        assert proc.returncode == 0, proc.stderr
+
     # PARITY_SCENARIO_CASES=DIR captures into DIR: capture is cached by source hash and torch version, so a
     # second run re-captures only what changed (and what failed to capture).
     reuse = os.environ.get("PARITY_SCENARIO_CASES")
-    root = Path(reuse) if reuse else tmp_path_factory.mktemp("all_cases")
-    proc = run_capture("--out", root, "--modes", ",".join(MODES), "--jobs", "2", "--filter", SELECTED, timeout=2400)
-    assert proc.returncode == 0, proc.stderr
+    if not reuse:
+        return shared_dir(tmp_path_factory, "all_cases", capture)
+    root = Path(reuse)
+    root.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(root / ".capture.lock")):
+        capture(root)
     return root
 
 
@@ -132,13 +143,28 @@ def check_captured(name, mode, info):
     raise CaptureFailed(error.splitlines()[0])
 
 
+_VERIFIED = {}  # case -> (its `parity verify` folder, the command's stderr), in this worker
+
+
+def verified(all_captured, name, tmp_path_factory):
+    """`parity verify` of every captured mode of the case, once (one process: libtorch loads once per case);
+    each mode's report entry and model are under <folder>/<mode>/ and in <folder>/report.json."""
+    if name not in _VERIFIED:
+        out = tmp_path_factory.mktemp(f"verify_{name}")
+        proc = subprocess.run([str(PARITY), "verify", all_captured / name, "--out", out, "--quiet", "--no-html"],
+                              capture_output=True, text=True, timeout=1200)
+        _VERIFIED[name] = (out, proc.stderr)
+    return _VERIFIED[name]
+
+
 def check_libtorch_reference(report_path, name, mode, n_sets):
     """`parity verify`'s report.json: the libtorch reference matches eager and refrt on every output of
     every input set (mutated state: refrt vs libtorch), and the case passes."""
     report = json.loads(report_path.read_text())
-    assert report["schema_version"] == 2 and len(report["cases"]) == 1
-    entry = report["cases"][0]
-    assert (entry["case"], entry["mode"]) == (name, mode)
+    assert report["schema_version"] == 2
+    entries = [e for e in report["cases"] if (e["case"], e["mode"]) == (name, mode)]
+    assert len(entries) == 1, f"{name}/{mode}: {len(entries)} entries in {report_path}"
+    entry = entries[0]
     bad = []
     for s in entry["input_sets"]:
         assert s["outputs"], s["name"]
@@ -155,7 +181,7 @@ def check_libtorch_reference(report_path, name, mode, n_sets):
 
 
 @pytest.mark.parametrize("name,mode", _params())
-def test_scenario_checker_onnxruntime_and_refrt(all_captured, name, mode, tmp_path, request):
+def test_scenario_checker_onnxruntime_and_refrt(all_captured, name, mode, tmp_path, tmp_path_factory, request):
     case_dir = all_captured / name / mode
     info = json.loads((case_dir / "case.json").read_text())
     if (name, mode) in EXPECTED_CAPTURE_FAILED:
@@ -166,13 +192,10 @@ def test_scenario_checker_onnxruntime_and_refrt(all_captured, name, mode, tmp_pa
         request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN[(name, mode)]))
     sets = sorted(p for p in case_dir.iterdir() if p.name.startswith("test_data_set_"))
     # `parity verify` exports (with the case's plugins) and runs the libtorch reference and refrt on every set.
-    verify_dir = tmp_path / "verify"
-    proc = subprocess.run([str(PARITY), "verify", case_dir, "--out", verify_dir, "--quiet", "--no-html"],
-                          capture_output=True, text=True, timeout=600)
-    assert (verify_dir / "report.json").exists(), f"parity verify wrote no report.json:\n{proc.stderr}"
+    verify_dir, stderr = verified(all_captured, name, tmp_path_factory)
+    assert (verify_dir / "report.json").exists(), f"parity verify wrote no report.json:\n{stderr}"
     check_libtorch_reference(verify_dir / "report.json", name, mode, len(sets))
-    assert proc.returncode == 0, proc.stderr
-    model = verify_dir / "model.onnx"
+    model = verify_dir / mode / "model.onnx"
     onnx.checker.check_model(onnx.load(str(model)), full_check=True)
     ort_lacks = ORT_LACKS.get(name)
     session = None

@@ -128,6 +128,19 @@ def build(api):
     case("pow_opset7_f32", [node("Pow", ["a", "b"], ["y"])], {"a": a, "b": np.array(2.0, np.float32)},
          {"y": a * a}, opset=7)
 
+    # one scalar exponent: a single pass split over the pool (x ** 2 as x * x for float32); a local
+    # generator, so the rows after these keep their values
+    rng = np.random.default_rng(22)
+    a = rng.uniform(-3, 3, (3, 20000)).astype(np.float32)
+    case("pow_f32_scalar_square", [node("Pow", ["a", "b"], ["y"])], {"a": a, "b": np.array(2.0, np.float32)},
+         {"y": np.power(a.astype(np.float64), 2.0).astype(np.float32)})
+    a = rng.uniform(0.1, 3, (3, 20000)).astype(np.float32)
+    case("pow_f32_scalar_exponent", [node("Pow", ["a", "b"], ["y"])], {"a": a, "b": np.array([1.5], np.float64)},
+         {"y": np.power(a.astype(np.float64), 1.5).astype(np.float32)})
+    a = rng.uniform(-3, 3, (2, 9000))
+    case("pow_f64_scalar_square", [node("Pow", ["a", "b"], ["y"])], {"a": a, "b": np.array(2.0, np.float32)},
+         {"y": np.power(a, 2.0)})
+
     # ---- bitwise ops and BitShift
     for name in INT_TYPES:
         info = np.iinfo(np.dtype(name))

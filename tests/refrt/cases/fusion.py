@@ -261,6 +261,15 @@ def build(api):
     ab, bb3 = rand(2, 40, 48), rand(2, 48, 70)
     case("pool_gemm_batched", [node("MatMul", ["a", "b"], ["y"])], {"a": ab, "b": bb3},
          {"y": (ab.astype(np.float64) @ bb3).astype(f32)}, tol=tol)
+    # Products of at least 2^20 multiply-adds and 16 rows: one call on OpenBLAS's threads (gemm.h).
+    # A local generator, so the rows after these keep their values.
+    rng = np.random.default_rng(22)
+    a, bm = (rng.uniform(-1, 1, s).astype(f32) for s in ((64, 128), (128, 160)))
+    case("pool_gemm_blas_threads_matmul", [node("MatMul", ["a", "b"], ["y"])], {"a": a, "b": bm},
+         {"y": (a.astype(np.float64) @ bm).astype(f32)}, tol=tol)
+    a, bt, cb = (rng.uniform(-1, 1, s).astype(f32) for s in ((48, 160), (192, 160), (192,)))
+    case("pool_gemm_blas_threads_gemm_transb_bias", [node("Gemm", ["a", "b", "c"], ["y"], transB=1, beta=0.5)],
+         {"a": a, "b": bt, "c": cb}, {"y": (a.astype(np.float64) @ bt.T + 0.5 * cb).astype(f32)}, tol=tol)
     # Decode-sized GEMV split over the pool by bands of B's rows (k >= 64 per thread)
     a1, bk = rand(1, 1, 320), rand(320, 48)
     case("pool_gemm_gemv_k_split", [node("MatMul", ["a", "b"], ["y"])], {"a": a1}, {"y": (a1.astype(np.float64) @ bk).astype(f32)},
