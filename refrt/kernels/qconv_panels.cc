@@ -92,7 +92,7 @@ void pack_panel(const Plane& p, int64_t cg, const X* x, int32_t zp, int64_t o0, 
   width_ranges(p, seg, nseg, ranges);
   // A 1x1 stride-1 unpadded conv reads its columns from consecutive positions, across rows too.
   const bool flat = cols == qgemm::kPanel && p.kh * p.kw == 1 && p.sh == 1 && p.sw == 1 && p.ph == 0 && p.pw == 0;
-  const bool one_run = cols == qgemm::kPanel && nseg == 1 && p.sw == 1;
+  const bool one_run = cols == qgemm::kPanel && nseg == 1 && (p.sw == 1 || p.sw == 2);
   alignas(32) int16_t rows[2][qgemm::kPanel] = {};
   int64_t k = 0;
   for (int64_t c = 0; c < cg; ++c)
@@ -101,8 +101,13 @@ void pack_panel(const Plane& p, int64_t cg, const X* x, int32_t zp, int64_t o0, 
         int16_t* row = rows[k & 1];
         const X* xc = x + c * p.h * p.w;
         const int64_t ih = seg[0].ih + a * p.dh, iw = seg[0].iw + b * p.dw;
-        if (flat || (one_run && ih >= 0 && ih < p.h && ranges[b * 2] == 0 && ranges[b * 2 + 1] == qgemm::kPanel)) {
-          qgemm::widen16(flat ? xc + o0 : xc + ih * p.w + iw, std::is_signed_v<X>, zp, row);  // all 16 inside
+        // All 16 inside (stride 2: the 32 bytes read stay inside the row too).
+        if (flat || (one_run && ih >= 0 && ih < p.h && ranges[b * 2] == 0 && ranges[b * 2 + 1] == qgemm::kPanel &&
+                     (p.sw == 1 || iw + 2 * qgemm::kPanel <= p.w))) {
+          if (p.sw == 2 && !flat)
+            qgemm::widen16_stride2(xc + ih * p.w + iw, std::is_signed_v<X>, zp, row);
+          else
+            qgemm::widen16(flat ? xc + o0 : xc + ih * p.w + iw, std::is_signed_v<X>, zp, row);
         } else {
           for (int i = 0; i < nseg; ++i) gather_segment(p, xc, zp, seg[i], ranges + (i * p.kw + b) * 2, a, b, row);
           std::fill(row + cols, row + qgemm::kPanel, int16_t{0});

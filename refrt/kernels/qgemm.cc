@@ -68,7 +68,23 @@ __attribute__((target("avx2"))) void widen16_avx2(const void* src, bool is_signe
                       _mm256_sub_epi16(v, _mm256_set1_epi16(static_cast<int16_t>(zp))));
 }
 
+__attribute__((target("avx2"))) void widen16_stride2_avx2(const void* src, bool is_signed, int32_t zp, int16_t* row) {
+  const __m256i b = _mm256_loadu_si256(static_cast<const __m256i*>(src));
+  // The even bytes are the low bytes of the 16-bit lanes: zero- or sign-extended in place.
+  const __m256i v =
+      is_signed ? _mm256_srai_epi16(_mm256_slli_epi16(b, 8), 8) : _mm256_and_si256(b, _mm256_set1_epi16(0xff));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(row),
+                      _mm256_sub_epi16(v, _mm256_set1_epi16(static_cast<int16_t>(zp))));
+}
+
 }  // namespace
+
+void widen16_stride2(const void* src, bool is_signed, int32_t zp, int16_t* row) {
+  if (kAvx2) return widen16_stride2_avx2(src, is_signed, zp, row);
+  for (int j = 0; j < kPanel; ++j)
+    row[j] = static_cast<int16_t>(
+        (is_signed ? static_cast<const int8_t*>(src)[2 * j] : static_cast<const uint8_t*>(src)[2 * j]) - zp);
+}
 
 void widen16(const void* src, bool is_signed, int32_t zp, int16_t* row) {
   if (kAvx2) return widen16_avx2(src, is_signed, zp, row);

@@ -70,6 +70,9 @@ void interleave_pair(const int16_t* r0, const int16_t* r1, int16_t* dst);
 // row[0, 16) = src[0, 16) - zp, src 16 int8 (`is_signed`) or uint8 values.
 void widen16(const void* src, bool is_signed, int32_t zp, int16_t* row);
 
+// row[0, 16) = src[0], src[2], ..., src[30] minus zp (a stride-2 window row; reads src[0, 32)).
+void widen16_stride2(const void* src, bool is_signed, int32_t zp, int16_t* row);
+
 // Whether the AVX2 kernel runs (CPU feature bits, once).
 bool uses_avx2();
 
