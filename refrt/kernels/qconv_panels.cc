@@ -53,15 +53,25 @@ int split_rows(const Plane& p, int64_t o0, int64_t cols, Segment* seg) {
   return n;
 }
 
-// row[j0, j1) of one kernel tap (a, b) of plane xc: x - zp where the tap falls inside the input, else 0.
+// ranges[(s * kw + b) * 2 + {0, 1}] = [lo, hi): the columns j - j0 of segment s whose tap column b falls
+// inside the input's width (0 <= iw + (j - j0) * sw + b * dw < w). The divisions run once per panel.
+void width_ranges(const Plane& p, const Segment* seg, int nseg, int64_t* ranges) {
+  for (int s = 0; s < nseg; ++s)
+    for (int64_t b = 0; b < p.kw; ++b) {
+      const int64_t iw = seg[s].iw + b * p.dw, len = seg[s].j1 - seg[s].j0;
+      const int64_t lo = std::min(len, iw >= 0 ? 0 : (-iw + p.sw - 1) / p.sw);
+      ranges[(s * p.kw + b) * 2] = lo;
+      ranges[(s * p.kw + b) * 2 + 1] = std::max(lo, iw >= p.w ? 0 : std::min(len, (p.w - 1 - iw) / p.sw + 1));
+    }
+}
+
+// row[j0, j1) of segment s for tap (a, b) of plane xc: x - zp where the tap falls inside the input, else 0.
 template <typename X>
-void gather_segment(const Plane& p, const X* xc, int32_t zp, const Segment& s, int64_t a, int64_t b, int16_t* row) {
-  const int64_t ih = s.ih + a * p.dh, iw = s.iw + b * p.dw, len = s.j1 - s.j0;
-  int64_t lo = 0, hi = 0;  // the columns j - j0 in [lo, hi) with 0 <= iw + (j - j0) * sw < w
-  if (ih >= 0 && ih < p.h) {
-    lo = std::min(len, iw >= 0 ? 0 : (-iw + p.sw - 1) / p.sw);
-    hi = std::max(lo, iw >= p.w ? 0 : std::min(len, (p.w - 1 - iw) / p.sw + 1));
-  }
+void gather_segment(const Plane& p, const X* xc, int32_t zp, const Segment& s, const int64_t* range, int64_t a,
+                    int64_t b, int16_t* row) {
+  const int64_t ih = s.ih + a * p.dh, iw = s.iw + b * p.dw;
+  const bool in = ih >= 0 && ih < p.h;
+  const int64_t lo = in ? range[0] : 0, hi = in ? range[1] : 0;
   std::fill(row + s.j0, row + s.j0 + lo, int16_t{0});
   std::fill(row + s.j0 + hi, row + s.j1, int16_t{0});
   const int64_t base = ih * p.w + iw;
@@ -73,13 +83,16 @@ void gather_segment(const Plane& p, const X* xc, int32_t zp, const Segment& s, i
 
 // panel[kp * 16] = the K = cg * kh * kw rows of output positions [o0, o0 + cols) of one image and group
 // (`x`: cg planes of h * w), minus zp, as k pairs of 16 interleaved columns (qgemm.h). Padding taps and
-// columns past `cols` are 0.
+// columns past `cols` are 0. `ranges`: scratch of 2 * 16 * kw.
 template <typename X>
-void pack_panel(const Plane& p, int64_t cg, const X* x, int32_t zp, int64_t o0, int64_t cols, int16_t* panel) {
+void pack_panel(const Plane& p, int64_t cg, const X* x, int32_t zp, int64_t o0, int64_t cols, int64_t* ranges,
+                int16_t* panel) {
   Segment seg[qgemm::kPanel];
   const int nseg = split_rows(p, o0, cols, seg);
+  width_ranges(p, seg, nseg, ranges);
   // A 1x1 stride-1 unpadded conv reads its columns from consecutive positions, across rows too.
-  const bool flat = p.kh * p.kw == 1 && p.sh == 1 && p.sw == 1 && p.ph == 0 && p.pw == 0;
+  const bool flat = cols == qgemm::kPanel && p.kh * p.kw == 1 && p.sh == 1 && p.sw == 1 && p.ph == 0 && p.pw == 0;
+  const bool one_run = cols == qgemm::kPanel && nseg == 1 && p.sw == 1;
   alignas(32) int16_t rows[2][qgemm::kPanel] = {};
   int64_t k = 0;
   for (int64_t c = 0; c < cg; ++c)
@@ -88,11 +101,10 @@ void pack_panel(const Plane& p, int64_t cg, const X* x, int32_t zp, int64_t o0, 
         int16_t* row = rows[k & 1];
         const X* xc = x + c * p.h * p.w;
         const int64_t ih = seg[0].ih + a * p.dh, iw = seg[0].iw + b * p.dw;
-        if (cols == qgemm::kPanel &&
-            (flat || (nseg == 1 && p.sw == 1 && ih >= 0 && ih < p.h && iw >= 0 && iw + qgemm::kPanel <= p.w))) {
+        if (flat || (one_run && ih >= 0 && ih < p.h && ranges[b * 2] == 0 && ranges[b * 2 + 1] == qgemm::kPanel)) {
           qgemm::widen16(flat ? xc + o0 : xc + ih * p.w + iw, std::is_signed_v<X>, zp, row);  // all 16 inside
         } else {
-          for (int i = 0; i < nseg; ++i) gather_segment(p, xc, zp, seg[i], a, b, row);
+          for (int i = 0; i < nseg; ++i) gather_segment(p, xc, zp, seg[i], ranges + (i * p.kw + b) * 2, a, b, row);
           std::fill(row + cols, row + qgemm::kPanel, int16_t{0});
         }
         if (k & 1) qgemm::interleave_pair(rows[0], rows[1], panel + (k - 1) * qgemm::kPanel);
@@ -116,11 +128,12 @@ void panel_conv(const KernelIO& io, const nn::WindowGeometry& g, int64_t group, 
     using X = decltype(tag);
     parallel_for(io, items, grain, [&](int64_t i0, int64_t i1) {
       std::vector<int16_t> panel(static_cast<size_t>(w.kp * qgemm::kPanel));
+      std::vector<int64_t> ranges(static_cast<size_t>(2 * qgemm::kPanel * p.kw));
       alignas(32) int32_t local[qgemm::kRows * qgemm::kPanel];
       for (int64_t i = i0; i < i1; ++i) {
         const int64_t b = i / (group * panels), gi = (i / panels) % group, j0 = (i % panels) * qgemm::kPanel;
         const int64_t cols = std::min(qgemm::kPanel, out_size - j0);
-        pack_panel(p, w.cg, x.data<X>() + (b * c + gi * w.cg) * in_size, x_zp, j0, cols, panel.data());
+        pack_panel(p, w.cg, x.data<X>() + (b * c + gi * w.cg) * in_size, x_zp, j0, cols, ranges.data(), panel.data());
         for (int64_t r0 = 0; r0 < mg; r0 += qgemm::kRows) {
           const int64_t rows = std::min(qgemm::kRows, mg - r0), ch = gi * mg + r0;
           qgemm::tile(static_cast<int>(rows), w.rows.data() + ch * w.kp, w.kp, panel.data(), w.kp, local);
