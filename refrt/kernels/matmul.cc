@@ -1,4 +1,5 @@
 // MatMul (numpy semantics, batch dims broadcast as broadcast.h does) and Gemm, on gemm.h.
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <cstring>
@@ -237,12 +238,20 @@ class GemmKernel : public Kernel {
       const Shape out_shape{m, n};
       if (broadcast_shapes(c->shape(), out_shape, &node_) != out_shape)
         node_.fail("C of shape " + shape_str(c->shape()) + " does not broadcast to " + shape_str(out_shape));
-      // Fill Y with C broadcast; the GEMM then accumulates beta * Y.
+      // Fill Y with C broadcast, rows split over the pool (a serial pass on the run's thread left the
+      // pool idle for it); the GEMM then accumulates beta * Y.
       const Shape cs = c->shape();
       const int64_t cm = cs.size() == 2 ? cs[0] : 1, cn = cs.empty() ? 1 : cs.back();
       const T* pc = c->data<T>();
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < n; ++j) po[i * n + j] = pc[(cm == 1 ? 0 : i) * cn + (cn == 1 ? 0 : j)];
+      parallel_for(io, m, std::max<int64_t>(1, 4096 / std::max<int64_t>(n, 1)), [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) {
+          const T* row = pc + (cm == 1 ? 0 : i) * cn;
+          if (cn == n)
+            std::memcpy(po + i * n, row, static_cast<size_t>(n) * sizeof(T));
+          else
+            std::fill(po + i * n, po + (i + 1) * n, row[0]);
+        }
+      });
       beta = static_cast<T>(beta_);
     } else {
       std::memset(po, 0, out.nbytes());

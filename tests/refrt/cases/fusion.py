@@ -270,6 +270,12 @@ def build(api):
     a, bt, cb = (rng.uniform(-1, 1, s).astype(f32) for s in ((48, 160), (192, 160), (192,)))
     case("pool_gemm_blas_threads_gemm_transb_bias", [node("Gemm", ["a", "b", "c"], ["y"], transB=1, beta=0.5)],
          {"a": a, "b": bt, "c": cb}, {"y": (a.astype(np.float64) @ bt.T + 0.5 * cb).astype(f32)}, tol=tol)
+    # Gemm's C broadcast into Y by row blocks over the pool: a column, a full matrix, a scalar
+    a, bm = (rng.uniform(-1, 1, s).astype(f32) for s in ((300, 8), (8, 40)))
+    for cname, cc in (("column", (300, 1)), ("matrix", (300, 40)), ("scalar", ())):
+        cv = rng.uniform(-1, 1, cc).astype(f32)
+        case(f"pool_gemm_c_{cname}", [node("Gemm", ["a", "b", "c"], ["y"], beta=1.5)], {"a": a, "b": bm, "c": cv},
+             {"y": (a.astype(np.float64) @ bm + 1.5 * cv).astype(f32)}, tol=tol)
     # Decode-sized GEMV split over the pool by bands of B's rows (k >= 64 per thread)
     a1, bk = rand(1, 1, 320), rand(320, 48)
     case("pool_gemm_gemv_k_split", [node("MatMul", ["a", "b"], ["y"])], {"a": a1}, {"y": (a1.astype(np.float64) @ bk).astype(f32)},
