@@ -29,6 +29,11 @@ std::optional<Tensor> transposed(const Tensor& x, std::vector<int64_t> perm) {
   std::vector<int64_t> idx(r, 0);
   const float* px = x.data<float>();
   float* py = y.data<float>();
+  if (r == 2 && perm[0] == 1) {  // a Linear's weights: a plain 2-D transpose
+    for (int64_t i = 0; i < out_shape[0]; ++i)
+      for (int64_t j = 0; j < out_shape[1]; ++j) py[i * out_shape[1] + j] = px[j * out_shape[0] + i];
+    return y;
+  }
   for (int64_t i = 0; i < y.numel(); ++i) {
     int64_t src = 0;
     for (size_t d = 0; d < r; ++d) src += idx[d] * in_stride[static_cast<size_t>(perm[d])];
