@@ -131,7 +131,7 @@ void panel_conv(const KernelIO& io, const nn::WindowGeometry& g, int64_t group, 
   const int64_t grain = std::max<int64_t>(1, 262144 / std::max<int64_t>(1, mg * w.kp * qgemm::kPanel));
   const auto run = [&](auto tag) {
     using X = decltype(tag);
-    parallel_for(io, items, grain, [&](int64_t i0, int64_t i1) {
+    qgemm::balanced_for(io, items, grain, [&](int64_t i0, int64_t i1) {
       std::vector<int16_t> panel(static_cast<size_t>(w.kp * qgemm::kPanel));
       std::vector<int64_t> ranges(static_cast<size_t>(2 * qgemm::kPanel * p.kw));
       alignas(32) int32_t local[qgemm::kRows * qgemm::kPanel];

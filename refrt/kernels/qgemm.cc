@@ -121,6 +121,14 @@ void tile(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t
 
 bool uses_avx2() { return kAvx2; }
 
+void balanced_for(const KernelIO& io, int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  const int64_t per = std::max<int64_t>(std::max<int64_t>(grain, 1), (n + 15) / 16), chunks = (n + per - 1) / per;
+  parallel_each(io, chunks, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) fn(c * per, std::min(n, (c + 1) * per));
+  });
+}
+
 void gemm(const KernelIO& io, int64_t m, const int16_t* a, int64_t lda, const PackedB& b, int32_t* c, int64_t ldc) {
   const int64_t mt = (m + kRows - 1) / kRows, panels = b.panels();
   if (m == 0 || b.n == 0) return;
@@ -128,7 +136,7 @@ void gemm(const KernelIO& io, int64_t m, const int16_t* a, int64_t lda, const Pa
   const bool panel_outer = b.data.size() >= static_cast<size_t>(m * lda);
   const int64_t outer = panel_outer ? panels : mt, inner = panel_outer ? mt : panels;
   const int64_t grain = std::max<int64_t>(1, 262144 / std::max<int64_t>(1, inner * kRows * kPanel * b.kp));
-  parallel_for(io, outer, grain, [&](int64_t o0, int64_t o1) {
+  balanced_for(io, outer, grain, [&](int64_t o0, int64_t o1) {
     alignas(32) int32_t local[kRows * 16];
     for (int64_t o = o0; o < o1; ++o)
       for (int64_t i = 0; i < inner; ++i) {

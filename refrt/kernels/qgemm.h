@@ -13,6 +13,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "../src/kernel.h"
@@ -72,6 +73,11 @@ void widen16(const void* src, bool is_signed, int32_t zp, int16_t* row);
 
 // row[0, 16) = src[0], src[2], ..., src[30] minus zp (a stride-2 window row; reads src[0, 32)).
 void widen16_stride2(const void* src, bool is_signed, int32_t zp, int16_t* row);
+
+// fn(begin, end) over [0, n) in up to 16 chunks of >= grain items, each taken by whichever pool thread is
+// free next: on a busy host a thread running late takes fewer (parallel_for's equal halves would wait
+// for it).
+void balanced_for(const KernelIO& io, int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
 // Whether the AVX2 kernel runs (CPU feature bits, once).
 bool uses_avx2();
