@@ -62,14 +62,16 @@ class FusedRMSNormKernel : public Kernel {
                    [&](int64_t begin, int64_t end) {
                      for (int64_t r = begin; r < end; ++r) {
                        const int64_t base = (r / inner) * d * inner + r % inner;
+                       if (inner == 1) {
+                         contiguous_row(px + base, pw, py + base, d);
+                         continue;
+                       }
                        double sum = 0;
                        for (int64_t j = 0; j < d; ++j) {
                          const double v = static_cast<double>(px[base + j * inner]);
                          sum += v * v;
                        }
-                       // As the decomposed graph: mean, + eps, sqrt, reciprocal, each rounded to T.
-                       const T mean = static_cast<T>(d > 0 ? sum / static_cast<double>(d) : 0.0);
-                       const T inv = T(1) / static_cast<T>(std::sqrt(mean + static_cast<T>(epsilon_)));
+                       const T inv = inverse_rms<T>(sum, d);
                        for (int64_t j = 0; j < d; ++j) {
                          const int64_t at = base + j * inner;
                          py[at] = pw ? (px[at] * inv) * pw[at % last] : px[at] * inv;
@@ -82,6 +84,31 @@ class FusedRMSNormKernel : public Kernel {
   double flops(const KernelIO& io) const override { return 4.0 * static_cast<double>(io.in(0).numel()); }
 
  private:
+  // As the decomposed graph: mean, + eps, sqrt, reciprocal, each rounded to T.
+  template <typename T>
+  T inverse_rms(double sum, int64_t d) const {
+    const T mean = static_cast<T>(d > 0 ? sum / static_cast<double>(d) : 0.0);
+    return T(1) / static_cast<T>(std::sqrt(mean + static_cast<T>(epsilon_)));
+  }
+  // A row along the last axis (the usual RMSNorm): the squares summed in double over eight
+  // independent partial sums (one chain waited on every add) and the weight indexed by position
+  // (not by a modulo), so both loops vectorise.
+  template <typename T>
+  void contiguous_row(const T* x, const T* w, T* y, int64_t d) const {
+    double lanes[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int64_t j = 0;
+    for (; j + 8 <= d; j += 8)
+      for (int k = 0; k < 8; ++k) lanes[k] += static_cast<double>(x[j + k]) * static_cast<double>(x[j + k]);
+    double sum = 0;
+    for (; j < d; ++j) sum += static_cast<double>(x[j]) * static_cast<double>(x[j]);
+    for (double l : lanes) sum += l;
+    const T inv = inverse_rms<T>(sum, d);
+    if (w) {
+      for (j = 0; j < d; ++j) y[j] = (x[j] * inv) * w[j];
+    } else {
+      for (j = 0; j < d; ++j) y[j] = x[j] * inv;
+    }
+  }
   NodeDef node_;
   float epsilon_;
   int64_t axis_;

@@ -141,6 +141,19 @@ def build(api):
         case(f"fusion_{name}", nodes, {"x": x}, {"y": y.astype(f32)},
              initializers={"two": scalar(2), "axes": np.array([ax], np.int64), "eps": scalar(1e-6), "w": w}, tol=tol)
 
+    # Rows along the last axis of a length that is not a multiple of 8, enough of them to split over the
+    # pool (a local generator, so the rows after these keep their values)
+    rng = np.random.default_rng(23)
+    for name, with_w in (("rms_norm_long_rows", True), ("rms_norm_long_rows_no_weight", False)):
+        x, w = rng.uniform(-2, 2, (3, 16, 517)).astype(f32), rng.uniform(-1, 1, 517).astype(f32)
+        nodes = [node("Pow", ["x", "two"], ["p"]), node("ReduceMean", ["p", "axes"], ["rm"], keepdims=1),
+                 node("Add", ["rm", "eps"], ["ad"]), node("Sqrt", ["ad"], ["sq"]), node("Reciprocal", ["sq"], ["rc"]),
+                 node("Mul", ["x", "rc"], ["nm" if with_w else "y"])] + ([node("Mul", ["nm", "w"], ["y"])] if with_w else [])
+        x64 = x.astype(np.float64)
+        y = x64 / np.sqrt((x64 ** 2).mean(-1, keepdims=True) + 1e-6) * (w if with_w else 1)
+        case(f"fusion_{name}", nodes, {"x": x}, {"y": y.astype(f32)},
+             initializers={"two": scalar(2), "axes": np.array([-1], np.int64), "eps": scalar(1e-6), "w": w}, tol=tol)
+
     # Not fused: the Conv output is also a graph output / the Gemm output has a second reader
     x, w = rand(1, 2, 5, 5), rand(3, 2, 3, 3)
     s, b, m, v = bn_params(3)
