@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "../src/broadcast.h"
 #include "../src/dispatch.h"
@@ -163,6 +164,15 @@ struct FloatOp {
   static constexpr bool accepts = is_float_v<T>;
 };
 
+// Whether Op has `void span(const float* x, float* y, int64_t n) const`: a vectorised float32 body
+// (vmath) used instead of the per-element operator().
+template <typename Op, typename = void>
+struct has_float_span : std::false_type {};
+template <typename Op>
+struct has_float_span<Op, std::void_t<decltype(std::declval<const Op&>().span(
+                              static_cast<const float*>(nullptr), static_cast<float*>(nullptr), int64_t{}))>>
+    : std::true_type {};
+
 template <typename Op>
 class UnaryKernel : public Kernel {
  public:
@@ -179,7 +189,14 @@ class UnaryKernel : public Kernel {
         Tensor out(result_dtype<R>(x.dtype()), x.shape());
         const void* px = x.raw();
         void* po = out.mutable_raw();
-        for (int64_t i = 0; i < x.numel(); ++i) store<R>(po, i, op_(load<T>(px, i)));
+        // Contiguous ranges over the pool (each element depends on its own input only).
+        parallel_for(io, x.numel(), 16384, [&](int64_t begin, int64_t end) {
+          if constexpr (std::is_same_v<T, float> && std::is_same_v<R, float> && has_float_span<Op>::value) {
+            op_.span(static_cast<const float*>(px) + begin, static_cast<float*>(po) + begin, end - begin);
+          } else {
+            for (int64_t i = begin; i < end; ++i) store<R>(po, i, op_(load<T>(px, i)));
+          }
+        });
         io.outputs[0] = std::move(out);
         done = true;
       }

@@ -98,8 +98,9 @@ void pool_gemm(const KernelIO& io, bool ta, bool tb, int64_t m, int64_t n, int64
   if (threads <= 1 || m * n * k < (int64_t{1} << 16) || n < 32)
     return gemm<T>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   if (m >= 16 && m * n * k >= (int64_t{1} << 20) && blas_threads_enabled()) {
-    // OpenBLAS's threads share each packed panel of B; the column blocks below repack all of A per
-    // thread. Measured on Zen 3 (AVX2, 2 threads), transformer linears: 120-150 GFLOP/s against 65-135.
+    // Opt-in (blas_threads_enabled): OpenBLAS's threads share each packed panel of B, where the
+    // column blocks below repack all of A per thread (Zen 3, 2 threads, transformer linears alone:
+    // 120-150 GFLOP/s against 65-135), but its spinning workers then slow the pool's next kernels.
     BlasThreads scope(static_cast<int>(threads));
     return gemm<T>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }

@@ -138,7 +138,7 @@ bool set_blas_threads(int threads) {
 bool blas_threads_enabled() {
   static const bool on = [] {
     const char* v = std::getenv("PARITY_REFRT_BLAS_THREADS");
-    if (v != nullptr && std::string(v) == "0") return false;
+    if (v == nullptr || std::string(v) != "1") return false;
     return dlsym(RTLD_DEFAULT, "openblas_set_num_threads") != nullptr;
   }();
   return on;

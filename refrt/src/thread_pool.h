@@ -8,8 +8,8 @@
 // futex wake-up. Several runs of one Session may call parallel_for at the same time (each call is a
 // job in a queue; every thread drains the oldest unfinished one). A session with a pool runs BLAS on
 // one thread, and the GEMM kernels split their products over the pool (gemm.h's pool_gemm, Conv's
-// row chunks): never BLAS threads competing with the pool's. The one exception: a large product
-// called from the run's own thread (pool_gemm) runs on OpenBLAS's threads while the pool is idle.
+// row chunks): never BLAS threads competing with the pool's. With PARITY_REFRT_BLAS_THREADS=1 a
+// large product called from the run's own thread (pool_gemm) runs on OpenBLAS's threads instead.
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -57,7 +57,9 @@ class ThreadPool {
 bool set_blas_threads(int threads);
 
 // Whether one large product of a session with a pool of T threads runs on OpenBLAS's own T threads
-// (BlasThreads below): true when the linked BLAS is OpenBLAS and PARITY_REFRT_BLAS_THREADS is not 0.
+// (BlasThreads below): only with PARITY_REFRT_BLAS_THREADS=1 and OpenBLAS linked. Off by default:
+// the product itself is faster, but OpenBLAS 0.3.21's workers keep spinning (sched_yield) for a
+// long while after it and take the cores from the pool's next kernels (softmax, activations).
 bool blas_threads_enabled();
 
 // OpenBLAS's thread count raised to `threads` for the scope, back to 1 after (the session's setting).

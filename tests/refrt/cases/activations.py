@@ -79,6 +79,13 @@ def build(api):
         case(f"relu_{name}", [node("Relu", ["x"], ["y"])], {"x": x}, {"y": np.maximum(x, 0).astype(name)}, opset=14)
     x = api.rand(317, 331, low=-3, high=3)
     case("relu_f32_large_100k", [node("Relu", ["x"], ["y"])], {"x": x}, {"y": np.maximum(x, 0)})
+    # float32 Sigmoid on the vectorised path in ranges over the pool, saturated and special values
+    # included (a local generator, so the rows after this keep their values)
+    x = np.random.default_rng(24).uniform(-30, 30, (5, 10007)).astype(np.float32)
+    x[0, :7] = [-np.inf, np.inf, np.nan, -1000.0, 1000.0, -0.0, 88.5]
+    with np.errstate(over="ignore"):
+        want = (1 / (1 + np.exp(-x.astype(np.float64)))).astype(np.float32)
+    case("sigmoid_f32_large_50k", [node("Sigmoid", ["x"], ["y"])], {"x": x}, {"y": want})
     x = np.array([np.nan, -1.0, 2.0], np.float32)
     case("relu_keeps_nan", [node("Relu", ["x"], ["y"])], {"x": x}, {"y": np.array([np.nan, 0, 2], np.float32)})
 

@@ -274,8 +274,8 @@ def build(api):
     ab, bb3 = rand(2, 40, 48), rand(2, 48, 70)
     case("pool_gemm_batched", [node("MatMul", ["a", "b"], ["y"])], {"a": ab, "b": bb3},
          {"y": (ab.astype(np.float64) @ bb3).astype(f32)}, tol=tol)
-    # Products of at least 2^20 multiply-adds and 16 rows: one call on OpenBLAS's threads (gemm.h).
-    # A local generator, so the rows after these keep their values.
+    # Products of at least 2^20 multiply-adds and 16 rows (one call on OpenBLAS's threads with
+    # PARITY_REFRT_BLAS_THREADS=1, gemm.h). A local generator, so the rows after these keep their values.
     rng = np.random.default_rng(22)
     a, bm = (rng.uniform(-1, 1, s).astype(f32) for s in ((64, 128), (128, 160)))
     case("pool_gemm_blas_threads_matmul", [node("MatMul", ["a", "b"], ["y"])], {"a": a, "b": bm},
