@@ -173,6 +173,13 @@ struct has_float_span<Op, std::void_t<decltype(std::declval<const Op&>().span(
                               static_cast<const float*>(nullptr), static_cast<float*>(nullptr), int64_t{}))>>
     : std::true_type {};
 
+// Op::span through a call whose types depend on the element type, so that a discarded `if constexpr`
+// branch never names it for an Op without one (clang checks non-dependent member calls early).
+template <typename Op, typename T, typename R>
+void call_span(const Op& op, const T* x, R* y, int64_t n) {
+  op.span(x, y, n);
+}
+
 template <typename Op>
 class UnaryKernel : public Kernel {
  public:
@@ -192,7 +199,7 @@ class UnaryKernel : public Kernel {
         // Contiguous ranges over the pool (each element depends on its own input only).
         parallel_for(io, x.numel(), 16384, [&](int64_t begin, int64_t end) {
           if constexpr (std::is_same_v<T, float> && std::is_same_v<R, float> && has_float_span<Op>::value) {
-            op_.span(static_cast<const float*>(px) + begin, static_cast<float*>(po) + begin, end - begin);
+            call_span(op_, static_cast<const T*>(px) + begin, static_cast<R*>(po) + begin, end - begin);
           } else {
             for (int64_t i = begin; i < end; ++i) store<R>(po, i, op_(load<T>(px, i)));
           }
