@@ -125,9 +125,7 @@ def assert_runtimes_match_eager(model, case_dir, tmp_path, rtol=1e-5, atol=1e-6)
 # With pytest-xdist (`scripts/test.sh` runs `-n 2`), the scenario checks spread over the workers case by case
 # (their capture is shared, see `shared_dir`; the three modes of a case are verified together); every other
 # module runs whole on one worker, so that its module and session fixtures (captures, builds, a venv) are made
-# once. Modules that take minutes go first, so that no worker is left with one of them at the end.
-SLOW_MODULES = ("test_pip_install", "test_quantized", "test_aten_ops", "test_sweep_suite", "test_custom_ops",
-                "test_user_suites", "test_end_to_end", "test_control_flow", "test_capture")
+# once. xdist hands out the scopes with the most tests first.
 SPREAD_MODULES = ("test_all_scenarios",)
 
 
@@ -147,13 +145,3 @@ def pytest_xdist_make_scheduler(config, log):
             return nodeid.rsplit("-", 1)[0] if nodeid.endswith("]") else nodeid
 
     return ModuleScheduling(config, log)
-
-
-def pytest_collection_modifyitems(config, items):
-    def rank(item):
-        name = Path(str(item.fspath)).stem
-        if name in SPREAD_MODULES:
-            return 0
-        return 1 + SLOW_MODULES.index(name) if name in SLOW_MODULES else 1 + len(SLOW_MODULES)
-
-    items.sort(key=rank)  # stable: each module keeps its own order
