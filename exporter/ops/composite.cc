@@ -3,6 +3,7 @@
 // the same formula torch's composite uses, so results match eager bit for bit where the ops allow.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <utility>
 
@@ -318,6 +319,248 @@ void inner(TranslateContext& ctx) {
   set_attr(e, "equation", la + "z," + lb + "z->" + la + lb);
 }
 
+// isreal(self): every element of a real tensor is real.
+void isreal(TranslateContext& ctx) {
+  ctx.emit("Expand", {ctx.constant(1, DType::kBool), shape_of(ctx, ctx.tensor("self"))}, {ctx.output()});
+}
+
+// msort(self): sort along dim 0 (values only), TopK smallest-first.
+void msort(TranslateContext& ctx) {
+  const std::string x = ctx.tensor("self");
+  auto* k = ctx.emit("TopK", {x, ctx.emit1("Slice", {shape_of(ctx, x), i64s(ctx, {0}), i64s(ctx, {1})})},
+                     {ctx.output(), ctx.temp("order")});
+  set_attr(k, "axis", int64_t{0});
+  set_attr(k, "largest", int64_t{0});
+}
+
+// A static size of every dim of a tensor argument.
+std::vector<int64_t> static_sizes(TranslateContext& ctx, const std::string& arg) {
+  std::vector<int64_t> out;
+  for (const auto& d : ctx.input_meta(arg).sizes) {
+    if (!d.value) ctx.fail("'" + arg + "' needs a static shape");
+    out.push_back(*d.value);
+  }
+  return out;
+}
+
+// The diagonal `offset` of the (static) dims d1, d2 of x, appended as the last dim (torch's
+// diagonal/linalg_diagonal): both dims moved last, merged, and one Gather of the diagonal's flat positions.
+std::string diagonal_of(TranslateContext& ctx, const std::string& x, std::vector<int64_t> sizes, int64_t offset,
+                        int64_t d1, int64_t d2) {
+  const int64_t rank = static_cast<int64_t>(sizes.size());
+  std::vector<int64_t> perm, shape;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != d1 && d != d2) {
+      perm.push_back(d);
+      shape.push_back(sizes[static_cast<size_t>(d)]);
+    }
+  perm.push_back(d1);
+  perm.push_back(d2);
+  const int64_t rows = sizes[static_cast<size_t>(d1)], cols = sizes[static_cast<size_t>(d2)];
+  std::vector<int64_t> idx;
+  for (int64_t i = std::max<int64_t>(0, -offset); i < rows && i + offset < cols; ++i)
+    idx.push_back(i * cols + i + offset);
+  const std::string moved = ctx.temp("moved");
+  set_attr(ctx.emit("Transpose", {x}, {moved}), "perm", perm);
+  shape.push_back(rows * cols);
+  const std::string flat = ctx.emit1("Reshape", {moved, i64s(ctx, shape)});
+  if (idx.empty()) return slice_axis(ctx, flat, -1, 0, 0);
+  auto* g = ctx.emit("Gather", {flat, i64s(ctx, idx)}, {ctx.temp("diagonal")});
+  set_attr(g, "axis", int64_t{-1});
+  return g->output(0);
+}
+
+// A 1-D v laid on diagonal `offset` of a square matrix of side n + |offset|, zeros elsewhere.
+std::string diag_matrix(TranslateContext& ctx, const std::string& v, int64_t offset, DType t) {
+  const int64_t k = std::abs(offset);
+  const std::string n = ctx.emit1("Add", {shape_of(ctx, v), i64s(ctx, {k})});
+  const std::string side = ctx.emit1("Squeeze", {n, i64s(ctx, {0})});
+  const std::string range =
+      ctx.emit1("Range", {ctx.graph.constant_i64({0}, true), side, ctx.graph.constant_i64({1}, true)});
+  // on[i, j]: j - i == offset.
+  const std::string on = ctx.emit1("Equal", {ctx.emit1("Sub", {ctx.emit1("Unsqueeze", {range, i64s(ctx, {0})}),
+                                                               ctx.emit1("Unsqueeze", {range, i64s(ctx, {1})})}),
+                                             ctx.graph.constant_i64({offset}, true)});
+  auto* pad = ctx.emit("Pad", {v, i64s(ctx, {0, k})}, {ctx.temp("padded")});
+  set_attr(pad, "mode", std::string("constant"));
+  // Row i holds v[i] (offset >= 0); column j holds v[j] (offset < 0).
+  const std::string laid = ctx.emit1("Unsqueeze", {pad->output(0), i64s(ctx, {offset >= 0 ? 1 : 0})});
+  return ctx.emit1("Where", {on, laid, ctx.constant(0, t)});
+}
+
+// diag(self, diagonal): a 1-D input becomes a diagonal matrix, a 2-D one gives its diagonal.
+void diag(TranslateContext& ctx) {
+  const DType t = ctx.output_meta().dtype;
+  const int64_t offset = ctx.int_arg("diagonal", 0);
+  if (ctx.rank("self") == 1) return ctx.alias_output(0, diag_matrix(ctx, ctx.tensor("self"), offset, t));
+  if (ctx.rank("self") != 2) ctx.fail("diag needs a 1-D or 2-D input");
+  ctx.alias_output(0, diagonal_of(ctx, ctx.tensor("self"), static_sizes(ctx, "self"), offset, 0, 1));
+}
+
+// diagflat(self, offset): the flattened input laid on a diagonal.
+void diagflat(TranslateContext& ctx) {
+  const std::string flat = ctx.emit1("Reshape", {ctx.tensor("self"), i64s(ctx, {-1})});
+  ctx.alias_output(0, diag_matrix(ctx, flat, ctx.int_arg("offset", 0), ctx.output_meta().dtype));
+}
+
+// linalg_diagonal(A, offset, dim1=-2, dim2=-1).
+void linalg_diagonal(TranslateContext& ctx) {
+  const int64_t rank = ctx.rank("A");
+  const int64_t d1 = ctx.normalized_dim(ctx.int_arg("dim1", -2), rank),
+                d2 = ctx.normalized_dim(ctx.int_arg("dim2", -1), rank);
+  if (d1 == d2) ctx.fail("linalg_diagonal: dim1 and dim2 are the same");
+  ctx.alias_output(0, diagonal_of(ctx, ctx.tensor("A"), static_sizes(ctx, "A"), ctx.int_arg("offset", 0), d1, d2));
+}
+
+// sum_to_size(self, size): sums the leading dims self has beyond `size` and the dims `size` has as 1.
+void sum_to_size(TranslateContext& ctx) {
+  const auto& in = ctx.input_meta("self").sizes;
+  const int64_t rank = static_cast<int64_t>(in.size());
+  const auto size = ctx.ints_arg("size");
+  const int64_t lead = rank - static_cast<int64_t>(size.size());
+  if (lead < 0) ctx.fail("sum_to_size: size has more dims than self");
+  std::string x = ctx.tensor("self");
+  std::vector<int64_t> axes;
+  for (int64_t d = lead; d < rank; ++d) {
+    const auto& dim = in[static_cast<size_t>(d)];
+    if (size[static_cast<size_t>(d - lead)] == 1 && !(dim.value && *dim.value == 1)) axes.push_back(d);
+  }
+  if (!axes.empty()) {
+    const std::string kept = ctx.temp("kept");
+    emit_reduce(ctx, "ReduceSum", x, axes, true, kept);
+    x = kept;
+  }
+  if (lead > 0) {
+    std::vector<int64_t> leading;
+    for (int64_t d = 0; d < lead; ++d) leading.push_back(d);
+    const std::string out = ctx.temp("summed");
+    emit_reduce(ctx, "ReduceSum", x, leading, false, out);
+    x = out;
+  }
+  ctx.alias_output(0, x == ctx.tensor("self") ? ctx.emit1("Identity", {x}) : x);
+}
+
+// _dim_arange(like, dim) = arange(like.size(dim)) (int64).
+void dim_arange(TranslateContext& ctx) {
+  const int64_t dim = ctx.normalized_dim(ctx.int_arg("dim", 0), ctx.rank("like"));
+  const std::string n = element(ctx, shape_of(ctx, ctx.tensor("like")), dim);
+  ctx.emit("Range", {ctx.graph.constant_i64({0}, true), n, ctx.graph.constant_i64({1}, true)}, {ctx.output()});
+}
+
+// _reshape_from_tensor(self, shape): the shape comes as a 1-D tensor.
+void reshape_from_tensor(TranslateContext& ctx) {
+  ctx.emit("Reshape", {ctx.tensor("self"), ctx.value("shape", DType::kInt64)}, {ctx.output()});
+}
+
+// repeat_interleave.self_Tensor(self, repeats, dim?, output_size?): each slice along dim repeated
+// repeats[i] times (one count broadcasts); no dim = over the flattened tensor. Output position p takes
+// the slice whose cumulative count first exceeds p.
+void repeat_interleave_tensor(TranslateContext& ctx) {
+  std::string x = ctx.tensor("self");
+  int64_t dim = 0;
+  if (ctx.has("dim"))
+    dim = ctx.normalized_dim(ctx.int_arg("dim", 0), std::max<int64_t>(ctx.rank("self"), 1));
+  else
+    x = ctx.emit1("Reshape", {x, i64s(ctx, {-1})});
+  const std::string n = ctx.emit1("Slice", {shape_of(ctx, x), i64s(ctx, {dim}), i64s(ctx, {dim + 1})});
+  const std::string reps =
+      ctx.emit1("Expand", {ctx.emit1("Reshape", {ctx.value("repeats", DType::kInt64), i64s(ctx, {-1})}), n});
+  auto* cs = ctx.emit("CumSum", {reps, ctx.graph.constant_i64({0}, true)}, {ctx.temp("ends")});
+  const std::string total = ctx.temp("total");
+  emit_reduce(ctx, "ReduceSum", reps, {}, false, total);
+  const std::string pos =
+      ctx.emit1("Range", {ctx.graph.constant_i64({0}, true), total, ctx.graph.constant_i64({1}, true)});
+  const std::string le = ctx.emit1("LessOrEqual", {ctx.emit1("Unsqueeze", {cs->output(0), i64s(ctx, {0})}),
+                                                   ctx.emit1("Unsqueeze", {pos, i64s(ctx, {1})})});
+  const std::string idx = ctx.temp("source");
+  emit_reduce(ctx, "ReduceSum", ctx.cast_if_needed(le, DType::kBool, DType::kInt64), {1}, false, idx);
+  set_attr(ctx.emit("Gather", {x, idx}, {ctx.output()}), "axis", dim);
+}
+
+// tensor_split.tensor_indices_or_sections(self, tensor, dim): a 1-D tensor of split indices, or a 0-d
+// section count (the first size % n pieces one longer); the piece count is the node's output count.
+void tensor_split_tensor(TranslateContext& ctx) {
+  const int64_t dim = ctx.normalized_dim(ctx.int_arg("dim", 0), ctx.rank("self"));
+  const std::string x = ctx.tensor("self"), axis = i64s(ctx, {dim});
+  const std::string arg = ctx.value("tensor_indices_or_sections", DType::kInt64);
+  const std::string len = ctx.emit1("Slice", {shape_of(ctx, x), axis, i64s(ctx, {dim + 1})});
+  const size_t pieces = ctx.output_count();
+  std::vector<std::string> bounds = {i64s(ctx, {0})};
+  if (ctx.rank("tensor_indices_or_sections") == 1) {
+    for (size_t i = 0; i + 1 < pieces; ++i) {
+      const std::string at = ctx.emit1("Gather", {arg, i64s(ctx, {static_cast<int64_t>(i)})});
+      // Negative indices count from the end, indices past the end clamp (Slice does both).
+      bounds.push_back(ctx.emit1("Where", {ctx.emit1("Less", {at, i64s(ctx, {0})}), ctx.emit1("Add", {at, len}), at}));
+    }
+  } else {
+    const std::string n = ctx.emit1("Reshape", {arg, i64s(ctx, {1})});
+    const std::string base = ctx.emit1("Div", {len, n}), extra = ctx.emit1("Mod", {len, n});
+    for (size_t i = 1; i < pieces; ++i) {
+      const std::string k = i64s(ctx, {static_cast<int64_t>(i)});
+      bounds.push_back(ctx.emit1("Add", {ctx.emit1("Mul", {base, k}), ctx.emit1("Min", {k, extra})}));
+    }
+  }
+  bounds.push_back(i64s(ctx, {kEnd}));
+  for (size_t i = 0; i < pieces; ++i) {
+    ctx.emit("Slice", {x, bounds[i], bounds[i + 1], axis}, {ctx.output(i)});
+  }
+}
+
+// flatten_dense_tensors(tensors): every tensor flattened, concatenated.
+void flatten_dense_tensors(TranslateContext& ctx) {
+  const DType t = ctx.output_meta().dtype;
+  const auto values = ctx.tensors("tensors");
+  std::vector<std::string> flat;
+  for (size_t i = 0; i < values.size(); ++i)
+    flat.push_back(
+        ctx.emit1("Reshape", {ctx.cast_if_needed(values[i], list_meta(ctx, "tensors", i).dtype, t), i64s(ctx, {-1})}));
+  set_attr(ctx.emit("Concat", flat, {ctx.output()}), "axis", int64_t{0});
+}
+
+// unflatten_dense_tensors(flat, tensors): flat cut into pieces of each tensor's (static) size and shape.
+void unflatten_dense_tensors(TranslateContext& ctx) {
+  const std::string flat = ctx.tensor("flat");
+  int64_t offset = 0;
+  for (size_t i = 0; i < ctx.required("tensors").list_length(); ++i) {
+    std::vector<int64_t> shape;
+    int64_t numel = 1;
+    for (const auto& d : list_meta(ctx, "tensors", i).sizes) {
+      if (!d.value) ctx.fail("unflatten_dense_tensors needs tensors of static shapes");
+      shape.push_back(*d.value);
+      numel *= *d.value;
+    }
+    ctx.emit("Reshape", {slice_axis(ctx, flat, 0, offset, offset + numel), i64s(ctx, shape)}, {ctx.output(i)});
+    offset += numel;
+  }
+}
+
+// pad_sequence(sequences, batch_first, padding_value, padding_side): each sequence padded to the longest
+// (static lengths) on its right or left, stacked on dim 0 (batch_first) or 1.
+void pad_sequence(TranslateContext& ctx) {
+  const DType t = ctx.output_meta().dtype;
+  const auto values = ctx.tensors("sequences");
+  std::vector<int64_t> lens;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const auto& sizes = list_meta(ctx, "sequences", i).sizes;
+    if (sizes.empty() || !sizes[0].value) ctx.fail("pad_sequence needs sequences of static length");
+    lens.push_back(*sizes[0].value);
+  }
+  const int64_t longest = *std::max_element(lens.begin(), lens.end());
+  const bool left = ctx.string_arg("padding_side", "right") == "left";
+  const std::string value = ctx.constant(ctx.float_arg("padding_value", 0), t);
+  std::vector<std::string> padded;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const int64_t rank = static_cast<int64_t>(list_meta(ctx, "sequences", i).sizes.size());
+    std::vector<int64_t> pads(static_cast<size_t>(2 * rank), 0);
+    pads[left ? 0 : static_cast<size_t>(rank)] = longest - lens[i];
+    auto* pad = ctx.emit(
+        "Pad", {ctx.cast_if_needed(values[i], list_meta(ctx, "sequences", i).dtype, t), i64s(ctx, pads), value},
+        {ctx.temp("padded")});
+    set_attr(pad, "mode", std::string("constant"));
+    padded.push_back(ctx.emit1("Unsqueeze", {pad->output(0), i64s(ctx, {ctx.bool_arg("batch_first", false) ? 0 : 1})}));
+  }
+  set_attr(ctx.emit("Concat", padded, {ctx.output()}), "axis", int64_t{ctx.bool_arg("batch_first", false) ? 0 : 1});
+}
 }  // namespace
 
 PARITY_TRANSLATION("aten::reshape_as.default", reshape_as, 18);
@@ -370,6 +613,24 @@ PARITY_TRANSLATION("aten::dsplit.array", dsplit, 18);
 PARITY_TRANSLATION("aten::narrow.Tensor", narrow_tensor, 18);
 PARITY_TRANSLATION("aten::linalg_vecdot.default", linalg_vecdot, 18);
 PARITY_TRANSLATION("aten::inner.default", inner, 18);
+PARITY_TRANSLATION("aten::isreal.default", isreal, 18);
+PARITY_TRANSLATION("aten::msort.default", msort, 18);
+PARITY_TRANSLATION("aten::diag.default", diag, 18);
+PARITY_TRANSLATION("aten::diagflat.default", diagflat, 18);
+PARITY_TRANSLATION("aten::linalg_diagonal.default", linalg_diagonal, 18);
+PARITY_TRANSLATION("aten::sum_to_size.default", sum_to_size, 18);
+PARITY_TRANSLATION("aten::_dim_arange.default", dim_arange, 18);
+PARITY_TRANSLATION("aten::_reshape_from_tensor.default", reshape_from_tensor, 18);
+PARITY_TRANSLATION("aten::repeat_interleave.self_Tensor", repeat_interleave_tensor, 18);
+PARITY_TRANSLATION("aten::tensor_split.tensor_indices_or_sections", tensor_split_tensor, 18);
+PARITY_TRANSLATION("aten::flatten_dense_tensors.default", flatten_dense_tensors, 18);
+PARITY_TRANSLATION("aten::unflatten_dense_tensors.default", unflatten_dense_tensors, 18);
+PARITY_TRANSLATION("aten::pad_sequence.default", pad_sequence, 18);
+PARITY_TRANSLATION("aten::_autocast_to_full_precision.default", cast_to_output, 18);
+PARITY_TRANSLATION("aten::_autocast_to_reduced_precision.default", cast_to_output, 18);
+PARITY_ALIAS("aten::pin_memory.default", "aten::alias.default");
+PARITY_ALIAS("aten::adjoint.default", "aten::mH.default");
+PARITY_ALIAS("aten::matrix_H.default", "aten::mH.default");
 PARITY_ALIAS("aten::cdist.default", "aten::_cdist_forward.default");
 PARITY_ALIAS("aten::pdist.default", "aten::_pdist_forward.default");
 PARITY_ALIAS("aten::adaptive_avg_pool3d.default", "aten::_adaptive_avg_pool3d.default");
