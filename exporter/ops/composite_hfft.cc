@@ -3,6 +3,7 @@
 // ihfftn(x) = conj(rfftn(x)) with the inverse's scaling, hfftn(x) = irfftn(conj(x)) with the forward's,
 // istft the windowed inverse transforms of the frames overlapped and added (Col2Im) and divided by the
 // overlapped squared window: ONNX DFTs on the complex pair layout (see translate.h), static sizes.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 

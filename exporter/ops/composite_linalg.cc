@@ -188,8 +188,10 @@ void linalg_matrix_norm(TranslateContext& ctx) {
   const auto dims = ctx.ints_arg("dim", {-2, -1});
   if (dims.size() != 2) ctx.fail("linalg_matrix_norm needs two dims");
   const int64_t d0 = ctx.normalized_dim(dims[0], rank), d1 = ctx.normalized_dim(dims[1], rank);
-  matrix_norm_of(ctx, norm_input(ctx, "self"), "self", matrix_ord(ctx, ctx.required("ord")), d0, d1,
-                 ctx.bool_arg("keepdim", false), ctx.output());
+  MatrixOrd o;
+  o.fro = !ctx.has("ord");  // str_ord's default "fro" may be left out of the node
+  if (ctx.has("ord")) o = matrix_ord(ctx, ctx.required("ord"));
+  matrix_norm_of(ctx, norm_input(ctx, "self"), "self", o, d0, d1, ctx.bool_arg("keepdim", false), ctx.output());
 }
 
 // linalg_norm(self, ord?, dim?, keepdim, dtype?): a matrix norm when two dims are named (or ord is given

@@ -86,8 +86,10 @@ void linalg_solve(TranslateContext& ctx) {
     const auto& sa = ctx.input_meta("A").sizes;
     const auto& sb = ctx.input_meta("B").sizes;
     vector = true;
-    for (int64_t d = 0; d < rb; ++d) const auto &da = sa[static_cast<size_t>(d)], &db = sb[static_cast<size_t>(d)];
-    if (da.value != db.value || (!da.value && da.expr != db.expr)) vector = false;
+    for (int64_t d = 0; d < rb; ++d) {
+      const auto &da = sa[static_cast<size_t>(d)], &db = sb[static_cast<size_t>(d)];
+      if (da.value != db.value || (!da.value && da.expr != db.expr)) vector = false;
+    }
   }
   std::string x;
   if (vector) {

@@ -239,8 +239,10 @@ void quantile_of(TranslateContext& ctx, bool ignore_nan) {
   const std::string zero = ctx.constant(0, t);
   const std::string count = ignore_nan ? ctx.emit1("Sub", {s.n, s.nan_count}) : s.n;
   // ranks [Q?, rows..., 1] = q * (count - 1), at least 0 (an all-NaN row of nanquantile).
+  // (+ 0 * nan_count: the row shape, which a row length alone does not carry)
   const std::string ranks =
-      ctx.emit1("Max", {ctx.emit1("Mul", {q, ctx.emit1("Sub", {count, ctx.constant(1, t)})}), zero});
+      ctx.emit1("Add", {ctx.emit1("Max", {ctx.emit1("Mul", {q, ctx.emit1("Sub", {count, ctx.constant(1, t)})}), zero}),
+                        ctx.emit1("Mul", {s.nan_count, zero})});
   const std::string interp = ctx.string_arg("interpolation", "linear");
   std::string lo_rank = ctx.emit1("Floor", {ranks}), hi_rank = ctx.emit1("Ceil", {ranks});
   if (interp == "lower")
@@ -340,7 +342,7 @@ void corrcoef(TranslateContext& ctx) {
   ctx.emit("Clip", {r, ctx.constant(-1, t), ctx.constant(1, t)}, {ctx.output()});
 }
 
-// fft_fftshift / fft_ifftshift (self, dim?): a roll by n // 2 (fftshift) or (n + 1) // 2 along each dim.
+// fft_fftshift / fft_ifftshift (self, dim?): a roll by n // 2 (fftshift) or -(n // 2) along each dim.
 void fft_shift(TranslateContext& ctx, bool inverse) {
   const int64_t rank = ctx.rank("self");
   std::vector<int64_t> dims = ctx.has("dim") ? ctx.ints_arg("dim") : std::vector<int64_t>{};
@@ -351,8 +353,8 @@ void fft_shift(TranslateContext& ctx, bool inverse) {
     const int64_t d = ctx.normalized_dim(d0, rank);
     const std::string n = ctx.emit1("Slice", {shape_of(ctx, x), i64s(ctx, {d}), i64s(ctx, {d + 1})});
     // The split point: the first n - shift elements move to the end.
-    const std::string split = ctx.emit1("Div", {inverse ? ctx.emit1("Add", {n, i64s(ctx, {1})}) : n, i64s(ctx, {2})});
-    const std::string at = inverse ? split : ctx.emit1("Sub", {n, split});
+    const std::string half = ctx.emit1("Div", {n, i64s(ctx, {2})});
+    const std::string at = inverse ? half : ctx.emit1("Sub", {n, half});
     const std::string axis = i64s(ctx, {d});
     x = concat(
         ctx, {ctx.emit1("Slice", {x, at, i64s(ctx, {kEnd}), axis}), ctx.emit1("Slice", {x, i64s(ctx, {0}), at, axis})},
