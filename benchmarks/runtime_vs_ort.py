@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/runtime_vs_ort.py [--threads 1,2] [--rounds 5] [--runs 10] [--warmup 3]
                                                   [--filter REGEX] [--out out/bench] [--json FILE] [--lock FILE]
+                                                  [--export-only]
 
 Each model comes from the scenario library (scenarios/cases: the zoo's classes at real sizes), random
 weights, captured with torch.export + run_decompositions() and exported by `parity export`. Per model and
@@ -150,6 +151,13 @@ def export(make, folder: Path, parity_bin: Path, fresh: bool):
     return module, args, onnx_path
 
 
+def write_inputs(args, folder: Path):
+    """The benchmark's inputs as input_<i>.pb, for `parity profile MODEL.onnx --inputs FOLDER`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, t in enumerate(args):
+        (folder / f"input_{i}.pb").write_bytes(onnx.numpy_helper.from_array(t.numpy()).SerializeToString())
+
+
 # ---- timing: one loop for every engine ----
 
 def timed_calls(fn, runs, warmup):
@@ -258,6 +266,9 @@ def main(argv=None):
     ap.add_argument("--json", default="")
     ap.add_argument("--fresh", action="store_true", help="re-export even when model.onnx exists")
     ap.add_argument("--lock", default="", help="flock this file around each model's export and measurement")
+    ap.add_argument("--export-only", action="store_true",
+                    help="only write OUT/<model>/model.onnx and its inputs (OUT/<model>/inputs/input_<i>.pb, for "
+                         "`parity profile MODEL.onnx --inputs DIR`), no timing")
     a = ap.parse_args(argv)
     build = Path(a.build) if Path(a.build).is_absolute() else ROOT / a.build
     threads = [int(t) for t in a.threads.split(",")]
@@ -268,6 +279,10 @@ def main(argv=None):
             continue
         with cpu_lock(a.lock):
             module, args, onnx_path = export(make, Path(a.out) / key, build / "parity", a.fresh)
+            if a.export_only:
+                write_inputs(args, onnx_path.parent / "inputs")
+                print(f"{onnx_path} (inputs: {onnx_path.parent / 'inputs'})", flush=True)
+                continue
             medians, per_round = measure(module, args, onnx_path, threads, a.rounds, a.runs, a.warmup)
         nodes = len(onnx.load(str(onnx_path), load_external_data=False).graph.node)
         for t in threads:
@@ -279,6 +294,8 @@ def main(argv=None):
             print(f"{title:45s} T={t}  refrt {r['refrt_ms']:9.3f}  ORT {r['ort_ms']:9.3f}  eager {r['eager_ms']:9.3f}"
                   f"  refrt/ORT {r['refrt_over_ort']:5.2f}  refrt/eager {r['refrt_over_eager']:5.2f}", flush=True)
         del module, args
+    if a.export_only:
+        return 0
     gm = {t: geomean([r["refrt_over_ort"] for r in results if r["threads"] == t]) for t in threads}
     gm_eager = {t: geomean([r["refrt_over_eager"] for r in results if r["threads"] == t]) for t in threads}
     print()

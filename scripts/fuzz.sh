@@ -4,6 +4,8 @@
 #   scripts/fuzz.sh --list                 the target names, one a line
 #   scripts/fuzz.sh TARGET SECONDS [ARGS]  fuzz one target for SECONDS (extra ARGS go to libFuzzer)
 #   scripts/fuzz.sh --ci [SECONDS]         every target for SECONDS (default 30): the CI step
+#   scripts/fuzz.sh --prepare              only build the targets and make the seeds (scripts/test.sh runs
+#                                          this in the background while the other tests run)
 #
 # Builds the targets into build-fuzz/ (clang, ASan + UBSan + coverage, no libtorch; ccache shared), seeds
 # them with generated corpora (tests/fuzz/make_seeds.py: the scenario cases and tiny modules, exported)
@@ -18,7 +20,7 @@ FUZZ_DIR="${PARITY_FUZZ_BUILD_DIR:-build-fuzz}"
 JOBS="${PARITY_JOBS:-2}"
 [ "$JOBS" -gt 2 ] && JOBS=2
 
-usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
 if [ "${1:-}" = "--list" ]; then
   printf '%s\n' "${TARGETS[@]}"
@@ -87,6 +89,12 @@ run() {
     return 1
   fi
 }
+
+if [ "$1" = "--prepare" ]; then
+  build "${TARGETS[@]/#/fuzz_}"
+  seeds
+  exit 0
+fi
 
 if [ "$1" = "--ci" ]; then
   seconds="${2:-30}"

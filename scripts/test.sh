@@ -28,16 +28,36 @@ if [ "$QUICK" = 1 ]; then
   PYTEST_ARGS+=(--ignore=tests/python/test_sweep_suite.py --ignore=tests/python/test_quantized.py
                --ignore=tests/python/test_pip_install.py)
 fi
+# Coverage-guided fuzzing, briefly (PARITY_FUZZ_SECONDS per target, default 30; 0 skips it): builds
+# build-fuzz/ (clang, ASan + UBSan, no libtorch) and runs every target from its seeds. Needs clang. The
+# fuzz build starts now, in the background at the lowest CPU priority: it takes only the CPU time ctest
+# and pytest leave idle (their waits on subprocesses, files and each other), and is done or nearly done
+# when they finish. Its output is shown after pytest.
+FUZZ_SECONDS="${PARITY_FUZZ_SECONDS:-30}"
+FUZZ_PREPARE=""
+if [ "$QUICK" = 0 ] && [ "$FUZZ_SECONDS" != "0" ] && command -v clang++ >/dev/null 2>&1; then
+  mkdir -p "$BUILD_DIR"
+  FUZZ_LOG="$BUILD_DIR/fuzz-prepare.log"
+  setsid nice -n 19 scripts/fuzz.sh --prepare >"$FUZZ_LOG" 2>&1 &
+  FUZZ_PREPARE=$!
+  trap '[ -n "$FUZZ_PREPARE" ] && kill -- "-$FUZZ_PREPARE" 2>/dev/null || true' EXIT  # its own process group
+fi
 status=0
 echo "== ctest"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j 2 || status=1
 echo "== pytest${PARITY_SCENARIOS:+ (scenario sample: $PARITY_SCENARIOS)}"
 PARITY_BUILD_DIR="$BUILD_DIR" .venv/bin/python -m pytest "${PYTEST_ARGS[@]}" || status=1
-# Coverage-guided fuzzing, briefly (PARITY_FUZZ_SECONDS per target, default 30; 0 skips it): builds
-# build-fuzz/ (clang, ASan + UBSan, no libtorch) and runs every target from its seeds. Needs clang.
-FUZZ_SECONDS="${PARITY_FUZZ_SECONDS:-30}"
-if [ "$QUICK" = 0 ] && [ "$FUZZ_SECONDS" != "0" ] && command -v clang++ >/dev/null 2>&1; then
+if [ -n "$FUZZ_PREPARE" ]; then
   echo "== fuzz ($FUZZ_SECONDS s per target)"
-  scripts/fuzz.sh --ci "$FUZZ_SECONDS" || status=1
+  prepared=0
+  wait "$FUZZ_PREPARE" && prepared=1
+  FUZZ_PREPARE=""
+  cat "$FUZZ_LOG"
+  if [ "$prepared" = 1 ]; then
+    scripts/fuzz.sh --ci "$FUZZ_SECONDS" || status=1
+  else
+    echo "fuzz: the build of the fuzz targets failed (output above)" >&2
+    status=1
+  fi
 fi
 exit $status

@@ -1,5 +1,6 @@
 // Comparisons (Equal Less LessOrEqual Greater GreaterOrEqual) and logic (And Or Xor) -> bool, and
 // Where(condition, X, Y), all with numpy broadcasting. NaN compares false everywhere (IEEE, numpy).
+#include <cstdint>
 #include <cstring>
 
 #include "elementwise.h"
@@ -85,6 +86,18 @@ class WhereKernel : public Kernel {
     const uint8_t* pc = cond.data<uint8_t>();
     const char* px = static_cast<const char*>(x.raw());
     const char* py = static_cast<const char*>(y.raw());
+    switch (elem) {  // the value types of every size but 16 (complex128) and strings
+      case 1:
+        return select<uint8_t>(io, plan, pc, px, py, std::move(out));
+      case 2:
+        return select<uint16_t>(io, plan, pc, px, py, std::move(out));
+      case 4:
+        return select<uint32_t>(io, plan, pc, px, py, std::move(out));
+      case 8:
+        return select<uint64_t>(io, plan, pc, px, py, std::move(out));
+      default:
+        break;
+    }
     char* po = static_cast<char*>(out.mutable_raw());
     for_each_broadcast(plan, [&](int64_t o, const std::array<int64_t, 3>& i) {
       const char* src = pc[i[0]] ? px + static_cast<size_t>(i[1]) * elem : py + static_cast<size_t>(i[2]) * elem;
@@ -94,6 +107,28 @@ class WhereKernel : public Kernel {
   }
 
  private:
+  // Elements moved as unsigned integers of their size, by output ranges over the pool, each range as
+  // runs in which the three operands move by fixed strides (broadcast.h).
+  template <typename U>
+  static void select(KernelIO& io, const BroadcastPlan<3>& plan, const uint8_t* pc, const void* x_raw,
+                     const void* y_raw, Tensor out) {
+    const U* px = static_cast<const U*>(x_raw);
+    const U* py = static_cast<const U*>(y_raw);
+    U* po = static_cast<U*>(out.mutable_raw());
+    parallel_for(io, plan.numel, 16384, [&](int64_t begin, int64_t end) {
+      for_each_broadcast_run(plan, begin, end, [&](int64_t o, const auto& i, int64_t len, const auto& s) {
+        const uint8_t* c = pc + i[0];
+        const U* x = px + i[1];
+        const U* y = py + i[2];
+        U* z = po + o;
+        if (s[0] == 1 && s[1] == 1 && s[2] == 1)
+          for (int64_t j = 0; j < len; ++j) z[j] = c[j] ? x[j] : y[j];
+        else
+          for (int64_t j = 0; j < len; ++j) z[j] = c[j * s[0]] ? x[j * s[1]] : y[j * s[2]];
+      });
+    });
+    io.outputs[0] = std::move(out);
+  }
   NodeDef node_;
 };
 

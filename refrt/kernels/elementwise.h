@@ -238,23 +238,7 @@ class BinaryKernel : public Kernel {
         const void* pb = b.raw();
         void* po = out.mutable_raw();
         if constexpr (is_float_v<T> && std::is_same_v<R, T>) {  // runs with fixed strides: vectorisable loops
-          const T* ta = static_cast<const T*>(pa);
-          const T* tb = static_cast<const T*>(pb);
-          T* to = static_cast<T*>(po);
-          for_each_broadcast_run(
-              plan, [&](int64_t o, const std::array<int64_t, 2>& i, int64_t len, const std::array<int64_t, 2>& s) {
-                const T* x = ta + i[0];
-                const T* y = tb + i[1];
-                T* z = to + o;
-                if (s[0] == 1 && s[1] == 1)
-                  for (int64_t j = 0; j < len; ++j) z[j] = op_(x[j], y[j]);
-                else if (s[0] == 1 && s[1] == 0)
-                  for (int64_t j = 0; j < len; ++j) z[j] = op_(x[j], y[0]);
-                else if (s[0] == 0 && s[1] == 1)
-                  for (int64_t j = 0; j < len; ++j) z[j] = op_(x[0], y[j]);
-                else
-                  for (int64_t j = 0; j < len; ++j) z[j] = op_(x[j * s[0]], y[j * s[1]]);
-              });
+          float_runs<T>(io, plan, static_cast<const T*>(pa), static_cast<const T*>(pb), static_cast<T*>(po));
         } else {
           for_each_broadcast(plan, [&](int64_t o, const std::array<int64_t, 2>& i) {
             store<R>(po, o, op_(load<T>(pa, i[0]), load<T>(pb, i[1])));
@@ -268,6 +252,28 @@ class BinaryKernel : public Kernel {
   }
 
  private:
+  // Output ranges over the pool (each element depends on its own inputs only), each range as runs in
+  // which both operands move by fixed strides.
+  template <typename T>
+  void float_runs(const KernelIO& io, const BroadcastPlan<2>& plan, const T* ta, const T* tb, T* to) const {
+    parallel_for(io, plan.numel, 16384, [&](int64_t begin, int64_t end) {
+      for_each_broadcast_run(
+          plan, begin, end,
+          [&](int64_t o, const std::array<int64_t, 2>& i, int64_t len, const std::array<int64_t, 2>& s) {
+            const T* x = ta + i[0];
+            const T* y = tb + i[1];
+            T* z = to + o;
+            if (s[0] == 1 && s[1] == 1)
+              for (int64_t j = 0; j < len; ++j) z[j] = op_(x[j], y[j]);
+            else if (s[0] == 1 && s[1] == 0)
+              for (int64_t j = 0; j < len; ++j) z[j] = op_(x[j], y[0]);
+            else if (s[0] == 0 && s[1] == 1)
+              for (int64_t j = 0; j < len; ++j) z[j] = op_(x[0], y[j]);
+            else
+              for (int64_t j = 0; j < len; ++j) z[j] = op_(x[j * s[0]], y[j * s[1]]);
+          });
+    });
+  }
   NodeDef node_;
   Op op_;
 };

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <optional>
 #include <tuple>
+#include <utility>
 
 #include "../src/activation.h"
 #include "../src/broadcast.h"
@@ -113,25 +114,40 @@ class MatMulKernel : public Kernel {
     for_each_broadcast(plan,
                        [&](int64_t o, const std::array<int64_t, 2>& off) { offsets[static_cast<size_t>(o)] = off; });
     const int64_t count = plan.numel;
-    auto one = [&](int64_t i, bool split) {
-      const T* pa = a.data<T>() + offsets[static_cast<size_t>(i)][0] * m * k;
-      const T* pb = b.data<T>() + offsets[static_cast<size_t>(i)][1] * k * n;
-      if (split)
-        pool_gemm<T>(io, false, tb, m, n, k, T(1), pa, k, pb, ldb, T(0), po + i * m * n, n);
-      else
-        gemm<T>(false, tb, m, n, k, T(1), pa, k, pb, ldb, T(0), po + i * m * n, n);
+    auto matrix = [&](int64_t i) {  // (A, B) of product i
+      const auto& off = offsets[static_cast<size_t>(i)];
+      return std::pair(a.data<T>() + off[0] * m * k, b.data<T>() + off[1] * k * n);
     };
-    // A batch at least as large as the pool is spread over it (one product per task); otherwise each
-    // product is split by columns over the pool (pool_gemm). BLAS itself runs on one thread.
+    // A batch at least as large as the pool is spread over it, whole products (attention's heads) as
+    // tasks, each a single-threaded GEMM; otherwise each product is split by columns over the pool
+    // (pool_gemm). BLAS itself runs on one thread. (Tiny batches stay on the caller: waking the pool
+    // costs more than they do.)
     const int64_t threads = io.pool ? io.pool->size() : 1;
-    // (Tiny batches stay on the caller: waking the pool costs more than they do.)
-    if (threads > 1 && count >= threads && count * m * n * k >= (int64_t{1} << 15)) {
-      parallel_for(io, count, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) one(i, false);
-      });
-    } else {
-      for (int64_t i = 0; i < count; ++i) one(i, true);
+    if (threads > 1 && count >= threads && count * m * n * k >= (int64_t{1} << 15))
+      return batch_over_pool<T>(io, count, threads, matrix, tb, m, k, n, po);
+    for (int64_t i = 0; i < count; ++i) {
+      const auto [pa, pb] = matrix(i);
+      pool_gemm<T>(io, false, tb, m, n, k, T(1), pa, k, pb, ldb, T(0), po + i * m * n, n);
     }
+  }
+  // The products of a batch as tasks taken by whichever pool thread is free next (one running late
+  // takes fewer). When the count does not divide by the threads, each product is cut into `parts`
+  // column blocks so that the tasks do (5 heads on 2 threads: 10 halves), while blocks keep >= 16
+  // columns; otherwise the last round of whole products would leave threads idle.
+  template <typename T, typename Matrix>
+  static void batch_over_pool(const KernelIO& io, int64_t count, int64_t threads, const Matrix& matrix, bool tb,
+                              int64_t m, int64_t k, int64_t n, T* po) {
+    int64_t parts = 1;
+    while ((count * parts) % threads != 0 && n / (parts + 1) >= 16) ++parts;
+    if ((count * parts) % threads != 0) parts = 1;
+    const int64_t ldb = tb ? k : n;
+    parallel_each(io, count * parts, [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t i = t / parts, c0 = n * (t % parts) / parts, c1 = n * (t % parts + 1) / parts;
+        const auto [pa, pb] = matrix(i);
+        gemm<T>(false, tb, m, c1 - c0, k, T(1), pa, k, tb ? pb + c0 * ldb : pb + c0, ldb, T(0), po + i * m * n + c0, n);
+      }
+    });
   }
   // B given as X with the Transpose of its last two axes (and a Reshape to b_shape_) folded away:
   // (storage, logical shape of B, transposed). The transpose stays virtual when the Reshape keeps the

@@ -1,5 +1,6 @@
 // Internal: numpy broadcasting of N operands (binary arithmetic, comparisons, Where).
 #pragma once
+#include <algorithm>
 #include <array>
 
 #include "kernel.h"
@@ -72,49 +73,78 @@ void for_each_broadcast(const BroadcastPlan<N>& plan, F&& f) {
   }
 }
 
+// The output dims left after merging every dim d into d+1 where, for every operand, stride[d] ==
+// stride[d+1] * out[d+1] (size-1 dims dropped), with each operand's strides; at least one dim.
+template <size_t N>
+struct RunDims {
+  std::vector<int64_t> dims;
+  std::array<std::vector<int64_t>, N> strides;
+};
+template <size_t N>
+RunDims<N> merge_run_dims(const BroadcastPlan<N>& plan) {
+  RunDims<N> r;
+  if (plan.all_same) {  // one flat run
+    r.dims.push_back(plan.numel);
+    for (size_t k = 0; k < N; ++k) r.strides[k].push_back(1);
+    return r;
+  }
+  for (size_t d = 0; d < plan.out.size(); ++d) {
+    if (plan.out[d] == 1) continue;  // size-1 dims move nothing
+    bool merge = !r.dims.empty();
+    for (size_t k = 0; k < N && merge; ++k) merge = r.strides[k].back() == plan.strides[k][d] * plan.out[d];
+    if (merge) {
+      r.dims.back() *= plan.out[d];
+      for (size_t k = 0; k < N; ++k) r.strides[k].back() = plan.strides[k][d];
+    } else {
+      r.dims.push_back(plan.out[d]);
+      for (size_t k = 0; k < N; ++k) r.strides[k].push_back(plan.strides[k][d]);
+    }
+  }
+  if (r.dims.empty()) {  // a single element (every dim of size 1)
+    r.dims.push_back(1);
+    for (size_t k = 0; k < N; ++k) r.strides[k].push_back(0);
+  }
+  return r;
+}
+
 // Calls f(out_offset, offsets, length, inner_strides) once per run of `length` output elements in
 // which every operand moves by a fixed stride (0 or 1 after merging dims that are contiguous for all
 // operands): the loop a kernel writes inside `f` is then a plain strided loop the compiler vectorises.
+// Only the output elements [begin, end) are visited (runs cut at both ends), so that a thread pool can
+// split one broadcast into ranges.
 template <size_t N, typename F>
-void for_each_broadcast_run(const BroadcastPlan<N>& plan, F&& f) {
-  if (plan.numel == 0) return;
-  std::array<int64_t, N> offs{}, inner{};
-  if (plan.all_same || plan.out.empty()) {
-    inner.fill(plan.all_same ? 1 : 0);
-    return f(int64_t{0}, offs, plan.numel, inner);
-  }
-  // Merge dim d into d+1 when, for every operand, stride[d] == stride[d+1] * out[d+1].
-  std::vector<int64_t> dims;
-  std::array<std::vector<int64_t>, N> strides;
-  for (size_t d = 0; d < plan.out.size(); ++d) {
-    if (plan.out[d] == 1) continue;  // size-1 dims move nothing
-    bool merge = !dims.empty();
-    for (size_t k = 0; k < N && merge; ++k) merge = strides[k].back() == plan.strides[k][d] * plan.out[d];
-    if (merge) {
-      dims.back() *= plan.out[d];
-      for (size_t k = 0; k < N; ++k) strides[k].back() = plan.strides[k][d];
-    } else {
-      dims.push_back(plan.out[d]);
-      for (size_t k = 0; k < N; ++k) strides[k].push_back(plan.strides[k][d]);
-    }
-  }
-  if (dims.empty()) {
-    inner.fill(0);
-    return f(int64_t{0}, offs, int64_t{1}, inner);
-  }
-  const size_t rank = dims.size();
-  const int64_t len = dims[rank - 1];
-  for (size_t k = 0; k < N; ++k) inner[k] = strides[k][rank - 1];
+void for_each_broadcast_run(const BroadcastPlan<N>& plan, int64_t begin, int64_t end, F&& f) {
+  end = std::min(end, plan.numel);
+  if (begin >= end) return;
+  const RunDims<N> r = merge_run_dims(plan);
+  const size_t rank = r.dims.size();
+  const int64_t len = r.dims[rank - 1];
+  std::array<int64_t, N> offs{}, inner{}, at{};
+  for (size_t k = 0; k < N; ++k) inner[k] = r.strides[k][rank - 1];
+  // The outer index of the run holding `begin`, and each operand's offset at that run's start.
   std::vector<int64_t> index(rank - 1, 0);
-  for (int64_t o = 0; o < plan.numel; o += len) {
-    f(o, offs, len, inner);
-    for (size_t d = rank - 1; d-- > 0;) {
-      for (size_t k = 0; k < N; ++k) offs[k] += strides[k][d];
-      if (++index[d] < dims[d]) break;
-      for (size_t k = 0; k < N; ++k) offs[k] -= strides[k][d] * index[d];
+  for (int64_t rest = begin / len, d = static_cast<int64_t>(rank) - 2; d >= 0; --d) {
+    const size_t u = static_cast<size_t>(d);
+    index[u] = rest % r.dims[u];
+    rest /= r.dims[u];
+    for (size_t k = 0; k < N; ++k) offs[k] += index[u] * r.strides[k][u];
+  }
+  for (int64_t o = begin - begin % len, j0 = begin % len; o < end; o += len, j0 = 0) {
+    for (size_t k = 0; k < N; ++k) at[k] = offs[k] + j0 * inner[k];
+    f(o + j0, at, std::min(len, end - o) - j0, inner);
+    for (size_t d = rank - 1; d-- > 0;) {  // odometer over the outer dims
+      for (size_t k = 0; k < N; ++k) offs[k] += r.strides[k][d];
+      if (++index[d] < r.dims[d]) break;
+      for (size_t k = 0; k < N; ++k) offs[k] -= r.strides[k][d] * index[d];
       index[d] = 0;
     }
   }
+}
+
+// The same over every output element.
+template <size_t N, typename F>
+void for_each_broadcast_run(const BroadcastPlan<N>& plan, F&& f) {
+  for_each_broadcast_run(plan, 0, plan.numel, f);
 }
 
 }  // namespace parity::refrt

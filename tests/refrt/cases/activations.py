@@ -159,3 +159,14 @@ def build(api):
         x = api.rand(1000, 101, low=-5, high=5)
         case(f"{op.lower()}_large_100k", [node(op, ["x"], ["y"])], {"x": x},
              {"y": f(x.astype(np.float64), -1).astype(np.float32)})
+
+    # float32 rows through the vectorised softmax row (refrt/src/vmath.h): lengths with and without a
+    # tail after the 8-wide loop, -inf (masked) entries, and spreads past exp's float range (x - max
+    # below -87: 0 or subnormal in numpy, far below the output's resolution). Enough rows for the pool.
+    own = np.random.default_rng(29)
+    for n in (37, 64, 203):
+        x = own.uniform(-4, 4, (3, 40, n))
+        x[1] *= 30
+        x[2] = np.where(np.arange(n) > np.arange(40)[:, None] * n // 40, -np.inf, x[2])  # causal-style mask
+        case(f"softmax_f32_masked_wide_n{n}", [node("Softmax", ["x"], ["y"], axis=-1)], {"x": x.astype(np.float32)},
+             {"y": softmax(x.astype(np.float32).astype(np.float64), -1).astype(np.float32)}, opset=13)

@@ -249,3 +249,13 @@ def build(api):
         hi = np.array(5, dtype_of(np, name))
         case(f"clip_{name}", [node("Clip", ["x", "lo", "hi"], ["y"])], {"x": xs, "lo": lo, "hi": hi},
              {"y": np.clip(f32(np, xs), f32(np, lo), f32(np, hi)).astype(xs.dtype)})
+
+    # float binary ops split into output ranges over the pool, the ranges cutting runs (34965 and 60000
+    # elements): a row broadcast, an outer broadcast of both operands, float64.
+    own = np.random.default_rng(37)
+    a, b = own.uniform(-1, 1, (5, 7, 999)).astype(np.float32), own.uniform(-1, 1, (7, 1)).astype(np.float32)
+    case("add_f32_pool_broadcast", [node("Add", ["a", "b"], ["y"])], {"a": a, "b": b}, {"y": a + b})
+    a, b = own.uniform(-1, 1, (40, 1, 30)).astype(np.float32), own.uniform(-1, 1, (1, 50, 30)).astype(np.float32)
+    case("mul_f32_pool_outer", [node("Mul", ["a", "b"], ["y"])], {"a": a, "b": b}, {"y": a * b})
+    a, b = own.uniform(-1, 1, (5, 7, 999)), own.uniform(1, 2, (999,))
+    case("div_f64_pool_broadcast", [node("Div", ["a", "b"], ["y"])], {"a": a, "b": b}, {"y": a / b})

@@ -327,3 +327,38 @@ def build(api):
              node("Neg", ["kt"], ["z"])]
     case("fusion_keep_transpose_read_twice", nodes, {"q": q, "k": k}, {"y": (q @ kt).astype(f32), "z": (-kt).astype(f32)},
          tol=tol)
+
+    # Batched products spread over the pool as whole products, cut into column blocks when the count
+    # does not divide by the threads (backend_cases_test's 3-thread pool: 5 products of 72 columns in
+    # 3 blocks, 7 with B transposed and folded (attention's q k^T) in 3 blocks of 16 columns; a batch of
+    # 12 broadcast from [3, 1] x [1, 4] whole). A generator of their own: the rows above keep their data.
+    own = np.random.default_rng(23)
+    ab, bb5 = own.uniform(-1, 1, (5, 24, 32)).astype(f32), own.uniform(-1, 1, (5, 32, 72)).astype(f32)
+    case("pool_batched_matmul_count5", [node("MatMul", ["a", "b"], ["y"])], {"a": ab, "b": bb5},
+         {"y": (ab.astype(np.float64) @ bb5).astype(f32)}, tol=tol)
+    q, k = own.uniform(-1, 1, (1, 7, 24, 16)).astype(f32), own.uniform(-1, 1, (1, 7, 48, 16)).astype(f32)
+    nodes = [node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]), node("MatMul", ["q", "kt"], ["y"])]
+    case("pool_batched_matmul_transb_count7", nodes, {"q": q, "k": k},
+         {"y": (q.astype(np.float64) @ k.astype(np.float64).transpose(0, 1, 3, 2)).astype(f32)}, tol=tol)
+    ab, bb = own.uniform(-1, 1, (3, 1, 20, 24)).astype(f32), own.uniform(-1, 1, (1, 4, 24, 50)).astype(f32)
+    case("pool_batched_matmul_broadcast12", [node("MatMul", ["a", "b"], ["y"])], {"a": ab, "b": bb},
+         {"y": (ab.astype(np.float64) @ bb).astype(f32)}, tol=tol)
+
+    # Safe softmax over rows long enough for the vector loop (37: four vectors and a tail of 5): fully
+    # masked rows (0), causally masked rows (-inf after the diagonal), and spreads past exp's float range
+    # (x - max < -87: exp is then 0 or subnormal, far below the output's resolution).
+    x = own.uniform(-3, 3, (2, 3, 6, 37)).astype(f32)
+    x[..., 1, :] *= 40
+    x[0, 1, 2, :] = -np.inf
+    x[1, :, 3:, :] = np.where(np.arange(37) > np.arange(3, 6)[:, None] * 6, -np.inf, x[1, :, 3:, :])
+    e = np.exp(x.astype(np.float64) - x.max(axis=3, keepdims=True))
+    with np.errstate(invalid="ignore"):
+        sm = e / e.sum(axis=3, keepdims=True)
+    sm[np.isinf(x).all(axis=3)] = 0
+    nodes = [node("Softmax", ["x"], ["s"], axis=3), node("Equal", ["x", "neg_inf"], ["eq"]), node("Not", ["eq"], ["ne"]),
+             node("Cast", ["ne"], ["ci"], to=api.TensorProto.INT32),
+             node("ReduceMax", ["ci", "axes"], ["rm"], keepdims=1), node("Cast", ["rm"], ["any"], to=api.TensorProto.BOOL),
+             node("Not", ["any"], ["none"]), node("Where", ["none", "zeros", "s"], ["y"])]
+    case("fusion_safe_softmax_masked_rows", nodes, {"x": x}, {"y": sm.astype(f32)},
+         initializers={"neg_inf": scalar(-np.inf), "axes": np.array([3], np.int64), "zeros": np.zeros(x.shape, f32)},
+         tol=(1e-5, 1e-6))

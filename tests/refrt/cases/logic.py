@@ -68,3 +68,14 @@ def build(api):
     case("where_opset9", [node("Where", ["c", "x", "y"], ["out"])], {"c": np.array([True, False]), "x": y[:2],
                                                                        "y": y[1:]},
          {"out": np.where([True, False], y[:2], y[1:])}, opset=9)
+
+    # Where split into output ranges over the pool, the ranges cutting runs: 34965 floats with the
+    # condition and Y broadcast, and int64 values from an outer broadcast with a scalar Y.
+    own = np.random.default_rng(31)
+    c, x, y = own.integers(0, 2, (5, 1, 999)).astype(bool), own.uniform(-1, 1, (5, 7, 999)).astype(np.float32), \
+        own.uniform(-1, 1, (7, 1)).astype(np.float32)
+    case("where_f32_pool_broadcast", [node("Where", ["c", "x", "y"], ["out"])], {"c": c, "x": x, "y": y},
+         {"out": np.where(c, x, y)})
+    c, x, y = own.integers(0, 2, (40, 1, 30)).astype(bool), own.integers(-99, 99, (1, 50, 30)), np.array(7, np.int64)
+    case("where_int64_pool_outer", [node("Where", ["c", "x", "y"], ["out"])], {"c": c, "x": x, "y": y},
+         {"out": np.where(c, x, y)})
