@@ -459,3 +459,12 @@ case("aten::istft.default", lambda x: torch.istft(_vc(x), 8, win_length=6, norma
      lambda: (r(2, 5, 7, 2),), tag="batch-win-length")
 case("aten::istft.default", lambda x: torch.istft(_vc(x), 8, hop_length=3, center=False, length=30), lambda: (r(5, 7, 2),),
      tag="longer-length")
+
+# --- factorisations (LAPACK's unblocked algorithms, unrolled) ---
+_spd = lambda *b: (lambda a: a @ a.transpose(-1, -2) + 0.5 * torch.eye(a.shape[-1]))(r(*b, 4, 4))
+case("aten::linalg_cholesky.default", lambda x: torch.linalg.cholesky(x), lambda: (_spd(2),))
+case("aten::linalg_cholesky.default", lambda x: torch.linalg.cholesky(x, upper=True), lambda: (_spd(),), tag="upper")
+case("aten::linalg_lu_factor.default", lambda x: tuple(torch.linalg.lu_factor(x)), lambda: (r(2, 4, 4),))
+case("aten::_lu_with_info.default", lambda x: aten._lu_with_info.default(x), lambda: (r(3, 3),))
+case("aten::lu_solve.default", lambda b, lu, piv: torch.lu_solve(b, lu, piv),
+     lambda: (r(2, 4, 2), *torch.linalg.lu_factor(r(2, 4, 4) + 4 * torch.eye(4))))
