@@ -2,9 +2,11 @@
 // CompositeImplicitAutograd, kept in a (non-strict) program. As torch's composites define them,
 // ihfftn(x) = conj(rfftn(x)) with the inverse's scaling, hfftn(x) = irfftn(conj(x)) with the forward's,
 // istft the windowed inverse transforms of the frames overlapped and added (Col2Im) and divided by the
-// overlapped squared window: ONNX DFTs on the complex pair layout (see translate.h), static sizes.
+// overlapped squared window, stft.center a padded stft: ONNX DFTs on the complex pair layout (see translate.h), static
+// sizes.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "complex_pairs.h"
@@ -197,6 +199,47 @@ void istft(TranslateContext& ctx) {
   ctx.alias_output(0, out);
 }
 
+// stft.center(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided,
+// return_complex, align_to_window): the signal padded by n_fft / 2 on both ends of its last dim (torch's
+// pad_mode: reflect, constant, replicate, circular) when center, then aten::stft.default's own translation
+// run on the padded signal (its arguments are this node's, less center and pad_mode).
+void stft_center(TranslateContext& ctx) {
+  const std::string self_fx = ctx.required("self").tensor_name();
+  const std::string x = ctx.tensor("self");
+  std::string padded = x;
+  if (ctx.bool_arg("center", true)) {
+    const int64_t half = ctx.int_arg("n_fft", 0) / 2, rank = ctx.rank("self");
+    const std::string mode = ctx.string_arg("pad_mode", "reflect");
+    if (mode == "circular") {
+      const std::string axis = i64s(ctx, {-1});
+      padded =
+          concat(ctx,
+                 {ctx.emit1("Slice", {x, i64s(ctx, {-half}), i64s(ctx, {std::numeric_limits<int64_t>::max()}), axis}),
+                  x, ctx.emit1("Slice", {x, i64s(ctx, {0}), i64s(ctx, {half}), axis})},
+                 -1, "circular");
+    } else {
+      std::vector<int64_t> pads(static_cast<size_t>(2 * rank), 0);
+      pads[static_cast<size_t>(rank - 1)] = pads[static_cast<size_t>(2 * rank - 1)] = half;
+      const std::string onnx_mode = mode == "reflect"     ? "reflect"
+                                    : mode == "replicate" ? "edge"
+                                    : mode == "constant"  ? "constant"
+                                                          : "";
+      if (onnx_mode.empty()) ctx.fail("stft: unknown pad_mode '" + mode + "'");
+      auto* pad = ctx.emit("Pad", {x, i64s(ctx, pads)}, {ctx.temp("centered")});
+      set_attr(pad, "mode", onnx_mode);
+      padded = pad->output(0);
+    }
+  }
+  const auto stft = find_translation("aten::stft.default", ctx.opset);
+  if (!stft || !stft->fn) ctx.fail("aten::stft.default has no translation at this opset");
+  // The stft translation reads `self` through the value map: point it at the padded signal for the call.
+  auto& values = ctx.values();
+  const std::string saved = values.at(self_fx);
+  values[self_fx] = padded;
+  stft->fn(ctx);
+  values[self_fx] = saved;
+}
+
 }  // namespace
 
 PARITY_COMPLEX_TRANSLATION("aten::fft_ihfft.default", fft_ihfft, 17);
@@ -209,5 +252,7 @@ PARITY_TRANSLATION("aten::fft_hfft.default", fft_hfft, 17);  // a real half spec
 PARITY_TRANSLATION("aten::fft_hfft2.default", fft_hfft, 17);
 PARITY_TRANSLATION("aten::fft_hfftn.default", fft_hfft, 17);
 PARITY_COMPLEX_TRANSLATION("aten::istft.default", istft, 18);
+PARITY_COMPLEX_TRANSLATION("aten::stft.center", stft_center, 17);
+PARITY_TRANSLATION("aten::stft.center", stft_center, 17);  // return_complex=False: the pairs are the real output
 
 }  // namespace parity::exporter

@@ -1,5 +1,6 @@
 // CompositeImplicitAutograd numerical helpers that torch.export keeps in a (non-strict) program:
-// trapezoid integration, finite-difference gradients, quantiles, fft shifts and the normal CDF, each
+// trapezoid integration, finite-difference gradients, quantiles, covariances, fft shifts, the normal CDF
+// and Sobol draws, each
 // with the formula of torch's composite.
 #include <cmath>
 #include <limits>
@@ -365,6 +366,29 @@ void fft_shift(TranslateContext& ctx, bool inverse) {
 void fft_fftshift(TranslateContext& ctx) { fft_shift(ctx, false); }
 void fft_ifftshift(TranslateContext& ctx) { fft_shift(ctx, true); }
 
+// _sobol_engine_draw(quasi, n, sobolstate, dimension, num_generated, dtype) -> (n points, the new quasi):
+// draw i xors column l of sobolstate into quasi, l the lowest zero bit of num_generated + i (static), and
+// emits quasi * 2^-30, as torch's SobolEngine.
+void sobol_engine_draw(TranslateContext& ctx) {
+  const DType t = ctx.output_meta().dtype;
+  const int64_t n = ctx.int_arg("n", 1), start = ctx.int_arg("num_generated", 0);
+  std::string quasi = ctx.value("quasi", DType::kInt64);
+  const std::string state = ctx.value("sobolstate", DType::kInt64);
+  std::vector<std::string> rows;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t l = 0;
+    for (int64_t g = start + i; g & 1; g >>= 1) ++l;
+    auto* col = ctx.emit("Gather", {state, ctx.graph.constant_i64({l}, true)}, {ctx.temp("direction")});
+    set_attr(col, "axis", int64_t{1});
+    quasi = ctx.emit1("BitwiseXor", {quasi, col->output(0)});
+    rows.push_back(ctx.emit1("Unsqueeze", {quasi, i64s(ctx, {0})}));
+  }
+  if (rows.empty()) ctx.fail("_sobol_engine_draw of no points");
+  const std::string points = rows.size() == 1 ? rows[0] : concat(ctx, rows, 0, "points");
+  ctx.emit("Mul", {ctx.cast_if_needed(points, DType::kInt64, t), ctx.constant(1.0 / (1 << 30), t)}, {ctx.output(0)});
+  ctx.alias_output(1, ctx.emit1("Identity", {quasi}));
+}
+
 // special_ndtr(self) = (1 + erf(x / sqrt(2))) * 0.5, torch's composite.
 void special_ndtr(TranslateContext& ctx) {
   const DType t = ctx.output_meta().dtype;
@@ -396,5 +420,6 @@ PARITY_TRANSLATION("aten::corrcoef.default", corrcoef, 18);
 PARITY_TRANSLATION("aten::fft_fftshift.default", fft_fftshift, 18);
 PARITY_TRANSLATION("aten::fft_ifftshift.default", fft_ifftshift, 18);
 PARITY_TRANSLATION("aten::special_ndtr.default", special_ndtr, 18);
+PARITY_TRANSLATION("aten::_sobol_engine_draw.default", sobol_engine_draw, 18);
 
 }  // namespace parity::exporter

@@ -468,3 +468,32 @@ case("aten::linalg_lu_factor.default", lambda x: tuple(torch.linalg.lu_factor(x)
 case("aten::_lu_with_info.default", lambda x: aten._lu_with_info.default(x), lambda: (r(3, 3),))
 case("aten::lu_solve.default", lambda b, lu, piv: torch.lu_solve(b, lu, piv),
      lambda: (r(2, 4, 2), *torch.linalg.lu_factor(r(2, 4, 4) + 4 * torch.eye(4))))
+
+# --- signal helpers ---
+def _swap_in_sobol(ep):
+    """_sobol_engine_draw's fake kernel reads data: a stand-in of its first output's shape is replaced by
+    getitem(_sobol_engine_draw(...), 0), whose second output has the metadata of the quasi input."""
+    import operator
+    graph = ep.graph_module.graph
+    node = next(n for n in graph.nodes if n.op == "call_function" and n.target == aten.new_zeros.default)
+    quasi, state = [n for n in graph.nodes if n.op == "placeholder"]
+    with graph.inserting_before(node):
+        draw = graph.call_function(aten._sobol_engine_draw.default, (quasi, 5, state, 3, 6, torch.float32))
+        first = graph.call_function(operator.getitem, (draw, 0))
+    draw.meta["val"] = (node.meta["val"], quasi.meta["val"])
+    first.meta.update(node.meta)
+    node.replace_all_uses_with(first)
+    graph.erase_node(node)
+    ep.graph_module.recompile()
+
+
+_sobol = torch.quasirandom.SobolEngine(3)
+case("aten::_sobol_engine_draw.default",
+     _exported_as(lambda q, s: q.new_zeros(5, 3, dtype=torch.float32) * 2,
+                  lambda q, s: aten._sobol_engine_draw.default(q, 5, s, 3, 6, torch.float32)[0] * 2),
+     lambda: (_sobol.quasi.clone() + torch.tensor([5, 9, 12]) * 2**20, _sobol.sobolstate.clone()), edit=_swap_in_sobol)
+case("aten::stft.center", lambda x, w: torch.view_as_real(aten.stft.center(x, 8, 2, window=w, center=True, pad_mode="reflect",
+                                                                         return_complex=True)),
+     lambda: (r(20), torch.hann_window(8)))
+case("aten::stft.center", lambda x: aten.stft.center(x, 8, 3, center=True, pad_mode="constant", normalized=True,
+                                                     return_complex=False), lambda: (r(2, 17),), tag="constant-real")
