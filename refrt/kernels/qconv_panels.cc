@@ -1,9 +1,8 @@
 // The integer convolution over 1-D and 2-D inputs without an im2col buffer: for each panel of 16
 // output positions, the columns (x - x_zp, padding 0) are gathered straight from the 8-bit input into
-// qgemm's packed panel layout. Runs of up to 4 panels are gathered together, and the weight rows run
-// against them in pieces of k, each piece of six rows used by all the run's panels while it is in L1.
-// The runs (of every image and group), and where they are few, blocks of weight rows, are split over
-// the session's pool.
+// qgemm's packed panel layout, and every tile of weight rows runs against that panel while it is in
+// cache. One pass over the input per panel instead of widen + im2col + pack over the whole image, and
+// the panels (of every image and group) are split over the session's pool.
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
@@ -121,146 +120,42 @@ void pack_panel(const Plane& p, int64_t cg, const X* x, int32_t zp, int64_t o0, 
   }
 }
 
-// The work items: every (image, group, run of up to kGroup panels) and, where those are too few to
-// keep the pool's threads equally busy (ResNet's 7x7 stage has 4 panels: two threads got 2 each, and
-// a late thread left the other idle), blocks of whole weight-row tiles. With blocks, the panels are
-// gathered once for the node first (they are few) and every block reads them. The split only
-// changes which thread computes a tile and how k is cut into pieces (int32 additions wrap alike in
-// any order): the sums are the same integers.
-struct Split {
-  int64_t panels = 0, runs = 0, tiles = 0, blocks = 1, items = 0;
-};
-
-constexpr int64_t kGroup = 4;      // panels that share each piece of weight rows while it is in L1
-constexpr int64_t kItems = 32;     // items wanted per node (balanced_for takes up to 16 chunks of them)
-constexpr int64_t kMinTiles = 8;   // weight-row tiles per block at least
-constexpr int64_t kMaxTiles = 32;  // and at most (a block's sums stay within 192 rows x 64 int32)
-
-Split split_work(int64_t images_groups, int64_t out_size, int64_t mg) {
-  Split s;
-  s.panels = (out_size + qgemm::kPanel - 1) / qgemm::kPanel;
-  s.runs = (s.panels + kGroup - 1) / kGroup;
-  s.tiles = (mg + qgemm::kRows - 1) / qgemm::kRows;
-  const int64_t base = images_groups * s.runs;
-  if (base > 0 && base < kItems)
-    s.blocks = std::max<int64_t>(1, std::min((kItems + base - 1) / base, s.tiles / kMinTiles));
-  s.blocks = std::max(s.blocks, (s.tiles + kMaxTiles - 1) / kMaxTiles);
-  s.items = base * s.blocks;
-  return s;
-}
-
-// The sums of weight-row tiles [t0, t1) of group gi against np panels (`panels`, kp * 16 apart) into
-// sums: row r of the block, panel q at sums[r * ld + q * 16], ld = kGroup * 16. k in pieces of kPiece,
-// each piece of six weight rows used by all np panels while it is in cache (ResNet's late stages have
-// 2.4-4.7 MB of weights: one panel at a time streamed all of them from L3 per 16 positions).
-void block_sums(const ConvWeights& w, int64_t mg, int64_t gi, int64_t t0, int64_t t1, const int16_t* panels, int64_t np,
-                int32_t* sums) {
-  constexpr int64_t ld = kGroup * qgemm::kPanel;
-  for (int64_t k0 = 0; k0 < w.kp; k0 += kPiece) {
-    const int64_t kc = std::min(kPiece, w.kp - k0);
-    for (int64_t t = t0; t < t1; ++t) {
-      const int64_t r0 = t * qgemm::kRows, rows = std::min(qgemm::kRows, mg - r0);
-      for (int64_t q = 0; q < np; ++q)
-        qgemm::tile(static_cast<int>(rows), w.piece(k0, gi * mg + r0), kc,
-                    panels + q * w.kp * qgemm::kPanel + k0 * qgemm::kPanel, kc,
-                    sums + (r0 - t0 * qgemm::kRows) * ld + q * qgemm::kPanel, ld, k0 > 0);
-    }
-  }
-}
-
-// What the items of one node share.
-struct ConvJob {
-  Plane p;
-  Split sp;
-  int64_t group = 1;
-  const Tensor* x = nullptr;
-  int32_t x_zp = 0;
-  const ConvWeights* w = nullptr;
-  const int16_t* gathered = nullptr;  // every panel of the node (with blocks), else each item gathers its own
-};
-
-// Panels [first, first + np) of image b, group gi into dst (kp * 16 apart).
-template <typename X>
-void gather_run(const ConvJob& job, int64_t b, int64_t gi, int64_t first, int64_t np, std::vector<int64_t>& ranges,
-                int16_t* dst) {
-  const ConvWeights& w = *job.w;
-  const int64_t in_size = job.p.h * job.p.w, out_size = job.p.oh * job.p.ow;
-  ranges.resize(static_cast<size_t>(2 * qgemm::kPanel * job.p.kw));
-  for (int64_t q = 0; q < np; ++q) {
-    const int64_t j0 = (first + q) * qgemm::kPanel;
-    pack_panel(job.p, w.cg, job.x->data<X>() + (b * job.x->dim(1) + gi * w.cg) * in_size, job.x_zp, j0,
-               std::min(qgemm::kPanel, out_size - j0), ranges.data(), dst + q * w.kp * qgemm::kPanel);
-  }
-}
-
-// One chunk of items [i0, i1).
-template <typename X>
-void run_items(const ConvJob& job, const int32_t* bias, const SumSink& sink, int64_t i0, int64_t i1) {
-  const Split& sp = job.sp;
-  const ConvWeights& w = *job.w;
-  const int64_t m = w.m, mg = m / job.group, out_size = job.p.oh * job.p.ow, ld = kGroup * qgemm::kPanel;
-  thread_local std::vector<int16_t> own;
-  thread_local std::vector<int32_t> sums;
-  thread_local std::vector<int64_t> ranges;
-  sums.resize(static_cast<size_t>(((sp.tiles + sp.blocks - 1) / sp.blocks) * qgemm::kRows * ld));
-  if (!job.gathered) own.resize(static_cast<size_t>(kGroup * w.kp * qgemm::kPanel));
-  for (int64_t i = i0; i < i1; ++i) {
-    const int64_t ri = i / sp.blocks, blk = i % sp.blocks;
-    const int64_t b = ri / (job.group * sp.runs), gi = (ri / sp.runs) % job.group, first = (ri % sp.runs) * kGroup;
-    const int64_t np = std::min(kGroup, sp.panels - first);
-    const int16_t* panels = own.data();
-    if (job.gathered)
-      panels = job.gathered + ((b * job.group + gi) * sp.panels + first) * w.kp * qgemm::kPanel;
-    else
-      gather_run<X>(job, b, gi, first, np, ranges, own.data());
-    const int64_t t0 = sp.tiles * blk / sp.blocks, t1 = sp.tiles * (blk + 1) / sp.blocks;
-    block_sums(w, mg, gi, t0, t1, panels, np, sums.data());
-    const int64_t r0 = t0 * qgemm::kRows, rows = std::min(mg, t1 * qgemm::kRows) - r0;
-    if (bias)
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t j = 0; j < np * qgemm::kPanel; ++j) sums[r * ld + j] += bias[gi * mg + r0 + r];
-    const int64_t j0 = first * qgemm::kPanel;
-    sink(b * m + gi * mg + r0, rows, j0, sums.data(), ld, std::min(np * qgemm::kPanel, out_size - j0));
-  }
-}
-
-template <typename X>
-void run_conv(const KernelIO& io, ConvJob& job, const int32_t* bias, const SumSink& sink) {
-  const Split& sp = job.sp;
-  std::vector<int16_t> gathered;
-  if (sp.blocks > 1) {
-    const int64_t all = job.x->dim(0) * job.group * sp.panels;
-    gathered.resize(static_cast<size_t>(all * job.w->kp * qgemm::kPanel));
-    parallel_for(io, all, 1, [&](int64_t p0, int64_t p1) {
-      std::vector<int64_t> ranges;
-      for (int64_t i = p0; i < p1; ++i)
-        gather_run<X>(job, i / (job.group * sp.panels), (i / sp.panels) % job.group, i % sp.panels, 1, ranges,
-                      gathered.data() + i * job.w->kp * qgemm::kPanel);
-    });
-    job.gathered = gathered.data();
-  }
-  // About 1M products per chunk at least (small convs: fewer, larger chunks).
-  const int64_t per_item = (sp.tiles / sp.blocks) * qgemm::kRows * job.w->kp * qgemm::kPanel * kGroup;
-  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 20) / std::max<int64_t>(1, per_item));
-  qgemm::balanced_for(io, sp.items, grain, [&](int64_t i0, int64_t i1) { run_items<X>(job, bias, sink, i0, i1); });
-}
-
 }  // namespace
 
 void panel_conv(const KernelIO& io, const nn::WindowGeometry& g, int64_t group, const Tensor& x, int32_t x_zp,
                 const ConvWeights& w, const int32_t* bias, const SumSink& sink) {
-  ConvJob job;
-  job.p = plane_of(g);
-  job.sp = split_work(x.dim(0) * group, g.out_size(), w.m / group);
-  if (job.sp.items == 0 || w.m / group == 0) return;
-  job.group = group;
-  job.x = &x;
-  job.x_zp = x_zp;
-  job.w = &w;
+  const Plane p = plane_of(g);
+  const int64_t c = x.dim(1), m = w.m, mg = m / group, out_size = g.out_size(), in_size = g.in_size();
+  const int64_t panels = (out_size + qgemm::kPanel - 1) / qgemm::kPanel, items = x.dim(0) * group * panels;
+  if (items == 0 || mg == 0) return;
+  const int64_t grain = std::max<int64_t>(1, 262144 / std::max<int64_t>(1, mg * w.kp * qgemm::kPanel));
+  const auto run = [&](auto tag) {
+    using X = decltype(tag);
+    qgemm::balanced_for(io, items, grain, [&](int64_t i0, int64_t i1) {
+      std::vector<int16_t> panel(static_cast<size_t>(w.kp * qgemm::kPanel));
+      std::vector<int64_t> ranges(static_cast<size_t>(2 * qgemm::kPanel * p.kw));
+      alignas(32) int32_t local[qgemm::kRows * qgemm::kPanel];
+      for (int64_t i = i0; i < i1; ++i) {
+        const int64_t b = i / (group * panels), gi = (i / panels) % group, j0 = (i % panels) * qgemm::kPanel;
+        const int64_t cols = std::min(qgemm::kPanel, out_size - j0);
+        pack_panel(p, w.cg, x.data<X>() + (b * c + gi * w.cg) * in_size, x_zp, j0, cols, ranges.data(), panel.data());
+        for (int64_t r0 = 0; r0 < mg; r0 += qgemm::kRows) {
+          const int64_t rows = std::min(qgemm::kRows, mg - r0), ch = gi * mg + r0;
+          qgemm::tile(static_cast<int>(rows), w.rows.data() + ch * w.kp, w.kp, panel.data(), w.kp, local);
+          for (int64_t r = 0; r < rows; ++r) {
+            int32_t* sums = local + r * qgemm::kPanel;
+            if (bias)
+              for (int64_t j = 0; j < cols; ++j) sums[j] += bias[ch + r];
+            sink(b * m + ch + r, j0, sums, cols);
+          }
+        }
+      }
+    });
+  };
   if (x.dtype() == DType::kInt8)
-    run_conv<int8_t>(io, job, bias, sink);
+    run(int8_t{});
   else
-    run_conv<uint8_t>(io, job, bias, sink);
+    run(uint8_t{});
 }
 
 }  // namespace parity::refrt::qconv

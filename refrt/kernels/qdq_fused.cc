@@ -93,15 +93,12 @@ class QConvKernel : public Kernel {
     const int64_t m = weights_.m, plane = g.out_size();
     const size_t esize = dtype_size(rq_.out);
     uint8_t* py = static_cast<uint8_t*>(y.mutable_raw());
-    // Each block's sums are requantized while they are in cache.
+    // Each tile's sums are requantized while they are in cache.
     qconv::panel_conv(io, g, group_, x, rq_.x_zp, weights_, nullptr,
-                      [&](int64_t row, int64_t rows, int64_t j0, const int32_t* sums, int64_t ld, int64_t cols) {
-                        for (int64_t r = 0; r < rows; ++r) {
-                          const size_t c = static_cast<size_t>((row + r) % m);
-                          quant::requantize_row(sums + r * ld, cols, &rq_.mult[c], &rq_.offset[c], false, rq_.lo,
-                                                rq_.hi, rq_.out,
-                                                py + static_cast<size_t>((row + r) * plane + j0) * esize);
-                        }
+                      [&](int64_t row, int64_t j0, const int32_t* sums, int64_t cols) {
+                        const size_t c = static_cast<size_t>(row % m);
+                        quant::requantize_row(sums, cols, &rq_.mult[c], &rq_.offset[c], false, rq_.lo, rq_.hi, rq_.out,
+                                              py + static_cast<size_t>(row * plane + j0) * esize);
                       });
     io.outputs[0] = std::move(y);
   }
@@ -162,22 +159,20 @@ class QGemmKernel : public Kernel {
     std::vector<int16_t> a(static_cast<size_t>(m * kp));
     dispatch_numeric(x.dtype(), [&](auto tag) {
       using X = decltype(tag);
-      parallel_for(io, m, std::max<int64_t>(1, 16384 / kp), [&](int64_t r0, int64_t r1) {
+      parallel_for(io, m, 64, [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) qgemm::widen_row(x.data<X>() + r * k_, k_, rq_.x_zp, a.data() + r * kp);
       });
     });
+    Tensor acc(DType::kInt32, {m, n_});
+    qgemm::gemm(io, m, a.data(), kp, packed_, acc.data<int32_t>(), n_);
     Shape out = x.shape();
     out.back() = n_;
     Tensor y(rq_.out, out);
     const size_t esize = dtype_size(rq_.out);
-    uint8_t* py = static_cast<uint8_t*>(y.mutable_raw());
-    // Each block's sums are requantized while they are in cache (no int32 [m, n] pass).
-    qgemm::gemm_blocks(io, m, a.data(), kp, packed_,
-                       [&](int64_t r0, int64_t rows, int64_t c0, const int32_t* sums, int64_t ld, int64_t cols) {
-                         for (int64_t r = 0; r < rows; ++r)
-                           quant::requantize_row(sums + r * ld, cols, &rq_.mult[c0], &rq_.offset[c0], true, rq_.lo,
-                                                 rq_.hi, rq_.out, py + static_cast<size_t>((r0 + r) * n_ + c0) * esize);
-                       });
+    parallel_for(io, m, std::max<int64_t>(1, 16384 / std::max<int64_t>(n_, 1)), [&](int64_t r0, int64_t r1) {
+      quant::requantize_block(acc.data<int32_t>() + r0 * n_, r1 - r0, n_, rq_.mult, rq_.offset, false, rq_.out, rq_.lo,
+                              rq_.hi, static_cast<uint8_t*>(y.mutable_raw()) + static_cast<size_t>(r0 * n_) * esize);
+    });
     io.outputs[0] = std::move(y);
   }
 

@@ -15,21 +15,14 @@ namespace {
 // PARITY_REFRT_ISA=scalar caps this too, so the tests run the portable loop on AVX2 machines.
 const bool kAvx2 = isa_allows(IsaLevel::kAvx2);
 
-// c[rows, 16] (row stride ldc) = a[rows, kp] x panel, or c += that (`Add`).
-template <int R, bool Add>
+// c[rows, 16] (local tile, row stride 16) = a[rows, kp] x panel.
+template <int R>
 __attribute__((target("avx2"))) void tile_avx2(const int16_t* a, int64_t lda, const int16_t* panel, int64_t kp,
-                                               int32_t* c, int64_t ldc) {
+                                               int32_t* c) {
   // The row loops are unrolled so that the 2R accumulators stay in registers (no spills at -O2).
   __m256i acc0[R], acc1[R];
 #pragma GCC unroll 6
-  for (int r = 0; r < R; ++r) {
-    if (Add) {
-      acc0[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + r * ldc));
-      acc1[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + r * ldc + 8));
-    } else {
-      acc0[r] = acc1[r] = _mm256_setzero_si256();
-    }
-  }
+  for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = _mm256_setzero_si256();
   for (int64_t k = 0; k < kp; k += 2) {
     const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + k * kPanel));
     const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + k * kPanel + 16));
@@ -44,40 +37,18 @@ __attribute__((target("avx2"))) void tile_avx2(const int16_t* a, int64_t lda, co
   }
 #pragma GCC unroll 6
   for (int r = 0; r < R; ++r) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * ldc), acc0[r]);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * ldc + 8), acc1[r]);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * 16), acc0[r]);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * 16 + 8), acc1[r]);
   }
 }
 
-template <bool Add>
-void tile_rows_avx2(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t kp, int32_t* c,
-                    int64_t ldc) {
-  switch (rows) {
-    case 1:
-      return tile_avx2<1, Add>(a, lda, panel, kp, c, ldc);
-    case 2:
-      return tile_avx2<2, Add>(a, lda, panel, kp, c, ldc);
-    case 3:
-      return tile_avx2<3, Add>(a, lda, panel, kp, c, ldc);
-    case 4:
-      return tile_avx2<4, Add>(a, lda, panel, kp, c, ldc);
-    case 5:
-      return tile_avx2<5, Add>(a, lda, panel, kp, c, ldc);
-    default:
-      return tile_avx2<6, Add>(a, lda, panel, kp, c, ldc);
-  }
-}
-
-// The same integers (two's complement wrap-around, as vpaddd) in portable code.
-void tile_portable(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t kp, int32_t* c, int64_t ldc,
-                   bool add) {
+void tile_portable(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t kp, int32_t* c) {
   for (int r = 0; r < rows; ++r)
     for (int64_t col = 0; col < kPanel; ++col) {
-      uint32_t s = add ? static_cast<uint32_t>(c[r * ldc + col]) : 0;
+      int32_t s = 0;
       for (int64_t k = 0; k < kp; k += 2)
-        s += static_cast<uint32_t>(a[r * lda + k] * panel[k * kPanel + col * 2] +
-                                   a[r * lda + k + 1] * panel[k * kPanel + col * 2 + 1]);
-      c[r * ldc + col] = static_cast<int32_t>(s);
+        s += a[r * lda + k] * panel[k * kPanel + col * 2] + a[r * lda + k + 1] * panel[k * kPanel + col * 2 + 1];
+      c[r * 16 + col] = s;
     }
 }
 
@@ -130,11 +101,22 @@ void interleave_pair(const int16_t* r0, const int16_t* r1, int16_t* dst) {
   }
 }
 
-void tile(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t kp, int32_t* c, int64_t ldc,
-          bool add) {
-  if (!kAvx2) return tile_portable(rows, a, lda, panel, kp, c, ldc, add);
-  if (add) return tile_rows_avx2<true>(rows, a, lda, panel, kp, c, ldc);
-  tile_rows_avx2<false>(rows, a, lda, panel, kp, c, ldc);
+void tile(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t kp, int32_t* c) {
+  if (!kAvx2) return tile_portable(rows, a, lda, panel, kp, c);
+  switch (rows) {
+    case 1:
+      return tile_avx2<1>(a, lda, panel, kp, c);
+    case 2:
+      return tile_avx2<2>(a, lda, panel, kp, c);
+    case 3:
+      return tile_avx2<3>(a, lda, panel, kp, c);
+    case 4:
+      return tile_avx2<4>(a, lda, panel, kp, c);
+    case 5:
+      return tile_avx2<5>(a, lda, panel, kp, c);
+    default:
+      return tile_avx2<6>(a, lda, panel, kp, c);
+  }
 }
 
 bool uses_avx2() { return kAvx2; }
@@ -147,55 +129,25 @@ void balanced_for(const KernelIO& io, int64_t n, int64_t grain, const std::funct
   });
 }
 
-namespace {
-
-constexpr int64_t kBlockTiles = 32;  // row tiles per item: a block's sums are 192 x 16 int32 (12 KB)
-constexpr int64_t kPiece = 256;      // k per piece: an 8 KB panel slice stays in L1 for all the block's tiles
-
-// The sums of row tiles [t0, t1) against panel p into c (row stride 16), k in pieces of kPiece.
-void block_sums(int64_t m, const int16_t* a, int64_t lda, const PackedB& b, int64_t p, int64_t t0, int64_t t1,
-                int32_t* c) {
-  const int16_t* panel = b.data.data() + p * b.kp * kPanel;
-  for (int64_t k0 = 0; k0 < b.kp; k0 += kPiece) {
-    const int64_t kc = std::min(kPiece, b.kp - k0);
-    for (int64_t t = t0; t < t1; ++t) {
-      const int64_t r0 = t * kRows, rows = std::min(kRows, m - r0);
-      tile(static_cast<int>(rows), a + r0 * lda + k0, lda, panel + k0 * kPanel, kc, c + (r0 - t0 * kRows) * kPanel,
-           kPanel, k0 > 0);
-    }
-  }
-}
-
-}  // namespace
-
-void gemm_blocks(const KernelIO& io, int64_t m, const int16_t* a, int64_t lda, const PackedB& b,
-                 const BlockSink& sink) {
+void gemm(const KernelIO& io, int64_t m, const int16_t* a, int64_t lda, const PackedB& b, int32_t* c, int64_t ldc) {
   const int64_t mt = (m + kRows - 1) / kRows, panels = b.panels();
   if (m == 0 || b.n == 0) return;
-  const int64_t blocks = (mt + kBlockTiles - 1) / kBlockTiles;
-  // Consecutive items share the larger operand's part (a panel, or a block of rows), which then stays in
-  // cache while the smaller one streams past it.
-  const bool panel_major = b.data.size() >= static_cast<size_t>(m * lda);
-  const int64_t per_item = std::min(mt, kBlockTiles) * kRows * kPanel * b.kp;
-  const int64_t grain = std::max<int64_t>(1, 262144 / std::max<int64_t>(1, per_item));
-  balanced_for(io, panels * blocks, grain, [&](int64_t i0, int64_t i1) {
-    alignas(32) int32_t sums[kBlockTiles * kRows * kPanel];
-    for (int64_t i = i0; i < i1; ++i) {
-      const int64_t p = panel_major ? i / blocks : i % panels, blk = panel_major ? i % blocks : i / panels;
-      const int64_t t0 = blk * kBlockTiles, t1 = std::min(mt, t0 + kBlockTiles);
-      block_sums(m, a, lda, b, p, t0, t1, sums);
-      const int64_t r0 = t0 * kRows;
-      sink(r0, std::min(m, t1 * kRows) - r0, p * kPanel, sums, kPanel, std::min(kPanel, b.n - p * kPanel));
-    }
+  // The outer loop walks the larger operand once; the inner one reuses the smaller from cache.
+  const bool panel_outer = b.data.size() >= static_cast<size_t>(m * lda);
+  const int64_t outer = panel_outer ? panels : mt, inner = panel_outer ? mt : panels;
+  const int64_t grain = std::max<int64_t>(1, 262144 / std::max<int64_t>(1, inner * kRows * kPanel * b.kp));
+  balanced_for(io, outer, grain, [&](int64_t o0, int64_t o1) {
+    alignas(32) int32_t local[kRows * 16];
+    for (int64_t o = o0; o < o1; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        const int64_t p = panel_outer ? o : i, t = panel_outer ? i : o;
+        const int64_t r0 = t * kRows, rows = std::min(kRows, m - r0);
+        const int64_t c0 = p * kPanel, cols = std::min(kPanel, b.n - c0);
+        tile(static_cast<int>(rows), a + r0 * lda, lda, b.data.data() + p * b.kp * kPanel, b.kp, local);
+        for (int64_t r = 0; r < rows; ++r)
+          std::memcpy(c + (r0 + r) * ldc + c0, local + r * 16, static_cast<size_t>(cols) * 4);
+      }
   });
-}
-
-void gemm(const KernelIO& io, int64_t m, const int16_t* a, int64_t lda, const PackedB& b, int32_t* c, int64_t ldc) {
-  gemm_blocks(io, m, a, lda, b,
-              [&](int64_t r0, int64_t rows, int64_t c0, const int32_t* sums, int64_t ld, int64_t cols) {
-                for (int64_t r = 0; r < rows; ++r)
-                  std::memcpy(c + (r0 + r) * ldc + c0, sums + r * ld, static_cast<size_t>(cols) * 4);
-              });
 }
 
 }  // namespace parity::refrt::qgemm

@@ -62,18 +62,8 @@ void widen_row(const T* src, int64_t k, int32_t zp, int16_t* dst) {
 // C[m, b.n] (row stride ldc) = A x B; A rows of b.kp int16 at stride lda. Work split on io's pool.
 void gemm(const KernelIO& io, int64_t m, const int16_t* a, int64_t lda, const PackedB& b, int32_t* c, int64_t ldc);
 
-// Where the sums of one block of C go: rows [r0, r0 + rows), columns [c0, c0 + cols), sums[r * ld + j]
-// (row r0 + r, column c0 + j). Called from the pool's threads, each block once.
-using BlockSink =
-    std::function<void(int64_t r0, int64_t rows, int64_t c0, const int32_t* sums, int64_t ld, int64_t cols)>;
-
-// A x B block by block (16 columns x up to 192 rows) into `sink`, e.g. requantized while in cache.
-void gemm_blocks(const KernelIO& io, int64_t m, const int16_t* a, int64_t lda, const PackedB& b, const BlockSink& sink);
-
-// c[rows, 16] (row stride ldc) = a[rows, kp] (row stride lda) x one packed panel, or c += that product
-// (`add`: a product split along k adds up to the same int32 sums, the additions wrapping alike);
-// rows in [1, kRows]. `panel` may start at any even k of a packed panel (panel + k * 16).
-void tile(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t kp, int32_t* c, int64_t ldc, bool add);
+// c[rows, 16] (row stride 16) = a[rows, kp] (row stride lda) x one packed panel; rows in [1, kRows].
+void tile(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t kp, int32_t* c);
 
 // One k pair of a panel: dst[2 * j + 0] = r0[j], dst[2 * j + 1] = r1[j] for the 16 columns j.
 void interleave_pair(const int16_t* r0, const int16_t* r1, int16_t* dst);

@@ -35,14 +35,6 @@ ConvWeights widen_weights(const NodeDef& node, const Tensor& w, const std::vecto
       qgemm::widen_row(w.data<W>() + r * k, k, zp[zp.size() == 1 ? 0 : static_cast<size_t>(r)],
                        cw.rows.data() + r * cw.kp);
   });
-  if (cw.kernel.size() > 2) return cw;
-  cw.pieces.resize(cw.rows.size());
-  for (int64_t k0 = 0; k0 < cw.kp; k0 += kPiece) {
-    const int64_t kc = std::min(kPiece, cw.kp - k0);
-    for (int64_t r = 0; r < cw.m; ++r)
-      std::copy_n(cw.rows.data() + r * cw.kp + k0, kc, cw.pieces.data() + cw.m * k0 + r * kc);
-  }
-  cw.rows = {};
   return cw;
 }
 
@@ -70,11 +62,9 @@ Tensor int_conv(const NodeDef& node, const KernelIO& io, const nn::WindowAttrs& 
   Tensor y(DType::kInt32, out);
   if (g.rank() <= 2) {
     int32_t* py = y.data<int32_t>();
-    panel_conv(io, g, group, x, x_zp, w, bias,
-               [&](int64_t row, int64_t rows, int64_t j0, const int32_t* sums, int64_t ld, int64_t cols) {
-                 for (int64_t r = 0; r < rows; ++r)
-                   std::copy(sums + r * ld, sums + r * ld + cols, py + (row + r) * out_size + j0);
-               });
+    panel_conv(io, g, group, x, x_zp, w, bias, [&](int64_t row, int64_t j0, const int32_t* sums, int64_t cols) {
+      std::copy(sums, sums + cols, py + row * out_size + j0);
+    });
     return y;
   }
   bool pointwise = ksize == 1;
