@@ -424,10 +424,10 @@ def build_qdq_chains(api):
 
 
 def build_conv_blocks(api):
-    """Convolutions with few output positions and many channels, which refrt splits into blocks of weight
-    rows across its pool (tiles per block not dividing evenly, a last tile of 4 rows), with a K that
-    refrt sums in pieces (216 = 128 + 88) and runs of 16-position panels that end part-way (2, and 5 =
-    4 + 1). Their own random generator, so that the rows before them keep their data."""
+    """Convolutions with few output positions and many channels, as in ResNet's late stages: 2 and 5
+    panels of 16 positions (the last one partial) for the pool to split, 100 weight rows (16 tiles of 6
+    and one of 4), an even K of 216, per-channel weight zero points. Their own random generator, so
+    that the rows before them keep their data."""
     np, node, case = api.np, api.node, api.case
     rng = np.random.default_rng(20261126)
     attrs = dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1])
