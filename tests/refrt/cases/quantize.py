@@ -282,6 +282,7 @@ def build_integer_products(api):
 
     build_conv_integer_edges(api, q)
     build_qdq_chains(api)
+    build_conv_blocks(api)
 
 
 def build_conv_integer_edges(api, q):
@@ -306,15 +307,14 @@ def build_conv_integer_edges(api, q):
          {"x": x1, "w": w1, "zx": np.array(zx1)}, {"y": acc1.astype(np.int32)}, opset=10)
 
 
-def build_qdq_chains(api):
-    """fusion_qdq_* rows: QDQ graphs as quantizers write them (float input -> QuantizeLinear ->
-    DequantizeLinear -> Conv / Gemm / MatMul with DequantizeLinear'd int8 weights and int32 bias ->
+def qdq_chain_maker(api, rng):
+    """chain(...) adds one fusion_qdq_* row: a QDQ graph as quantizers write it (float input -> QuantizeLinear
+    -> DequantizeLinear -> Conv / Gemm / MatMul with DequantizeLinear'd int8 weights and int32 bias ->
     [Relu / Clip] -> QuantizeLinear -> DequantizeLinear). refrt fuses them into integer kernels
     (graph_optimize_test compares with the unfused plan). numpy computes the chain in float64; a
     requantized value may land one step away where float32 rounding meets a .5 tie, so the tolerance
-    is one output step (the quantized-output rule of the verifier)."""
+    is one output step (the quantized-output rule of the verifier). Weights and biases come from rng."""
     np, node, case = api.np, api.node, api.case
-    rng = api.RNG
 
     def qz(x, s, z, dt):
         lo, hi = RANGES[dt]
@@ -364,28 +364,38 @@ def build_qdq_chains(api):
         case(f"fusion_qdq_{name}", nodes, {"x": x}, {"y": want}, initializers=inits, opset=opset,
              tol=(0, float(ys) * 1.001), ort_differs=ort_differs)
 
-    def conv_core(attrs):
-        def core(x, w, b):
-            group = attrs.get("group", 1)
-            y = int_conv(np, x, w, group=group, strides=attrs.get("strides", (1, 1)), pads=attrs.get("pads", (0, 0, 0, 0)))
-            return y + (0 if b is None else b.reshape(1, -1, 1, 1))
-        return core
+    return chain, qz, dqz
+
+
+def conv_core(np, attrs):
+    def core(x, w, b):
+        group = attrs.get("group", 1)
+        y = int_conv(np, x, w, group=group, strides=attrs.get("strides", (1, 1)), pads=attrs.get("pads", (0, 0, 0, 0)))
+        return y + (0 if b is None else b.reshape(1, -1, 1, 1))
+    return core
+
+
+def build_qdq_chains(api):
+    """The fusion_qdq_* rows (qdq_chain_maker)."""
+    np, node, case = api.np, api.node, api.case
+    rng = api.RNG
+    chain, qz, dqz = qdq_chain_maker(api, rng)
 
     def conv_node(attrs):
         return lambda ins, out: node("Conv", ins, [out], **attrs)
 
     a1 = dict(pads=[1, 1, 1, 1])
     chain("conv_relu_u8s8_per_channel_int32_bias", api.rand(1, 8, 9, 9, low=-2, high=2), "uint8", conv_node(a1),
-          conv_core(a1), (16, 8, 3, 3), 0, "int32", 0.05, 0, act="relu")
+          conv_core(np, a1), (16, 8, 3, 3), 0, "int32", 0.05, 0, act="relu")
     a2 = dict(pads=[1, 1, 1, 1], strides=[2, 2], group=2)
     chain("conv_clip_s8s8_group_stride_float_bias", api.rand(2, 6, 11, 10, low=-3, high=3), "int8", conv_node(a2),
-          conv_core(a2), (8, 3, 3, 3), 0, "float", 0.03, -128, act="clip")
+          conv_core(np, a2), (8, 3, 3, 3), 0, "float", 0.03, -128, act="clip")
     a3 = {}
     chain("conv_pointwise_u8s8_no_bias", api.rand(1, 32, 7, 7, low=-1, high=1), "uint8", conv_node(a3),
-          conv_core(a3), (20, 32, 1, 1), 0, None, 0.02, 128)
+          conv_core(np, a3), (20, 32, 1, 1), 0, None, 0.02, 128)
     a4 = dict(pads=[1, 1, 1, 1])
     chain("conv_relu_u8s8_wide_rows", api.rand(1, 4, 5, 37, low=-2, high=2), "uint8", conv_node(a4),
-          conv_core(a4), (8, 4, 3, 3), 0, "int32", 0.05, 0, act="relu")
+          conv_core(np, a4), (8, 4, 3, 3), 0, "int32", 0.05, 0, act="relu")
     # Weights as ONNX Runtime's quantizer writes a Linear: float W [N, K] -> Transpose -> QuantizeLinear
     # (per output channel) -> DequantizeLinear -> Gemm. refrt quantizes that chain at load and fuses.
     x = api.rand(6, 36, low=-2, high=2)
@@ -411,3 +421,34 @@ def build_qdq_chains(api):
     chain("matmul_s8s8_3d_per_column", api.rand(2, 3, 40, low=-2, high=2), "int8",
           lambda ins, out: node("MatMul", ins, [out]),
           lambda x, w, b: x @ w, (40, 20), 1, None, 0.05, 5, ort_differs=ORT_FUSED_S8)
+
+
+def build_conv_blocks(api):
+    """Convolutions with few output positions and many channels, as in ResNet's late stages: 2 and 5
+    panels of 16 positions (the last one partial) for the pool to split, 100 weight rows (16 tiles of 6
+    and one of 4), an even K of 216, per-channel weight zero points. Their own random generator, so
+    that the rows before them keep their data."""
+    np, node, case = api.np, api.node, api.case
+    rng = np.random.default_rng(20261126)
+    attrs = dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    for name, xs in (("few_positions_100ch", (2, 24, 5, 6)), ("five_panels_100ch", (1, 24, 9, 8))):
+        x, w = rng.integers(0, 256, size=xs).astype(np.uint8), rng.integers(-128, 128, size=(100, 24, 3, 3)).astype(np.int8)
+        zx, zw = np.array(131, np.uint8), rng.integers(-3, 4, size=100).astype(np.int8)
+        acc = int_conv(np, x.astype(np.int64) - 131, w.astype(np.int64) - zw.astype(np.int64).reshape(-1, 1, 1, 1),
+                       pads=(1, 1, 1, 1))
+        case(f"conv_integer_{name}_uint8_int8", [node("ConvInteger", ["x", "w", "zx", "zw"], ["y"], **attrs)],
+             {"x": x, "w": w, "zx": zx, "zw": zw}, {"y": acc.astype(np.int32)}, opset=10)
+        bias = rng.integers(-5000, 5000, size=100).astype(np.int32)
+        xsc, ysc = np.array(rng.uniform(0.01, 0.03), np.float32), np.array(rng.uniform(2.0, 4.0), np.float32)
+        wsc = rng.uniform(0.002, 0.01, size=100).astype(np.float32)
+        mult = (xsc * wsc / ysc).astype(np.float32).reshape(1, -1, 1, 1).astype(np.float64)
+        want = np.clip(np.rint((acc + bias.reshape(1, -1, 1, 1)) * mult + 17.0), 0, 255).astype(np.uint8)
+        case(f"qlinear_conv_{name}_uint8_int8",
+             [node("QLinearConv", ["x", "xs", "zx", "w", "ws", "zw", "ys", "zy", "b"], ["y"], **attrs)],
+             {"x": x, "xs": xsc, "zx": zx, "w": w, "ws": wsc, "zw": zw, "ys": ysc, "zy": np.array(17, np.uint8),
+              "b": bias}, {"y": want}, opset=10, ort_differs=ORT_U8S8)
+    chain = qdq_chain_maker(api, rng)[0]
+    a = dict(pads=[1, 1, 1, 1])
+    chain("conv_relu_u8s8_few_positions_100ch", rng.uniform(-2, 2, size=(2, 24, 5, 6)).astype(np.float32), "uint8",
+          lambda ins, out: node("Conv", ins, [out], **a), conv_core(np, a), (100, 24, 3, 3), 0, "int32", 0.5, 0,
+          act="relu")
