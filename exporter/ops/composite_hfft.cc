@@ -2,8 +2,8 @@
 // CompositeImplicitAutograd, kept in a (non-strict) program. As torch's composites define them,
 // ihfftn(x) = conj(rfftn(x)) with the inverse's scaling, hfftn(x) = irfftn(conj(x)) with the forward's,
 // istft the windowed inverse transforms of the frames overlapped and added (Col2Im) and divided by the
-// overlapped squared window, stft.center a padded stft: ONNX DFTs on the complex pair layout (see translate.h), static
-// sizes.
+// overlapped squared window, stft.center a padded stft (and chalf, to complex32 pairs): ONNX DFTs on the
+// complex pair layout (see translate.h), static sizes.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -240,6 +240,14 @@ void stft_center(TranslateContext& ctx) {
   values[self_fx] = saved;
 }
 
+// chalf(self): complex32 (float16 pairs): a real input becomes the real part, a complex one is rounded.
+void chalf(TranslateContext& ctx) {
+  const auto& in = ctx.input_meta("self");
+  if (is_complex(in))
+    return ctx.alias_output(0, ctx.cast_if_needed(ctx.tensor("self"), part_dtype(ctx, in), DType::kFloat16));
+  ctx.alias_output(0, real_to_pair(ctx, ctx.value("self", DType::kFloat16), rank_of(in)));
+}
+
 }  // namespace
 
 PARITY_COMPLEX_TRANSLATION("aten::fft_ihfft.default", fft_ihfft, 17);
@@ -253,6 +261,7 @@ PARITY_TRANSLATION("aten::fft_hfft2.default", fft_hfft, 17);
 PARITY_TRANSLATION("aten::fft_hfftn.default", fft_hfft, 17);
 PARITY_COMPLEX_TRANSLATION("aten::istft.default", istft, 18);
 PARITY_COMPLEX_TRANSLATION("aten::stft.center", stft_center, 17);
-PARITY_TRANSLATION("aten::stft.center", stft_center, 17);  // return_complex=False: the pairs are the real output
+PARITY_TRANSLATION("aten::stft.center", stft_center, 17);
+PARITY_COMPLEX_TRANSLATION("aten::chalf.default", chalf, 17);  // return_complex=False: the pairs are the real output
 
 }  // namespace parity::exporter

@@ -531,3 +531,6 @@ case("aten::_unpack_dual.default",
      _exported_as(lambda x: x.new_zeros(3) * 2, lambda x: aten._unpack_dual.default(x, 0)[0] * 2), lambda: (r(3),),
      edit=_swap_in_tuple({aten.new_zeros.default}, aten._unpack_dual.default, lambda x: (x, 0),
                          vals=lambda nodes, inputs: (inputs[0].meta["val"], None)))
+case("aten::chalf.default", lambda x: torch.view_as_real(x.chalf()), lambda: (r(3, 4),), tol=1e-3)
+case("aten::chalf.default", lambda x: torch.view_as_real(torch.view_as_complex(x).chalf()), lambda: (r(3, 2),), tol=1e-3,
+     tag="from-complex64")
