@@ -2,11 +2,7 @@
 // output positions, the columns (x - x_zp, padding 0) are gathered straight from the 8-bit input into
 // qgemm's packed panel layout, and every tile of weight rows runs against that panel while it is in
 // cache. One pass over the input per panel instead of widen + im2col + pack over the whole image, and
-// the panels (of every image and group) are split over the session's pool. With stride 1, the rows of a
-// panel that crosses an output row's end or touches the padding take one masked 16-byte load per run
-// of columns (AVX2) instead of a loop over the columns.
-#include <immintrin.h>
-
+// the panels (of every image and group) are split over the session's pool.
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
@@ -85,54 +81,18 @@ void gather_segment(const Plane& p, const X* xc, int32_t zp, const Segment& s, c
     for (int64_t j = lo; j < hi; ++j) row[s.j0 + j] = static_cast<int16_t>(xc[base + j * p.sw] - zp);
 }
 
-// The input the vector gather may read (the whole X, `size` elements): a 16-byte load must stay inside.
-struct Bounds {
-  const void* begin = nullptr;
-  int64_t size = 0;
-};
-
-// row[0, 16) for tap (a, b) of a stride-1 panel whose columns span several segments (an output row's
-// end) or touch the padding: one 16-byte load per segment, lanes outside the segment's in-range
-// columns masked to 0 (the scalar gather_segment's values). False where a load would leave `bounds`.
-template <typename X>
-__attribute__((target("avx2"))) bool gather_row_avx2(const Plane& p, const X* xc, int32_t zp, const Segment* seg,
-                                                     int nseg, const int64_t* ranges, int64_t a, int64_t b,
-                                                     const Bounds& bounds, int16_t* row) {
-  const __m256i lane = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  __m256i acc = _mm256_setzero_si256();
-  for (int i = 0; i < nseg; ++i) {
-    const int64_t ih = seg[i].ih + a * p.dh;
-    const int64_t lo = ranges[(i * p.kw + b) * 2], hi = ranges[(i * p.kw + b) * 2 + 1];
-    if (ih < 0 || ih >= p.h || lo >= hi) continue;
-    // lane j0 + j reads the input column iw + j: the load starts j0 bytes before that column.
-    const int64_t at = (xc - static_cast<const X*>(bounds.begin)) + ih * p.w + seg[i].iw + b * p.dw - seg[i].j0;
-    if (at < 0 || at + 16 > bounds.size) return false;
-    const X* src = static_cast<const X*>(bounds.begin) + at;
-    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
-    const __m256i v = _mm256_sub_epi16(std::is_signed_v<X> ? _mm256_cvtepi8_epi16(bytes) : _mm256_cvtepu8_epi16(bytes),
-                                       _mm256_set1_epi16(static_cast<int16_t>(zp)));
-    const __m256i in =
-        _mm256_and_si256(_mm256_cmpgt_epi16(lane, _mm256_set1_epi16(static_cast<int16_t>(seg[i].j0 + lo - 1))),
-                         _mm256_cmpgt_epi16(_mm256_set1_epi16(static_cast<int16_t>(seg[i].j0 + hi)), lane));
-    acc = _mm256_or_si256(acc, _mm256_and_si256(v, in));
-  }
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(row), acc);
-  return true;
-}
-
 // panel[kp * 16] = the K = cg * kh * kw rows of output positions [o0, o0 + cols) of one image and group
 // (`x`: cg planes of h * w), minus zp, as k pairs of 16 interleaved columns (qgemm.h). Padding taps and
 // columns past `cols` are 0. `ranges`: scratch of 2 * 16 * kw.
 template <typename X>
 void pack_panel(const Plane& p, int64_t cg, const X* x, int32_t zp, int64_t o0, int64_t cols, int64_t* ranges,
-                const Bounds& bounds, int16_t* panel) {
+                int16_t* panel) {
   Segment seg[qgemm::kPanel];
   const int nseg = split_rows(p, o0, cols, seg);
   width_ranges(p, seg, nseg, ranges);
   // A 1x1 stride-1 unpadded conv reads its columns from consecutive positions, across rows too.
   const bool flat = cols == qgemm::kPanel && p.kh * p.kw == 1 && p.sh == 1 && p.sw == 1 && p.ph == 0 && p.pw == 0;
   const bool one_run = cols == qgemm::kPanel && nseg == 1 && (p.sw == 1 || p.sw == 2);
-  const bool vector_gather = qgemm::uses_avx2() && p.sw == 1;
   alignas(32) int16_t rows[2][qgemm::kPanel] = {};
   int64_t k = 0;
   for (int64_t c = 0; c < cg; ++c)
@@ -148,7 +108,7 @@ void pack_panel(const Plane& p, int64_t cg, const X* x, int32_t zp, int64_t o0, 
             qgemm::widen16_stride2(xc + ih * p.w + iw, std::is_signed_v<X>, zp, row);
           else
             qgemm::widen16(flat ? xc + o0 : xc + ih * p.w + iw, std::is_signed_v<X>, zp, row);
-        } else if (!(vector_gather && gather_row_avx2(p, xc, zp, seg, nseg, ranges, a, b, bounds, row))) {
+        } else {
           for (int i = 0; i < nseg; ++i) gather_segment(p, xc, zp, seg[i], ranges + (i * p.kw + b) * 2, a, b, row);
           std::fill(row + cols, row + qgemm::kPanel, int16_t{0});
         }
@@ -171,7 +131,6 @@ void panel_conv(const KernelIO& io, const nn::WindowGeometry& g, int64_t group, 
   const int64_t grain = std::max<int64_t>(1, 262144 / std::max<int64_t>(1, mg * w.kp * qgemm::kPanel));
   const auto run = [&](auto tag) {
     using X = decltype(tag);
-    const Bounds bounds{x.data<X>(), x.numel()};
     qgemm::balanced_for(io, items, grain, [&](int64_t i0, int64_t i1) {
       std::vector<int16_t> panel(static_cast<size_t>(w.kp * qgemm::kPanel));
       std::vector<int64_t> ranges(static_cast<size_t>(2 * qgemm::kPanel * p.kw));
@@ -179,8 +138,7 @@ void panel_conv(const KernelIO& io, const nn::WindowGeometry& g, int64_t group, 
       for (int64_t i = i0; i < i1; ++i) {
         const int64_t b = i / (group * panels), gi = (i / panels) % group, j0 = (i % panels) * qgemm::kPanel;
         const int64_t cols = std::min(qgemm::kPanel, out_size - j0);
-        pack_panel(p, w.cg, x.data<X>() + (b * c + gi * w.cg) * in_size, x_zp, j0, cols, ranges.data(), bounds,
-                   panel.data());
+        pack_panel(p, w.cg, x.data<X>() + (b * c + gi * w.cg) * in_size, x_zp, j0, cols, ranges.data(), panel.data());
         for (int64_t r0 = 0; r0 < mg; r0 += qgemm::kRows) {
           const int64_t rows = std::min(qgemm::kRows, mg - r0), ch = gi * mg + r0;
           qgemm::tile(static_cast<int>(rows), w.rows.data() + ch * w.kp, w.kp, panel.data(), w.kp, local);
