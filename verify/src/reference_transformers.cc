@@ -20,8 +20,8 @@ at::Tensor grouped_mm_fallback(const at::Tensor& input, const at::Tensor& weight
   TORCH_CHECK(input.dim() == 2, "grouped_mm_fallback: input must be 2-D, got ", input.sizes());
   TORCH_CHECK(weight.dim() == 3, "grouped_mm_fallback: weight must be 3-D, got ", weight.sizes());
   TORCH_CHECK(offs.dim() == 1 && offs.size(0) == weight.size(0),
-              "grouped_mm_fallback: offs must hold one end per expert, got ", offs.sizes(), " for ",
-              weight.size(0), " experts");
+              "grouped_mm_fallback: offs must hold one end per expert, got ", offs.sizes(), " for ", weight.size(0),
+              " experts");
   TORCH_CHECK(input.size(1) == weight.size(1), "grouped_mm_fallback: input_dim ", input.size(1),
               " does not match the weight's ", weight.size(1));
   TORCH_CHECK(offs.scalar_type() == at::kInt || offs.scalar_type() == at::kLong,
@@ -47,8 +47,7 @@ void register_transformers_ops() {
   std::call_once(once, [] {
     if (c10::Dispatcher::singleton().findSchema({"transformers::grouped_mm_fallback", ""})) return;
     // A fragment: the namespace may hold other operators defined elsewhere.
-    static auto* lib =
-        new torch::Library(torch::Library::FRAGMENT, "transformers", std::nullopt, __FILE__, __LINE__);
+    static auto* lib = new torch::Library(torch::Library::FRAGMENT, "transformers", std::nullopt, __FILE__, __LINE__);
     lib->def("grouped_mm_fallback(Tensor input, Tensor weight, Tensor offs) -> Tensor", &grouped_mm_fallback);
   });
 }
