@@ -561,6 +561,25 @@ void pad_sequence(TranslateContext& ctx) {
   }
   set_attr(ctx.emit("Concat", padded, {ctx.output()}), "axis", int64_t{ctx.bool_arg("batch_first", false) ? 0 : 1});
 }
+// _rowwise_prune(weight, mask, compressed_indices_dtype) -> (the rows of weight where mask holds, for each
+// row its index among the kept ones or -1).
+void rowwise_prune(TranslateContext& ctx) {
+  const std::string mask = ctx.value("mask", DType::kBool);
+  set_attr(ctx.emit("Compress", {ctx.tensor("weight"), mask}, {ctx.output(0)}), "axis", int64_t{0});
+  auto* kept =
+      ctx.emit("CumSum", {ctx.cast_if_needed(mask, DType::kBool, DType::kInt64), ctx.graph.constant_i64({0}, true)},
+               {ctx.temp("kept_before")});
+  const std::string idx =
+      ctx.emit1("Where", {mask, ctx.emit1("Sub", {kept->output(0), ctx.graph.constant_i64({1}, true)}),
+                          ctx.graph.constant_i64({-1}, true)});
+  const DType t = ctx.dtype_arg("compressed_indices_dtype").value_or(DType::kInt64);
+  ctx.alias_output(1, ctx.cast_if_needed(idx, DType::kInt64, t));
+}
+
+// _unpack_dual(dual, level) -> (primal, tangent): outside forward-mode AD a tensor is its own primal and
+// has no tangent (None, never read).
+void unpack_dual(TranslateContext& ctx) { ctx.alias_output(0, ctx.emit1("Identity", {ctx.tensor("dual")})); }
+
 }  // namespace
 
 PARITY_TRANSLATION("aten::reshape_as.default", reshape_as, 18);
@@ -614,6 +633,8 @@ PARITY_TRANSLATION("aten::narrow.Tensor", narrow_tensor, 18);
 PARITY_TRANSLATION("aten::linalg_vecdot.default", linalg_vecdot, 18);
 PARITY_TRANSLATION("aten::inner.default", inner, 18);
 PARITY_TRANSLATION("aten::isreal.default", isreal, 18);
+PARITY_TRANSLATION("aten::_rowwise_prune.default", rowwise_prune, 18);
+PARITY_TRANSLATION("aten::_unpack_dual.default", unpack_dual, 18);
 PARITY_TRANSLATION("aten::msort.default", msort, 18);
 PARITY_TRANSLATION("aten::diag.default", diag, 18);
 PARITY_TRANSLATION("aten::diagflat.default", diagflat, 18);

@@ -497,3 +497,37 @@ case("aten::stft.center", lambda x, w: torch.view_as_real(aten.stft.center(x, 8,
      lambda: (r(20), torch.hann_window(8)))
 case("aten::stft.center", lambda x: aten.stft.center(x, 8, 3, center=True, pad_mode="constant", normalized=True,
                                                      return_complex=False), lambda: (r(2, 17),), tag="constant-real")
+
+
+def _swap_in_tuple(stand_ins, op, make_args, vals=None):
+    """Like _swap_in for an op of several outputs: the stand-in nodes (of `stand_ins` targets, in graph
+    order) become getitem(op(...), i); `vals` gives the op's meta["val"] from theirs (default: theirs)."""
+    def edit(ep):
+        import operator
+        graph = ep.graph_module.graph
+        nodes = [n for n in graph.nodes if n.op == "call_function" and n.target in stand_ins]
+        inputs = [n for n in graph.nodes if n.op == "placeholder"]
+        with graph.inserting_before(nodes[0]):
+            new = graph.call_function(op, make_args(*inputs))
+        new.meta["val"] = vals(nodes, inputs) if vals else tuple(n.meta["val"] for n in nodes)
+        for i, node in enumerate(nodes):
+            with graph.inserting_before(node):
+                item = graph.call_function(operator.getitem, (new, i))
+            item.meta.update(node.meta)
+            node.replace_all_uses_with(item)
+            graph.erase_node(node)
+        graph.eliminate_dead_code()
+        ep.graph_module.recompile()
+    return edit
+
+
+_prune_mask = torch.tensor([True, False, True, True, False])
+case("aten::_rowwise_prune.default",
+     _exported_as(lambda w, m: (w.new_zeros(3, 2) * 2, m.new_zeros(5, dtype=torch.int32) + 1),
+                  lambda w, m: (lambda p: (p[0] * 2, p[1] + 1))(aten._rowwise_prune.default(w, m, torch.int32))),
+     lambda: (r(5, 2), _prune_mask.clone()),
+     edit=_swap_in_tuple({aten.new_zeros.default}, aten._rowwise_prune.default, lambda w, m: (w, m, torch.int32)))
+case("aten::_unpack_dual.default",
+     _exported_as(lambda x: x.new_zeros(3) * 2, lambda x: aten._unpack_dual.default(x, 0)[0] * 2), lambda: (r(3),),
+     edit=_swap_in_tuple({aten.new_zeros.default}, aten._unpack_dual.default, lambda x: (x, 0),
+                         vals=lambda nodes, inputs: (inputs[0].meta["val"], None)))
