@@ -20,6 +20,7 @@
 #include "reference_api.h"
 #include "reference_quantized.h"
 #include "reference_symbolic.h"
+#include "reference_transformers.h"
 
 namespace parity::verify {
 
@@ -628,6 +629,7 @@ ReferenceResult run_libtorch(const pt2::Program& program, const std::vector<Tens
                              bool keep_intermediates) {
   at::NoGradGuard no_grad;
   register_quantized_decomposed_ops();
+  register_transformers_ops();
   // Pages of read-only mappings that other stages touched (the exporter's view of the archive, refrt's
   // external data) go back to the page cache, so that the weights are resident once, not once per engine.
   MappedFile::release_all_pages();

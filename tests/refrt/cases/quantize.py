@@ -447,6 +447,12 @@ def build_conv_blocks(api):
              [node("QLinearConv", ["x", "xs", "zx", "w", "ws", "zw", "ys", "zy", "b"], ["y"], **attrs)],
              {"x": x, "xs": xsc, "zx": zx, "w": w, "ws": wsc, "zw": zw, "ys": ysc, "zy": np.array(17, np.uint8),
               "b": bias}, {"y": want}, opset=10, ort_differs=ORT_U8S8)
+    # stride 1 with dilated taps and uneven pads: panels that cross rows and reach into the padding
+    x, w = rng.integers(0, 256, size=(1, 3, 8, 11)).astype(np.uint8), rng.integers(-128, 128, size=(5, 3, 3, 3)).astype(np.int8)
+    acc = int_conv(np, x.astype(np.int64) - 9, w.astype(np.int64), pads=(2, 0, 1, 3), dilations=(2, 2))
+    case("conv_integer_dilation2_stride1_uneven_pads_uint8_int8",
+         [node("ConvInteger", ["x", "w", "zx"], ["y"], kernel_shape=[3, 3], dilations=[2, 2], pads=[2, 0, 1, 3])],
+         {"x": x, "w": w, "zx": np.array(9, np.uint8)}, {"y": acc.astype(np.int32)}, opset=10)
     chain = qdq_chain_maker(api, rng)[0]
     a = dict(pads=[1, 1, 1, 1])
     chain("conv_relu_u8s8_few_positions_100ch", rng.uniform(-2, 2, size=(2, 24, 5, 6)).astype(np.float32), "uint8",
