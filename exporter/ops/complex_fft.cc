@@ -17,17 +17,6 @@ std::vector<int64_t> normalized_dims(TranslateContext& ctx, std::vector<int64_t>
   return dims;
 }
 
-// One DFT along `axis` of a [..., 1 or 2] value.
-std::string dft(TranslateContext& ctx, const std::string& x, int64_t axis, bool inverse, bool onesided) {
-  onnx::NodeProto* n = ctx.opset >= 20
-                           ? ctx.emit("DFT", {x, "", ctx.graph.constant_i64({axis}, true)}, {ctx.temp("dft")})
-                           : ctx.emit("DFT", {x}, {ctx.temp("dft")});
-  if (ctx.opset < 20) set_attr(n, "axis", axis);
-  set_attr(n, "inverse", int64_t{inverse ? 1 : 0});
-  set_attr(n, "onesided", int64_t{onesided ? 1 : 0});
-  return n->output(0);
-}
-
 using Sizes = std::vector<std::optional<int64_t>>;
 
 // The static sizes of `meta`'s dims `dims` (nullopt where symbolic).

@@ -60,4 +60,16 @@ inline bool is_complex_arg(TranslateContext& ctx, const std::string& name) {
   return a && a->is_tensor() && is_complex(ctx.input_meta(name));
 }
 
+// One ONNX DFT along `axis` of a [..., 1 or 2] value (real or pair layout; the axis is an input from opset
+// 20, an attribute before).
+inline std::string dft(TranslateContext& ctx, const std::string& x, int64_t axis, bool inverse, bool onesided) {
+  onnx::NodeProto* n = ctx.opset >= 20
+                           ? ctx.emit("DFT", {x, "", ctx.graph.constant_i64({axis}, true)}, {ctx.temp("dft")})
+                           : ctx.emit("DFT", {x}, {ctx.temp("dft")});
+  if (ctx.opset < 20) set_attr(n, "axis", axis);
+  set_attr(n, "inverse", int64_t{inverse ? 1 : 0});
+  set_attr(n, "onesided", int64_t{onesided ? 1 : 0});
+  return n->output(0);
+}
+
 }  // namespace parity::exporter::complex_pairs

@@ -17,16 +17,6 @@ using namespace complex_pairs;
 
 std::string i64s(TranslateContext& ctx, std::vector<int64_t> v) { return ctx.graph.constant_i64(v); }
 
-std::string dft(TranslateContext& ctx, const std::string& x, int64_t axis, bool inverse, bool onesided) {
-  onnx::NodeProto* n = ctx.opset >= 20
-                           ? ctx.emit("DFT", {x, "", ctx.graph.constant_i64({axis}, true)}, {ctx.temp("dft")})
-                           : ctx.emit("DFT", {x}, {ctx.temp("dft")});
-  if (ctx.opset < 20) set_attr(n, "axis", axis);
-  set_attr(n, "inverse", int64_t{inverse ? 1 : 0});
-  set_attr(n, "onesided", int64_t{onesided ? 1 : 0});
-  return n->output(0);
-}
-
 // The transformed dims (normalised) and the signal size of each (static).
 struct Signal {
   std::vector<int64_t> dims, sizes;

@@ -14,16 +14,6 @@ namespace {
 
 std::string i64s(TranslateContext& ctx, std::vector<int64_t> v) { return ctx.graph.constant_i64(v); }
 
-// A static size of dim `d` of a tensor argument (rank-relative, negative counts from the end).
-int64_t static_size(TranslateContext& ctx, const std::string& arg, int64_t d) {
-  const auto& sizes = ctx.input_meta(arg).sizes;
-  const int64_t rank = static_cast<int64_t>(sizes.size());
-  if (d < 0) d += rank;
-  if (d < 0 || d >= rank || !sizes[static_cast<size_t>(d)].value)
-    ctx.fail("'" + arg + "' needs a static size on dim " + std::to_string(d));
-  return *sizes[static_cast<size_t>(d)].value;
-}
-
 // kron(self, other): both padded to the same rank, interleaved as [a0, b0, a1, b1, ...] by Unsqueeze,
 // multiplied, then each (a_i, b_i) pair merged into one dim of size a_i * b_i.
 void kron(TranslateContext& ctx) {
@@ -150,13 +140,7 @@ MatrixOrd matrix_ord(TranslateContext& ctx, const pt2::Argument& ord) {
 void singular_value_norm(TranslateContext& ctx, const std::string& x, const std::string& arg, const MatrixOrd& o,
                          int64_t d0, int64_t d1, bool keep, const std::string& out) {
   const int64_t rank = ctx.rank(arg);
-  std::vector<int64_t> perm;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != d0 && d != d1) perm.push_back(d);
-  perm.push_back(d0);
-  perm.push_back(d1);
-  const std::string moved = ctx.temp("moved");
-  set_attr(ctx.emit("Transpose", {x}, {moved}), "perm", perm);
+  const std::string moved = move_dims_last(ctx, x, rank, d0, d1);
   const std::string sv =
       singular_values(ctx, moved, static_size(ctx, arg, d0), static_size(ctx, arg, d1), rank, ctx.output_meta().dtype);
   const char* reduce = o.nuc ? "ReduceSum" : o.p > 0 ? "ReduceMax" : "ReduceMin";

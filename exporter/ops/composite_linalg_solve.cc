@@ -41,16 +41,6 @@ std::string eliminate(TranslateContext& ctx, const std::string& m, int64_t k, co
   return ctx.emit1("Where", {is_k, unit, cleared});
 }
 
-// A static dim of a tensor argument.
-int64_t static_dim(TranslateContext& ctx, const std::string& arg, int64_t d) {
-  const auto& sizes = ctx.input_meta(arg).sizes;
-  const int64_t rank = static_cast<int64_t>(sizes.size());
-  if (d < 0) d += rank;
-  if (d < 0 || d >= rank || !sizes[static_cast<size_t>(d)].value)
-    ctx.fail("'" + arg + "' needs a static size on dim " + std::to_string(d));
-  return *sizes[static_cast<size_t>(d)].value;
-}
-
 }  // namespace
 
 std::string gauss_jordan_inverse(TranslateContext& ctx, const std::string& a, int64_t n, DType t) {
@@ -70,14 +60,14 @@ namespace {
 void inverse(TranslateContext& ctx) {
   const char* arg = ctx.arg("A") ? "A" : "self";
   const DType t = ctx.output_meta().dtype;
-  ctx.alias_output(0, gauss_jordan_inverse(ctx, ctx.value(arg, t), static_dim(ctx, arg, -1), t));
+  ctx.alias_output(0, gauss_jordan_inverse(ctx, ctx.value(arg, t), static_size(ctx, arg, -1), t));
 }
 
 // linalg_solve(A, B, left) / linalg_solve_ex (+ info = 0): X = A^-1 B (left) or B A^-1. B is a batch of
 // vectors when it is 1-D or has A's shape without the last dim (torch's rule).
 void linalg_solve(TranslateContext& ctx) {
   const DType t = ctx.output_meta().dtype;
-  const std::string inv = gauss_jordan_inverse(ctx, ctx.value("A", t), static_dim(ctx, "A", -1), t);
+  const std::string inv = gauss_jordan_inverse(ctx, ctx.value("A", t), static_size(ctx, "A", -1), t);
   const std::string b = ctx.value("B", t);
   const bool left = ctx.bool_arg("left", true);
   const int64_t ra = ctx.rank("A"), rb = ctx.rank("B");
@@ -110,7 +100,7 @@ void linalg_solve(TranslateContext& ctx) {
 // The product of static sizes [begin, end) of a tensor argument.
 int64_t numel_of(TranslateContext& ctx, const std::string& arg, int64_t begin, int64_t end) {
   int64_t p = 1;
-  for (int64_t d = begin; d < end; ++d) p *= static_dim(ctx, arg, d);
+  for (int64_t d = begin; d < end; ++d) p *= static_size(ctx, arg, d);
   return p;
 }
 
@@ -124,8 +114,8 @@ void linalg_tensorinv(TranslateContext& ctx) {
   if (rows != cols) ctx.fail("linalg_tensorinv: the tensor is not square as a matrix");
   const std::string m = ctx.emit1("Reshape", {ctx.value("self", t), i64s(ctx, {rows, cols})});
   std::vector<int64_t> shape;
-  for (int64_t d = ind; d < rank; ++d) shape.push_back(static_dim(ctx, "self", d));
-  for (int64_t d = 0; d < ind; ++d) shape.push_back(static_dim(ctx, "self", d));
+  for (int64_t d = ind; d < rank; ++d) shape.push_back(static_size(ctx, "self", d));
+  for (int64_t d = 0; d < ind; ++d) shape.push_back(static_size(ctx, "self", d));
   ctx.emit("Reshape", {gauss_jordan_inverse(ctx, m, rows, t), i64s(ctx, shape)}, {ctx.output()});
 }
 
@@ -153,7 +143,7 @@ void linalg_tensorsolve(TranslateContext& ctx) {
     for (int64_t d = 0; d < rank; ++d) order.push_back(d);
   }
   std::vector<int64_t> sizes;
-  for (int64_t d : order) sizes.push_back(static_dim(ctx, "self", d));
+  for (int64_t d : order) sizes.push_back(static_size(ctx, "self", d));
   const int64_t n = numel_of(ctx, "other", 0, rb);
   std::vector<int64_t> rest(sizes.begin() + rb, sizes.end());
   const std::string m = ctx.emit1("Reshape", {a, i64s(ctx, {n, -1})});

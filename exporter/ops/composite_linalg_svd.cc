@@ -129,13 +129,7 @@ void nuclear_norm(TranslateContext& ctx) {
   const auto dims = ctx.has("dim") ? ctx.ints_arg("dim") : std::vector<int64_t>{-2, -1};
   if (dims.size() != 2) ctx.fail("nuclear_norm needs two dims");
   const int64_t d0 = ctx.normalized_dim(dims[0], rank), d1 = ctx.normalized_dim(dims[1], rank);
-  std::vector<int64_t> perm;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != d0 && d != d1) perm.push_back(d);
-  perm.push_back(d0);
-  perm.push_back(d1);
-  const std::string moved = ctx.temp("moved");
-  set_attr(ctx.emit("Transpose", {ctx.value("self", t)}, {moved}), "perm", perm);
+  const std::string moved = move_dims_last(ctx, ctx.value("self", t), rank, d0, d1);
   const auto& s = ctx.input_meta("self").sizes;
   if (!s[static_cast<size_t>(d0)].value || !s[static_cast<size_t>(d1)].value)
     ctx.fail("nuclear_norm needs static dims");
