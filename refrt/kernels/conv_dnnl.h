@@ -1,4 +1,4 @@
-// Internal: float32 2-D convolutions through oneDNN (Debian libdnnl), whose JIT kernels match the CPU
+// Internal: float32 1-D and 2-D convolutions through oneDNN (Debian libdnnl), whose JIT kernels match the CPU
 // at run time (AVX2, AVX-512, AMX) and are capped by PARITY_REFRT_ISA (cpu_isa.h). Only for a Conv
 // whose weights are a constant of the session: they are reordered into oneDNN's blocked layout once,
 // per block of output channels, when the first input shape is seen (one primitive per block, cached
@@ -28,10 +28,11 @@ class Conv {
  public:
   // The session's constant W [M, C, kh, kw] (kept, shared buffer).
   void set_weights(const Tensor& w) { w_ = w; }
-  // Whether this call can run here: constant float32 W (the one given), one group, 2-D, a kernel larger
-  // than 1x1. Measured on AVX2 (Zen 3): ResNet-18's 3x3 / 7x7 convs 18 % faster at 1 thread, 10 % at 2,
-  // MobileNetV3's stem 30-38 %; 1x1 convs tie or lose (the reorders cost what the GEMM saves), so they
-  // keep refrt's GEMM, and depthwise keeps refrt's direct kernel.
+  // Whether this call can run here: constant float32 W (the one given), one group, 1-D or 2-D, a kernel
+  // larger than 1 (1-D runs as 2-D with a unit height). Measured on AVX2 (Zen 3): ResNet-18's 3x3 / 7x7
+  // convs 18 % faster at 1 thread, 10 % at 2, MobileNetV3's stem 30-38 %, Whisper's 1-D stem convs tied
+  // at 1 thread and 1.8x faster at 2; 1x1 convs tie or lose (the reorders cost what the GEMM saves), so
+  // they keep refrt's GEMM, and depthwise keeps refrt's direct kernel.
   bool applies(const Tensor& w, const nn::WindowGeometry& g, int64_t group) const;
   // Y = conv(X, W) + bias (+ z, same shape as Y), then the activations. false: no primitive for this
   // geometry (the caller runs its own kernel).

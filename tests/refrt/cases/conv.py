@@ -128,6 +128,9 @@ def build(api):
         "2d_depthwise_s2_unpadded": ((1, 8, 11, 9), (8, 1, 3, 2), dict(group=8, strides=[2, 3])),
         "1d": ((2, 3, 11), (4, 3, 3), dict(pads=[1, 2], strides=[2])),
         "1d_dilated_groups": ((1, 4, 13), (6, 2, 3), dict(dilations=[3], group=2)),
+        # an audio stem's two convs (Whisper: k=3, then k=3 stride 2), 17 output channels (a partial block)
+        "1d_stem_k3": ((2, 20, 50), (17, 20, 3), dict(pads=[1, 1])),
+        "1d_stem_k3_s2_dilated": ((1, 17, 49), (24, 17, 3), dict(pads=[1, 1], strides=[2], dilations=[2])),
         "3d": ((1, 2, 5, 6, 4), (3, 2, 3, 2, 3), dict(pads=[1, 0, 1, 1, 1, 0], strides=[1, 2, 1])),
         "3d_same_upper": ((2, 2, 4, 5, 3), (2, 1, 2, 3, 2), dict(auto_pad="SAME_UPPER", group=2)),
     }
@@ -137,10 +140,10 @@ def build(api):
                         attrs.get("group", 1), attrs.get("auto_pad", "NOTSET")).astype(np.float32)
         case(f"conv_{name}", [node("Conv", ["x", "w", "b"], ["y"], **attrs)], {"x": x, "w": w, "b": b},
              {"y": want}, tol=tol)
-    # The same dense 2-D convs with W and B constants of the model: these run through oneDNN
+    # The same dense 1-D and 2-D convs with W and B constants of the model: these run through oneDNN
     # (refrt/kernels/conv_dnnl.h) where the ISA level allows avx2, the rows above through refrt's own kernels.
     for name, (xs, ws, attrs) in convs.items():
-        if len(xs) != 4 or attrs.get("group", 1) != 1 or ws[2] * ws[3] == 1:
+        if len(xs) not in (3, 4) or attrs.get("group", 1) != 1 or int(np.prod(ws[2:])) == 1:
             continue
         x, w, b = rand(*xs), rand(*ws), rand(ws[0])
         want = conv_ref(np, x, w, b, attrs.get("strides"), attrs.get("dilations"), attrs.get("pads"),
