@@ -327,9 +327,39 @@ void diagonal(TranslateContext& ctx) {
   set_attr(ctx.emit("Gather", {flat, ctx.graph.constant_i64(indices)}, {ctx.output()}), "axis", rank - 2);
 }
 
-// as_strided(self, size, stride, storage_offset): a Gather of computed flat indices into the contiguous
-// flattened input (static sizes; exported programs apply it to contiguous tensors).
+// The flat indices of as_strided with symbolic sizes or strides, as a tensor of shape `size`: offset +
+// sum over d of Range(size[d]) * stride[d], each term shaped [1, .., size[d], .., 1] and broadcast.
+std::string strided_indices(TranslateContext& ctx, int64_t rank) {
+  const std::string size = ctx.int_list_value("size"), stride = ctx.int_list_value("stride");
+  const auto* offset_arg = ctx.arg("storage_offset");
+  std::string indices =
+      offset_arg && !offset_arg->is_none() ? ctx.int_value("storage_offset") : ctx.graph.constant_i64({0}, true);
+  const std::string zero = ctx.graph.constant_i64({0}, true), one = ctx.graph.constant_i64({1}, true);
+  for (int64_t d = 0; d < rank; ++d) {
+    const std::string steps = ctx.emit1("Range", {zero, element(ctx, size, d), one}, "steps");
+    const std::string scaled = ctx.emit1("Mul", {steps, element(ctx, stride, d)}, "scaled");
+    std::vector<int64_t> shape(static_cast<size_t>(rank), 1);
+    shape[static_cast<size_t>(d)] = -1;
+    const std::string placed = ctx.emit1("Reshape", {scaled, ctx.graph.constant_i64(shape)}, "placed");
+    indices = ctx.emit1("Add", {indices, placed}, "indices");
+  }
+  return indices;
+}
+
+// as_strided(self, size, stride, storage_offset): a Gather of flat indices into the contiguous flattened
+// input (exported programs apply it to contiguous tensors). Static sizes: the indices are a constant;
+// symbolic ones (a batch dim): computed in the graph.
 void as_strided(TranslateContext& ctx) {
+  const std::string flat = ctx.emit1("Reshape", {ctx.tensor("self"), ctx.graph.constant_i64({-1})}, "flat");
+  const pt2::Argument &size_arg = ctx.required("size"), &stride_arg = ctx.required("stride");
+  const auto* offset_arg = ctx.arg("storage_offset");
+  const bool symbolic = size_arg.is(pt2::ArgKind::as_sym_ints) || stride_arg.is(pt2::ArgKind::as_sym_ints) ||
+                        (offset_arg && offset_arg->is(pt2::ArgKind::as_sym_int));
+  if (symbolic) {
+    const int64_t rank = static_cast<int64_t>(ctx.output_meta().sizes.size());
+    ctx.emit("Gather", {flat, strided_indices(ctx, rank)}, {ctx.output()});
+    return;
+  }
   const auto size = ctx.ints_arg("size");
   const auto stride = ctx.ints_arg("stride");
   const int64_t offset = ctx.int_arg("storage_offset", 0);
@@ -341,7 +371,6 @@ void as_strided(TranslateContext& ctx) {
       for (int64_t i = 0; i < size[d]; ++i) next.push_back(base + i * stride[d]);
     indices = std::move(next);
   }
-  const std::string flat = ctx.emit1("Reshape", {ctx.tensor("self"), ctx.graph.constant_i64({-1})}, "flat");
   const std::string g = ctx.emit1("Gather", {flat, ctx.graph.constant_i64(indices)});
   ctx.emit("Reshape", {g, ctx.graph.constant_i64(size)}, {ctx.output()});
 }
