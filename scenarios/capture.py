@@ -154,6 +154,24 @@ def _clear(case_dir: Path):
         shutil.rmtree(p) if p.is_dir() else p.unlink(missing_ok=True)
 
 
+def python_op_modules(ep) -> list[str]:
+    """The Python modules that define the program's custom ops with torch.library.custom_op (transformers'
+    grouped_mm_fallback: transformers.integrations.moe): another process must import them before
+    torch.export.load can resolve those ops (scenarios.peers does)."""
+    from torch._library.custom_ops import OPDEFS
+    modules = set()
+    for module in ep.graph_module.modules():
+        graph = getattr(module, "graph", None)
+        for node in graph.nodes if graph is not None else []:
+            target = node.target
+            if isinstance(target, torch._ops.OpOverload):
+                opdef = OPDEFS.get(f"{target.namespace}::{target._opname}")
+                init = getattr(opdef, "_init_fn", None)
+                if init is not None and getattr(init, "__module__", None):
+                    modules.add(init.__module__)
+    return sorted(modules)
+
+
 def capture_case(case: Case, mode: str, out_dir, force: bool = False, programs: dict | None = None,
                  decompose_with: str | None = None) -> dict:
     """Captures one (case, mode); returns the stdout line's dict. Never raises for a failed export.
@@ -186,6 +204,7 @@ def capture_case(case: Case, mode: str, out_dir, force: bool = False, programs: 
             programs[mode] = ep
         mapping, info["dynamic_dims"] = dim_names(ep, case.module(), args0, kwargs0, case.shapes())
         torch.export.save(ep, str(case_dir / "model.pt2"), extra_files={"parity_dims.json": json.dumps(mapping)})
+        info["python_op_modules"] = python_op_modules(ep)
         if decompose_with:
             _decompose_unsupported(case_dir / "model.pt2", decompose_with, info)
         # Constant user inputs (Python scalars and None specialised at capture) are not program inputs.

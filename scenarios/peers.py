@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import json
 import sys
 import traceback
@@ -96,13 +97,16 @@ def run_ort(model: Path, sets) -> dict:
 
 
 def load_case_libraries(case_dir: Path):
-    """A case with custom ops lists its TORCH_LIBRARY libraries in case.json ("torch_libraries"):
+    """Imports the modules that define the program's Python custom ops ("python_op_modules" in case.json).
+    A case with C++ custom ops lists its TORCH_LIBRARY libraries in case.json ("torch_libraries"):
     torch.export.load needs them loaded and the ops' fake kernels registered. The case's module
     constructor registers those (as at capture), so the case's module is built once after loading."""
     try:
         info = json.loads((case_dir / "case.json").read_text())
     except (OSError, ValueError):
         return
+    for name in info.get("python_op_modules") or []:  # custom ops defined in Python (torch.library.custom_op)
+        importlib.import_module(name)
     libraries = info.get("torch_libraries") or []
     if not libraries:
         return

@@ -247,3 +247,34 @@ def test_kwargs_and_two_named_dims(tmp_path, monkeypatch, form, mode):
     assert sorted(archive_dims(case_dir / "model.pt2").values()) == ["batch", "seq"]
     assert all(len(set(v)) == 2 for v in dim_values(case_dir).values())
     check_against_eager(case_dir)
+
+
+@torch.library.custom_op("parity_test::twice", mutates_args=())
+def _twice(x: torch.Tensor) -> torch.Tensor:
+    return x * 2
+
+
+@_twice.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+def test_python_custom_op_modules_are_recorded_and_imported_by_the_peers(tmp_path, monkeypatch):
+    """A custom op defined in Python (as transformers defines grouped_mm_fallback) is resolved by
+    torch.export.load only once its module is imported: capture records the module, the peers import it."""
+    class M(nn.Module):
+        def forward(self, x):
+            return torch.ops.parity_test.twice(x) + 1
+
+    ep = torch.export.export(M(), (torch.randn(2, 3),))
+    assert capture.python_op_modules(ep) == [__name__]
+    assert capture.python_op_modules(torch.export.export(nn.Linear(3, 2), (torch.randn(2, 3),))) == []
+
+    from scenarios import peers
+    (tmp_path / "parity_probe_ops.py").write_text("import sys\nsys.parity_probe_imported = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "case.json").write_text(json.dumps({"python_op_modules": ["parity_probe_ops"]}))
+    peers.load_case_libraries(tmp_path)
+    assert getattr(sys, "parity_probe_imported", False)
+    monkeypatch.delattr(sys, "parity_probe_imported")
+    monkeypatch.delitem(sys.modules, "parity_probe_ops")

@@ -82,6 +82,7 @@ MALFORMED = [
     ({"torch_libraries": "libops.so"}, '"torch_libraries": expected a list of strings, got string'),
     ({"export_plugins": [None]}, '"export_plugins[0]": expected a string, got null'),
     ({"decomposed_ops": "aten::relu_.default"}, '"decomposed_ops": expected a list of strings, got string'),
+    ({"python_op_modules": [7]}, '"python_op_modules[0]": expected a string, got number'),
     ({"schema_version": 2}, '"schema_version": expected 1'),
     ({"capture_seconds": "fast"}, '"capture_seconds": expected a number, got string'),
     ({"description": []}, '"description": expected a string, got array'),

@@ -134,7 +134,8 @@ CaseInfo load_case_info(const std::string& case_dir) {
   info.dynamic_dims = f.dynamic_dims();
   info.torch_libraries = f.strings("torch_libraries");
   info.export_plugins = f.strings("export_plugins");
-  f.strings("decomposed_ops");  // informative: ATen overloads capture re-decomposed (--decompose-unsupported)
+  f.strings("decomposed_ops");     // informative: ATen overloads capture re-decomposed (--decompose-unsupported)
+  f.strings("python_op_modules");  // for scenarios.peers: the modules defining Python custom ops
 
   if (info.status != "captured") return info;
   if (!fs::is_regular_file(fs::path(case_dir) / "model.pt2"))
