@@ -18,6 +18,7 @@ import argparse
 import contextlib
 import importlib
 import json
+import re
 import sys
 import traceback
 from pathlib import Path
@@ -36,9 +37,21 @@ TOLERANCES = {name: (row["atol"], row["rtol"])
               for name, row in json.loads(_TOLERANCES_JSON.read_text()).items() if isinstance(row, dict)}
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def _message(e: BaseException, limit: int = 600) -> str:
-    lines = [line for line in str(e).splitlines() if line.strip()][:3]
-    return f"{type(e).__name__}: {' '.join(lines)}"[:limit]
+    """The exception's first lines, then its innermost cause's (the official exporter wraps the reason, e.g.
+    "No ONNX function found for ...", in a generic ConversionError); terminal colours removed."""
+    def first(x: BaseException) -> str:
+        lines = [line for line in _ANSI.sub("", str(x)).splitlines() if line.strip()][:3]
+        return f"{type(x).__name__}: {' '.join(lines)}"
+
+    root = e
+    while root.__cause__ is not None and root.__cause__ is not root:
+        root = root.__cause__
+    text = first(e) if root is e else f"{first(root)[:limit // 2]} (in {first(e)})"
+    return text[:limit]
 
 
 def load_pb(path: Path) -> np.ndarray:

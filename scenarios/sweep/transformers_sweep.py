@@ -15,6 +15,7 @@ default matrix (docs/transformers-sweep.md gives its figures and how to shard it
 from __future__ import annotations
 
 import inspect
+import zlib
 
 import torch
 from torch import nn
@@ -146,6 +147,18 @@ class SweepError(RuntimeError):
     pass
 
 
+def _break_constant_parameters(model, model_type: str):
+    """Parameters initialised to one value (MoE routers and expert biases at zero) make top-k routing a tie
+    in every row, and torch.topk's order among equal values is unspecified (on CPU not the lowest index
+    first, which is ONNX TopK's rule): the sweep would compare tie-breaking, not the program. Such
+    parameters get small random values, seeded by the model type."""
+    generator = torch.Generator().manual_seed(zlib.crc32(model_type.encode()))
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.is_floating_point() and p.numel() > 1 and bool((p == p.reshape(-1)[0]).all()):
+                p.add_(torch.randn(p.shape, generator=generator, dtype=p.dtype) * 0.02)
+
+
 def _build(model_type: str):
     """(model, input_names, config, task) for a model type; SweepError says why it cannot be built."""
     import transformers
@@ -163,6 +176,7 @@ def _build(model_type: str):
     for key, value in exception.items():
         setattr(config, key, value)
     model = cls(config)
+    _break_constant_parameters(model, model_type)
     params = inspect.signature(model.forward).parameters
     required = [n for n, p in params.items() if p.default is inspect.Parameter.empty
                 and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]

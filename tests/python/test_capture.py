@@ -278,3 +278,18 @@ def test_python_custom_op_modules_are_recorded_and_imported_by_the_peers(tmp_pat
     assert getattr(sys, "parity_probe_imported", False)
     monkeypatch.delattr(sys, "parity_probe_imported")
     monkeypatch.delitem(sys.modules, "parity_probe_ops")
+
+
+def test_peer_errors_name_the_innermost_cause():
+    """The official exporter wraps its reason in a generic, coloured ConversionError: the report shows both."""
+    from scenarios import peers
+    try:
+        try:
+            raise LookupError("No ONNX function found for <OpOverload(op='ns.op')>")
+        except LookupError as inner:
+            raise RuntimeError("\x1b[96mFailed to convert\x1b[0m the exported program\nstep 3/3") from inner
+    except RuntimeError as e:
+        message = peers._message(e)
+    assert message.startswith("LookupError: No ONNX function found for <OpOverload(op='ns.op')>"), message
+    assert "(in RuntimeError: Failed to convert the exported program step 3/3)" in message, message
+    assert "\x1b" not in message

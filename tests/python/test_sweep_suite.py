@@ -48,3 +48,18 @@ def test_llama_through_the_matrix(tmp_path):
     report = json.loads((Path(tmp_path) / "report.json").read_text())
     assert [(c["case"], c["status"]) for c in report["cases"]] == [("hf_llama", "pass")], proc.stdout + proc.stderr
     assert proc.returncode == 0
+
+
+def test_parameters_of_one_value_get_random_values():
+    """A router initialised to zeros would make every top-k a tie (torch and ONNX break ties differently)."""
+    import torch
+    from torch import nn
+    sweep = _cases()["hf_llama"].make_module.__globals__
+    model = nn.Sequential(nn.Linear(4, 3), nn.LayerNorm(3))
+    with torch.no_grad():
+        model[0].weight.zero_()
+    varied = model[0].bias.detach().clone()
+    sweep["_break_constant_parameters"](model, "afmoe")
+    assert model[0].weight.unique().numel() == 12
+    assert model[1].weight.unique().numel() == 3 and model[1].bias.unique().numel() == 3
+    assert torch.equal(model[0].bias, varied)  # already random: left alone
