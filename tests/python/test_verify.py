@@ -7,6 +7,7 @@ import json
 
 import onnx
 import onnx.helper
+import onnx.numpy_helper
 import pytest
 from test_end_to_end import parity
 
@@ -149,3 +150,30 @@ def test_only_the_reference_loads_libtorch(captured, tmp_path):
     proc, libs = loaded_libraries("verify", captured / "mlp_docs" / "strict", "--out", tmp_path / "v", "--quiet")
     assert proc.returncode == 0, proc.stdout[-2000:]
     assert any("libparity_reference.so" in lib for lib in libs) and any("libtorch_cpu" in lib for lib in libs), libs
+
+
+def test_a_program_that_differs_from_eager_is_blamed_on_the_capture(captured, tmp_path):
+    """When libtorch, running the same exported program, misses eager's outputs as refrt does (torch.export
+    specialised something), the report says the capture differs, not the export. Planted: eager's stored
+    output of one set is changed."""
+    import shutil
+
+    import numpy as np
+    from conftest import load_pb
+    case = tmp_path / "mlp_docs" / "strict"
+    shutil.copytree(captured / "mlp_docs" / "strict", case)
+    pb = case / "test_data_set_0" / "output_0.pb"
+    tensor = onnx.numpy_helper.from_array(load_pb(pb) + np.float32(1))
+    pb.write_bytes(tensor.SerializeToString())
+    out = tmp_path / "v"
+    parity("verify", case, "--out", out, check=False)
+    entry = report_entry(out)
+    assert entry["status"] == "fail"
+    assert "the capture, not the export, differs from eager" in entry["error"], entry["error"]
+    # A fault in our export is not blamed on the capture.
+    model = export_case(captured, tmp_path)
+    change_op_type(model)
+    onnx.save(model, str(tmp_path / "altered.onnx"))
+    parity("verify", captured / "mlp_docs" / "strict", "--onnx", tmp_path / "altered.onnx", "--out", tmp_path / "w",
+           check=False)
+    assert "not the export" not in report_entry(tmp_path / "w")["error"]

@@ -262,6 +262,22 @@ bool output_failed(const OutputEntry& o) {
   return !o.refrt_vs_libtorch.passed || (o.refrt_vs_eager && !o.refrt_vs_eager->passed);
 }
 
+// Every failing output is one that libtorch, running the same exported program, gets wrong the same way
+// (refrt agrees with it): the captured program is what differs from eager, not our export. Also the
+// first such output's shape or dtype problem, if any.
+bool program_differs_from_eager(const CaseRun& r, std::string& problem) {
+  bool any = false;
+  for (const auto& set : r.entry.input_sets)
+    for (const auto& o : set.outputs) {
+      if (!output_failed(o)) continue;
+      if (!o.refrt_vs_libtorch.passed || !o.libtorch_vs_eager || o.libtorch_vs_eager->passed) return false;
+      if (!any && !o.libtorch_vs_eager->problem.empty())
+        problem = set.name + " output " + std::to_string(o.index) + ": " + o.libtorch_vs_eager->problem;
+      any = true;
+    }
+  return any;
+}
+
 // The case's error names where it went wrong, so that a one-line summary (the matrix's) says it too.
 void add_divergence_to_error(CaseRun& r) {
   const auto& d = r.entry.first_divergence;
@@ -314,6 +330,14 @@ bool input_sets_stage(CaseRun& r) {
   r.entry.max_rel_error = number_or_string(r.max_rel);
   r.entry.verify = r.all_passed ? "pass" : "fail";
   if (!r.all_passed) {
+    std::string problem;
+    if (program_differs_from_eager(r, problem)) {
+      fail(r.entry, "fail", "verify",
+           "outputs differ from eager beyond tolerance, and so does the exported program run by libtorch (refrt "
+           "matches it): the capture, not the export, differs from eager" +
+               (problem.empty() ? std::string() : " (" + problem + ")"));
+      return true;
+    }
     fail(r.entry, "fail", "verify", "outputs differ from eager beyond tolerance");
     if (!r.options.intermediates) localise_first_failing_set(r);
     add_divergence_to_error(r);
