@@ -49,6 +49,9 @@ SIZE_OVERRIDES = {
 FAMILY_EXCEPTIONS: dict[str, dict | str] = {}
 VOCAB = 128
 TEXT_INPUTS = ("input_ids", "attention_mask", "token_type_ids", "decoder_input_ids", "decoder_attention_mask")
+# Types that mask patches in a random order drawn by torch.rand inside the forward unless `noise` is given:
+# the sweep gives it (one value per patch), so that eager, the program and the ONNX draw the same mask.
+MASKING_NOISE = ("vit_mae",)
 
 
 def _set_small(config, seen=None):
@@ -114,6 +117,9 @@ def _make_input(name: str, config, k: int, task: str):
         return torch.randn(b, channels, size, size)
     if name == "input_values":
         return torch.randn(b, 1600 + 160 * k)
+    if name == "noise":  # MASKING_NOISE: the order in which patches are masked
+        patches = _config_value(config, "image_size", IMAGE_SIZE) // _config_value(config, "patch_size", 16)
+        return torch.rand(b, patches * patches)
     if name == "input_features":
         mels = _config_value(config, "num_mel_bins", 16)
         frames = 2 * _config_value(config, "max_source_positions", 16)
@@ -180,7 +186,8 @@ def _build(model_type: str):
     params = inspect.signature(model.forward).parameters
     required = [n for n, p in params.items() if p.default is inspect.Parameter.empty
                 and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-    known = [n for n in params if n in TEXT_INPUTS + ("pixel_values", "input_values", "input_features")]
+    known = [n for n in params if n in TEXT_INPUTS + ("pixel_values", "input_values", "input_features")
+             or (n == "noise" and model_type in MASKING_NOISE)]
     names = [n for n in params if n in required or n in known]
     if task == "base" and "decoder_input_ids" in names and "input_ids" not in names:
         names.remove("decoder_input_ids")
