@@ -12,31 +12,6 @@
 namespace parity::refrt::qconv {
 namespace {
 
-// The geometry as 2-D (1-D as height 1).
-struct Plane {
-  int64_t h = 1, w = 1, oh = 1, ow = 1, kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
-};
-
-Plane plane_of(const nn::WindowGeometry& g) {
-  Plane p;
-  const size_t d = g.rank() - 1;  // the last (width) axis
-  p.w = g.in[d];
-  p.ow = g.out[d];
-  p.kw = g.kernel[d];
-  p.sw = g.stride[d];
-  p.pw = g.pad_begin[d];
-  p.dw = g.dilation[d];
-  if (g.rank() == 2) {
-    p.h = g.in[0];
-    p.oh = g.out[0];
-    p.kh = g.kernel[0];
-    p.sh = g.stride[0];
-    p.ph = g.pad_begin[0];
-    p.dh = g.dilation[0];
-  }
-  return p;
-}
-
 // The columns of one panel that share an output row: [j0, j1) read input row ih and columns iw, iw + sw, ...
 struct Segment {
   int64_t j0 = 0, j1 = 0, ih = 0, iw = 0;
@@ -121,6 +96,26 @@ void pack_panel(const Plane& p, int64_t cg, const X* x, int32_t zp, int64_t o0, 
 }
 
 }  // namespace
+
+Plane plane_of(const nn::WindowGeometry& g) {
+  Plane p;
+  const size_t d = g.rank() - 1;  // the last (width) axis
+  p.w = g.in[d];
+  p.ow = g.out[d];
+  p.kw = g.kernel[d];
+  p.sw = g.stride[d];
+  p.pw = g.pad_begin[d];
+  p.dw = g.dilation[d];
+  if (g.rank() == 2) {
+    p.h = g.in[0];
+    p.oh = g.out[0];
+    p.kh = g.kernel[0];
+    p.sh = g.stride[0];
+    p.ph = g.pad_begin[0];
+    p.dh = g.dilation[0];
+  }
+  return p;
+}
 
 void panel_conv(const KernelIO& io, const nn::WindowGeometry& g, int64_t group, const Tensor& x, int32_t x_zp,
                 const ConvWeights& w, const int32_t* bias, const SumSink& sink) {

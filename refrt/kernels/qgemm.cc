@@ -42,6 +42,49 @@ __attribute__((target("avx2"))) void tile_avx2(const int16_t* a, int64_t lda, co
   }
 }
 
+// tile_avx2 with the A rows in runs (qgemm.h, tile_taps).
+template <int R>
+__attribute__((target("avx2"))) void tile_taps_avx2(const int16_t* const* a, int64_t taps, int64_t kc,
+                                                    const int16_t* panel, int32_t* c) {
+  __m256i acc0[R], acc1[R];
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = _mm256_setzero_si256();
+  for (int64_t t = 0; t < taps; ++t) {
+    const int16_t* row[R];
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) row[r] = a[r * taps + t];
+    const int16_t* pt = panel + t * kc * kPanel;
+    for (int64_t k = 0; k < kc; k += 2) {
+      const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pt + k * kPanel));
+      const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pt + k * kPanel + 16));
+#pragma GCC unroll 6
+      for (int r = 0; r < R; ++r) {
+        int32_t pair;
+        std::memcpy(&pair, row[r] + k, 4);
+        const __m256i av = _mm256_set1_epi32(pair);
+        acc0[r] = _mm256_add_epi32(acc0[r], _mm256_madd_epi16(av, b0));
+        acc1[r] = _mm256_add_epi32(acc1[r], _mm256_madd_epi16(av, b1));
+      }
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * 16), acc0[r]);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * 16 + 8), acc1[r]);
+  }
+}
+
+void tile_taps_portable(int rows, const int16_t* const* a, int64_t taps, int64_t kc, const int16_t* panel, int32_t* c) {
+  for (int r = 0; r < rows; ++r)
+    for (int64_t col = 0; col < kPanel; ++col) {
+      int32_t s = 0;
+      for (int64_t t = 0; t < taps; ++t)
+        for (int64_t k = 0; k < kc; ++k)
+          s += a[r * taps + t][k] * panel[(t * kc + (k & ~1)) * kPanel + col * 2 + (k & 1)];
+      c[r * 16 + col] = s;
+    }
+}
+
 void tile_portable(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t kp, int32_t* c) {
   for (int r = 0; r < rows; ++r)
     for (int64_t col = 0; col < kPanel; ++col) {
@@ -116,6 +159,24 @@ void tile(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t
       return tile_avx2<5>(a, lda, panel, kp, c);
     default:
       return tile_avx2<6>(a, lda, panel, kp, c);
+  }
+}
+
+void tile_taps(int rows, const int16_t* const* a, int64_t taps, int64_t kc, const int16_t* panel, int32_t* c) {
+  if (!kAvx2) return tile_taps_portable(rows, a, taps, kc, panel, c);
+  switch (rows) {
+    case 1:
+      return tile_taps_avx2<1>(a, taps, kc, panel, c);
+    case 2:
+      return tile_taps_avx2<2>(a, taps, kc, panel, c);
+    case 3:
+      return tile_taps_avx2<3>(a, taps, kc, panel, c);
+    case 4:
+      return tile_taps_avx2<4>(a, taps, kc, panel, c);
+    case 5:
+      return tile_taps_avx2<5>(a, taps, kc, panel, c);
+    default:
+      return tile_taps_avx2<6>(a, taps, kc, panel, c);
   }
 }
 

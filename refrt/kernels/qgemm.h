@@ -65,6 +65,10 @@ void gemm(const KernelIO& io, int64_t m, const int16_t* a, int64_t lda, const Pa
 // c[rows, 16] (row stride 16) = a[rows, kp] (row stride lda) x one packed panel; rows in [1, kRows].
 void tile(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t kp, int32_t* c);
 
+// c[rows, 16] (row stride 16) = sum over taps t of a[r * taps + t][0, kc) x the panel's k rows [t * kc, (t + 1) * kc):
+// a tile whose A rows are runs of kc values at separate addresses (a convolution's taps); kc even.
+void tile_taps(int rows, const int16_t* const* a, int64_t taps, int64_t kc, const int16_t* panel, int32_t* c);
+
 // One k pair of a panel: dst[2 * j + 0] = r0[j], dst[2 * j + 1] = r1[j] for the 16 columns j.
 void interleave_pair(const int16_t* r0, const int16_t* r1, int16_t* dst);
 

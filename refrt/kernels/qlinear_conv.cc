@@ -16,7 +16,7 @@
 namespace parity::refrt {
 namespace qconv {
 
-ConvWeights widen_weights(const NodeDef& node, const Tensor& w, const std::vector<int32_t>& zp) {
+ConvWeights widen_weights(const NodeDef& node, const Tensor& w, const std::vector<int32_t>& zp, int64_t group) {
   if (w.dtype() != DType::kInt8 && w.dtype() != DType::kUInt8)
     node.fail("W dtype " + dtype_name(w.dtype()) + " is not supported (int8, uint8)", ErrorKind::kUnsupported);
   if (w.rank() < 3) node.fail("W must be [M, C/group, k1, ...], got " + shape_str(w.shape()));
@@ -35,6 +35,7 @@ ConvWeights widen_weights(const NodeDef& node, const Tensor& w, const std::vecto
       qgemm::widen_row(w.data<W>() + r * k, k, zp[zp.size() == 1 ? 0 : static_cast<size_t>(r)],
                        cw.rows.data() + r * cw.kp);
   });
+  if (taps_suit(cw, group)) cw.taps = pack_taps(cw);
   return cw;
 }
 
@@ -60,6 +61,17 @@ Tensor int_conv(const NodeDef& node, const KernelIO& io, const nn::WindowAttrs& 
   Shape out{n, m};
   out.insert(out.end(), g.out.begin(), g.out.end());
   Tensor y(DType::kInt32, out);
+  if (g.rank() <= 2 && !w.taps.empty()) {
+    int32_t* py = y.data<int32_t>();
+    nhwc_conv(io, g, x, x_zp, w.taps,
+              [&](int64_t image, int64_t o0, int rows, int64_t c0, int64_t cols, const int32_t* sums) {
+                for (int64_t j = 0; j < cols; ++j) {
+                  int32_t* dst = py + (image * m + c0 + j) * out_size + o0;
+                  for (int r = 0; r < rows; ++r) dst[r] = sums[r * qgemm::kPanel + j] + (bias ? bias[c0 + j] : 0);
+                }
+              });
+    return y;
+  }
   if (g.rank() <= 2) {
     int32_t* py = y.data<int32_t>();
     panel_conv(io, g, group, x, x_zp, w, bias, [&](int64_t row, int64_t j0, const int32_t* sums, int64_t cols) {
@@ -108,7 +120,8 @@ class ConvIntegerKernel : public Kernel {
     const Tensor& w = io.in(1);
     const auto zx = zero_points(node_, io.optional(2), x.dtype(), -1, "x_zero_point");
     const auto zw = zero_points(node_, io.optional(3), w.dtype(), out_channels(w), "w_zero_point");
-    io.outputs[0] = qconv::int_conv(node_, io, attrs_, group_, x, zx[0], qconv::widen_weights(node_, w, zw), nullptr);
+    io.outputs[0] =
+        qconv::int_conv(node_, io, attrs_, group_, x, zx[0], qconv::widen_weights(node_, w, zw, group_), nullptr);
   }
 
  private:
@@ -142,7 +155,7 @@ class QLinearConvKernel : public Kernel {
     if (out != DType::kInt8 && out != DType::kUInt8)
       node_.fail("y_zero_point dtype " + dtype_name(out) + " is not supported (int8, uint8)", ErrorKind::kUnsupported);
     const auto zy = zero_points(node_, yz, out, -1, "y_zero_point");
-    const Tensor acc = qconv::int_conv(node_, io, attrs_, group_, x, zx[0], qconv::widen_weights(node_, w, zw),
+    const Tensor acc = qconv::int_conv(node_, io, attrs_, group_, x, zx[0], qconv::widen_weights(node_, w, zw, group_),
                                        bias ? bias->data<int32_t>() : nullptr);
     std::vector<double> mult(static_cast<size_t>(ws.numel())), offset(mult.size(), zy[0]);
     for (int64_t j = 0; j < ws.numel(); ++j)

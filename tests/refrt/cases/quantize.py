@@ -283,6 +283,7 @@ def build_integer_products(api):
     build_conv_integer_edges(api, q)
     build_qdq_chains(api)
     build_conv_blocks(api)
+    build_channels_last_convs(api)
 
 
 def build_conv_integer_edges(api, q):
@@ -457,4 +458,43 @@ def build_conv_blocks(api):
     a = dict(pads=[1, 1, 1, 1])
     chain("conv_relu_u8s8_few_positions_100ch", rng.uniform(-2, 2, size=(2, 24, 5, 6)).astype(np.float32), "uint8",
           lambda ins, out: node("Conv", ins, [out], **a), conv_core(np, a), (100, 24, 3, 3), 0, "int32", 0.5, 0,
+          act="relu")
+
+
+def build_channels_last_convs(api):
+    """Convolutions of one group and >= 8 channels, which refrt runs channels-last (qconv_nhwc.cc): odd
+    channel counts (a zero pad channel), counts that are not a multiple of 8 (the 8 x 8 transposes'
+    remainder), planes that are not a multiple of 8 positions, 1-D, batch 2, strides with dilation and
+    uneven padding, 6-position tiles that cross output rows, weight panels of fewer than 16 channels, int8
+    activations (sign extension). Their own random generator, so that the rows before them keep their data."""
+    np, node, case = api.np, api.node, api.case
+    rng = np.random.default_rng(20261127)
+    shapes = (("c9_odd", (1, 9, 7, 5), (20, 9, 3, 3), dict(pads=[1, 1, 1, 1])),
+              ("c13_batch2_s2_dilated", (2, 13, 11, 10), (17, 13, 3, 3),
+               dict(strides=[2, 2], dilations=[2, 1], pads=[2, 0, 1, 2])),
+              ("c16_5x5_uneven", (1, 16, 9, 13), (33, 16, 5, 5), dict(pads=[2, 1, 0, 2])),
+              ("c24_pointwise_s2", (2, 24, 9, 9), (16, 24, 1, 1), dict(strides=[2, 2])))
+    for name, xs, wsh, attrs in shapes:
+        for tx in ("uint8", "int8"):
+            lo, hi = RANGES[tx]
+            x = rng.integers(lo, hi + 1, size=xs).astype(tx)
+            w = rng.integers(-128, 128, size=wsh).astype(np.int8)
+            zx, zw = np.array(lo + 77, tx), rng.integers(-3, 4, size=wsh[0]).astype(np.int8)
+            acc = int_conv(np, x.astype(np.int64) - int(zx), w.astype(np.int64) - zw.astype(np.int64).reshape(-1, 1, 1, 1),
+                           strides=attrs.get("strides", (1, 1)), pads=attrs.get("pads", (0, 0, 0, 0)),
+                           dilations=attrs.get("dilations", (1, 1)))
+            conv_attrs = dict(kernel_shape=list(wsh[2:]), **attrs)
+            case(f"conv_integer_nhwc_{name}_{tx}_int8", [node("ConvInteger", ["x", "w", "zx", "zw"], ["y"], **conv_attrs)],
+                 {"x": x, "w": w, "zx": zx, "zw": zw}, {"y": acc.astype(np.int32)}, opset=10)
+    # 1-D: width only, 12 channels
+    x, w = rng.integers(0, 256, size=(2, 12, 23)).astype(np.uint8), rng.integers(-128, 128, size=(7, 12, 3)).astype(np.int8)
+    acc = int_conv(np, x[:, :, None, :].astype(np.int64) - 100, w[:, :, None, :].astype(np.int64), pads=(0, 1, 0, 1),
+                   strides=(1, 2))[:, :, 0, :]
+    case("conv_integer_nhwc_1d_c12_s2_uint8_int8",
+         [node("ConvInteger", ["x", "w", "zx"], ["y"], kernel_shape=[3], strides=[2], pads=[1, 1])],
+         {"x": x, "w": w, "zx": np.array(100, np.uint8)}, {"y": acc.astype(np.int32)}, opset=10)
+    chain = qdq_chain_maker(api, rng)[0]
+    a = dict(pads=[1, 0, 1, 2], strides=[1, 2])
+    chain("conv_relu_s8s8_nhwc_c11", rng.uniform(-2, 2, size=(2, 11, 6, 9)).astype(np.float32), "int8",
+          lambda ins, out: node("Conv", ins, [out], **a), conv_core(np, a), (18, 11, 3, 3), 0, "int32", 0.5, 0,
           act="relu")

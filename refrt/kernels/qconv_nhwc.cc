@@ -1,0 +1,160 @@
+// The integer convolution with channels-last activations, for 1-D and 2-D convolutions of one group and
+// at least 8 input channels (taps_suit). x - x_zp is written once as int16 [N, H, W, cp], so that the K
+// values of an output position are its taps' runs of cp channels, read in place by the GEMM tile; the
+// weights are qgemm panels of 16 output channels in the same k order, packed once at load. A tile is 6
+// consecutive output positions x 16 channels. panel_conv instead gathers K x 16 values for every 16
+// output positions (for a 3x3 convolution, each input value 9 times): that gather cost as much as the
+// products on the convolutions of 32-128 channels.
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "qlinear_conv.h"
+
+namespace parity::refrt::qconv {
+namespace {
+
+#if defined(__SSE2__)
+// dst[p * cp + i] = src[i * hw + p] - zp for 8 channels i and 8 positions p (SSE2 is x86-64's baseline).
+template <typename X>
+void transpose8(const X* src, int64_t hw, __m128i zp, int16_t* dst, int64_t cp) {
+  __m128i r[8];
+  for (int i = 0; i < 8; ++i) {
+    const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + i * hw));
+    const __m128i w =
+        std::is_signed_v<X> ? _mm_srai_epi16(_mm_unpacklo_epi8(b, b), 8) : _mm_unpacklo_epi8(b, _mm_setzero_si128());
+    r[i] = _mm_sub_epi16(w, zp);
+  }
+  __m128i a[8], b[8];
+  for (int i = 0; i < 4; ++i) {
+    a[2 * i] = _mm_unpacklo_epi16(r[2 * i], r[2 * i + 1]);
+    a[2 * i + 1] = _mm_unpackhi_epi16(r[2 * i], r[2 * i + 1]);
+  }
+  for (int h = 0; h < 2; ++h)  // h: channels 0-3 or 4-7
+    for (int i = 0; i < 2; ++i) {
+      b[4 * h + 2 * i] = _mm_unpacklo_epi32(a[4 * h + i], a[4 * h + 2 + i]);
+      b[4 * h + 2 * i + 1] = _mm_unpackhi_epi32(a[4 * h + i], a[4 * h + 2 + i]);
+    }
+  for (int i = 0; i < 4; ++i) {  // b[i] and b[4 + i] hold positions 2i and 2i + 1
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (2 * i) * cp), _mm_unpacklo_epi64(b[i], b[4 + i]));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (2 * i + 1) * cp), _mm_unpackhi_epi64(b[i], b[4 + i]));
+  }
+}
+#endif
+
+// Positions [p0, p1) of one image: x16[p * cp + channel] = x[channel, p] - zp.
+template <typename X>
+void block_channels_last(const X* x, int64_t c, int64_t hw, int64_t cp, int32_t zp, int64_t p0, int64_t p1,
+                         int16_t* x16) {
+  int64_t c8 = 0, q8 = p0;
+#if defined(__SSE2__)
+  c8 = c / 8 * 8;
+  q8 = p0 + (p1 - p0) / 8 * 8;
+  const __m128i z = _mm_set1_epi16(static_cast<int16_t>(zp));
+  for (int64_t p = p0; p < q8; p += 8)
+    for (int64_t ch = 0; ch < c8; ch += 8) transpose8(x + ch * hw + p, hw, z, x16 + p * cp + ch, cp);
+#endif
+  for (int64_t ch = 0; ch < c; ++ch)  // what the 8 x 8 blocks left: channels past c8, positions past q8
+    for (int64_t p = ch < c8 ? q8 : p0; p < p1; ++p) x16[p * cp + ch] = static_cast<int16_t>(x[ch * hw + p] - zp);
+}
+
+// x16[(image * hw + position) * cp + channel] = x[image, channel, position] - zp; the pad channel stays 0.
+template <typename X>
+void to_channels_last(const KernelIO& io, const X* x, int64_t n, int64_t c, int64_t hw, int64_t cp, int32_t zp,
+                      int16_t* x16) {
+  constexpr int64_t kBlock = 64;  // positions per task item: a cache line of each channel
+  const int64_t blocks = (hw + kBlock - 1) / kBlock;
+  parallel_for(io, n * blocks, 4, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t image = b / blocks, p0 = (b % blocks) * kBlock;
+      block_channels_last(x + image * c * hw, c, hw, cp, zp, p0, std::min(hw, p0 + kBlock), x16 + image * hw * cp);
+    }
+  });
+}
+
+// a[r * taps + t] = where output position o0 + r reads tap t: its cp values in `image16`, or `zero` (padding).
+// off[t]: tap t's offset from its position's first tap, for the positions whose taps all fall inside.
+void tap_rows(const Plane& p, int64_t cp, const int16_t* image16, const int16_t* zero, const int64_t* off, int64_t o0,
+              int rows, const int16_t** a) {
+  const int64_t taps = p.kh * p.kw;
+  for (int r = 0; r < rows; ++r) {
+    const int64_t o = o0 + r, ih0 = (o / p.ow) * p.sh - p.ph, iw0 = (o % p.ow) * p.sw - p.pw;
+    const int16_t** row = a + r * taps;
+    if (ih0 >= 0 && ih0 + (p.kh - 1) * p.dh < p.h && iw0 >= 0 && iw0 + (p.kw - 1) * p.dw < p.w) {
+      const int16_t* first = image16 + (ih0 * p.w + iw0) * cp;
+      for (int64_t t = 0; t < taps; ++t) row[t] = first + off[t];
+      continue;
+    }
+    for (int64_t i = 0; i < p.kh; ++i)
+      for (int64_t j = 0; j < p.kw; ++j) {
+        const int64_t ih = ih0 + i * p.dh, iw = iw0 + j * p.dw;
+        const bool inside = ih >= 0 && ih < p.h && iw >= 0 && iw < p.w;
+        row[i * p.kw + j] = inside ? image16 + (ih * p.w + iw) * cp : zero;
+      }
+  }
+}
+
+}  // namespace
+
+bool taps_suit(const ConvWeights& w, int64_t group) { return group == 1 && w.kernel.size() <= 2 && w.cg >= 8; }
+
+TapPanels pack_taps(const ConvWeights& w) {
+  TapPanels tp;
+  tp.cp = qgemm::even(w.cg);
+  tp.taps = 1;
+  for (int64_t k : w.kernel) tp.taps *= k;
+  // Row (t * cp + channel) of a [K', M] matrix, from W's rows in (channel, tap) order.
+  const int64_t kk = tp.taps * tp.cp;
+  std::vector<int16_t> dense(static_cast<size_t>(kk * w.m), 0);
+  for (int64_t n = 0; n < w.m; ++n)
+    for (int64_t ch = 0; ch < w.cg; ++ch)
+      for (int64_t t = 0; t < tp.taps; ++t)
+        dense[static_cast<size_t>((t * tp.cp + ch) * w.m + n)] =
+            w.rows[static_cast<size_t>(n * w.kp + ch * tp.taps + t)];
+  const int32_t zero = 0;
+  tp.b = qgemm::pack_b<int16_t>(dense.data(), kk, w.m, w.m, 1, &zero, false);
+  return tp;
+}
+
+void nhwc_conv(const KernelIO& io, const nn::WindowGeometry& g, const Tensor& x, int32_t x_zp, const TapPanels& tp,
+               const TileSink& sink) {
+  const Plane p = plane_of(g);
+  const int64_t n = x.dim(0), c = x.dim(1), hw = p.h * p.w, out = p.oh * p.ow, cp = tp.cp, m = tp.b.n;
+  const int64_t panels = tp.b.panels();
+  // Positions per task: about 8 tiles against one weight panel, in equal chunks of whole tiles.
+  const int64_t chunks = (out + 47) / 48,
+                per = ((out + chunks - 1) / chunks + qgemm::kRows - 1) / qgemm::kRows * qgemm::kRows;
+  const int64_t items = n * panels * chunks;
+  if (items == 0) return;
+  std::vector<int16_t> x16(static_cast<size_t>((n * hw + 1) * cp), 0);  // the last row: zeros for padding
+  const int16_t* zero = x16.data() + n * hw * cp;
+  if (x.dtype() == DType::kInt8)
+    to_channels_last(io, x.data<int8_t>(), n, c, hw, cp, x_zp, x16.data());
+  else
+    to_channels_last(io, x.data<uint8_t>(), n, c, hw, cp, x_zp, x16.data());
+  std::vector<int64_t> off(static_cast<size_t>(tp.taps));
+  for (int64_t i = 0; i < p.kh; ++i)
+    for (int64_t j = 0; j < p.kw; ++j) off[static_cast<size_t>(i * p.kw + j)] = (i * p.dh * p.w + j * p.dw) * cp;
+  // Items: image, then weight panel, then position chunk (fastest), so that a task's chunks share a panel.
+  qgemm::balanced_for(io, items, 1, [&](int64_t i0, int64_t i1) {
+    std::vector<const int16_t*> a(static_cast<size_t>(qgemm::kRows * tp.taps));
+    alignas(32) int32_t local[qgemm::kRows * qgemm::kPanel];
+    for (int64_t i = i0; i < i1; ++i) {
+      const int64_t chunk = i % chunks, panel = (i / chunks) % panels, image = i / (chunks * panels);
+      const int64_t c0 = panel * qgemm::kPanel, cols = std::min(qgemm::kPanel, m - c0);
+      const int16_t* weights = tp.b.data.data() + panel * tp.b.kp * qgemm::kPanel;
+      for (int64_t o0 = chunk * per; o0 < std::min(out, (chunk + 1) * per); o0 += qgemm::kRows) {
+        const int rows = static_cast<int>(std::min(qgemm::kRows, out - o0));
+        tap_rows(p, cp, x16.data() + image * hw * cp, zero, off.data(), o0, rows, a.data());
+        qgemm::tile_taps(rows, a.data(), tp.taps, cp, weights, local);
+        sink(image, o0, rows, c0, cols, local);
+      }
+    }
+  });
+}
+
+}  // namespace parity::refrt::qconv
