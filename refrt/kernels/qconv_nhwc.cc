@@ -62,45 +62,55 @@ void block_channels_last(const X* x, int64_t c, int64_t hw, int64_t cp, int32_t 
     for (int64_t p = ch < c8 ? q8 : p0; p < p1; ++p) x16[p * cp + ch] = static_cast<int16_t>(x[ch * hw + p] - zp);
 }
 
-// x16[(image * hw + position) * cp + channel] = x[image, channel, position] - zp; the pad channel stays 0.
+// The padded channels-last input: x16[((image * hp + ph + ih) * wp + pw + iw) * cp + channel] = x - zp, every
+// other value 0 (the padding and the pad channel), so that every tap of every output position is inside.
+struct Padded {
+  int64_t hp = 0, wp = 0, cp = 0;
+  std::vector<int16_t> x16;
+};
+
 template <typename X>
-void to_channels_last(const KernelIO& io, const X* x, int64_t n, int64_t c, int64_t hw, int64_t cp, int32_t zp,
-                      int16_t* x16) {
-  constexpr int64_t kBlock = 64;  // positions per task item: a cache line of each channel
-  const int64_t blocks = (hw + kBlock - 1) / kBlock;
-  parallel_for(io, n * blocks, 4, [&](int64_t b0, int64_t b1) {
-    for (int64_t b = b0; b < b1; ++b) {
-      const int64_t image = b / blocks, p0 = (b % blocks) * kBlock;
-      block_channels_last(x + image * c * hw, c, hw, cp, zp, p0, std::min(hw, p0 + kBlock), x16 + image * hw * cp);
+Padded to_channels_last(const KernelIO& io, const Plane& p, const X* x, int64_t n, int64_t c, int64_t cp, int32_t zp) {
+  Padded d;
+  d.cp = cp;
+  // As far as the last output position's last tap reaches past the input (at least the input itself).
+  d.hp = std::max(p.ph + p.h, (p.oh - 1) * p.sh + (p.kh - 1) * p.dh + 1);
+  d.wp = std::max(p.pw + p.w, (p.ow - 1) * p.sw + (p.kw - 1) * p.dw + 1);
+  d.x16.assign(static_cast<size_t>(n * d.hp * d.wp * cp), 0);
+  parallel_for(io, n * p.h, 4, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t image = r / p.h, ih = r % p.h;
+      block_channels_last(x + image * c * p.h * p.w + ih * p.w, c, p.h * p.w, cp, zp, 0, p.w,
+                          d.x16.data() + ((image * d.hp + p.ph + ih) * d.wp + p.pw) * cp);
     }
   });
+  return d;
 }
 
-// a[r * taps + t] = where output position o0 + r reads tap t: its cp values in `image16`, or `zero` (padding).
-// off[t]: tap t's offset from its position's first tap, for the positions whose taps all fall inside.
-void tap_rows(const Plane& p, int64_t cp, const int16_t* image16, const int16_t* zero, const int64_t* off, int64_t o0,
-              int rows, const int16_t** a) {
-  const int64_t taps = p.kh * p.kw;
-  for (int r = 0; r < rows; ++r) {
-    const int64_t o = o0 + r, ih0 = (o / p.ow) * p.sh - p.ph, iw0 = (o % p.ow) * p.sw - p.pw;
-    const int16_t** row = a + r * taps;
-    if (ih0 >= 0 && ih0 + (p.kh - 1) * p.dh < p.h && iw0 >= 0 && iw0 + (p.kw - 1) * p.dw < p.w) {
-      const int16_t* first = image16 + (ih0 * p.w + iw0) * cp;
-      for (int64_t t = 0; t < taps; ++t) row[t] = first + off[t];
-      continue;
-    }
-    for (int64_t i = 0; i < p.kh; ++i)
-      for (int64_t j = 0; j < p.kw; ++j) {
-        const int64_t ih = ih0 + i * p.dh, iw = iw0 + j * p.dw;
-        const bool inside = ih >= 0 && ih < p.h && iw >= 0 && iw < p.w;
-        row[i * p.kw + j] = inside ? image16 + (ih * p.w + iw) * cp : zero;
-      }
-  }
+// How the tile reads an output position's K values: `runs` runs of `len` values at `off[t]` from the
+// position's first tap. With unit width dilation a kernel row's taps are one run (kw * cp values).
+struct Runs {
+  int64_t runs = 0, len = 0;
+  std::vector<int64_t> off;
+};
+
+Runs runs_of(const Plane& p, const Padded& d) {
+  Runs r;
+  const bool rows = p.dw == 1;
+  r.runs = rows ? p.kh : p.kh * p.kw;
+  r.len = rows ? p.kw * d.cp : d.cp;
+  for (int64_t i = 0; i < p.kh; ++i)
+    for (int64_t j = 0; j < (rows ? 1 : p.kw); ++j) r.off.push_back((i * p.dh * d.wp + j * p.dw) * d.cp);
+  return r;
 }
 
 }  // namespace
 
-bool taps_suit(const ConvWeights& w, int64_t group) { return group == 1 && w.kernel.size() <= 2 && w.cg >= 8; }
+// A kernel row's run (kw * cp values) of at least 8: the 3-channel stems qualify, the depthwise convolutions
+// (groups) do not.
+bool taps_suit(const ConvWeights& w, int64_t group) {
+  return group == 1 && w.kernel.size() <= 2 && w.kernel.back() * qgemm::even(w.cg) >= 8;
+}
 
 TapPanels pack_taps(const ConvWeights& w) {
   TapPanels tp;
@@ -123,34 +133,32 @@ TapPanels pack_taps(const ConvWeights& w) {
 void nhwc_conv(const KernelIO& io, const nn::WindowGeometry& g, const Tensor& x, int32_t x_zp, const TapPanels& tp,
                const TileSink& sink) {
   const Plane p = plane_of(g);
-  const int64_t n = x.dim(0), c = x.dim(1), hw = p.h * p.w, out = p.oh * p.ow, cp = tp.cp, m = tp.b.n;
-  const int64_t panels = tp.b.panels();
+  const int64_t n = x.dim(0), c = x.dim(1), out = p.oh * p.ow, m = tp.b.n, panels = tp.b.panels();
   // Positions per task: about 8 tiles against one weight panel, in equal chunks of whole tiles.
   const int64_t chunks = (out + 47) / 48,
                 per = ((out + chunks - 1) / chunks + qgemm::kRows - 1) / qgemm::kRows * qgemm::kRows;
   const int64_t items = n * panels * chunks;
   if (items == 0) return;
-  std::vector<int16_t> x16(static_cast<size_t>((n * hw + 1) * cp), 0);  // the last row: zeros for padding
-  const int16_t* zero = x16.data() + n * hw * cp;
-  if (x.dtype() == DType::kInt8)
-    to_channels_last(io, x.data<int8_t>(), n, c, hw, cp, x_zp, x16.data());
-  else
-    to_channels_last(io, x.data<uint8_t>(), n, c, hw, cp, x_zp, x16.data());
-  std::vector<int64_t> off(static_cast<size_t>(tp.taps));
-  for (int64_t i = 0; i < p.kh; ++i)
-    for (int64_t j = 0; j < p.kw; ++j) off[static_cast<size_t>(i * p.kw + j)] = (i * p.dh * p.w + j * p.dw) * cp;
+  const Padded d = x.dtype() == DType::kInt8 ? to_channels_last(io, p, x.data<int8_t>(), n, c, tp.cp, x_zp)
+                                             : to_channels_last(io, p, x.data<uint8_t>(), n, c, tp.cp, x_zp);
+  const Runs runs = runs_of(p, d);
   // Items: image, then weight panel, then position chunk (fastest), so that a task's chunks share a panel.
   qgemm::balanced_for(io, items, 1, [&](int64_t i0, int64_t i1) {
-    std::vector<const int16_t*> a(static_cast<size_t>(qgemm::kRows * tp.taps));
+    std::vector<const int16_t*> a(static_cast<size_t>(qgemm::kRows * runs.runs));
     alignas(32) int32_t local[qgemm::kRows * qgemm::kPanel];
     for (int64_t i = i0; i < i1; ++i) {
       const int64_t chunk = i % chunks, panel = (i / chunks) % panels, image = i / (chunks * panels);
       const int64_t c0 = panel * qgemm::kPanel, cols = std::min(qgemm::kPanel, m - c0);
       const int16_t* weights = tp.b.data.data() + panel * tp.b.kp * qgemm::kPanel;
+      const int16_t* image16 = d.x16.data() + image * d.hp * d.wp * d.cp;
       for (int64_t o0 = chunk * per; o0 < std::min(out, (chunk + 1) * per); o0 += qgemm::kRows) {
         const int rows = static_cast<int>(std::min(qgemm::kRows, out - o0));
-        tap_rows(p, cp, x16.data() + image * hw * cp, zero, off.data(), o0, rows, a.data());
-        qgemm::tile_taps(rows, a.data(), tp.taps, cp, weights, local);
+        for (int r = 0; r < rows; ++r) {
+          const int64_t o = o0 + r;
+          const int16_t* first = image16 + ((o / p.ow) * p.sh * d.wp + (o % p.ow) * p.sw) * d.cp;
+          for (int64_t t = 0; t < runs.runs; ++t) a[static_cast<size_t>(r * runs.runs + t)] = first + runs.off[t];
+        }
+        qgemm::tile_taps(rows, a.data(), runs.runs, runs.len, weights, local);
         sink(image, o0, rows, c0, cols, local);
       }
     }

@@ -99,8 +99,9 @@ class QConvKernel : public Kernel {
     if (!weights_.taps.empty()) {
       qconv::nhwc_conv(io, g, x, rq_.x_zp, weights_.taps,
                        [&](int64_t image, int64_t o0, int rows, int64_t c0, int64_t cols, const int32_t* sums) {
-                         requantize_tile(sums, rows, c0, cols,
-                                         py + static_cast<size_t>((image * m + c0) * plane + o0) * esize, plane);
+                         quant::requantize_tile(sums, rows, cols, &rq_.mult[static_cast<size_t>(c0)],
+                                                &rq_.offset[static_cast<size_t>(c0)], rq_.lo, rq_.hi, rq_.out,
+                                                py + static_cast<size_t>((image * m + c0) * plane + o0) * esize, plane);
                        });
       io.outputs[0] = std::move(y);
       return;
@@ -112,24 +113,6 @@ class QConvKernel : public Kernel {
                                               py + static_cast<size_t>(row * plane + j0) * esize);
                       });
     io.outputs[0] = std::move(y);
-  }
-
-  // A tile of nhwc_conv (positions x channels) requantized, then written channel by channel: y[j * plane + r].
-  void requantize_tile(const int32_t* sums, int rows, int64_t c0, int64_t cols, uint8_t* y, int64_t plane) const {
-    const size_t esize = dtype_size(rq_.out), c = static_cast<size_t>(c0);
-    alignas(32) uint8_t q[qgemm::kRows * qgemm::kPanel * 4];
-    for (int r = 0; r < rows; ++r)
-      quant::requantize_row(sums + r * qgemm::kPanel, cols, &rq_.mult[c], &rq_.offset[c], true, rq_.lo, rq_.hi, rq_.out,
-                            q + static_cast<size_t>(r * cols) * esize);
-    if (esize == 1) {  // the common case, without a memcpy call per byte
-      for (int64_t j = 0; j < cols; ++j)
-        for (int r = 0; r < rows; ++r) y[j * plane + r] = q[r * cols + j];
-      return;
-    }
-    for (int64_t j = 0; j < cols; ++j)
-      for (int r = 0; r < rows; ++r)
-        std::memcpy(y + static_cast<size_t>(j * plane + r) * esize, q + static_cast<size_t>(r * cols + j) * esize,
-                    esize);
   }
 
   // 3-D and higher convolutions: the int32 sums first, then the requantization.

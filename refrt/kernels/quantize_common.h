@@ -86,6 +86,11 @@ void requantize_block(const int32_t* acc, int64_t rows, int64_t cols, const std:
 void requantize_row(const int32_t* acc, int64_t n, const double* mult, const double* offset, bool per_column, double lo,
                     double hi, DType out, void* y);
 
+// A convolution tile's sums (rows <= 16 positions x cols <= 16 channels, row stride 16) requantized with
+// per-channel mult[j] / offset[j] into y transposed, as the NCHW output wants it: y[(j * ystride + r) * size].
+void requantize_tile(const int32_t* sums, int rows, int64_t cols, const double* mult, const double* offset, double lo,
+                     double hi, DType out, uint8_t* y, int64_t ystride);
+
 // Per-tensor QuantizeLinear of float32 x into 8-bit `out` / DequantizeLinear of 8-bit x into float32, AVX2
 // (quantize_simd.cc): they handle a prefix of the n elements (a multiple of 8; 0 without AVX2 or for
 // other dtypes) and return its length; the caller's scalar loop does the rest with the same results.

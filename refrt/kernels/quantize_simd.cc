@@ -10,6 +10,9 @@
 //  - dequantize: (x - zero_point) exactly in int32, converted exactly, one float32 multiply.
 #include <immintrin.h>
 
+#include <algorithm>
+#include <cstring>
+
 #include "../src/dispatch.h"
 #include "parity/refrt/cpu_isa.h"
 #include "quantize_common.h"
@@ -77,6 +80,43 @@ __attribute__((target("avx2"))) int64_t dequantize_avx2(const uint8_t* x, int64_
 
 bool is_8bit(DType t) { return t == DType::kInt8 || t == DType::kUInt8; }
 
+// requantize_tile's AVX2 body (16 columns; the caller pads mult / offset to 16).
+__attribute__((target("avx2"))) void requantize_tile_avx2(const int32_t* sums, int rows, int64_t cols,
+                                                          const double* mult, const double* offset, double lo,
+                                                          double hi, bool is_signed, uint8_t* y, int64_t ystride) {
+  alignas(16) uint8_t q[8][16] = {};
+  for (int r = 0; r < rows; ++r) requantize_avx2(sums + r * 16, 16, mult, offset, true, lo, hi, is_signed, q[r]);
+  // 8 positions x 16 channels of bytes to 16 channels x 8 positions: three rounds of interleaving.
+  __m128i a[8], b[8], c[8];
+  for (int i = 0; i < 4; ++i) {
+    const __m128i r0 = _mm_load_si128(reinterpret_cast<const __m128i*>(q[2 * i])),
+                  r1 = _mm_load_si128(reinterpret_cast<const __m128i*>(q[2 * i + 1]));
+    a[2 * i] = _mm_unpacklo_epi8(r0, r1);      // channels 0-7 of positions 2i, 2i + 1
+    a[2 * i + 1] = _mm_unpackhi_epi8(r0, r1);  // channels 8-15
+  }
+  for (int h = 0; h < 2; ++h)      // positions 0-3 (h = 0) and 4-7
+    for (int i = 0; i < 2; ++i) {  // channels 0-7 (i = 0) and 8-15
+      b[4 * h + 2 * i] = _mm_unpacklo_epi16(a[4 * h + i], a[4 * h + 2 + i]);
+      b[4 * h + 2 * i + 1] = _mm_unpackhi_epi16(a[4 * h + i], a[4 * h + 2 + i]);
+    }
+  for (int i = 0; i < 4; ++i) {  // c[2i], c[2i + 1]: channels 4i .. 4i + 3, eight positions each
+    c[2 * i] = _mm_unpacklo_epi32(b[i], b[4 + i]);
+    c[2 * i + 1] = _mm_unpackhi_epi32(b[i], b[4 + i]);
+  }
+  for (int64_t j = 0; j < cols; ++j) {
+    alignas(16) uint8_t v[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(v), c[j / 2]);
+    uint8_t* dst = y + j * ystride;
+    const uint8_t* src = v + (j % 2) * 8;
+    if (rows == 6) {  // a whole tile: two fixed-size copies instead of a library call
+      std::memcpy(dst, src, 4);
+      std::memcpy(dst + 4, src + 4, 2);
+    } else {
+      for (int r = 0; r < rows; ++r) dst[r] = src[r];
+    }
+  }
+}
+
 }  // namespace
 
 void requantize_row(const int32_t* acc, int64_t n, const double* mult, const double* offset, bool per_column, double lo,
@@ -92,6 +132,23 @@ void requantize_row(const int32_t* acc, int64_t n, const double* mult, const dou
       py[i] = static_cast<Y>(requantize(acc[i], mult[k], offset[k], lo, hi));
     }
   });
+}
+
+void requantize_tile(const int32_t* sums, int rows, int64_t cols, const double* mult, const double* offset, double lo,
+                     double hi, DType out, uint8_t* y, int64_t ystride) {
+  if (kAvx2 && is_8bit(out) && rows <= 8) {
+    double m16[16] = {}, o16[16] = {};
+    std::copy(mult, mult + cols, m16);
+    std::copy(offset, offset + cols, o16);
+    return requantize_tile_avx2(sums, rows, cols, m16, o16, lo, hi, out == DType::kInt8, y, ystride);
+  }
+  const size_t esize = dtype_size(out);
+  alignas(8) uint8_t q[16 * sizeof(int32_t)];
+  for (int r = 0; r < rows; ++r) {
+    requantize_row(sums + r * 16, cols, mult, offset, true, lo, hi, out, q);
+    for (int64_t j = 0; j < cols; ++j)
+      std::memcpy(y + static_cast<size_t>(j * ystride + r) * esize, q + static_cast<size_t>(j) * esize, esize);
+  }
 }
 
 int64_t quantize_8bit_prefix(const float* x, int64_t n, float scale, int32_t zp, DType out, void* y) {
