@@ -1,7 +1,8 @@
-// The integer convolution with channels-last activations, for 1-D and 2-D convolutions of one group and
-// at least 8 input channels (taps_suit). x - x_zp is written once as int16 [N, H, W, cp], so that the K
-// values of an output position are its taps' runs of cp channels, read in place by the GEMM tile; the
-// weights are qgemm panels of 16 output channels in the same k order, packed once at load. A tile is 6
+// The integer convolution with channels-last activations, for 1-D and 2-D convolutions of one group
+// (taps_suit). x - x_zp is written once as int16 [N, H', W', cp], zero-padded in space and to an even
+// channel count, so that the K values of an output position are runs read in place by the GEMM tile: one
+// run of kw * cp values per kernel row (cp per tap where the width is dilated). The weights are qgemm
+// panels of 16 output channels in the same (tap, channel) order, packed once at load. A tile is 6
 // consecutive output positions x 16 channels. panel_conv instead gathers K x 16 values for every 16
 // output positions (for a 3x3 convolution, each input value 9 times): that gather cost as much as the
 // products on the convolutions of 32-128 channels.

@@ -26,8 +26,8 @@ struct ConvWeights {
 };
 ConvWeights widen_weights(const NodeDef& node, const Tensor& w, const std::vector<int32_t>& zp, int64_t group);
 
-// Whether the channels-last path suits: 1-D or 2-D, one group, at least 8 input channels (fewer make each
-// tap's run too short for the tile's inner loop; such convs, the stems and the depthwise ones keep panel_conv).
+// Whether the channels-last path suits: 1-D or 2-D, one group, kernel rows of at least 8 values (kw times
+// the even channel count). The grouped and depthwise convolutions keep panel_conv.
 bool taps_suit(const ConvWeights& w, int64_t group);
 TapPanels pack_taps(const ConvWeights& w);
 
