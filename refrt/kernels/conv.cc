@@ -284,12 +284,14 @@ class ConvKernel : public Kernel {
     if (threads > 1 && rows_per * ow < 128) rows_per = oh;  // small planes: split output channels instead
     p.rows_per = balanced_rows(rows_per, oh, threads);
     p.chunks = (oh + p.rows_per - 1) / p.rows_per;
-    // Fewer chunks than threads: each chunk's GEMM is split by output channels over the pool, in two
+    // Fewer chunks than threads: each chunk's GEMM is split by output channels over the pool. With our
+    // GEMM, one block per thread (each block packs the columns itself, see chunked_2d); with BLAS, two
     // blocks per thread of at least 24 channels (taken by whichever thread is free: one running late
     // does fewer).
-    p.m_blocks = p.chunks < threads
-                     ? std::max<int64_t>(std::min<int64_t>(threads, mg), std::min<int64_t>(2 * threads, mg / 24))
-                     : 1;
+    const int64_t blocks =
+        own_gemm ? std::min(threads, mg)
+                 : std::max<int64_t>(std::min<int64_t>(threads, mg), std::min<int64_t>(2 * threads, mg / 24));
+    p.m_blocks = p.chunks < threads ? blocks : 1;
     p.lo.resize(static_cast<size_t>(kw));
     p.hi.resize(static_cast<size_t>(kw));
     for (int64_t b = 0; b < kw; ++b) {
@@ -403,16 +405,16 @@ class ConvKernel : public Kernel {
                               : nullptr;
           for (int64_t ch = c0; ch < c1; ++ch) {
             const int64_t r0 = ch * rows_per, r1 = std::min(oh, r0 + rows_per), ncols = (r1 - r0) * ow;
-            if (m_blocks > 1) {  // the pool is split over this chunk: it prepares the columns too
+            if (m_blocks > 1 && !own_gemm) {  // the pool is split over this chunk: it prepares the columns too
               parallel_for(io, cg, prep_grain,
                            [&](int64_t ci0, int64_t ci1) { prepare(xg, r0, r1, ci0, ci1, col, packed); });
-            } else {
+            } else if (m_blocks == 1) {
               prepare(xg, r0, r1, 0, cg, col, packed);
             }
             const T* cols = pointwise ? xg + r0 * ow : col;
             const int64_t ldb = pointwise ? out_size : ncols;
             // Output channels [o0, o1): GEMM then epilogue (bias, added input, activations).
-            auto channels = [&](int64_t o0, int64_t o1) {
+            auto channels = [&](int64_t o0, int64_t o1, const float* packed) {
               if constexpr (std::is_same_v<T, float>) {
                 if (own_gemm) {  // bias, added input and a lone Relu in the GEMM's registers
                   conv_gemm::Epilogue ep;
@@ -432,12 +434,23 @@ class ConvKernel : public Kernel {
               rows_epilogue(yg + o0 * out_size + r0 * ow, pb ? pb + gi * mg + o0 : nullptr,
                             pz ? pz + (i * m + gi * mg + o0) * out_size + r0 * ow : nullptr, o1 - o0, ncols, out_size);
             };
-            if (m_blocks > 1) {
-              // Block edges on multiples of 6 (the GEMM's rows per register tile), the last one at mg.
-              const auto edge = [&](int64_t b) { return b == m_blocks ? mg : mg * b / m_blocks / 6 * 6; };
-              parallel_each(io, m_blocks, [&](int64_t b0, int64_t b1) { channels(edge(b0), edge(b1)); });
+            // Block edges on multiples of 6 (the GEMM's rows per register tile), the last one at mg.
+            const auto edge = [&](int64_t b) { return b == m_blocks ? mg : mg * b / m_blocks / 6 * 6; };
+            if (m_blocks > 1 && own_gemm) {
+              // Each block packs the chunk's columns into its own thread's buffer, then runs its channels:
+              // one hand-off to the pool per chunk, not two. On small planes (MobileNet's 1x1 convs on 14x14
+              // and 7x7: 30-60 us of work) the second wait cost as much as the second thread gained. The
+              // packing is K x ncols; a block's GEMM is at least 24 times that.
+              parallel_each(io, m_blocks, [&](int64_t b0, int64_t b1) {
+                float* mine = scratch<float>(static_cast<size_t>(conv_gemm::packed_size(col_rows, ncols)),
+                                             ScratchSlot::kConvPacked);
+                prepare(xg, r0, r1, 0, cg, col, mine);
+                channels(edge(b0), edge(b1), mine);
+              });
+            } else if (m_blocks > 1) {
+              parallel_each(io, m_blocks, [&](int64_t b0, int64_t b1) { channels(edge(b0), edge(b1), packed); });
             } else {
-              channels(0, mg);
+              channels(0, mg, packed);
             }
           }
         };
