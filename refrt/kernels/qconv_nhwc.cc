@@ -143,12 +143,16 @@ void nhwc_conv(const KernelIO& io, const nn::WindowGeometry& g, const Tensor& x,
   const Padded d = x.dtype() == DType::kInt8 ? to_channels_last(io, p, x.data<int8_t>(), n, c, tp.cp, x_zp)
                                              : to_channels_last(io, p, x.data<uint8_t>(), n, c, tp.cp, x_zp);
   const Runs runs = runs_of(p, d);
-  // Items: image, then weight panel, then position chunk (fastest), so that a task's chunks share a panel.
+  // Items: image, then the outer and the inner of (weight panel, position chunk). Where all the weights fit
+  // in L2 (the early layers, the stems), a chunk's input rows stay in L1 while every panel passes over them;
+  // otherwise a task's chunks share one panel (the late layers: megabytes of weights, a small plane).
+  const bool panel_inner = tp.b.data.size() * sizeof(int16_t) <= (size_t{256} << 10);
   qgemm::balanced_for(io, items, 1, [&](int64_t i0, int64_t i1) {
     std::vector<const int16_t*> a(static_cast<size_t>(qgemm::kRows * runs.runs));
     alignas(32) int32_t local[qgemm::kRows * qgemm::kPanel];
     for (int64_t i = i0; i < i1; ++i) {
-      const int64_t chunk = i % chunks, panel = (i / chunks) % panels, image = i / (chunks * panels);
+      const int64_t j = i % (chunks * panels), image = i / (chunks * panels);
+      const int64_t chunk = panel_inner ? j / panels : j % chunks, panel = panel_inner ? j % panels : j / chunks;
       const int64_t c0 = panel * qgemm::kPanel, cols = std::min(qgemm::kPanel, m - c0);
       const int16_t* weights = tp.b.data.data() + panel * tp.b.kp * qgemm::kPanel;
       const int16_t* image16 = d.x16.data() + image * d.hp * d.wp * d.cp;
