@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "parity/refrt/cpu_isa.h"
 
@@ -144,40 +145,37 @@ void interleave_pair(const int16_t* r0, const int16_t* r1, int16_t* dst) {
   }
 }
 
-void tile(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t kp, int32_t* c) {
-  if (!kAvx2) return tile_portable(rows, a, lda, panel, kp, c);
+namespace {
+
+// fn(std::integral_constant<int, R>) for R = rows in [1, kRows]: the tiles are unrolled per row count.
+template <typename Fn>
+void with_rows(int rows, Fn&& fn) {
   switch (rows) {
     case 1:
-      return tile_avx2<1>(a, lda, panel, kp, c);
+      return fn(std::integral_constant<int, 1>{});
     case 2:
-      return tile_avx2<2>(a, lda, panel, kp, c);
+      return fn(std::integral_constant<int, 2>{});
     case 3:
-      return tile_avx2<3>(a, lda, panel, kp, c);
+      return fn(std::integral_constant<int, 3>{});
     case 4:
-      return tile_avx2<4>(a, lda, panel, kp, c);
+      return fn(std::integral_constant<int, 4>{});
     case 5:
-      return tile_avx2<5>(a, lda, panel, kp, c);
+      return fn(std::integral_constant<int, 5>{});
     default:
-      return tile_avx2<6>(a, lda, panel, kp, c);
+      return fn(std::integral_constant<int, 6>{});
   }
+}
+
+}  // namespace
+
+void tile(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t kp, int32_t* c) {
+  if (!kAvx2) return tile_portable(rows, a, lda, panel, kp, c);
+  with_rows(rows, [&](auto r) { tile_avx2<decltype(r)::value>(a, lda, panel, kp, c); });
 }
 
 void tile_taps(int rows, const int16_t* const* a, int64_t taps, int64_t kc, const int16_t* panel, int32_t* c) {
   if (!kAvx2) return tile_taps_portable(rows, a, taps, kc, panel, c);
-  switch (rows) {
-    case 1:
-      return tile_taps_avx2<1>(a, taps, kc, panel, c);
-    case 2:
-      return tile_taps_avx2<2>(a, taps, kc, panel, c);
-    case 3:
-      return tile_taps_avx2<3>(a, taps, kc, panel, c);
-    case 4:
-      return tile_taps_avx2<4>(a, taps, kc, panel, c);
-    case 5:
-      return tile_taps_avx2<5>(a, taps, kc, panel, c);
-    default:
-      return tile_taps_avx2<6>(a, taps, kc, panel, c);
-  }
+  with_rows(rows, [&](auto r) { tile_taps_avx2<decltype(r)::value>(a, taps, kc, panel, c); });
 }
 
 bool uses_avx2() { return kAvx2; }
