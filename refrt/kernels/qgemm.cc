@@ -16,34 +16,8 @@ namespace {
 // PARITY_REFRT_ISA=scalar caps this too, so the tests run the portable loop on AVX2 machines.
 const bool kAvx2 = isa_allows(IsaLevel::kAvx2);
 
-// c[rows, 16] (local tile, row stride 16) = a[rows, kp] x panel.
-template <int R>
-__attribute__((target("avx2"))) void tile_avx2(const int16_t* a, int64_t lda, const int16_t* panel, int64_t kp,
-                                               int32_t* c) {
-  // The row loops are unrolled so that the 2R accumulators stay in registers (no spills at -O2).
-  __m256i acc0[R], acc1[R];
-#pragma GCC unroll 6
-  for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = _mm256_setzero_si256();
-  for (int64_t k = 0; k < kp; k += 2) {
-    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + k * kPanel));
-    const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + k * kPanel + 16));
-#pragma GCC unroll 6
-    for (int r = 0; r < R; ++r) {
-      int32_t pair;
-      std::memcpy(&pair, a + r * lda + k, 4);
-      const __m256i av = _mm256_set1_epi32(pair);
-      acc0[r] = _mm256_add_epi32(acc0[r], _mm256_madd_epi16(av, b0));
-      acc1[r] = _mm256_add_epi32(acc1[r], _mm256_madd_epi16(av, b1));
-    }
-  }
-#pragma GCC unroll 6
-  for (int r = 0; r < R; ++r) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * 16), acc0[r]);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * 16 + 8), acc1[r]);
-  }
-}
-
-// tile_avx2 with the A rows in runs (qgemm.h, tile_taps).
+// c[R, 16] (local tile, row stride 16) = sum over taps t of the runs a[r * taps + t][0, kc) x the panel's k rows
+// [t * kc, (t + 1) * kc) (qgemm.h, tile_taps); a plain tile is one run per row.
 template <int R>
 __attribute__((target("avx2"))) void tile_taps_avx2(const int16_t* const* a, int64_t taps, int64_t kc,
                                                     const int16_t* panel, int32_t* c) {
@@ -82,16 +56,6 @@ void tile_taps_portable(int rows, const int16_t* const* a, int64_t taps, int64_t
       for (int64_t t = 0; t < taps; ++t)
         for (int64_t k = 0; k < kc; ++k)
           s += a[r * taps + t][k] * panel[(t * kc + (k & ~1)) * kPanel + col * 2 + (k & 1)];
-      c[r * 16 + col] = s;
-    }
-}
-
-void tile_portable(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t kp, int32_t* c) {
-  for (int r = 0; r < rows; ++r)
-    for (int64_t col = 0; col < kPanel; ++col) {
-      int32_t s = 0;
-      for (int64_t k = 0; k < kp; k += 2)
-        s += a[r * lda + k] * panel[k * kPanel + col * 2] + a[r * lda + k + 1] * panel[k * kPanel + col * 2 + 1];
       c[r * 16 + col] = s;
     }
 }
@@ -169,8 +133,9 @@ void with_rows(int rows, Fn&& fn) {
 }  // namespace
 
 void tile(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t kp, int32_t* c) {
-  if (!kAvx2) return tile_portable(rows, a, lda, panel, kp, c);
-  with_rows(rows, [&](auto r) { tile_avx2<decltype(r)::value>(a, lda, panel, kp, c); });
+  const int16_t* row[kRows];
+  for (int r = 0; r < rows; ++r) row[r] = a + r * lda;
+  tile_taps(rows, row, 1, kp, panel, c);
 }
 
 void tile_taps(int rows, const int16_t* const* a, int64_t taps, int64_t kc, const int16_t* panel, int32_t* c) {
