@@ -2,6 +2,7 @@
 // functions, Erf Floor Ceil Round, Not BitwiseNot, IsNaN IsInf.
 #include <cmath>
 
+#include "../src/vmath.h"
 #include "elementwise.h"
 
 namespace parity::refrt {
@@ -32,7 +33,15 @@ PARITY_FLOAT_UNARY(Asinh, std::asinh(x));
 PARITY_FLOAT_UNARY(Acosh, std::acosh(x));
 PARITY_FLOAT_UNARY(Atanh, std::atanh(x));
 PARITY_FLOAT_UNARY(Tanh, std::tanh(x));
-PARITY_FLOAT_UNARY(Erf, std::erf(x));
+// float32 through vmath::erf (vectorised, within 1.31 ulp): libm's took 8 ns an element.
+struct ErfOp : FloatOp {
+  using FloatOp::FloatOp;
+  template <typename T>
+  T operator()(T x) const {
+    return static_cast<T>(std::erf(x));
+  }
+  void span(const float* x, float* y, int64_t n) const { vmath::erf(x, y, n); }
+};
 PARITY_FLOAT_UNARY(Floor, std::floor(x));
 PARITY_FLOAT_UNARY(Ceil, std::ceil(x));
 // Halves go to the even neighbour (nearbyint in the default rounding mode), as ONNX and numpy.

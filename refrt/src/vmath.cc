@@ -21,6 +21,7 @@ const bool kAvx2 = isa_allows(IsaLevel::kAvx2);
 }  // namespace
 
 void exp(const float* x, float* y, int64_t n) { kAvx2 ? avx2::exp_impl(x, y, n) : base::exp_impl(x, y, n); }
+void erf(const float* x, float* y, int64_t n) { kAvx2 ? avx2::erf_impl(x, y, n) : base::erf_impl(x, y, n); }
 void sigmoid(float* p, int64_t n) { kAvx2 ? avx2::sigmoid_impl(p, n) : base::sigmoid_impl(p, n); }
 void silu(float* p, int64_t n) { kAvx2 ? avx2::silu_impl(p, n) : base::silu_impl(p, n); }
 void gelu_erf(float* p, int64_t n, float c0, float c1, float c2) {

@@ -44,6 +44,36 @@ def bf16_aware(api):
     return case
 
 
+def erf_rows(api):
+    """float32 Erf (vectorised in refrt) within 2 ulp, relative: rtol 2.4e-7 is 2 to 4 ulp, atol 0.
+    The oracle is math.erf in double, rounded once to float32."""
+    np, node = api.np, api.node
+    erf = np.vectorize(math.erf, otypes=[np.float64])
+
+    def row(name, x, tol=(2.4e-7, 0.0)):
+        x = np.asarray(x, np.float32)
+        api.case(f"erf_f32_{name}", [node("Erf", ["x"], ["y"])], {"x": x}, {"y": erf(x).astype(np.float32)}, tol=tol)
+
+    tiny = np.geomspace(1e-8, 1e-3, 41)
+    row("tiny", np.concatenate([tiny, -tiny, [1e-30, -1e-37]]))
+    row("subnormal", [1e-45, -3e-45, 1e-40, -2e-39, 1.1e-38], tol=(0.0, 3e-45))  # ulp 1.4e-45 here
+    one = np.float32(1.0)
+    steps = [np.nextafter(one, np.float32(0)), one, np.nextafter(one, np.float32(2))]
+    row("region_switch", np.concatenate([np.linspace(0.9, 1.1, 41), steps, -np.array(steps)]))
+    tail = np.concatenate([np.linspace(3, 6, 61), [3.9192055, 3.9192057, 3.919206, 3.95, 4.0]])
+    row("tail_3_to_6", np.concatenate([tail, -tail]))
+    # NaN, +-inf, +-0 and huge values; y2 = 1 / erf(x) tells -0 from +0 (-inf, inf).
+    x = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e30, -3.4e38, 0.5, -2.0], np.float32)
+    y = erf(x).astype(np.float32)
+    with np.errstate(divide="ignore"):
+        y2 = np.reciprocal(y)
+    api.case("erf_f32_specials", [node("Erf", ["x"], ["y"]), node("Reciprocal", ["y"], ["y2"])], {"x": x},
+             {"y": y, "y2": y2}, tol=(2.4e-7, 0.0))
+    # Above the pool's 16384-element grain: split into ranges on the thread-pool run.
+    own = np.random.default_rng(41)
+    row("pool_200003", own.uniform(-5, 5, 200003))
+
+
 def build(api):
     np, case, node = api.np, bf16_aware(api), api.node
 
@@ -201,6 +231,7 @@ def build(api):
     case("cos_f64_scalar", [node("Cos", ["x"], ["y"])], {"x": x}, {"y": np.cos(x)}, tol=(1e-12, 1e-12))
     x = api.rand(100003, low=-4, high=4)
     case("exp_f32_large_100k", [node("Exp", ["x"], ["y"])], {"x": x}, {"y": np.exp(x)})
+    erf_rows(api)
     x = api.rand(5, low=-4, high=4)
     case("sin_opset7", [node("Sin", ["x"], ["y"])], {"x": x}, {"y": np.sin(x)}, opset=7)
 
