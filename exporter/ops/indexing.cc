@@ -250,7 +250,12 @@ void masked_scatter(TranslateContext& ctx) {
       ctx.emit1("CumSum", {ctx.cast_if_needed(mask, DType::kBool, DType::kInt64), ctx.graph.constant_i64({0}, true)});
   const std::string k = ctx.emit1(
       "Max", {ctx.emit1("Sub", {counts, ctx.graph.constant_i64({1}, true)}), ctx.graph.constant_i64({0}, true)}, "k");
-  const std::string source = ctx.emit1("Reshape", {ctx.value("source", out), flat_shape}, "source");
+  // One element more than source holds, so that the Gather stays inside it when source is empty (no true
+  // position: every k is 0 and Where keeps self); torch never reads past source's true count.
+  const std::string zero = ctx.emit1("Reshape", {ctx.constant(0, out), ctx.graph.constant_i64({1})});
+  const std::string source = ctx.temp("source_padded");
+  set_attr(ctx.emit("Concat", {ctx.emit1("Reshape", {ctx.value("source", out), flat_shape}, "source"), zero}, {source}),
+           "axis", int64_t{0});
   const std::string taken = ctx.emit1("Gather", {source, k}, "taken");
   const std::string merged = ctx.emit1("Where", {mask, taken, ctx.emit1("Reshape", {self, flat_shape})});
   ctx.emit("Reshape", {merged, shape}, {ctx.output()});

@@ -781,6 +781,9 @@ import aten_cases_complex  # noqa: E402,F401
 # a view over a dynamic batch (FocalNet's decomposed program): the indices are computed in the graph
 case("aten::as_strided.default", lambda x: aten.as_strided.default(x, [x.shape[0], 2, 3], [12, 1, 4], 1),
      lambda: (r(4, 12),), dynamic=_batch, tag="dynamic_batch")
+# no true position and an empty source (HiggsAudio-v2's audio features when a batch has no audio tokens)
+case("aten::masked_scatter.default", lambda a, m, s: aten.masked_scatter.default(a, m, s),
+     lambda: (r(3, 4), torch.zeros(3, 4, dtype=torch.bool), r(0)), tag="empty_source")
 
 
 def core_overloads() -> list[str]:
