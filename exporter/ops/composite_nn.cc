@@ -314,9 +314,8 @@ void sdpa_math(TranslateContext& ctx) {
   const DType t = ctx.output_meta().dtype;
   if (ctx.float_arg("dropout_p", 0.0) != 0.0 || ctx.has("dropout_mask"))
     ctx.fail("_scaled_dot_product_attention_math with dropout is not supported");
-  if (ctx.bool_arg("enable_gqa", false))
-    ctx.fail("_scaled_dot_product_attention_math with enable_gqa is not supported");
-  std::string scores = attention_scores(ctx, t);
+  const bool gqa = ctx.bool_arg("enable_gqa", false);
+  std::string scores = attention_scores(ctx, t, gqa ? repeat_kv_heads(ctx, ctx.tensor("key")) : "");
   const std::string minus_inf = ctx.constant(-std::numeric_limits<double>::infinity(), t);
   if (ctx.bool_arg("is_causal", false)) {
     const std::string last2 =
@@ -334,7 +333,7 @@ void sdpa_math(TranslateContext& ctx) {
   set_attr(sm, "axis", int64_t{-1});
   std::string weights = sm->output(0);
   if (ctx.has("attn_mask")) weights = zero_fully_masked_rows(ctx, scores, weights, t);
-  ctx.emit("MatMul", {weights, ctx.tensor("value")}, {ctx.output(0)});
+  ctx.emit("MatMul", {weights, gqa ? repeat_kv_heads(ctx, ctx.tensor("value")) : ctx.tensor("value")}, {ctx.output(0)});
   ctx.alias_output(1, weights);
 }
 

@@ -9,8 +9,8 @@
 namespace parity::exporter {
 
 // query @ key^T * scale (the `scale` argument, else 1/sqrt(head dim)): the scores of an unfused attention.
-std::string attention_scores(TranslateContext& ctx, DType t) {
-  const std::string q = ctx.tensor("query"), k = ctx.tensor("key");
+std::string attention_scores(TranslateContext& ctx, DType t, const std::string& key) {
+  const std::string q = ctx.tensor("query"), k = key.empty() ? ctx.tensor("key") : key;
   const std::string kt = transpose_last_two(ctx, k, ctx.rank("key"), "key_t");
   std::string scale;
   if (ctx.has("scale")) {
@@ -20,6 +20,24 @@ std::string attention_scores(TranslateContext& ctx, DType t) {
     scale = ctx.emit1("Reciprocal", {ctx.emit1("Sqrt", {e})}, "scale");
   }
   return ctx.emit1("Mul", {ctx.emit1("MatMul", {q, kt}), scale}, "scores");
+}
+
+std::string repeat_kv_heads(TranslateContext& ctx, const std::string& kv) {
+  const auto part = [&](const std::string& shape, int64_t a, int64_t b) {
+    return ctx.emit1("Slice", {shape, ctx.graph.constant_i64({a}), ctx.graph.constant_i64({b})});
+  };
+  const std::string s = shape_of(ctx, kv), q = shape_of(ctx, ctx.tensor("query"));
+  const std::string lead = part(s, 0, -3), heads = part(s, -3, -2), tail = part(s, -2, INT64_MAX);
+  const std::string q_heads = part(q, -3, -2), groups = ctx.emit1("Div", {q_heads, heads}, "groups");
+  const auto concat = [&](const std::vector<std::string>& parts) {
+    const std::string out = ctx.temp("shape");
+    set_attr(ctx.emit("Concat", parts, {out}), "axis", int64_t{0});
+    return out;
+  };
+  // [..., Hkv, 1, S, E] expanded to [..., Hkv, g, S, E], then merged to [..., Hkv * g, S, E].
+  const std::string wide = ctx.emit1(
+      "Expand", {ctx.emit1("Unsqueeze", {kv, ctx.graph.constant_i64({-3})}), concat({lead, heads, groups, tail})});
+  return ctx.emit1("Reshape", {wide, concat({lead, q_heads, tail})}, "repeated_heads");
 }
 
 namespace {
@@ -485,10 +503,10 @@ void sdpa(TranslateContext& ctx) {
     ctx.fail("scaled_dot_product_attention with dropout_p > 0 is not supported");
   if (ctx.opset >= 23 && ctx.rank("query") == 4 && ctx.rank("key") == 4 && ctx.rank("value") == 4)
     return sdpa_as_attention(ctx, t);
-  if (ctx.bool_arg("enable_gqa", false))
-    ctx.fail("scaled_dot_product_attention with enable_gqa needs opset 23 (Attention) and 4-D inputs");
-  const std::string v = ctx.tensor("value");
-  std::string scores = attention_scores(ctx, t);
+  // Grouped-query heads below opset 23: key and value repeated to the query's heads, as torch does.
+  const bool gqa = ctx.bool_arg("enable_gqa", false);
+  const std::string v = gqa ? repeat_kv_heads(ctx, ctx.tensor("value")) : ctx.tensor("value");
+  std::string scores = attention_scores(ctx, t, gqa ? repeat_kv_heads(ctx, ctx.tensor("key")) : "");
   const std::string minus_inf = ctx.constant(-std::numeric_limits<double>::infinity(), t);
   if (ctx.bool_arg("is_causal", false)) {
     const std::string sq = shape_of(ctx, scores);

@@ -116,8 +116,12 @@ std::string slice_shape(TranslateContext& ctx, const std::string& shape, int64_t
 std::string transpose_last_two(TranslateContext& ctx, const std::string& v, int64_t rank, const std::string& hint);
 // torch's type promotion of two operands (tensors win over scalars of the same kind).
 DType promote(TranslateContext& ctx, const std::string& a, const std::string& b);
-// query @ key^T * scale (`scale` argument or 1/sqrt(head dim)) for the unfused attention translations.
-std::string attention_scores(TranslateContext& ctx, DType t);
+// query @ key^T * scale (`scale` argument or 1/sqrt(head dim)) for the unfused attention translations;
+// `key` replaces the node's key (grouped-query heads repeated, repeat_kv_heads).
+std::string attention_scores(TranslateContext& ctx, DType t, const std::string& key = "");
+// enable_gqa's key / value [..., Hkv, S, E] with each head repeated Hq / Hkv times in place (torch's
+// repeat_interleave on dim -3), Hq being query's dim -3: [..., Hq, S, E].
+std::string repeat_kv_heads(TranslateContext& ctx, const std::string& kv);
 // atan2(y, x) of two values of dtype `out` into `result` (torch's: 0 at (0, 0)).
 void emit_atan2(TranslateContext& ctx, const std::string& y, const std::string& x, DType out,
                 const std::string& result);

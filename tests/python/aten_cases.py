@@ -784,6 +784,13 @@ case("aten::as_strided.default", lambda x: aten.as_strided.default(x, [x.shape[0
 # no true position and an empty source (HiggsAudio-v2's audio features when a batch has no audio tokens)
 case("aten::masked_scatter.default", lambda a, m, s: aten.masked_scatter.default(a, m, s),
      lambda: (r(3, 4), torch.zeros(3, 4, dtype=torch.bool), r(0)), tag="empty_source")
+# grouped-query heads below opset 23 (GLM-ASR's encoder): key / value heads repeated in the graph
+case("aten::scaled_dot_product_attention.default",
+     lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True),
+     lambda: (r(1, 4, 5, 8), r(1, 2, 5, 8), r(1, 2, 5, 8)), tag="gqa")
+case("aten::scaled_dot_product_attention.default",
+     lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, m, enable_gqa=True),
+     lambda: (r(6, 3, 4), r(2, 5, 4), r(2, 5, 4), r(3, 5)), tag="gqa-3d-float-mask")
 
 
 def core_overloads() -> list[str]:
