@@ -14,6 +14,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "../src/scratch.h"
 #include "qlinear_conv.h"
 
 namespace parity::refrt::qconv {
@@ -65,9 +66,11 @@ void block_channels_last(const X* x, int64_t c, int64_t hw, int64_t cp, int32_t 
 
 // The padded channels-last input: x16[((image * hp + ph + ih) * wp + pw + iw) * cp + channel] = x - zp, every
 // other value 0 (the padding and the pad channel), so that every tap of every output position is inside.
+// The buffer is the calling thread's scratch: allocated per call it was mmapped and page-faulted every time
+// (hundreds of KiB), on the calling thread before the pool could start.
 struct Padded {
   int64_t hp = 0, wp = 0, cp = 0;
-  std::vector<int16_t> x16;
+  int16_t* x16 = nullptr;
 };
 
 template <typename X>
@@ -77,12 +80,14 @@ Padded to_channels_last(const KernelIO& io, const Plane& p, const X* x, int64_t 
   // As far as the last output position's last tap reaches past the input (at least the input itself).
   d.hp = std::max(p.ph + p.h, (p.oh - 1) * p.sh + (p.kh - 1) * p.dh + 1);
   d.wp = std::max(p.pw + p.w, (p.ow - 1) * p.sw + (p.kw - 1) * p.dw + 1);
-  d.x16.assign(static_cast<size_t>(n * d.hp * d.wp * cp), 0);
+  const size_t size = static_cast<size_t>(n * d.hp * d.wp * cp);
+  d.x16 = scratch<int16_t>(size, ScratchSlot::kQConvInput);
+  std::fill(d.x16, d.x16 + size, int16_t{0});
   parallel_for(io, n * p.h, 4, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t image = r / p.h, ih = r % p.h;
       block_channels_last(x + image * c * p.h * p.w + ih * p.w, c, p.h * p.w, cp, zp, 0, p.w,
-                          d.x16.data() + ((image * d.hp + p.ph + ih) * d.wp + p.pw) * cp);
+                          d.x16 + ((image * d.hp + p.ph + ih) * d.wp + p.pw) * cp);
     }
   });
   return d;
@@ -155,7 +160,7 @@ void nhwc_conv(const KernelIO& io, const nn::WindowGeometry& g, const Tensor& x,
       const int64_t chunk = panel_inner ? j / panels : j % chunks, panel = panel_inner ? j % panels : j / chunks;
       const int64_t c0 = panel * qgemm::kPanel, cols = std::min(qgemm::kPanel, m - c0);
       const int16_t* weights = tp.b.data.data() + panel * tp.b.kp * qgemm::kPanel;
-      const int16_t* image16 = d.x16.data() + image * d.hp * d.wp * d.cp;
+      const int16_t* image16 = d.x16 + image * d.hp * d.wp * d.cp;
       for (int64_t o0 = chunk * per; o0 < std::min(out, (chunk + 1) * per); o0 += qgemm::kRows) {
         const int rows = static_cast<int>(std::min(qgemm::kRows, out - o0));
         for (int r = 0; r < rows; ++r) {
