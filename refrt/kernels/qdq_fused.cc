@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "../src/activation.h"
+#include "../src/scratch.h"
 #include "qlinear_conv.h"
 #include "quantize_common.h"
 
@@ -168,15 +169,16 @@ class QGemmKernel : public Kernel {
     if (x.rank() == 0 || x.shape().back() != k_)
       node_.fail("input " + shape_str(x.shape()) + " does not end in the weights' K = " + std::to_string(k_));
     const int64_t m = x.numel() / k_, kp = packed_.kp;
-    std::vector<int16_t> a(static_cast<size_t>(m * kp));
+    // The calling thread's scratch (a vector of this size was mmapped and page-faulted on every call).
+    int16_t* a = scratch<int16_t>(static_cast<size_t>(m * kp), ScratchSlot::kQConvInput);
     dispatch_numeric(x.dtype(), [&](auto tag) {
       using X = decltype(tag);
       parallel_for(io, m, 64, [&](int64_t r0, int64_t r1) {
-        for (int64_t r = r0; r < r1; ++r) qgemm::widen_row(x.data<X>() + r * k_, k_, rq_.x_zp, a.data() + r * kp);
+        for (int64_t r = r0; r < r1; ++r) qgemm::widen_row(x.data<X>() + r * k_, k_, rq_.x_zp, a + r * kp);
       });
     });
     Tensor acc(DType::kInt32, {m, n_});
-    qgemm::gemm(io, m, a.data(), kp, packed_, acc.data<int32_t>(), n_);
+    qgemm::gemm(io, m, a, kp, packed_, acc.data<int32_t>(), n_);
     Shape out = x.shape();
     out.back() = n_;
     Tensor y(rq_.out, out);
