@@ -285,9 +285,10 @@ class ConvKernel : public Kernel {
     p.rows_per = balanced_rows(rows_per, oh, threads);
     p.chunks = (oh + p.rows_per - 1) / p.rows_per;
     // Fewer chunks than threads: each chunk's GEMM is split by output channels over the pool. With our
-    // GEMM, one block per thread (each block packs the columns itself, see chunked_2d); with BLAS, two
-    // blocks per thread of at least 24 channels (taken by whichever thread is free: one running late
-    // does fewer).
+    // GEMM, one block per thread, each packing the columns itself (a separate packing step and then the
+    // blocks waited on the pool twice per call, which on MobileNet's 1x1 convs on 14x14 and 7x7, 30-60 us
+    // of work, cost as much as the second thread gained); with BLAS, two blocks per thread of at least 24
+    // channels (taken by whichever thread is free: one running late does fewer).
     const int64_t blocks =
         own_gemm ? std::min(threads, mg)
                  : std::max<int64_t>(std::min<int64_t>(threads, mg), std::min<int64_t>(2 * threads, mg / 24));
@@ -388,8 +389,7 @@ class ConvKernel : public Kernel {
     auto prepare = [&](const T* xg, int64_t r0, int64_t r1, int64_t ci0, int64_t ci1, T* col, float* packed) {
       prepare_columns<T>(g, plan, cg, xg, r0, r1, ci0, ci1, col, packed);
     };
-    // Input channels per thread when one chunk's columns are prepared by the whole pool: at least
-    // about 16 KiB of columns each.
+    // Input channels per thread when the pool prepares one chunk's columns: about 16 KiB of columns each.
     const int64_t prep_grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, kh * kw * rows_per * ow));
     for (int64_t i = 0; i < n; ++i)
       for (int64_t gi = 0; gi < group_; ++gi) {
@@ -408,8 +408,6 @@ class ConvKernel : public Kernel {
             if (m_blocks > 1 && !own_gemm) {  // the pool is split over this chunk: it prepares the columns too
               parallel_for(io, cg, prep_grain,
                            [&](int64_t ci0, int64_t ci1) { prepare(xg, r0, r1, ci0, ci1, col, packed); });
-            } else if (m_blocks == 1) {
-              prepare(xg, r0, r1, 0, cg, col, packed);
             }
             const T* cols = pointwise ? xg + r0 * ow : col;
             const int64_t ldb = pointwise ? out_size : ncols;
@@ -434,24 +432,20 @@ class ConvKernel : public Kernel {
               rows_epilogue(yg + o0 * out_size + r0 * ow, pb ? pb + gi * mg + o0 : nullptr,
                             pz ? pz + (i * m + gi * mg + o0) * out_size + r0 * ow : nullptr, o1 - o0, ncols, out_size);
             };
-            // Block edges on multiples of 6 (the GEMM's rows per register tile), the last one at mg.
-            const auto edge = [&](int64_t b) { return b == m_blocks ? mg : mg * b / m_blocks / 6 * 6; };
-            if (m_blocks > 1 && own_gemm) {
-              // Each block packs the chunk's columns into its own thread's buffer, then runs its channels:
-              // one hand-off to the pool per chunk, not two. On small planes (MobileNet's 1x1 convs on 14x14
-              // and 7x7: 30-60 us of work) the second wait cost as much as the second thread gained. The
-              // packing is K x ncols; a block's GEMM is at least 24 times that.
-              parallel_each(io, m_blocks, [&](int64_t b0, int64_t b1) {
-                float* mine = scratch<float>(static_cast<size_t>(conv_gemm::packed_size(col_rows, ncols)),
-                                             ScratchSlot::kConvPacked);
-                prepare(xg, r0, r1, 0, cg, col, mine);
-                channels(edge(b0), edge(b1), mine);
-              });
-            } else if (m_blocks > 1) {
-              parallel_each(io, m_blocks, [&](int64_t b0, int64_t b1) { channels(edge(b0), edge(b1), packed); });
-            } else {
+            if (m_blocks == 1) {
+              prepare(xg, r0, r1, 0, cg, col, packed);
               channels(0, mg, packed);
+              continue;
             }
+            // Block edges on multiples of 6 (the GEMM tile's rows). With our GEMM each block packs the columns
+            // itself: one hand-off to the pool per chunk, not two (plan_chunks: MobileNet's small 1x1 convs).
+            const auto edge = [&](int64_t b) { return b == m_blocks ? mg : mg * b / m_blocks / 6 * 6; };
+            parallel_each(io, m_blocks, [&](int64_t b0, int64_t b1) {
+              const size_t size = static_cast<size_t>(conv_gemm::packed_size(col_rows, ncols));
+              float* mine = own_gemm ? scratch<float>(size, ScratchSlot::kConvPacked) : packed;
+              if (own_gemm) prepare(xg, r0, r1, 0, cg, col, mine);
+              channels(edge(b0), edge(b1), mine);
+            });
           }
         };
         if (m_blocks > 1)
