@@ -64,8 +64,9 @@ void block_channels_last(const X* x, int64_t c, int64_t hw, int64_t cp, int32_t 
     for (int64_t p = ch < c8 ? q8 : p0; p < p1; ++p) x16[p * cp + ch] = static_cast<int16_t>(x[ch * hw + p] - zp);
 }
 
-// The padded channels-last input: x16[((image * hp + ph + ih) * wp + pw + iw) * cp + channel] = x - zp, every
-// other value 0 (the padding and the pad channel), so that every tap of every output position is inside.
+// The padded channels-last input: x16[((image * hp + ph + ih) * wp + pw + iw) * cp + channel] = x - zp, the
+// spatial padding 0, so that every tap of every output position is inside (the pad channel, when C is odd,
+// meets zero weights: its values do not matter).
 // The buffer is the calling thread's scratch: allocated per call it was mmapped and page-faulted every time
 // (hundreds of KiB), on the calling thread before the pool could start.
 struct Padded {
@@ -80,14 +81,20 @@ Padded to_channels_last(const KernelIO& io, const Plane& p, const X* x, int64_t 
   // As far as the last output position's last tap reaches past the input (at least the input itself).
   d.hp = std::max(p.ph + p.h, (p.oh - 1) * p.sh + (p.kh - 1) * p.dh + 1);
   d.wp = std::max(p.pw + p.w, (p.ow - 1) * p.sw + (p.kw - 1) * p.dw + 1);
-  const size_t size = static_cast<size_t>(n * d.hp * d.wp * cp);
-  d.x16 = scratch<int16_t>(size, ScratchSlot::kQConvInput);
-  std::fill(d.x16, d.x16 + size, int16_t{0});
-  parallel_for(io, n * p.h, 4, [&](int64_t r0, int64_t r1) {
+  d.x16 = scratch<int16_t>(static_cast<size_t>(n * d.hp * d.wp * cp), ScratchSlot::kQConvInput);
+  // Row by padded row on the pool: padding rows zeroed whole, input rows transposed with their side padding
+  // zeroed (the buffer is reused scratch). The pad channel is left as it is: its weights are 0.
+  parallel_for(io, n * d.hp, 4, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
-      const int64_t image = r / p.h, ih = r % p.h;
-      block_channels_last(x + image * c * p.h * p.w + ih * p.w, c, p.h * p.w, cp, zp, 0, p.w,
-                          d.x16 + ((image * d.hp + p.ph + ih) * d.wp + p.pw) * cp);
+      const int64_t image = r / d.hp, ih = r % d.hp - p.ph;
+      int16_t* row = d.x16 + r * d.wp * cp;
+      if (ih < 0 || ih >= p.h) {
+        std::fill(row, row + d.wp * cp, int16_t{0});
+        continue;
+      }
+      std::fill(row, row + p.pw * cp, int16_t{0});
+      std::fill(row + (p.pw + p.w) * cp, row + d.wp * cp, int16_t{0});
+      block_channels_last(x + image * c * p.h * p.w + ih * p.w, c, p.h * p.w, cp, zp, 0, p.w, row + p.pw * cp);
     }
   });
   return d;
