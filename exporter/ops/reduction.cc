@@ -194,6 +194,9 @@ PARITY_TRANSLATION("aten::any.dims", any, 18);
 PARITY_TRANSLATION("aten::all.default", all, 18);
 PARITY_TRANSLATION("aten::all.dim", all, 18);
 PARITY_TRANSLATION("aten::all.dims", all, 18);
+// torch's own helpers behind `assert tensor.all()` style checks (Gemma-3n): a bool tensor to one bool.
+PARITY_TRANSLATION("aten::_is_all_true.default", all, 18);
+PARITY_TRANSLATION("aten::_is_any_true.default", any, 18);
 PARITY_TRANSLATION("aten::argmax.default", argmax, 18);
 PARITY_TRANSLATION("aten::argmin.default", argmin, 18);
 PARITY_TRANSLATION("aten::max.dim", max_dim, 18);

@@ -791,6 +791,11 @@ case("aten::scaled_dot_product_attention.default",
 case("aten::scaled_dot_product_attention.default",
      lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, m, enable_gqa=True),
      lambda: (r(6, 3, 4), r(2, 5, 4), r(2, 5, 4), r(3, 5)), tag="gqa-3d-float-mask")
+# torch's helpers of tensor truth checks, left in Gemma-3n's non-strict program
+case("aten::_is_all_true.default", lambda m: aten._is_all_true.default(m), lambda: (rb(3, 4),))
+case("aten::_is_all_true.default", lambda m: aten._is_all_true.default(m), lambda: (torch.ones(2, 3, dtype=torch.bool),),
+     tag="all-true")
+case("aten::_is_any_true.default", lambda m: aten._is_any_true.default(m), lambda: (rb(3, 4),))
 
 
 def core_overloads() -> list[str]:
