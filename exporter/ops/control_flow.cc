@@ -268,6 +268,8 @@ void translate_grad_mode_region(TranslateContext& ctx) {
 }  // namespace
 
 PARITY_TRANSLATION("higher_order::wrap_with_set_grad_enabled", translate_grad_mode_region, 18);
+// The region is inlined and each of its nodes meets the complex rules itself (LLaMA-4's rotary table).
+PARITY_COMPLEX_TRANSPARENT("higher_order::wrap_with_set_grad_enabled");
 PARITY_TRANSLATION("higher_order::cond", translate_cond, 18);
 PARITY_TRANSLATION("higher_order::while_loop", translate_while_loop, 18);
 PARITY_TRANSLATION("higher_order::scan", translate_scan, 18);

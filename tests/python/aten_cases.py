@@ -798,6 +798,15 @@ case("aten::_is_all_true.default", lambda m: aten._is_all_true.default(m), lambd
 case("aten::_is_any_true.default", lambda m: aten._is_any_true.default(m), lambda: (rb(3, 4),))
 
 
+def _grad_region_complex(x, t):
+    with torch.no_grad():  # a complex table under no_grad, as LLaMA-4's rotary embedding computes it
+        f = torch.polar(torch.ones_like(t), t)
+    return torch.view_as_real(torch.view_as_complex(x) * f)
+
+
+case("higher_order::wrap_with_set_grad_enabled", _grad_region_complex, lambda: (r(3, 4, 2), r(3, 4)), tag="complex")
+
+
 def core_overloads() -> list[str]:
     """Every aten overload tagged core in the installed torch."""
     out = set()
