@@ -9,7 +9,6 @@
 // into [Q(a), Q(b)]. The weights are the node's tensor attributes, widened and packed once here.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "../src/activation.h"
 #include "../src/scratch.h"
