@@ -137,7 +137,9 @@ void requantize_row(const int32_t* acc, int64_t n, const double* mult, const dou
 void requantize_tile(const int32_t* sums, int rows, int64_t cols, const double* mult, const double* offset, double lo,
                      double hi, DType out, uint8_t* y, int64_t ystride) {
   if (kAvx2 && is_8bit(out) && rows <= 8) {
-    double m16[16] = {}, o16[16] = {};
+    if (cols == 16)  // a whole panel of channels: the parameters are read in place
+      return requantize_tile_avx2(sums, rows, cols, mult, offset, lo, hi, out == DType::kInt8, y, ystride);
+    double m16[16] = {}, o16[16] = {};  // the last panel: padded to 16
     std::copy(mult, mult + cols, m16);
     std::copy(offset, offset + cols, o16);
     return requantize_tile_avx2(sums, rows, cols, m16, o16, lo, hi, out == DType::kInt8, y, ystride);
