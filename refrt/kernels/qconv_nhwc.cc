@@ -170,10 +170,14 @@ void nhwc_conv(const KernelIO& io, const nn::WindowGeometry& g, const Tensor& x,
       const int16_t* image16 = d.x16 + image * d.hp * d.wp * d.cp;
       for (int64_t o0 = chunk * per; o0 < std::min(out, (chunk + 1) * per); o0 += qgemm::kRows) {
         const int rows = static_cast<int>(std::min(qgemm::kRows, out - o0));
+        int64_t oy = o0 / p.ow, ox = o0 % p.ow;  // one division per tile, not two per row
         for (int r = 0; r < rows; ++r) {
-          const int64_t o = o0 + r;
-          const int16_t* first = image16 + ((o / p.ow) * p.sh * d.wp + (o % p.ow) * p.sw) * d.cp;
+          const int16_t* first = image16 + (oy * p.sh * d.wp + ox * p.sw) * d.cp;
           for (int64_t t = 0; t < runs.runs; ++t) a[static_cast<size_t>(r * runs.runs + t)] = first + runs.off[t];
+          if (++ox == p.ow) {
+            ox = 0;
+            ++oy;
+          }
         }
         qgemm::tile_taps(rows, a.data(), runs.runs, runs.len, weights, local);
         sink(image, o0, rows, c0, cols, local);

@@ -3,10 +3,10 @@
 //   -> QuantizeLinear
 // as one integer product (qgemm.h, exact int32 sums) and a requantization epilogue:
 //   y = clamp(rint(sum * x_scale * w_scale[c] / y_scale + y_zero_point + bias[c] / y_scale), lo, hi)
-// in double. The unfused chain computes the same real number through float32 steps, so the two agree
-// but where float rounding puts the value next to a .5 tie (then by one step). Relu folds exactly into
-// lo = max(lo, y_zero_point) (QuantizeLinear is monotonic and maps 0 to the zero point); Clip(a, b)
-// into [Q(a), Q(b)]. The weights are the node's tensor attributes, widened and packed once here.
+// in float32 (quant::requantize_f32). The unfused chain computes the same real number through other float32
+// steps, so the two agree but where rounding puts the value next to a .5 tie (then by one step). Relu folds exactly
+// into lo = max(lo, y_zero_point) (QuantizeLinear is monotonic and maps 0 to the zero point); Clip(a, b) into [Q(a),
+// Q(b)]. The weights are the node's tensor attributes, widened and packed once here.
 #include <algorithm>
 #include <cmath>
 
@@ -26,8 +26,8 @@ const Tensor& tensor_attr(const NodeDef& node, const char* name) {
 
 // What the epilogue needs, per output channel: multiplier, offset, and the clamp bounds.
 struct Requant {
-  std::vector<double> mult, offset;
-  double lo = 0, hi = 0;
+  std::vector<float> mult, offset;
+  float lo = 0, hi = 0;
   DType out = DType::kUInt8;
   DType x_type = DType::kUInt8;
   int32_t x_zp = 0;
@@ -46,17 +46,18 @@ Requant parse_requant(const NodeDef& node, int64_t channels) {
   r.offset.resize(r.mult.size());
   for (int64_t c = 0; c < channels; ++c) {
     const double w = ws.data<float>()[ws.numel() == 1 ? 0 : c];
-    r.mult[static_cast<size_t>(c)] = static_cast<double>(xs) * w / static_cast<double>(ys);
+    // In double, then rounded once to float32.
+    r.mult[static_cast<size_t>(c)] = static_cast<float>(static_cast<double>(xs) * w / static_cast<double>(ys));
     r.offset[static_cast<size_t>(c)] =
-        yz + (bias ? static_cast<double>(bias->data<float>()[c]) / static_cast<double>(ys) : 0.0);
+        static_cast<float>(yz + (bias ? static_cast<double>(bias->data<float>()[c]) / static_cast<double>(ys) : 0.0));
   }
   int64_t lo = 0, hi = 0;
   quant::int_range(r.out, lo, hi);
-  r.lo = static_cast<double>(lo);
-  r.hi = static_cast<double>(hi);
+  r.lo = static_cast<float>(lo);
+  r.hi = static_cast<float>(hi);
   // QuantizeLinear of a bound, as the unfused Q computes it (float32 quotient, rint, zero point).
-  auto q = [&](float v) { return std::clamp(static_cast<double>(std::nearbyint(v / ys)) + yz, r.lo, r.hi); };
-  if (node.attr_int("relu", 0)) r.lo = std::max(r.lo, static_cast<double>(yz));
+  auto q = [&](float v) { return std::clamp(std::nearbyint(v / ys) + static_cast<float>(yz), r.lo, r.hi); };
+  if (node.attr_int("relu", 0)) r.lo = std::max(r.lo, static_cast<float>(yz));
   if (const Attribute* a = node.attr("clip_min", Attribute::Type::kFloat)) r.lo = std::max(r.lo, q(a->f));
   if (const Attribute* a = node.attr("clip_max", Attribute::Type::kFloat)) r.hi = std::min(r.hi, q(a->f));
   return r;
@@ -99,9 +100,10 @@ class QConvKernel : public Kernel {
     if (!weights_.taps.empty()) {
       qconv::nhwc_conv(io, g, x, rq_.x_zp, weights_.taps,
                        [&](int64_t image, int64_t o0, int rows, int64_t c0, int64_t cols, const int32_t* sums) {
-                         quant::requantize_tile(sums, rows, cols, &rq_.mult[static_cast<size_t>(c0)],
-                                                &rq_.offset[static_cast<size_t>(c0)], rq_.lo, rq_.hi, rq_.out,
-                                                py + static_cast<size_t>((image * m + c0) * plane + o0) * esize, plane);
+                         quant::requantize_tile_f32(sums, rows, cols, &rq_.mult[static_cast<size_t>(c0)],
+                                                    &rq_.offset[static_cast<size_t>(c0)], rq_.lo, rq_.hi, rq_.out,
+                                                    py + static_cast<size_t>((image * m + c0) * plane + o0) * esize,
+                                                    plane);
                        });
       io.outputs[0] = std::move(y);
       return;
@@ -109,8 +111,8 @@ class QConvKernel : public Kernel {
     qconv::panel_conv(io, g, group_, x, rq_.x_zp, weights_, nullptr,
                       [&](int64_t row, int64_t j0, const int32_t* sums, int64_t cols) {
                         const size_t c = static_cast<size_t>(row % m);
-                        quant::requantize_row(sums, cols, &rq_.mult[c], &rq_.offset[c], false, rq_.lo, rq_.hi, rq_.out,
-                                              py + static_cast<size_t>(row * plane + j0) * esize);
+                        quant::requantize_row_f32(sums, cols, &rq_.mult[c], &rq_.offset[c], false, rq_.lo, rq_.hi,
+                                                  rq_.out, py + static_cast<size_t>(row * plane + j0) * esize);
                       });
     io.outputs[0] = std::move(y);
   }
@@ -125,9 +127,9 @@ class QConvKernel : public Kernel {
         io, acc.dim(0) * m, std::max<int64_t>(1, 16384 / std::max<int64_t>(plane, 1)), [&](int64_t r0, int64_t r1) {
           for (int64_t r = r0; r < r1; ++r) {
             const size_t c = static_cast<size_t>(r % m);
-            quant::requantize_row(acc.data<int32_t>() + r * plane, plane, &rq_.mult[c], &rq_.offset[c], false, rq_.lo,
-                                  rq_.hi, rq_.out,
-                                  static_cast<uint8_t*>(y.mutable_raw()) + static_cast<size_t>(r * plane) * esize);
+            quant::requantize_row_f32(acc.data<int32_t>() + r * plane, plane, &rq_.mult[c], &rq_.offset[c], false,
+                                      rq_.lo, rq_.hi, rq_.out,
+                                      static_cast<uint8_t*>(y.mutable_raw()) + static_cast<size_t>(r * plane) * esize);
           }
         });
     io.outputs[0] = std::move(y);
@@ -176,15 +178,16 @@ class QGemmKernel : public Kernel {
         for (int64_t r = r0; r < r1; ++r) qgemm::widen_row(x.data<X>() + r * k_, k_, rq_.x_zp, a + r * kp);
       });
     });
-    Tensor acc(DType::kInt32, {m, n_});
-    qgemm::gemm(io, m, a, kp, packed_, acc.data<int32_t>(), n_);
     Shape out = x.shape();
     out.back() = n_;
     Tensor y(rq_.out, out);
-    const size_t esize = dtype_size(rq_.out);
-    parallel_for(io, m, std::max<int64_t>(1, 16384 / std::max<int64_t>(n_, 1)), [&](int64_t r0, int64_t r1) {
-      quant::requantize_block(acc.data<int32_t>() + r0 * n_, r1 - r0, n_, rq_.mult, rq_.offset, false, rq_.out, rq_.lo,
-                              rq_.hi, static_cast<uint8_t*>(y.mutable_raw()) + static_cast<size_t>(r0 * n_) * esize);
+    uint8_t* py = static_cast<uint8_t*>(y.mutable_raw());
+    // Each tile's sums are requantized while they are in cache (no int32 [M, N] in memory).
+    qgemm::gemm_tiles(io, m, a, kp, packed_, [&](int64_t r0, int rows, int64_t c0, int64_t cols, const int32_t* tile) {
+      for (int r = 0; r < rows; ++r)
+        quant::requantize_row_f32(tile + r * 16, cols, &rq_.mult[static_cast<size_t>(c0)],
+                                  &rq_.offset[static_cast<size_t>(c0)], true, rq_.lo, rq_.hi, rq_.out,
+                                  py + (r0 + r) * n_ + c0);
     });
     io.outputs[0] = std::move(y);
   }

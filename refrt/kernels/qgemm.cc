@@ -154,6 +154,12 @@ void balanced_for(const KernelIO& io, int64_t n, int64_t grain, const std::funct
 }
 
 void gemm(const KernelIO& io, int64_t m, const int16_t* a, int64_t lda, const PackedB& b, int32_t* c, int64_t ldc) {
+  gemm_tiles(io, m, a, lda, b, [&](int64_t r0, int rows, int64_t c0, int64_t cols, const int32_t* tile) {
+    for (int r = 0; r < rows; ++r) std::memcpy(c + (r0 + r) * ldc + c0, tile + r * 16, static_cast<size_t>(cols) * 4);
+  });
+}
+
+void gemm_tiles(const KernelIO& io, int64_t m, const int16_t* a, int64_t lda, const PackedB& b, const GemmSink& sink) {
   const int64_t mt = (m + kRows - 1) / kRows, panels = b.panels();
   if (m == 0 || b.n == 0) return;
   // The outer loop walks the larger operand once; the inner one reuses the smaller from cache.
@@ -168,8 +174,7 @@ void gemm(const KernelIO& io, int64_t m, const int16_t* a, int64_t lda, const Pa
         const int64_t r0 = t * kRows, rows = std::min(kRows, m - r0);
         const int64_t c0 = p * kPanel, cols = std::min(kPanel, b.n - c0);
         tile(static_cast<int>(rows), a + r0 * lda, lda, b.data.data() + p * b.kp * kPanel, b.kp, local);
-        for (int64_t r = 0; r < rows; ++r)
-          std::memcpy(c + (r0 + r) * ldc + c0, local + r * 16, static_cast<size_t>(cols) * 4);
+        sink(r0, static_cast<int>(rows), c0, cols, local);
       }
   });
 }

@@ -62,6 +62,11 @@ void widen_row(const T* src, int64_t k, int32_t zp, int16_t* dst) {
 // C[m, b.n] (row stride ldc) = A x B; A rows of b.kp int16 at stride lda. Work split on io's pool.
 void gemm(const KernelIO& io, int64_t m, const int16_t* a, int64_t lda, const PackedB& b, int32_t* c, int64_t ldc);
 
+// The same product handed over tile by tile while it is in cache: rows [r0, r0 + rows) x columns
+// [c0, c0 + cols) of C in tile[r * 16 + j] (a fused epilogue requantizes there instead of storing int32 C).
+using GemmSink = std::function<void(int64_t r0, int rows, int64_t c0, int64_t cols, const int32_t* tile)>;
+void gemm_tiles(const KernelIO& io, int64_t m, const int16_t* a, int64_t lda, const PackedB& b, const GemmSink& sink);
+
 // c[rows, 16] (row stride 16) = a[rows, kp] (row stride lda) x one packed panel; rows in [1, kRows].
 void tile(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t kp, int32_t* c);
 

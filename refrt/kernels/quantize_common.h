@@ -73,6 +73,19 @@ inline int32_t requantize(int32_t acc, double multiplier, double offset, double 
   return static_cast<int32_t>((v + kMagic) - kMagic);
 }
 
+// The fused QDQ nodes' epilogue (QConv / QGemm), in float32 as ONNX Runtime's fused kernels compute it:
+// float(acc) * mult + offset (two float32 roundings, no FMA, the same on every ISA path), clamped, rounded
+// half to even by adding and taking off 1.5 * 2^23 (exact for |v| < 2^22; lo and hi are 8-bit bounds).
+// float(acc) is exact below 2^24 and each rounding is 6e-8 relative, so against the double requantize()
+// the value moves by about 1e-4 of a step at most: it changes only next to a .5 tie, by one step, the rule
+// the fused plans are held to. It is five vector instructions per 8 sums against the double form's 15.
+inline int32_t requantize_f32(int32_t acc, float mult, float offset, float lo, float hi) {
+  float v = static_cast<float>(acc) * mult + offset;
+  v = v < lo ? lo : (v > hi ? hi : v);
+  constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23
+  return static_cast<int32_t>((v + kMagic) - kMagic);
+}
+
 // A float rounded to `t` (float16 / bfloat16; float32 unchanged): numpy's arithmetic in the scales' type.
 float round_to(float v, DType t);
 
@@ -90,6 +103,13 @@ void requantize_row(const int32_t* acc, int64_t n, const double* mult, const dou
 // per-channel mult[j] / offset[j] into y transposed, as the NCHW output wants it: y[(j * ystride + r) * size].
 void requantize_tile(const int32_t* sums, int rows, int64_t cols, const double* mult, const double* offset, double lo,
                      double hi, DType out, uint8_t* y, int64_t ystride);
+
+// requantize_f32 of acc[0, n) into the 8-bit `out` with mult[0] / offset[0], or mult[i] / offset[i]
+// (`per_column`), and of a convolution tile into its NCHW output as requantize_tile (AVX2 where the CPU has it).
+void requantize_row_f32(const int32_t* acc, int64_t n, const float* mult, const float* offset, bool per_column,
+                        float lo, float hi, DType out, uint8_t* y);
+void requantize_tile_f32(const int32_t* sums, int rows, int64_t cols, const float* mult, const float* offset, float lo,
+                         float hi, DType out, uint8_t* y, int64_t ystride);
 
 // Per-tensor QuantizeLinear of float32 x into 8-bit `out` / DequantizeLinear of 8-bit x into float32, AVX2
 // (quantize_simd.cc): they handle a prefix of the n elements (a multiple of 8; 0 without AVX2 or for

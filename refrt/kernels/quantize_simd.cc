@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "../src/dispatch.h"
 #include "parity/refrt/cpu_isa.h"
@@ -51,6 +52,28 @@ __attribute__((target("avx2"))) int64_t requantize_avx2(const int32_t* acc, int6
   return i;
 }
 
+// requantize_f32 of 8 sums (quantize_common.h): mul and add (this function is compiled without FMA, so
+// they are not contracted), clamp, vcvtps2dq (halves to even in the default rounding mode).
+__attribute__((target("avx2"))) inline __m256i requantize8_f32(__m256i acc, __m256 mult, __m256 offset, __m256 lo,
+                                                               __m256 hi) {
+  const __m256 v = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc), mult), offset);
+  return _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(v, lo), hi));
+}
+
+__attribute__((target("avx2"))) int64_t requantize_f32_avx2(const int32_t* acc, int64_t n, const float* mult,
+                                                            const float* offset, bool per_elem, float lo, float hi,
+                                                            bool is_signed, uint8_t* y) {
+  const __m256 l = _mm256_set1_ps(lo), h = _mm256_set1_ps(hi);
+  const __m256 m1 = _mm256_set1_ps(mult[0]), o1 = _mm256_set1_ps(offset[0]);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + i));
+    const __m256 m = per_elem ? _mm256_loadu_ps(mult + i) : m1, o = per_elem ? _mm256_loadu_ps(offset + i) : o1;
+    store8(requantize8_f32(a, m, o, l, h), is_signed, y + i);
+  }
+  return i;
+}
+
 __attribute__((target("avx2"))) int64_t quantize_avx2(const float* x, int64_t n, float scale, int32_t zp, float lo,
                                                       float hi, bool is_signed, uint8_t* y) {
   const __m256 s = _mm256_set1_ps(scale), a = _mm256_set1_ps(lo - static_cast<float>(zp) - 1),
@@ -80,12 +103,31 @@ __attribute__((target("avx2"))) int64_t dequantize_avx2(const uint8_t* x, int64_
 
 bool is_8bit(DType t) { return t == DType::kInt8 || t == DType::kUInt8; }
 
-// requantize_tile's AVX2 body (16 columns; the caller pads mult / offset to 16).
-__attribute__((target("avx2"))) void requantize_tile_avx2(const int32_t* sums, int rows, int64_t cols,
-                                                          const double* mult, const double* offset, double lo,
-                                                          double hi, bool is_signed, uint8_t* y, int64_t ystride) {
+// requantize_tile's AVX2 body (16 columns; the caller pads mult / offset to 16), with the double
+// (requantize) or the float32 (requantize_f32) arithmetic.
+template <typename P>
+__attribute__((target("avx2"))) void requantize_tile_avx2(const int32_t* sums, int rows, int64_t cols, const P* mult,
+                                                          const P* offset, P lo, P hi, bool is_signed, uint8_t* y,
+                                                          int64_t ystride) {
   alignas(16) uint8_t q[8][16] = {};
-  for (int r = 0; r < rows; ++r) requantize_avx2(sums + r * 16, 16, mult, offset, true, lo, hi, is_signed, q[r]);
+  if constexpr (std::is_same_v<P, float>) {
+    const __m256 l = _mm256_set1_ps(lo), h = _mm256_set1_ps(hi);
+    const __m256 m0 = _mm256_loadu_ps(mult), m1 = _mm256_loadu_ps(mult + 8);
+    const __m256 o0 = _mm256_loadu_ps(offset), o1 = _mm256_loadu_ps(offset + 8);
+    for (int r = 0; r < rows; ++r) {
+      const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums + r * 16)),
+                    a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums + r * 16 + 8));
+      // Both halves packed at once: packs works per 128-bit lane, so the 16 int16 come out in the lane order
+      // 0-3, 8-11, 4-7, 12-15, which the 64-bit permute restores.
+      const __m256i w = _mm256_permute4x64_epi64(
+          _mm256_packs_epi32(requantize8_f32(a0, m0, o0, l, h), requantize8_f32(a1, m1, o1, l, h)), 0xd8);
+      const __m128i lo16 = _mm256_castsi256_si128(w), hi16 = _mm256_extracti128_si256(w, 1);
+      _mm_store_si128(reinterpret_cast<__m128i*>(q[r]),
+                      is_signed ? _mm_packs_epi16(lo16, hi16) : _mm_packus_epi16(lo16, hi16));
+    }
+  } else {
+    for (int r = 0; r < rows; ++r) requantize_avx2(sums + r * 16, 16, mult, offset, true, lo, hi, is_signed, q[r]);
+  }
   // 8 positions x 16 channels of bytes to 16 channels x 8 positions: three rounds of interleaving.
   __m128i a[8], b[8], c[8];
   for (int i = 0; i < 4; ++i) {
@@ -134,16 +176,49 @@ void requantize_row(const int32_t* acc, int64_t n, const double* mult, const dou
   });
 }
 
+namespace {
+
+// The AVX2 tile with the parameters read in place for a whole panel of 16 channels, else (the last panel)
+// from copies padded to 16.
+template <typename P>
+void requantize_tile_simd(const int32_t* sums, int rows, int64_t cols, const P* mult, const P* offset, P lo, P hi,
+                          bool is_signed, uint8_t* y, int64_t ystride) {
+  if (cols == 16) return requantize_tile_avx2<P>(sums, rows, cols, mult, offset, lo, hi, is_signed, y, ystride);
+  P m16[16] = {}, o16[16] = {};
+  std::copy(mult, mult + cols, m16);
+  std::copy(offset, offset + cols, o16);
+  requantize_tile_avx2<P>(sums, rows, cols, m16, o16, lo, hi, is_signed, y, ystride);
+}
+
+}  // namespace
+
+void requantize_row_f32(const int32_t* acc, int64_t n, const float* mult, const float* offset, bool per_column,
+                        float lo, float hi, DType out, uint8_t* y) {
+  if (!is_8bit(out)) throw Error({}, "requantize_f32 writes int8 / uint8, not " + dtype_name(out));
+  const bool s = out == DType::kInt8;
+  int64_t i = kAvx2 ? requantize_f32_avx2(acc, n, mult, offset, per_column, lo, hi, s, y) : 0;
+  for (; i < n; ++i) {
+    const int64_t k = per_column ? i : 0;
+    const int32_t q = requantize_f32(acc[i], mult[k], offset[k], lo, hi);
+    y[i] = s ? static_cast<uint8_t>(static_cast<int8_t>(q)) : static_cast<uint8_t>(q);
+  }
+}
+
+void requantize_tile_f32(const int32_t* sums, int rows, int64_t cols, const float* mult, const float* offset, float lo,
+                         float hi, DType out, uint8_t* y, int64_t ystride) {
+  if (kAvx2 && is_8bit(out) && rows <= 8)
+    return requantize_tile_simd(sums, rows, cols, mult, offset, lo, hi, out == DType::kInt8, y, ystride);
+  uint8_t q[16];
+  for (int r = 0; r < rows; ++r) {
+    requantize_row_f32(sums + r * 16, cols, mult, offset, true, lo, hi, out, q);
+    for (int64_t j = 0; j < cols; ++j) y[j * ystride + r] = q[j];
+  }
+}
+
 void requantize_tile(const int32_t* sums, int rows, int64_t cols, const double* mult, const double* offset, double lo,
                      double hi, DType out, uint8_t* y, int64_t ystride) {
-  if (kAvx2 && is_8bit(out) && rows <= 8) {
-    if (cols == 16)  // a whole panel of channels: the parameters are read in place
-      return requantize_tile_avx2(sums, rows, cols, mult, offset, lo, hi, out == DType::kInt8, y, ystride);
-    double m16[16] = {}, o16[16] = {};  // the last panel: padded to 16
-    std::copy(mult, mult + cols, m16);
-    std::copy(offset, offset + cols, o16);
-    return requantize_tile_avx2(sums, rows, cols, m16, o16, lo, hi, out == DType::kInt8, y, ystride);
-  }
+  if (kAvx2 && is_8bit(out) && rows <= 8)
+    return requantize_tile_simd(sums, rows, cols, mult, offset, lo, hi, out == DType::kInt8, y, ystride);
   const size_t esize = dtype_size(out);
   alignas(8) uint8_t q[16 * sizeof(int32_t)];
   for (int r = 0; r < rows; ++r) {
