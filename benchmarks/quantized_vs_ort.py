@@ -1,23 +1,27 @@
 """Int8 benchmark: refrt vs onnxruntime on the same QDQ ONNX, and refrt int8 vs refrt float32.
 
     .venv/bin/python benchmarks/quantized_vs_ort.py [--build build] [--out out/qbench] [--threads 1,2]
-                                                    [--runs 10] [--warmup 2] [--repeat R] [--filter REGEX]
+                                                    [--rounds 5] [--runs 10] [--warmup 3] [--filter REGEX]
+                                                    [--json FILE]
 
 The float models are benchmarks/runtime_vs_ort.py's (MLP 1024-4096-1024 batch 64, ResNet-18 1x3x224x224)
 plus a small conv net defined here, exported by `parity export` as there. The QDQ models are made
 independently of Parity by onnxruntime.quantization.quantize_static: QDQ format, uint8 activations,
 int8 weights per channel, calibrated (MinMax) on 8 batches of random normal inputs. Per model and
-thread count T: refrt `parity profile --threads T` on the QDQ model and on the float model, ORT
-(intra_op_num_threads T) on the QDQ model; each number is the median of `runs` runs (best round of
-`repeat`). Prints a markdown table and the refrt/ORT int8 geomean per thread count.
+thread count T, three callables timed by runtime_vs_ort.py's loop, in one process: refrt
+(parity.runtime.InferenceSession, threads=T) on the QDQ model and on the float model, ORT
+(intra_op_num_threads=T) on the QDQ model; rounds with the engine order rotating, each figure the median
+of all timed calls. Prints a markdown table with the CPU and ISA level and the refrt/ORT int8 geomean per
+thread count.
 """
 from __future__ import annotations
 
 import argparse
+import datetime
+import json
 import math
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -28,7 +32,7 @@ from torch import nn
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import runtime_vs_ort as base  # noqa: E402  (model definitions and the export step)
+import runtime_vs_ort as base  # noqa: E402  (models, export, the timing loop, machine facts)
 from onnx import numpy_helper  # noqa: E402
 
 
@@ -90,27 +94,24 @@ def quantize(float_path: Path, args, out: Path):
     return out
 
 
-def time_refrt(parity, onnx_path, inputs_dir, threads, runs, warmup, out):
-    import json
-    cmd = [str(parity), "profile", str(onnx_path), "--inputs", str(inputs_dir), "--threads", str(threads),
-           "--runs", str(runs), "--warmup", str(warmup), "--out", str(out)]
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    trace = json.loads((out / "trace.json").read_text())
-    return float(np.median([e["dur"] for e in trace if e.get("name") == "model_run"])) / 1000
+def engines(qdq: Path, float_path: Path, args, threads: int):
+    """engine -> a no-argument callable: refrt on the QDQ model, ORT on the QDQ model, refrt on the float model."""
+    feeds = {i.name: a.numpy() for i, a in zip(ort.InferenceSession(str(qdq)).get_inputs(), args)}
+    q = base.rt.InferenceSession(str(qdq), threads=threads)
+    f = base.rt.InferenceSession(str(float_path), threads=threads)
+    o = ort.InferenceSession(str(qdq), base.ort_options(threads), providers=["CPUExecutionProvider"])
+    return {"int8": lambda: q.run(None, feeds), "ort_int8": lambda: o.run(None, feeds),
+            "float": lambda: f.run(None, feeds)}
 
 
-def time_ort(onnx_path, args, threads, runs, warmup):
-    import time
-    s = ort.InferenceSession(str(onnx_path), base.ort_options(threads), providers=["CPUExecutionProvider"])
-    feeds = {i.name: a.numpy() for i, a in zip(s.get_inputs(), args)}
-    for _ in range(warmup):
-        s.run(None, feeds)
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        s.run(None, feeds)
-        times.append((time.perf_counter() - t) * 1000)
-    return float(np.median(times))
+def check_agreement(calls, qdq: Path):
+    """refrt and ORT run the same QDQ model: their float outputs agree to a few quantization steps (ORT's
+    saturating u8 x s8 products may move an output by more than one), here 5 % of the output's range."""
+    for x, y in zip(calls["int8"](), calls["ort_int8"]()):
+        scale = max(1e-6, float(np.abs(y).max()))
+        err = float(np.abs(x.astype(np.float64) - y).max())
+        if err > 0.05 * scale:
+            raise SystemExit(f"{qdq}: refrt and ORT disagree (max abs error {err:.3g}, output scale {scale:.3g})")
 
 
 def geomean(xs):
@@ -122,13 +123,15 @@ def main(argv=None):
     ap.add_argument("--build", default=os.environ.get("PARITY_BUILD_DIR", "build"))
     ap.add_argument("--out", default="out/qbench")
     ap.add_argument("--threads", default="1,2")
-    ap.add_argument("--runs", type=int, default=10)
-    ap.add_argument("--warmup", type=int, default=2)
-    ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--filter", default="")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=10, help="timed calls per engine per round")
+    ap.add_argument("--warmup", type=int, default=3, help="untimed calls before each engine's timed calls")
+    ap.add_argument("--filter", default="", help="regular expression on the model keys")
+    ap.add_argument("--json", default="")
     a = ap.parse_args(argv)
     parity = Path(a.build) / "parity" if Path(a.build).is_absolute() else base.ROOT / a.build / "parity"
     threads = [int(t) for t in a.threads.split(",")]
+    cpu, isa = base.cpu_facts(), base.rt.isa_level()
     rows = []
     for key, (title, make) in model_list().items():
         if a.filter and not re.search(a.filter, key):
@@ -136,29 +139,31 @@ def main(argv=None):
         folder = Path(a.out) / key
         _, args, float_path, inputs_dir = export(make, folder, parity)
         qdq = quantize(float_path, args, folder / "model.qdq.onnx")
+        calls = {t: engines(qdq, float_path, args, t) for t in threads}
+        check_agreement(calls[threads[0]], qdq)
+        medians, _ = base.rotating_rounds(calls, a.rounds, a.runs, a.warmup)
         for t in threads:
-            r = {"title": title, "threads": t, "int8": math.inf, "ort_int8": math.inf, "float": math.inf}
-            for _ in range(max(1, a.repeat)):  # interleaved: refrt int8, ORT int8, refrt float32
-                r["int8"] = min(r["int8"], time_refrt(parity, qdq, inputs_dir, t, a.runs, a.warmup, folder / f"q_t{t}"))
-                r["ort_int8"] = min(r["ort_int8"], time_ort(qdq, args, t, a.runs, a.warmup))
-                r["float"] = min(
-                    r["float"], time_refrt(parity, float_path, inputs_dir, t, a.runs, a.warmup, folder / f"f_t{t}")
-                )
-            print(
-                f"{title:45s} T={t} refrt int8 {r['int8']:8.2f}  ORT int8 {r['ort_int8']:8.2f}  "
-                f"refrt f32 {r['float']:8.2f}",
-                flush=True,
-            )
+            r = {"model": key, "title": title, "threads": t, **{e: medians[(t, e)] for e in calls[t]}}
+            print(f"{title:45s} T={t} refrt int8 {r['int8']:8.2f}  ORT int8 {r['ort_int8']:8.2f}  "
+                  f"refrt f32 {r['float']:8.2f}", flush=True)
             rows.append(r)
+        del calls
+    print(f"\nCPU: {cpu['model']}, {len(cpu['avx512']) and 'AVX-512' or 'AVX2'}; refrt ISA level {isa}")
     print("\n| model | T | refrt int8 ms | ORT int8 ms | refrt float32 ms | refrt int8 / ORT int8 "
           "| refrt int8 / float32 |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['title']} | {r['threads']} | {r['int8']:.2f} | {r['ort_int8']:.2f} | {r['float']:.2f} | "
               f"{r['int8'] / r['ort_int8']:.2f} | {r['int8'] / r['float']:.2f} |")
-    for t in threads:
-        ratio = geomean([r["int8"] / r["ort_int8"] for r in rows if r["threads"] == t])
-        print(f"refrt int8 / ORT int8 geomean at {t} thread(s): {ratio:.2f}")
+    gm = {t: geomean([r["int8"] / r["ort_int8"] for r in rows if r["threads"] == t]) for t in threads}
+    for t, g in gm.items():
+        print(f"refrt int8 / ORT int8 geomean at {t} thread(s): {g:.2f}")
+    if a.json:
+        doc = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "cpu": cpu,
+               "refrt_isa_level": isa, "rows": rows, "geomean_int8_over_ort": {str(t): g for t, g in gm.items()},
+               "method": {"rounds": a.rounds, "runs": a.runs, "warmup": a.warmup,
+                          "statistic": "median of all timed calls, engine order rotating per round"}}
+        Path(a.json).write_text(json.dumps(doc, indent=1))
     return 0
 
 

@@ -196,20 +196,32 @@ def check_agreement(calls, onnx_path):
                 raise SystemExit(f"{onnx_path}: refrt and ORT disagree (max abs error {err:.3g}, scale {scale:.3g})")
 
 
-def measure(module, args, onnx_path, threads, rounds, runs, warmup):
-    calls = {t: engines(module, args, onnx_path, t) for t in threads}
-    check_agreement(calls[threads[0]], onnx_path)
-    times = {(t, e): [] for t in threads for e in ("refrt", "ort", "eager")}
-    per_round = {(t, e): [] for t in threads for e in ("refrt", "ort", "eager")}
-    order = ["refrt", "ort", "eager"]
+def rotating_rounds(calls, rounds, runs, warmup):
+    """calls: threads -> engine -> callable. Each round times every (threads, engine) pair with `runs` calls,
+    the engine order rotating per round; returns the medians over all rounds and each round's median."""
+    order = list(next(iter(calls.values())))
+    times = {(t, e): [] for t in calls for e in order}
+    per_round = {(t, e): [] for t in calls for e in order}
     for r in range(rounds):
-        for t in threads:
-            for e in order[r % 3:] + order[:r % 3]:
+        for t in calls:
+            for e in order[r % len(order):] + order[:r % len(order)]:
+                # The previous engine's threads must be parked first: ONNX Runtime's intra-op workers spin for
+                # 10-50 ms after a run (measured: a refrt ResNet-18 call right after an ORT call took 52 ms
+                # instead of 35 at 2 threads, with a 50 ms pause between them 35), which took a core from
+                # whichever engine came next, for all of a small model's calls.
+                time.sleep(0.1)
                 ts = timed_calls(calls[t][e], runs, warmup)
                 times[(t, e)] += ts
                 per_round[(t, e)].append(float(np.median(ts)))
-    torch.set_num_threads(max(threads))
     return {k: float(np.median(v)) for k, v in times.items()}, per_round
+
+
+def measure(module, args, onnx_path, threads, rounds, runs, warmup):
+    calls = {t: engines(module, args, onnx_path, t) for t in threads}
+    check_agreement(calls[threads[0]], onnx_path)
+    medians, per_round = rotating_rounds(calls, rounds, runs, warmup)
+    torch.set_num_threads(max(threads))
+    return medians, per_round
 
 
 # ---- machine facts ----
