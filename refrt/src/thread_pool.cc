@@ -36,11 +36,12 @@ struct ThreadPool::Job {
 
 namespace {
 
-// How long a worker keeps polling for the next job before it sleeps on the condition variable: about
-// the gap between two small kernels of one run, far below a scheduler tick.
-// (Measured once, interleaved runs: 1 ms instead made MobileNetV3's 2-thread runs slower, 3.95 ms against 2.67 at best:
-// on this VM a vCPU spinning on PAUSE is not free for the other.)
-constexpr auto kSpin = std::chrono::microseconds(50);
+// How long a thread keeps polling (a worker for the next job, the caller for its workers' last chunks)
+// before it sleeps on a condition variable: about the gap between two kernels of one run, far below a
+// scheduler tick. Interleaved runs at 2 threads, p50 of 300 runs (with the caller polling too):
+// MobileNetV3-small 2.6-3.0 ms at 50 us, 2.1-2.6 at 200 us, 1.8-2.9 at 1 ms; the LLaMA decode step
+// 2.6-3.0 / 1.9-2.4 / 2.0-3.3. (Before the caller polled, 1 ms had measured slower than 50 us.)
+constexpr auto kSpin = std::chrono::microseconds(200);
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -125,7 +126,7 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain, int64_t max_chunks,
     }
   }
   // A worker still in its last chunk usually leaves within microseconds: poll before sleeping, as the
-  // workers do. Sleeping on the condition variable cost a futex wake-up per parallel op, which on this
+  // workers do (kSpin). Sleeping on the condition variable cost a futex wake-up per parallel op, which on this
   // VM's halted vCPUs took long enough to double the median of a 2-thread int8 conv (998 us against a
   // best of 655).
   const auto until = std::chrono::steady_clock::now() + kSpin;

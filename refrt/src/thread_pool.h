@@ -3,9 +3,9 @@
 // parallel_for splits [0, n) into at most size() (or max_chunks) contiguous chunks of at least `grain`
 // items (the split depends only on those numbers, so results do not depend on timing). The calling thread
 // takes chunks too, and keeps taking them until none is left: it never waits for a worker to wake up
-// for a chunk it could run itself, and only waits for chunks already running. Workers spin briefly
-// after a job before sleeping, so the many small parallel ops of a decode step do not each pay a
-// futex wake-up. Several runs of one Session may call parallel_for at the same time (each call is a
+// for a chunk it could run itself, and only waits for chunks already running (polling briefly before it
+// sleeps). Workers poll briefly after a job before sleeping, so the many small parallel ops of a decode
+// step do not each pay a futex wake-up. Several runs of one Session may call parallel_for at the same time (each call is a
 // job in a queue; every thread drains the oldest unfinished one). A session with a pool runs BLAS on
 // one thread, and the GEMM kernels split their products over the pool (gemm.h's pool_gemm, Conv's
 // row chunks): never BLAS threads competing with the pool's. With PARITY_REFRT_BLAS_THREADS=1 a
