@@ -5,11 +5,11 @@
 // takes chunks too, and keeps taking them until none is left: it never waits for a worker to wake up
 // for a chunk it could run itself, and only waits for chunks already running (polling briefly before it
 // sleeps). Workers poll briefly after a job before sleeping, so the many small parallel ops of a decode
-// step do not each pay a futex wake-up. Several runs of one Session may call parallel_for at the same time (each call is a
-// job in a queue; every thread drains the oldest unfinished one). A session with a pool runs BLAS on
-// one thread, and the GEMM kernels split their products over the pool (gemm.h's pool_gemm, Conv's
-// row chunks): never BLAS threads competing with the pool's. With PARITY_REFRT_BLAS_THREADS=1 a
-// large product called from the run's own thread (pool_gemm) runs on OpenBLAS's threads instead.
+// step do not each pay a futex wake-up. Several runs of one Session may call parallel_for at the same time (each call
+// is a job in a queue; every thread drains the oldest unfinished one). A session with a pool runs BLAS on one thread,
+// and the GEMM kernels split their products over the pool (gemm.h's pool_gemm, Conv's row chunks): never BLAS threads
+// competing with the pool's. With PARITY_REFRT_BLAS_THREADS=1 a large product called from the run's own thread
+// (pool_gemm) runs on OpenBLAS's threads instead.
 #pragma once
 #include <atomic>
 #include <condition_variable>
