@@ -6,7 +6,8 @@
 
 Per case and mode, DIR/<case>/<mode>/ receives model.pt2 (torch.export.save, with the user's Dim names
 in extra/parity_dims.json), test_data_set_<k>/input_<i>.pb and output_<i>.pb (eager outputs, bare
-TensorProto) and case.json, written last. One JSON line per (case, mode) goes to stdout; everything else
+TensorProto), for a case with `fp64_reference` test_data_set_<k>/fp64/output_<i>.pb (the same eager run in
+float64, scenarios/fp64.py), and case.json, written last. One JSON line per (case, mode) goes to stdout; everything else
 goes to stderr. Exit 0 even when a capture fails (that is a result); 2 for usage errors.
 """
 from __future__ import annotations
@@ -30,7 +31,7 @@ import onnx.numpy_helper
 import torch
 import torch.utils._pytree as pytree
 
-from . import suite
+from . import fp64, suite
 from .registry import Case
 
 MODES = ("strict", "nonstrict", "decomposed")
@@ -140,12 +141,14 @@ def _first_lines(e: BaseException, count: int = 3, limit: int = 1000) -> str:
     return f"{type(e).__name__}: {chr(10).join(lines)}"[:limit]
 
 
-def _is_cached(case_dir: Path, digest: str) -> bool:
+def _is_cached(case_dir: Path, digest: str, fp64_reference: bool = False) -> bool:
     try:
         old = json.loads((case_dir / "case.json").read_text())
     except (OSError, ValueError):
         return False
-    return old.get("source_hash") == digest and old.get("status") == "captured" and (case_dir / "model.pt2").is_file()
+    # A case that now asks for float64 references is captured again to get them (and the other way round).
+    return old.get("source_hash") == digest and old.get("status") == "captured" and \
+        (case_dir / "model.pt2").is_file() and ("fp64_outputs" in old) == fp64_reference
 
 
 def _clear(case_dir: Path):
@@ -186,7 +189,7 @@ def capture_case(case: Case, mode: str, out_dir, force: bool = False, programs: 
         return {"case": case.name, "mode": mode, "status": status, "dir": str(case_dir),
                 "seconds": round(time.perf_counter() - start, 3), "error": error}
 
-    if not force and _is_cached(case_dir, digest):
+    if not force and _is_cached(case_dir, digest, case.fp64_reference):
         return line("cached")
     case_dir.mkdir(parents=True, exist_ok=True)
     _clear(case_dir)
@@ -211,6 +214,7 @@ def capture_case(case: Case, mode: str, out_dir, force: bool = False, programs: 
         user_inputs = list(ep.graph_signature.user_inputs)
         info["input_names"] = [n for n in user_inputs if isinstance(n, str)]
         info["output_names"] = output_names = [str(o) for o in ep.graph_signature.user_outputs]
+        fp64_outputs: list[int] = []  # per set, the float64 outputs saved (scenarios/fp64.py)
         for k, (args, kwargs) in enumerate(examples):
             # A fresh module per set: the oracle is eager PyTorch from the state the program was exported
             # in (a module that mutates a buffer would otherwise carry state from one set to the next).
@@ -221,11 +225,19 @@ def capture_case(case: Case, mode: str, out_dir, force: bool = False, programs: 
             program_inputs = [(leaf, name) for leaf, name in zip(leaves, user_inputs) if isinstance(name, str)]
             for i, (leaf, name) in enumerate(program_inputs):
                 _save_tensor(set_dir / f"input_{i}.pb", leaf, name)
+            # The float64 twin is copied before the float32 run, which may mutate the module or its inputs.
+            twin = fp64.prepare(eager, args, kwargs) if case.fp64_reference else None
             with torch.no_grad():
                 outputs = pytree.tree_leaves(eager(*args, **kwargs))
             names = output_names if len(output_names) == len(outputs) else [str(i) for i in range(len(outputs))]
             for i, (out, name) in enumerate(zip(outputs, names)):
                 _save_tensor(set_dir / f"output_{i}.pb", out, name)
+            if case.fp64_reference:
+                saved, why = fp64.run_and_save(twin, set_dir, outputs, names, _save_tensor)
+                fp64_outputs.append(saved)
+                info["fp64_note"] = info.get("fp64_note") or why or None
+        if case.fp64_reference:
+            info["fp64_outputs"] = fp64_outputs
     except Exception as e:  # a case torch.export cannot capture is a result, not the end of the run
         traceback.print_exc(file=sys.stderr)
         _clear(case_dir)

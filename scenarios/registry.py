@@ -30,6 +30,10 @@ class Case:
     export_plugins: Optional[Callable[[], list[str]]] = None
     # The file whose text decides capture's cache (default: make_module's file); set for suite-file cases.
     source: Optional[str] = None
+    # Also run eager in float64 at capture and keep its floating outputs (test_data_set_<k>/fp64/): the
+    # oracle of the fp64 rule (scenarios/fp64.py) for outputs that miss the fixed rule by float32 noise.
+    # Cheap (4 s per mode over the 125 built-in cases, whose capture takes minutes); False turns it off.
+    fp64_reference: bool = True
 
     @property
     def seed(self) -> int:
