@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <utility>
 
 #include "command.h"
 #include "parity/error.h"
@@ -53,6 +54,8 @@ void print_case_details(const verify::CaseEntry& c) {
                 << ", libtorch max_abs " << torch.max_abs_error << (torch.passed ? " ok" : " MISMATCH") << "\n";
       print_detail("refrt vs eager", ours);
       print_detail("libtorch vs eager", torch);
+      for (const auto& [who, cmp] : {std::pair{"refrt", &ours}, std::pair{"libtorch", &torch}})
+        if (cmp->fp64_rule) std::cout << "      " << who << ": " << verify::fp64_rule_text(*cmp->fp64_rule) << "\n";
     }
   if (const auto& d = c.first_divergence) {
     std::cout << "  " << label << " first divergence: " << d->fx_node << " (" << d->op << ", ONNX node " << d->onnx_node
@@ -92,8 +95,13 @@ int run_verify(VerifyArgs& a) {
   const auto report = verify::make_report("parity verify " + a.dir, cases);
   verify::write_report(out, report, !a.no_html);
   if (!a.quiet) {
-    for (const auto& c : cases)
-      std::cout << c.case_name << "/" << c.mode << ": " << c.status << (c.error ? " — " + *c.error : "") << "\n";
+    for (const auto& c : cases) {
+      std::cout << c.case_name << "/" << c.mode << ": " << c.status << (c.error ? " — " + *c.error : "");
+      if (c.fp64_rule)  // refrt against eager needed the second rule: say by how much it passed or failed
+        std::cout << " (" << verify::fp64_rule_text(*c.fp64_rule) << ", " << c.fp64_rule->input_set << " output "
+                  << c.fp64_rule->output << ")";
+      std::cout << "\n";
+    }
     std::cout << "report: " << (fs::path(out) / "report.md").string() << "\n";
   }
   return verify::report_passed(report) ? kExitOk : kExitFailed;

@@ -66,6 +66,7 @@ void to_json(nlohmann::json& j, const Comparison& c) {
   if (!c.histogram.empty()) j["histogram"] = c.histogram;
   if (std::isinf(c.max_abs_error)) j["max_abs_error"] = "Infinity";
   if (c.detail && !c.passed) j["detail"] = *c.detail;
+  if (c.fp64_rule) j["fp64_rule"] = *c.fp64_rule;
   if (c.quant_scale > 0)
     j["quantized"] = {
         {"scale", c.quant_scale},
@@ -86,6 +87,7 @@ void from_json(const nlohmann::json& j, Comparison& c) {
   c.ties = j.value("ties", int64_t{0});
   c.histogram = j.value("histogram", std::vector<int64_t>{});
   if (j.contains("detail")) c.detail = j["detail"].get<MismatchDetail>();
+  if (j.contains("fp64_rule")) c.fp64_rule = j["fp64_rule"].get<Fp64Rule>();
   if (const auto q = j.find("quantized"); q != j.end()) {
     c.quant_scale = q->at("scale").get<double>();
     const auto& steps = q->at("max_steps");

@@ -27,8 +27,12 @@ json verdict(const json& cmp) {
 }
 
 std::string detail_text(const json& cmp) {
-  if (!cmp.is_object() || cmp.value("passed", true) || !cmp.contains("detail")) return "";
-  return mismatch_summary(cmp["detail"].get<MismatchDetail>());
+  if (!cmp.is_object()) return "";
+  // A pass by the fp64 rule alone says so, with its numbers (a failure by both rules adds them too).
+  const std::string fp64 = cmp.contains("fp64_rule") ? fp64_rule_text(cmp["fp64_rule"].get<Fp64Rule>()) : "";
+  if (cmp.value("passed", true) || !cmp.contains("detail")) return fp64;
+  const std::string mismatch = mismatch_summary(cmp["detail"].get<MismatchDetail>());
+  return fp64.empty() ? mismatch : mismatch + "; " + fp64;
 }
 
 json output_rows(const json& sets, std::vector<int64_t>& histogram) {

@@ -62,6 +62,8 @@ std::string result_line(const CaseEntry& entry) {
   if (entry.max_abs_error.is_number())
     s << " max_abs " << std::scientific << std::setprecision(2) << entry.max_abs_error.get<double>();
   s << std::fixed << std::setprecision(1) << "  (" << entry.wall_seconds.value_or(0.0) << " s)";
+  // Where refrt needed the second rule (or it was tried and failed), the numbers, on the case's line.
+  if (entry.fp64_rule) s << "\n    " << fp64_rule_text(*entry.fp64_rule);
   if (is_unexpected(entry.status) && entry.error) s << "\n    " << entry.error->substr(0, 300);
   return s.str();
 }
@@ -128,6 +130,19 @@ std::vector<CaseEntry> verify_all(const MatrixOptions& o, const std::vector<json
   return entries;
 }
 
+// " (fp64 rule)" after a peer's verdict when some of its outputs passed by the fp64 rule alone.
+const char* fp64_mark(const Absent<json>& detail) {
+  return detail && detail->is_object() && detail->value("fp64_outputs", 0) > 0 ? " (fp64 rule)" : "";
+}
+
+std::string peers_line(const Peers& p) {
+  const auto& refrt = p.official.refrt_detail;
+  return "ours refrt " + p.ours.refrt + ", ours ORT " + p.ours.ort + fp64_mark(p.ours.ort_detail) +
+         ", official export " + p.official.export_status + ", refrt " + p.official.refrt +
+         (refrt && refrt->fp64_outputs.value_or(0) > 0 ? " (fp64 rule)" : "") + ", ORT " + p.official.ort +
+         fp64_mark(p.official.ort_detail);
+}
+
 // The peers columns: the captured cases split over up to `jobs` Python processes (torch starts once in each).
 void add_peers(const MatrixOptions& o, std::vector<CaseEntry>& cases) {
   std::vector<size_t> index;
@@ -160,9 +175,7 @@ void add_peers(const MatrixOptions& o, std::vector<CaseEntry>& cases) {
                         CaseEntry& c = cases[mine_index[k]];
                         ++done;
                         std::cout << "  peers [" << done << "/" << jobs.size() << "] " << c.case_name << "/" << c.mode
-                                  << ": ours refrt " << peers.ours.refrt << ", ours ORT " << peers.ours.ort
-                                  << ", official export " << peers.official.export_status << ", refrt "
-                                  << peers.official.refrt << ", ORT " << peers.official.ort << std::endl;
+                                  << ": " << peers_line(peers) << std::endl;
                         c.peers = std::move(peers);
                       });
     });

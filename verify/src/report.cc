@@ -82,6 +82,7 @@ void update_summary(json& report) {
     }
   }
   if (with_peers) summary["peers"] = peers;
+  count_fp64(summary, report["cases"]);
   if (report.contains("regressions")) summary["regressions"] = report["regressions"].size();
   report["summary"] = summary;
 }
@@ -157,6 +158,8 @@ std::string render_markdown(const json& report) {
   for (const char* k : kStatuses)
     if (std::string(k) != "pass" && s.value(k, 0) > 0) md << ", " << s.value(k, 0) << " " << k;
   if (s.contains("regressions")) md << ", " << s["regressions"].get<int>() << " regressions";
+  if (s.contains("fp64_rule") && s["fp64_rule"].value("cases", 0) > 0)
+    md << "; " << s["fp64_rule"]["cases"].get<int>() << " passed by the fp64 rule (below)";
   const bool with_peers = any_peers(report);
   md << "\n\n| case | mode | status | export | run | verify | max abs error | max rel error | first divergence |"
      << (with_peers ? " ours/refrt | ours/ORT | official/refrt | official/ORT |" : "") << "\n"
@@ -167,21 +170,26 @@ std::string render_markdown(const json& report) {
       const json& d = c["first_divergence"];
       divergence = text_of(d, "fx_node") + " (" + text_of(d, "op") + " → " + text_of(d, "onnx_op") + ")";
     }
-    md << "| " << text_of(c, "case") << " | " << text_of(c, "mode") << " | " << text_of(c, "status") << " | "
-       << text_of(c, "export") << " | " << text_of(c, "run") << " | " << text_of(c, "verify") << " | "
+    const std::string status = text_of(c, "status") + (case_passed_by_fp64(c) ? " (fp64 rule)" : "");
+    md << "| " << text_of(c, "case") << " | " << text_of(c, "mode") << " | " << status << " | " << text_of(c, "export")
+       << " | " << text_of(c, "run") << " | " << text_of(c, "verify") << " | "
        << scientific(c.value("max_abs_error", json())) << " | " << scientific(c.value("max_rel_error", json())) << " | "
        << cell(divergence) << " |";
     if (with_peers)
-      for (const auto& col : kPeerColumns) md << " " << peer_cell(c, col[0], col[1]) << " |";
+      for (const auto& col : kPeerColumns)
+        md << " " << peer_cell(c, col[0], col[1]) << (fp64_passes(c, col[0], col[1]) > 0 ? " (fp64)" : "") << " |";
     md << "\n";
   }
   if (s.contains("peers")) {
-    md << "\n## Peers\n\n| column | pass | fail | error | skipped |\n|---|---|---|---|---|\n";
+    const json fp64 = s.value("fp64_rule", json::object());
+    md << "\n## Peers\n\n| column | pass | of which by the fp64 rule | fail | error | skipped |\n"
+       << "|---|---|---|---|---|---|\n";
     for (const auto& col : kPeerColumns) {
       const std::string key = std::string(col[0]) + "_" + col[1];
       const json& counts = s["peers"].value(key, json::object());
-      md << "| " << col[0] << "/" << col[1] << " | " << counts.value("pass", 0) << " | " << counts.value("fail", 0)
-         << " | " << counts.value("error", 0) << " | " << counts.value("skipped", 0) << " |\n";
+      md << "| " << col[0] << "/" << col[1] << " | " << counts.value("pass", 0) << " | " << fp64.value(key, 0) << " | "
+         << counts.value("fail", 0) << " | " << counts.value("error", 0) << " | " << counts.value("skipped", 0)
+         << " |\n";
     }
   }
   if (report.contains("regressions") && !report["regressions"].empty()) {
@@ -191,6 +199,7 @@ std::string render_markdown(const json& report) {
   }
   markdown_divergences(md, report);
   markdown_ties(md, report);
+  markdown_fp64(md, report);
   bool any_error = false;
   for (const auto& c : report.at("cases")) {
     if (!c.value("error", json()).is_string()) continue;

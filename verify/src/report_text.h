@@ -1,5 +1,7 @@
 // Internal: the pieces of report.json that report.md and report.html both show, read the same way.
 #pragma once
+#include <cstdint>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -23,5 +25,15 @@ std::string scientific(const nlohmann::json& v);
 std::string peer_cell(const nlohmann::json& c, const char* side, const char* engine);
 // Whether any case of the report carries peers.
 bool any_peers(const nlohmann::json& report);
+
+// The fp64 rule (report_fp64.cc): its statement for the reports; how many outputs of a peers column
+// (ours/refrt: the case's own comparisons) passed by it alone; whether a passing case needed it (refrt or
+// libtorch against eager); summary["fp64_rule"] = {cases, <side>_<engine>: runs that passed with it}, set
+// only when some count is not 0; report.md's section listing every pair where it was tried.
+extern const char* const kFp64RuleStatement;
+int64_t fp64_passes(const nlohmann::json& c, const char* side, const char* engine);
+bool case_passed_by_fp64(const nlohmann::json& c);
+void count_fp64(nlohmann::json& summary, const nlohmann::json& cases);
+void markdown_fp64(std::ostringstream& md, const nlohmann::json& report);
 
 }  // namespace parity::verify

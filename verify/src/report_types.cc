@@ -75,7 +75,8 @@ void to_json(json& j, const CaseEntry& v) {
        {"peers", v.peers},
        {"wall_seconds", v.wall_seconds},
        {"result", v.result},
-       {"expected_failure", v.expected_failure}};
+       {"expected_failure", v.expected_failure},
+       {"fp64_rule", v.fp64_rule}};
   drop_absent(j);
 }
 
@@ -102,6 +103,7 @@ void from_json(const json& j, CaseEntry& v) {
   v.wall_seconds = j.value("wall_seconds", d.wall_seconds);
   v.result = j.value("result", d.result);
   v.expected_failure = j.value("expected_failure", d.expected_failure);
+  v.fp64_rule = j.value("fp64_rule", d.fp64_rule);
 }
 
 }  // namespace parity::verify

@@ -64,6 +64,7 @@ struct CaseRun {
   double max_abs = 0, max_rel = 0;
   bool all_passed = true;
   int64_t first_index = -1;
+  std::optional<Fp64Rule> fp64;  // refrt's fp64-rule verdict nearest to failing, over all sets and outputs
 };
 
 // One input set: its tensors and both engines' results.
@@ -71,6 +72,7 @@ struct SetRun {
   InputSetEntry entry;
   std::vector<Tensor> inputs;
   std::vector<NamedTensor> expected;
+  std::vector<Tensor> fp64;  // eager's float64 outputs, where capture saved them (undefined elsewhere)
   refrt::RunResult ours;
   ReferenceResult reference;
   std::optional<std::map<std::string, Tensor>> kept;  // every libtorch value, for index ties
@@ -134,6 +136,7 @@ bool read_set(CaseRun& r, const std::string& set_dir, SetRun& s) {
   try {
     for (auto& n : read_tensor_dir(set_dir, "input")) s.inputs.push_back(std::move(n.tensor));
     s.expected = read_tensor_dir(set_dir, "output");
+    s.fp64 = read_fp64_outputs(set_dir, s.expected.size());
   } catch (const Error& e) {
     fail(r.entry, "error", "inputs", e.what());
     return false;
@@ -186,18 +189,29 @@ std::string output_name(const CaseRun& r, size_t i) {
   return r.session->outputs().size() > i ? r.session->outputs()[i].name : "";
 }
 
+// The case's fp64 summary keeps refrt's verdict nearest to failing, with where it was.
+void note_fp64(CaseRun& r, const SetRun& s, size_t i, const Comparison& ours) {
+  if (!ours.fp64_rule) return;
+  Fp64Rule here = *ours.fp64_rule;
+  here.input_set = s.entry.name, here.output = static_cast<int64_t>(i);
+  r.fp64 = r.fp64 ? closer_to_failing(*r.fp64, here) : here;
+}
+
 void compare_user_outputs(CaseRun& r, SetRun& s) {
   const auto user_outputs = r.program.user_output_names();
   for (size_t i = 0; i < s.expected.size(); ++i) {
     const Tensor& eager = s.expected[i].tensor;
-    // A dequantized output is compared in steps of its scale (compare.h's quantized rule).
+    // A dequantized output is compared in steps of its scale (compare.h's quantized rule); others against
+    // eager by the fixed rule, then the fp64 rule where capture saved eager's float64 output.
     const auto scale = i < user_outputs.size() ? dequantize_scale(r.program, user_outputs[i]) : std::nullopt;
-    auto compare = [&](const Tensor& want, const Tensor& got) {
-      return scale ? compare_quantized(want, got, *scale) : compare_tensors(want, got);
+    auto against_eager = [&](const Tensor& got) {
+      return scale ? compare_quantized(eager, got, *scale) : compare_with_eager(eager, got, s.fp64[i]);
     };
-    Comparison ours = compare(eager, s.ours.outputs[i]);
-    Comparison torch = compare(eager, s.reference.outputs[i]);
-    Comparison cross = compare(s.reference.outputs[i], s.ours.outputs[i]);
+    Comparison ours = against_eager(s.ours.outputs[i]);
+    Comparison torch = against_eager(s.reference.outputs[i]);
+    Comparison cross = scale ? compare_quantized(s.reference.outputs[i], s.ours.outputs[i], *scale)
+                             : compare_tensors(s.reference.outputs[i], s.ours.outputs[i]);
+    note_fp64(r, s, i, ours);
     settle(r, s, ours, i, eager, s.ours.outputs[i]);
     settle(r, s, torch, i, eager, s.reference.outputs[i]);
     settle(r, s, cross, i, s.reference.outputs[i], s.ours.outputs[i]);
@@ -328,6 +342,7 @@ bool input_sets_stage(CaseRun& r) {
   }
   r.entry.max_abs_error = number_or_string(r.max_abs);
   r.entry.max_rel_error = number_or_string(r.max_rel);
+  if (r.fp64) r.entry.fp64_rule = *r.fp64;
   r.entry.verify = r.all_passed ? "pass" : "fail";
   if (!r.all_passed) {
     std::string problem;

@@ -1,6 +1,7 @@
 // verify's view of the common comparison (parity/compare.h): the report's output comparison adds
 // index ties (ties.h) and its report.json form.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -41,6 +42,34 @@ void from_json(const nlohmann::json& j, MismatchDetail& d);
 // One line for the terminal: "NaN 3 ours / 0 reference, Inf 0 ours / 0 reference; worst: [0,2] nan vs 0.5; ...".
 std::string mismatch_summary(const MismatchDetail& d);
 
+// Parity's second rule for floating outputs, torch's fp64-oracle rule (torch._dynamo.utils.same; stated in
+// full in scenarios/fp64.py, which applies it to the peers): an output that fails the fixed rule passes when
+// rmse(float64 eager, actual) <= multiplier * rmse(float64 eager, float32 eager) + atol / 10, i.e. when it
+// is not much farther from the exact answer than eager itself. multiplier 2, or 3 below 1000 elements and
+// for float16 / bfloat16; atol the dtype's (common/tolerances.json).
+struct Fp64Rule {
+  bool passed = false;
+  double res_error = NAN, ref_error = NAN;  // NaN when `problem` is set
+  double multiplier = 0, additive = 0;
+  std::string problem;    // NaN / infinity placement differs from eager, or the float64 run is not finite
+  std::string input_set;  // where, in a case-level or peer summary ("" in a per-output comparison)
+  int64_t output = -1;
+};
+// report.json: {passed, res_error, ref_error, multiplier, additive[, problem][, input_set, output]}.
+void to_json(nlohmann::json& j, const Fp64Rule& r);
+void from_json(const nlohmann::json& j, Fp64Rule& r);
+// "fp64 rule: rmse vs float64 3.10e-06 <= 2 x eager's 2.40e-06 + 1.00e-06" (">" when it fails).
+std::string fp64_rule_text(const Fp64Rule& r);
+// The rule on one output; nullopt when it does not apply (not floating, shapes or dtypes differ, the
+// reference's shape differs).
+std::optional<Fp64Rule> fp64_rule(const Tensor& eager, const Tensor& actual, const Tensor& reference,
+                                  const Tolerance& tol);
+// Of two verdicts, the one nearer to failing (res_error over its bound): what a summary shows.
+const Fp64Rule& closer_to_failing(const Fp64Rule& a, const Fp64Rule& b);
+// The float64 eager outputs capture saved for a set (test_data_set_<k>/fp64/output_<i>.pb), one per
+// output; an undefined Tensor where there is none.
+std::vector<Tensor> read_fp64_outputs(const std::string& set_dir, size_t count);
+
 struct Comparison : TensorComparison {
   // Index outputs: elements whose indices differ but select equal values (counted as passing, see ties.h).
   int64_t ties = 0;
@@ -48,11 +77,14 @@ struct Comparison : TensorComparison {
   // Quantized outputs (produced by a dequantize of scale `quant_scale` > 0): errors in steps of that scale.
   double quant_scale = 0, max_steps = 0;
   int64_t one_step = 0;  // elements one step apart (allowed: a rounding tie resolved the other way)
+  // Set when the fixed rule failed and the fp64 rule was tried; `passed` is then its verdict, while
+  // `mismatches` still counts the fixed rule's.
+  std::optional<Fp64Rule> fp64_rule;
   nlohmann::json to_json() const;
 };
 
 // report.json form: {passed, max_abs_error ("Infinity" when infinite), max_rel_error, mismatches, numel,
-// atol, rtol[, problem][, ties][, histogram][, detail]} (detail only while not passed).
+// atol, rtol[, problem][, ties][, histogram][, detail][, fp64_rule]} (detail only while not passed).
 void to_json(nlohmann::json& j, const Comparison& c);
 void from_json(const nlohmann::json& j, Comparison& c);
 
@@ -68,5 +100,8 @@ std::optional<double> dequantize_scale(const pt2::Program& program, const std::s
 inline Comparison compare_tensors(const Tensor& expected, const Tensor& actual) {
   return verify::compare_tensors(expected, actual, default_tolerance(expected.dtype()));
 }
+// Against eager: the fixed rule, then the fp64 rule when the fixed one fails and `reference` (eager's
+// float64 output) is defined.
+Comparison compare_with_eager(const Tensor& eager, const Tensor& actual, const Tensor& reference);
 
 }  // namespace parity::verify

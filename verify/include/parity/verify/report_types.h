@@ -110,8 +110,10 @@ struct ProfileSummary {
 struct PeerRun {
   std::string status;            // pass | fail | error
   nlohmann::json max_abs_error;  // number, "Infinity" or null
-  Nullable<int64_t> mismatches;
+  Nullable<int64_t> mismatches;  // the fixed rule's
   Nullable<std::string> error;
+  Absent<Fp64Rule> fp64_rule;    // where the fp64 rule was tried: its verdict nearest to failing
+  Absent<int64_t> fp64_outputs;  // outputs that passed by the fp64 rule alone
 };
 struct OursPeers {
   std::string refrt, ort;             // pass | fail | error | skipped
@@ -153,6 +155,7 @@ struct CaseEntry {
   Absent<double> wall_seconds;  // the matrix: the child process's wall time
   Absent<std::string> result;   // known failures: the status before xfail/xpass
   Absent<ExpectedFailure> expected_failure;
+  Absent<Fp64Rule> fp64_rule;  // refrt vs eager where the fp64 rule was tried: the verdict nearest to failing
 };
 
 // An entry that did not get as far as comparing: status, the stage it stopped at and why.
@@ -170,7 +173,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(InputSetEntry, name, outputs, in
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FreshSetEntry, name, dims, outputs)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileOp, op_type, count, ms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileSummary, input_set, total_ms, nodes, ops)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PeerRun, status, max_abs_error, mismatches, error)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PeerRun, status, max_abs_error, mismatches, error, fp64_rule,
+                                                fp64_outputs)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OursPeers, refrt, ort, ort_detail)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ExpectedFailure, mode, reason)
 // By hand: their JSON keys "case" and "export" are C++ keywords.

@@ -1,0 +1,116 @@
+// The fp64 rule in the reports (compare.h): which pairs and peer runs passed by it alone, counted in the
+// summary and listed in report.md, so that a pass by the second rule is never mistaken for a pass by the
+// first.
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "parity/verify/compare.h"
+#include "report_text.h"
+
+namespace parity::verify {
+
+using json = nlohmann::json;
+
+namespace {
+
+// An output comparison that failed the fixed rule and passed by the fp64 rule.
+bool passed_by_rule(const json& cmp) {
+  return cmp.is_object() && cmp.value("passed", false) && cmp.contains("fp64_rule") &&
+         cmp["fp64_rule"].value("passed", false);
+}
+
+// The outputs of case `c` whose comparison `key` ("refrt_vs_eager", ...) passed by the fp64 rule.
+int64_t outputs_passed_by_rule(const json& c, const char* key) {
+  int64_t n = 0;
+  for (const auto& set : c.value("input_sets", json::array()))
+    for (const auto& o : set.value("outputs", json::array())) n += passed_by_rule(o.value(key, json())) ? 1 : 0;
+  return n;
+}
+
+// The run record of a peers column (scenarios.peers' for ORT, ours for refrt on the official model).
+json peer_detail(const json& c, const char* side, const char* engine) {
+  if (!c.contains("peers") || !c["peers"].is_object()) return json();
+  const json& p = c["peers"].value(side, json::object());
+  return p.value(std::string(engine) == "refrt" ? "refrt_detail" : "ort_detail", json());
+}
+
+// The verdict nearest to failing over the outputs' comparison `key`, with its set and output.
+json closest_verdict(const json& c, const char* key) {
+  std::optional<Fp64Rule> worst;
+  for (const auto& set : c.value("input_sets", json::array()))
+    for (const auto& o : set.value("outputs", json::array())) {
+      const json cmp = o.value(key, json());
+      if (!cmp.is_object() || !cmp.contains("fp64_rule")) continue;
+      Fp64Rule here = cmp["fp64_rule"].get<Fp64Rule>();
+      here.input_set = text_of(set, "name"), here.output = o.value("index", int64_t{0});
+      worst = worst ? closer_to_failing(*worst, here) : here;
+    }
+  return worst ? json(*worst) : json();
+}
+
+std::string verdict_line(const json& v) {
+  const Fp64Rule r = v.get<Fp64Rule>();
+  return fp64_rule_text(r) + " (" + r.input_set + " output " + std::to_string(r.output) + ")";
+}
+
+}  // namespace
+
+const char* const kFp64RuleStatement =
+    "A floating output that fails the fixed rule passes when eager's float64 run (saved at capture) shows that "
+    "eager float32 is no closer to the exact result: rmse(float64, actual) <= m x rmse(float64, eager float32) + "
+    "atol / 10, m = 2 (3 below 1000 elements or for float16 / bfloat16). This is torch's fp64-oracle rule "
+    "(torch._dynamo.utils.same) with tol = the dtype's atol; shapes, dtypes and NaN placement must still match.";
+
+int64_t fp64_passes(const json& c, const char* side, const char* engine) {
+  if (std::string(side) == "ours" && std::string(engine) == "refrt") return outputs_passed_by_rule(c, "refrt_vs_eager");
+  const json d = peer_detail(c, side, engine);
+  return d.is_object() ? d.value("fp64_outputs", int64_t{0}) : 0;
+}
+
+bool case_passed_by_fp64(const json& c) {
+  const std::string status = c.value("status", "");
+  return (status == "pass" || status == "xpass") &&
+         outputs_passed_by_rule(c, "refrt_vs_eager") + outputs_passed_by_rule(c, "libtorch_vs_eager") > 0;
+}
+
+void count_fp64(json& summary, const json& cases) {
+  json counts = {{"cases", 0}};
+  bool any = false;
+  for (const auto& c : cases) {
+    if (case_passed_by_fp64(c)) counts["cases"] = counts["cases"].get<int>() + 1, any = true;
+    for (const auto& col : kPeerColumns) {
+      const std::string key = std::string(col[0]) + "_" + col[1];
+      const bool counted = peer_cell(c, col[0], col[1]) == "pass" && fp64_passes(c, col[0], col[1]) > 0;
+      counts[key] = counts.value(key, 0) + (counted ? 1 : 0);
+      any = any || counted;
+    }
+  }
+  if (any) summary["fp64_rule"] = counts;
+}
+
+// "## The fp64 rule": the rule, then every case where it was tried, each engine's verdict nearest to failing.
+void markdown_fp64(std::ostringstream& md, const json& report) {
+  bool any = false;
+  for (const auto& c : report.at("cases")) {
+    std::vector<std::string> parts;
+    for (const auto& [label, v] : {std::pair{"refrt", closest_verdict(c, "refrt_vs_eager")},
+                                   std::pair{"libtorch", closest_verdict(c, "libtorch_vs_eager")}})
+      if (v.is_object()) parts.push_back(std::string(label) + ": " + verdict_line(v));
+    for (const auto& col : kPeerColumns) {
+      const json d = peer_detail(c, col[0], col[1]);
+      if (d.is_object() && d.contains("fp64_rule"))
+        parts.push_back(std::string(col[0]) + "/" + col[1] + ": " + verdict_line(d["fp64_rule"]));
+    }
+    if (parts.empty()) continue;
+    if (!any) md << "\n## The fp64 rule\n\n" << kFp64RuleStatement << " Pairs where it was tried:\n\n";
+    any = true;
+    md << "- **" << text_of(c, "case") << " / " << text_of(c, "mode") << "** (" << text_of(c, "status") << ")";
+    for (const auto& p : parts) md << "; " << p;
+    md << "\n";
+  }
+}
+
+}  // namespace parity::verify
