@@ -133,7 +133,7 @@ def test_parity_verify_applies_the_rule_to_refrt_and_libtorch_and_reports_it(tmp
     assert (case["status"], case["fp64_rule"]["input_set"]) == ("pass", "test_data_set_0")
     assert report["summary"]["fp64_rule"]["cases"] == 1
     assert "fp64 rule: rmse vs float64 0.00e+00 <= 2 x eager's 1.53e-05" in proc.stdout
-    assert "1 passed by the fp64 rule" in (tmp_path / "out1" / "report.md").read_text()
+    assert "1 passed only by the fp64 rule" in (tmp_path / "out1" / "report.md").read_text()
     # No float64 reference: the old verdict. Eager exact: refrt's exact 0 is no excuse for eager's noise.
     proc, report = verify(hand_case(tmp_path / "without", noisy, None, Twice()), tmp_path / "out2")
     assert (proc.returncode, report["cases"][0]["status"]) == (1, "fail")

@@ -159,7 +159,7 @@ std::string render_markdown(const json& report) {
     if (std::string(k) != "pass" && s.value(k, 0) > 0) md << ", " << s.value(k, 0) << " " << k;
   if (s.contains("regressions")) md << ", " << s["regressions"].get<int>() << " regressions";
   if (s.contains("fp64_rule") && s["fp64_rule"].value("cases", 0) > 0)
-    md << "; " << s["fp64_rule"]["cases"].get<int>() << " passed by the fp64 rule (below)";
+    md << "; " << s["fp64_rule"]["cases"].get<int>() << " passed only by the fp64 rule (below)";
   const bool with_peers = any_peers(report);
   md << "\n\n| case | mode | status | export | run | verify | max abs error | max rel error | first divergence |"
      << (with_peers ? " ours/refrt | ours/ORT | official/refrt | official/ORT |" : "") << "\n"
