@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <type_traits>
 
 #include "../src/dispatch.h"
 #include "parity/refrt/cpu_isa.h"
@@ -60,9 +59,10 @@ __attribute__((target("avx2"))) inline __m256i requantize8_f32(__m256i acc, __m2
   return _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(v, lo), hi));
 }
 
-__attribute__((target("avx2"))) int64_t requantize_f32_avx2(const int32_t* acc, int64_t n, const float* mult,
-                                                            const float* offset, bool per_elem, float lo, float hi,
-                                                            bool is_signed, uint8_t* y) {
+// The float32 form (requantize_f32) of requantize_avx2 above.
+__attribute__((target("avx2"))) int64_t requantize_avx2(const int32_t* acc, int64_t n, const float* mult,
+                                                        const float* offset, bool per_elem, float lo, float hi,
+                                                        bool is_signed, uint8_t* y) {
   const __m256 l = _mm256_set1_ps(lo), h = _mm256_set1_ps(hi);
   const __m256 m1 = _mm256_set1_ps(mult[0]), o1 = _mm256_set1_ps(offset[0]);
   int64_t i = 0;
@@ -110,24 +110,7 @@ __attribute__((target("avx2"))) void requantize_tile_avx2(const int32_t* sums, i
                                                           const P* offset, P lo, P hi, bool is_signed, uint8_t* y,
                                                           int64_t ystride) {
   alignas(16) uint8_t q[8][16] = {};
-  if constexpr (std::is_same_v<P, float>) {
-    const __m256 l = _mm256_set1_ps(lo), h = _mm256_set1_ps(hi);
-    const __m256 m0 = _mm256_loadu_ps(mult), m1 = _mm256_loadu_ps(mult + 8);
-    const __m256 o0 = _mm256_loadu_ps(offset), o1 = _mm256_loadu_ps(offset + 8);
-    for (int r = 0; r < rows; ++r) {
-      const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums + r * 16)),
-                    a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums + r * 16 + 8));
-      // Both halves packed at once: packs works per 128-bit lane, so the 16 int16 come out in the lane order
-      // 0-3, 8-11, 4-7, 12-15, which the 64-bit permute restores.
-      const __m256i w = _mm256_permute4x64_epi64(
-          _mm256_packs_epi32(requantize8_f32(a0, m0, o0, l, h), requantize8_f32(a1, m1, o1, l, h)), 0xd8);
-      const __m128i lo16 = _mm256_castsi256_si128(w), hi16 = _mm256_extracti128_si256(w, 1);
-      _mm_store_si128(reinterpret_cast<__m128i*>(q[r]),
-                      is_signed ? _mm_packs_epi16(lo16, hi16) : _mm_packus_epi16(lo16, hi16));
-    }
-  } else {
-    for (int r = 0; r < rows; ++r) requantize_avx2(sums + r * 16, 16, mult, offset, true, lo, hi, is_signed, q[r]);
-  }
+  for (int r = 0; r < rows; ++r) requantize_avx2(sums + r * 16, 16, mult, offset, true, lo, hi, is_signed, q[r]);
   // 8 positions x 16 channels of bytes to 16 channels x 8 positions: three rounds of interleaving.
   __m128i a[8], b[8], c[8];
   for (int i = 0; i < 4; ++i) {
@@ -196,7 +179,7 @@ void requantize_row_f32(const int32_t* acc, int64_t n, const float* mult, const 
                         float lo, float hi, DType out, uint8_t* y) {
   if (!is_8bit(out)) throw Error({}, "requantize_f32 writes int8 / uint8, not " + dtype_name(out));
   const bool s = out == DType::kInt8;
-  int64_t i = kAvx2 ? requantize_f32_avx2(acc, n, mult, offset, per_column, lo, hi, s, y) : 0;
+  int64_t i = kAvx2 ? requantize_avx2(acc, n, mult, offset, per_column, lo, hi, s, y) : 0;
   for (; i < n; ++i) {
     const int64_t k = per_column ? i : 0;
     const int32_t q = requantize_f32(acc[i], mult[k], offset[k], lo, hi);
