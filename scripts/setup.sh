@@ -14,7 +14,10 @@ step() { printf '\n== %s\n' "$*"; }
 APT_PACKAGES=(build-essential cmake ninja-build ccache pkg-config protobuf-compiler libprotobuf-dev
   libeigen3-dev libopenblas-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev python3-venv
   libcli11-dev chromium clang libclang-rt-14-dev clang-format
-  pybind11-dev libdnnl-dev)  # libdnnl-dev: oneDNN, refrt's float32 convs (refrt/kernels/conv_dnnl.h); chromium: headless check of report.html in tests/python/test_report.py;
+  pybind11-dev libdnnl-dev ocl-icd-opencl-dev)
+  # libdnnl-dev: oneDNN, refrt's float32 convs (refrt/kernels/conv_dnnl.h); its CMake config looks for OpenCL's
+  # headers and loader (ocl-icd-opencl-dev, only a recommendation of libdnnl-dev, so not pulled in here);
+  # chromium: headless check of report.html in tests/python/test_report.py;
   # clang + its libFuzzer/sanitizer runtimes: the brief fuzz step of scripts/test.sh (scripts/fuzz.sh --ci);
   # clang-format: the C++ layout check of tests/python/test_code_style.py
 missing=()
