@@ -65,6 +65,15 @@ def load_pb(path: Path) -> np.ndarray:
     return onnx.numpy_helper.to_array(t)
 
 
+def quant_scales(case_dir: Path) -> list:
+    """Per output, the scale of the dequantize that produces it, or None (case.json's output_quant_scales;
+    none in a case folder captured before it was recorded)."""
+    try:
+        return json.loads((case_dir / "case.json").read_text()).get("output_quant_scales") or []
+    except (OSError, ValueError):
+        return []
+
+
 def load_sets(case_dir: Path):
     """(name, inputs, eager outputs, float64 outputs or None each) per test_data_set, in order."""
     sets = []
@@ -95,9 +104,32 @@ def compare(expected: np.ndarray, actual: np.ndarray):
     return int(bad.sum()), float(err.max()) if err.size else 0.0
 
 
-def judge(expected: np.ndarray, actual: np.ndarray, reference):
-    """(mismatches, max_abs_error, fp64 verdict or None) of one output: the fixed rule, then, when it fails,
-    the fp64 rule (scenarios/fp64.py) if the case has this output's float64 reference."""
+# Two dequantized values k steps apart differ by k * scale up to float rounding of each: 1e-3 of a step
+# keeps exactly-one-step differences in and two-step ones out (verify/src/compare.cc, the same rule).
+ONE_STEP = 1.001
+
+
+def compare_steps(expected: np.ndarray, actual: np.ndarray, scale: float):
+    """(mismatches, max_abs_error) of an output a dequantize of `scale` produced: an element passes when it
+    is at most one quantization step from eager (a rounding tie resolved the other way), as in Parity's own
+    quantized rule."""
+    if expected.shape != actual.shape or expected.dtype != actual.dtype:
+        return max(expected.size, 1), float("inf")
+    e, a = expected.astype(np.float64), actual.astype(np.float64)
+    both_nan = np.isnan(e) & np.isnan(a)
+    with np.errstate(invalid="ignore"):
+        err = np.where(both_nan, 0.0, np.abs(a - e))
+    bad = ~(err / scale <= ONE_STEP)
+    return int(bad.sum()), float(np.nan_to_num(err, nan=np.inf).max()) if err.size else 0.0
+
+
+def judge(expected: np.ndarray, actual: np.ndarray, reference, scale=None):
+    """(mismatches, max_abs_error, fp64 verdict or None) of one output: for a dequantized output (`scale`, from
+    case.json's output_quant_scales) the one-step rule; else the fixed rule, then, when it fails, the fp64
+    rule (scenarios/fp64.py) if the case has this output's float64 reference."""
+    if scale:
+        m, e = compare_steps(expected, actual, scale)
+        return m, e, None
     m, e = compare(expected, actual)
     if m == 0:
         return m, e, None
@@ -112,7 +144,7 @@ def _closest(verdicts: list[dict]):
     return max(verdicts, key=ratio) if verdicts else None
 
 
-def run_ort(model: Path, sets) -> dict:
+def run_ort(model: Path, sets, scales=()) -> dict:
     """ONNX Runtime on every set against eager. "mismatches" counts the fixed rule's; an output that fails
     it passes when the fp64 rule passes ("fp64_rule": the verdict closest to its bound, with its set and
     output; "fp64_outputs": how many outputs passed that way)."""
@@ -129,7 +161,8 @@ def run_ort(model: Path, sets) -> dict:
             if len(got) < len(outputs):
                 raise ValueError(f"the model returns {len(got)} outputs, eager {len(outputs)}")
             for i, (expected, actual, reference) in enumerate(zip(outputs, got, references)):
-                m, e, verdict = judge(expected, np.asarray(actual), reference)
+                scale = scales[i] if i < len(scales) else None
+                m, e, verdict = judge(expected, np.asarray(actual), reference, scale)
                 mismatches, max_abs = mismatches + m, max(max_abs, e)
                 if m > 0 and not (verdict and verdict["passed"]):
                     failed += 1
@@ -173,6 +206,7 @@ def load_case_libraries(case_dir: Path):
 def export_official(pt2: Path, out: Path) -> dict:
     try:
         import torch
+        import torch.ao.quantization.fx._decomposed  # noqa: F401  registers quantized_decomposed (PT2E programs)
         load_case_libraries(pt2.parent)
         ep = torch.export.load(str(pt2))
         with contextlib.redirect_stdout(sys.stderr):  # the exporter prints progress; stdout is ours
@@ -188,9 +222,10 @@ def peers_of(case_dir: Path, ours: Path, out: Path) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     sets = load_sets(case_dir)
     official = export_official(case_dir / "model.pt2", out / "official.onnx")
-    official["ort"] = run_ort(out / "official.onnx", sets) if official["export"] == "ok" else \
+    scales = quant_scales(case_dir)
+    official["ort"] = run_ort(Path(official["onnx"]), sets, scales) if official["export"] == "ok" else \
         {"status": "skipped", "max_abs_error": None, "mismatches": None, "error": None}
-    return {"case_dir": str(case_dir), "official": official, "ours": {"ort": run_ort(ours, sets)}}
+    return {"case_dir": str(case_dir), "official": official, "ours": {"ort": run_ort(ours, sets, scales)}}
 
 
 def main(argv=None) -> int:

@@ -327,7 +327,9 @@ std::vector<Tensor> execute_plan(const SessionPlan& plan, const std::vector<Tens
       }
       Tensor& slot = frame[static_cast<size_t>(node.outputs[k])];
       slot = std::move(io.outputs[k]);
-      if (options.keep_intermediates && result) result->intermediates[node.def.outputs[k]] = slot;
+      if (result && (options.keep_intermediates ||
+                     (!options.keep_values.empty() && options.keep_values.count(node.def.outputs[k]))))
+        result->intermediates[node.def.outputs[k]] = slot;
     }
     for (int v : node.release) frame[static_cast<size_t>(v)] = Tensor();
     if (!side.empty())

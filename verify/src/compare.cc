@@ -53,6 +53,26 @@ std::optional<double> dequantize_scale(const pt2::Program& program, const std::s
 
 nlohmann::json Comparison::to_json() const { return *this; }
 
+void to_json(nlohmann::json& j, const RequantRule& r) {
+  j = {
+      {"passed", r.passed},
+      {"activations", r.activations},
+      {"one_step", r.one_step},
+      {"max_steps", r.max_steps},
+      {"max_abs_error", std::isfinite(r.max_abs_error) ? nlohmann::json(r.max_abs_error) : nlohmann::json("Infinity")}};
+  if (!r.problem.empty()) j["problem"] = r.problem;
+}
+
+void from_json(const nlohmann::json& j, RequantRule& r) {
+  r.passed = j.at("passed").get<bool>();
+  r.activations = j.value("activations", int64_t{0});
+  r.one_step = j.value("one_step", int64_t{0});
+  r.max_steps = j.value("max_steps", 0.0);
+  const auto& abs = j.at("max_abs_error");
+  r.max_abs_error = abs.is_string() ? INFINITY : abs.get<double>();
+  r.problem = j.value("problem", "");
+}
+
 void to_json(nlohmann::json& j, const Comparison& c) {
   j = {{"passed", c.passed},
        {"max_abs_error", c.max_abs_error},
@@ -67,6 +87,7 @@ void to_json(nlohmann::json& j, const Comparison& c) {
   if (std::isinf(c.max_abs_error)) j["max_abs_error"] = "Infinity";
   if (c.detail && !c.passed) j["detail"] = *c.detail;
   if (c.fp64_rule) j["fp64_rule"] = *c.fp64_rule;
+  if (c.requant_rule) j["requant_rule"] = *c.requant_rule;
   if (c.quant_scale > 0)
     j["quantized"] = {
         {"scale", c.quant_scale},
@@ -88,6 +109,7 @@ void from_json(const nlohmann::json& j, Comparison& c) {
   c.histogram = j.value("histogram", std::vector<int64_t>{});
   if (j.contains("detail")) c.detail = j["detail"].get<MismatchDetail>();
   if (j.contains("fp64_rule")) c.fp64_rule = j["fp64_rule"].get<Fp64Rule>();
+  if (j.contains("requant_rule")) c.requant_rule = j["requant_rule"].get<RequantRule>();
   if (const auto q = j.find("quantized"); q != j.end()) {
     c.quant_scale = q->at("scale").get<double>();
     const auto& steps = q->at("max_steps");

@@ -117,11 +117,19 @@ class Interpreter {
  public:
   explicit Interpreter(const pt2::Program& p) : program_(p) {}
 
-  ReferenceResult run(const std::vector<Tensor>& user_inputs, bool keep) {
+  ReferenceResult run(const std::vector<Tensor>& user_inputs, bool keep,
+                      const std::map<std::string, Tensor>* substitutes) {
     bind_inputs(user_inputs);
+    ReferenceResult result;
     for (const auto& node : program_.graph.nodes) {
       try {
         run_node(node);
+        if (substitutes) substitute(node, *substitutes, result.substituted);
+        // Copied now: an in-place op further on (relu_) would otherwise change the recorded value.
+        if (keep)
+          for (const auto& name : tensor_outputs(node))
+            if (auto it = tensors_.find(name); it != tensors_.end() && it->second.defined())
+              result.intermediates[name] = from_aten(it->second);
       } catch (const Error& e) {
         throw e.with_context({"verify", program_.archive_path, node.name, node.target});
       } catch (const std::exception& e) {
@@ -131,11 +139,11 @@ class Interpreter {
         throw Error({"verify", program_.archive_path, node.name, node.target}, "libtorch: " + msg);
       }
     }
-    ReferenceResult result;
     for (const auto& name : program_.user_output_names()) result.outputs.push_back(from_aten(tensor(name)));
     for (const auto& m : program_.mutations()) result.mutations.push_back(from_aten(tensor(m.fx_value)));
-    if (keep)
-      for (const auto& [name, t] : tensors_) result.intermediates[name] = from_aten(t);
+    if (keep)  // inputs, parameters and constants: no node produced them
+      for (const auto& [name, t] : tensors_)
+        if (t.defined() && !result.intermediates.count(name)) result.intermediates[name] = from_aten(t);
     return result;
   }
 
@@ -407,6 +415,35 @@ class Interpreter {
                   "output of kind " + std::string(out.kind_name()) + " is not supported for " + node.target);
   }
 
+  static std::vector<std::string> tensor_outputs(const pt2::Node& node) {
+    std::vector<std::string> names;
+    for (const auto& o : node.outputs) {
+      if (o.is(pt2::ArgKind::as_tensor)) names.push_back(o.tensor_name());
+      if (o.is(pt2::ArgKind::as_tensors))
+        for (const auto& n : o.tensor_names()) names.push_back(n);
+    }
+    return names;
+  }
+
+  // Replaces the node's outputs named in `substitutes`, recording how far libtorch's own result was.
+  void substitute(const pt2::Node& node, const std::map<std::string, Tensor>& substitutes,
+                  std::map<std::string, Substitution>& record) {
+    for (const auto& name : tensor_outputs(node)) {
+      const auto sub = substitutes.find(name);
+      const auto own = tensors_.find(name);
+      if (sub == substitutes.end() || own == tensors_.end()) continue;
+      at::Tensor replacement = to_aten(sub->second);
+      if (replacement.sizes() != own->second.sizes() || replacement.scalar_type() != own->second.scalar_type())
+        throw Error({"verify"}, "the substitute for " + name + " differs in shape or dtype from libtorch's value");
+      const at::Tensor diff = (own->second.to(at::kDouble) - replacement.to(at::kDouble)).abs();
+      Substitution s;
+      s.max_diff = diff.numel() ? diff.max().item<double>() : 0.0;
+      s.differing = diff.ne(0).sum().item<int64_t>();
+      record[name] = s;
+      own->second = replacement;
+    }
+  }
+
   void run_node(const pt2::Node& node) {
     if (node.target.rfind("_operator.", 0) == 0) return run_python_operator(node);
     if (is_symbolic_helper(node.target)) return run_symbolic_helper(node);
@@ -626,7 +663,7 @@ class Interpreter {
 };
 
 ReferenceResult run_libtorch(const pt2::Program& program, const std::vector<Tensor>& user_inputs,
-                             bool keep_intermediates) {
+                             bool keep_intermediates, const std::map<std::string, Tensor>* substitutes) {
   at::NoGradGuard no_grad;
   register_quantized_decomposed_ops();
   register_transformers_ops();
@@ -636,7 +673,7 @@ ReferenceResult run_libtorch(const pt2::Program& program, const std::vector<Tens
   ReferenceResult result;
   {
     Interpreter interp(program);
-    result = interp.run(user_inputs, keep_intermediates);
+    result = interp.run(user_inputs, keep_intermediates, substitutes);
   }
   MappedFile::release_all_pages();
   return result;

@@ -3,6 +3,7 @@
 // reference (run, export, profile, ops, conformance, ...) do not pay libtorch's start-up: its static
 // operator registration costs about 0.4 s of every process that links it.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -11,7 +12,8 @@
 namespace parity::verify {
 
 struct ReferenceApi {
-  ReferenceResult (*run)(const pt2::Program& program, const std::vector<Tensor>& user_inputs, bool keep_intermediates);
+  ReferenceResult (*run)(const pt2::Program& program, const std::vector<Tensor>& user_inputs, bool keep_intermediates,
+                         const std::map<std::string, Tensor>* substitutes);
   std::string (*torch_version)();
   void (*load_library)(const std::string& path);
 };

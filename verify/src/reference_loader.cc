@@ -41,8 +41,8 @@ const ReferenceApi& api() {
 }  // namespace
 
 ReferenceResult run_reference(const pt2::Program& program, const std::vector<Tensor>& user_inputs,
-                              bool keep_intermediates) {
-  return api().run(program, user_inputs, keep_intermediates);
+                              bool keep_intermediates, const std::map<std::string, Tensor>* substitutes) {
+  return api().run(program, user_inputs, keep_intermediates, substitutes);
 }
 
 std::string libtorch_version() { return api().torch_version(); }

@@ -170,7 +170,8 @@ std::string render_markdown(const json& report) {
       const json& d = c["first_divergence"];
       divergence = text_of(d, "fx_node") + " (" + text_of(d, "op") + " → " + text_of(d, "onnx_op") + ")";
     }
-    const std::string status = text_of(c, "status") + (case_passed_by_fp64(c) ? " (fp64 rule)" : "");
+    const std::string status = text_of(c, "status") + (case_passed_by_fp64(c) ? " (fp64 rule)" : "") +
+                               (case_passed_by_requant(c) ? " (requantized rule)" : "");
     md << "| " << text_of(c, "case") << " | " << text_of(c, "mode") << " | " << status << " | " << text_of(c, "export")
        << " | " << text_of(c, "run") << " | " << text_of(c, "verify") << " | "
        << scientific(c.value("max_abs_error", json())) << " | " << scientific(c.value("max_rel_error", json())) << " | "

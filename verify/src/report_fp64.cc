@@ -77,6 +77,17 @@ bool case_passed_by_fp64(const json& c) {
          outputs_passed_by_rule(c, "refrt_vs_eager") + outputs_passed_by_rule(c, "libtorch_vs_eager") > 0;
 }
 
+bool case_passed_by_requant(const json& c) {
+  const std::string status = c.value("status", "");
+  if (status != "pass" && status != "xpass") return false;
+  for (const auto& set : c.value("input_sets", json::array()))
+    for (const auto& o : set.value("outputs", json::array())) {
+      const json cmp = o.value("refrt_vs_eager", json());
+      if (cmp.is_object() && cmp.value("passed", false) && cmp.contains("requant_rule")) return true;
+    }
+  return false;
+}
+
 void count_fp64(json& summary, const json& cases) {
   json counts = {{"cases", 0}};
   bool any = false;

@@ -33,6 +33,8 @@ bool any_peers(const nlohmann::json& report);
 extern const char* const kFp64RuleStatement;
 int64_t fp64_passes(const nlohmann::json& c, const char* side, const char* engine);
 bool case_passed_by_fp64(const nlohmann::json& c);
+// A passing case one of whose outputs passed by the requantized rule (compare.h's RequantRule).
+bool case_passed_by_requant(const nlohmann::json& c);
 void count_fp64(nlohmann::json& summary, const nlohmann::json& cases);
 void markdown_fp64(std::ostringstream& md, const nlohmann::json& report);
 

@@ -21,6 +21,7 @@
 #include "parity/verify/compare.h"
 #include "parity/verify/reference.h"
 #include "peers.h"
+#include "requant_rule.h"
 #include "ties.h"
 
 namespace parity::verify {
@@ -76,6 +77,7 @@ struct SetRun {
   refrt::RunResult ours;
   ReferenceResult reference;
   std::optional<std::map<std::string, Tensor>> kept;  // every libtorch value, for index ties
+  std::optional<RequantRun> requant;  // libtorch on refrt's quantized activations (the requantized rule)
 };
 
 bool load_stage(CaseRun& r) {
@@ -197,6 +199,26 @@ void note_fp64(CaseRun& r, const SetRun& s, size_t i, const Comparison& ours) {
   r.fp64 = r.fp64 ? closer_to_failing(*r.fp64, here) : here;
 }
 
+// A floating output that failed against eager and is computed from quantized activations gets the
+// requantized rule (compare.h): ours and the refrt/libtorch comparison take its verdict.
+void requant(CaseRun& r, SetRun& s, size_t i, Comparison& ours, Comparison& cross) {
+  if (ours.passed || !ours.problem.empty() || !dtype_is_floating(s.ours.outputs[i].dtype())) return;
+  if (!s.requant) {
+    const auto activations = quantized_activations(r.program);
+    if (activations.empty()) return;
+    try {
+      s.requant = requantized_reference(r.program, *r.session, s.inputs, activations);
+    } catch (const Error& e) {
+      s.requant = RequantRun{};
+      s.requant->base.problem = e.what();
+    }
+  }
+  if (s.requant->base.activations == 0 && s.requant->base.problem.empty()) return;
+  const RequantRule rule = requant_verdict(*s.requant, i, s.ours.outputs[i]);
+  ours.requant_rule = cross.requant_rule = rule;
+  ours.passed = rule.passed, cross.passed = cross.passed || rule.passed;
+}
+
 void compare_user_outputs(CaseRun& r, SetRun& s) {
   const auto user_outputs = r.program.user_output_names();
   for (size_t i = 0; i < s.expected.size(); ++i) {
@@ -212,6 +234,7 @@ void compare_user_outputs(CaseRun& r, SetRun& s) {
     Comparison cross = scale ? compare_quantized(s.reference.outputs[i], s.ours.outputs[i], *scale)
                              : compare_tensors(s.reference.outputs[i], s.ours.outputs[i]);
     note_fp64(r, s, i, ours);
+    if (!scale) requant(r, s, i, ours, cross);
     settle(r, s, ours, i, eager, s.ours.outputs[i]);
     settle(r, s, torch, i, eager, s.reference.outputs[i]);
     settle(r, s, cross, i, s.reference.outputs[i], s.ours.outputs[i]);

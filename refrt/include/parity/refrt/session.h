@@ -63,7 +63,10 @@ struct NodeTiming {
 };
 
 struct RunOptions {
-  bool keep_intermediates = false;
+  bool keep_intermediates = false;  // every value, from the plan without fusions (they drop values)
+  // These values only, from the plan that runs (fused or not): a name the plan does not produce is absent
+  // from RunResult::intermediates.
+  std::set<std::string> keep_values;
   bool profile = false;
 };
 

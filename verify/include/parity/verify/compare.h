@@ -70,6 +70,23 @@ const Fp64Rule& closer_to_failing(const Fp64Rule& a, const Fp64Rule& b);
 // output; an undefined Tensor where there is none.
 std::vector<Tensor> read_fp64_outputs(const std::string& set_dir, size_t count);
 
+// Parity's rule for a floating output computed from quantized activations (not itself a dequantize): each
+// requantization may land one step away from torch's (a rounding tie, or a summation order that crosses a
+// rounding boundary), and everything after it moves with it. libtorch runs again with refrt's quantized
+// activations in place of its own, each checked to be at most one step from what libtorch computes from
+// the same inputs; the output passes when refrt's is within the fixed tolerance of that run.
+struct RequantRule {
+  bool passed = false;
+  int64_t activations = 0;   // quantized activations substituted
+  int64_t one_step = 0;      // their elements one step from libtorch's own
+  double max_steps = 0;      // the largest such difference, in steps
+  double max_abs_error = 0;  // refrt's output against the substituted run
+  std::string problem;       // why it could not pass (an activation more than one step off, ...)
+};
+// report.json: {passed, activations, one_step, max_steps, max_abs_error[, problem]}.
+void to_json(nlohmann::json& j, const RequantRule& r);
+void from_json(const nlohmann::json& j, RequantRule& r);
+
 struct Comparison : TensorComparison {
   // Index outputs: elements whose indices differ but select equal values (counted as passing, see ties.h).
   int64_t ties = 0;
@@ -80,6 +97,9 @@ struct Comparison : TensorComparison {
   // Set when the fixed rule failed and the fp64 rule was tried; `passed` is then its verdict, while
   // `mismatches` still counts the fixed rule's.
   std::optional<Fp64Rule> fp64_rule;
+  // Set when the fixed (and fp64) rule failed on an output computed from quantized activations; `passed`
+  // is then its verdict.
+  std::optional<RequantRule> requant_rule;
   nlohmann::json to_json() const;
 };
 

@@ -10,15 +10,28 @@
 
 namespace parity::verify {
 
+// A value replaced during a run (run_reference's `substitutes`): how far libtorch's own result, computed
+// from the same inputs, was from the substitute.
+struct Substitution {
+  double max_diff = 0;    // largest |libtorch - substitute| over the elements
+  int64_t differing = 0;  // elements that differ
+};
+
 struct ReferenceResult {
-  std::vector<Tensor> outputs;                  // user outputs, in order
-  std::vector<Tensor> mutations;                // new values of mutated state, as Program::mutations()
-  std::map<std::string, Tensor> intermediates;  // FX tensor name -> value (when requested)
+  std::vector<Tensor> outputs;    // user outputs, in order
+  std::vector<Tensor> mutations;  // new values of mutated state, as Program::mutations()
+  // FX tensor name -> value (when requested), as the node produced it: a later in-place op on the same
+  // tensor (relu_) does not change the recorded value.
+  std::map<std::string, Tensor> intermediates;
+  std::map<std::string, Substitution> substituted;  // FX tensor name -> its substitution, in a substituted run
 };
 
 // `user_inputs` follow Program::user_input_names(). Throws parity::Error naming the node and ATen op.
+// `substitutes` (FX tensor name -> value): each such value, once its node has run, is replaced by the given
+// one (same shape and dtype, else an error), so that what follows computes from it.
 ReferenceResult run_reference(const pt2::Program& program, const std::vector<Tensor>& user_inputs,
-                              bool keep_intermediates = false);
+                              bool keep_intermediates = false,
+                              const std::map<std::string, Tensor>* substitutes = nullptr);
 
 // The torch version libtorch reports (e.g. "2.13.0").
 std::string libtorch_version();
