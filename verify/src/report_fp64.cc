@@ -16,18 +16,23 @@ using json = nlohmann::json;
 
 namespace {
 
-// An output comparison that failed the fixed rule and passed by the fp64 rule.
-bool passed_by_rule(const json& cmp) {
-  return cmp.is_object() && cmp.value("passed", false) && cmp.contains("fp64_rule") &&
-         cmp["fp64_rule"].value("passed", false);
+// An output comparison that failed the fixed rule and passed by the second rule `rule` ("fp64_rule",
+// "requant_rule").
+bool passed_by_rule(const json& cmp, const char* rule) {
+  return cmp.is_object() && cmp.value("passed", false) && cmp.contains(rule) && cmp[rule].value("passed", false);
 }
 
-// The outputs of case `c` whose comparison `key` ("refrt_vs_eager", ...) passed by the fp64 rule.
-int64_t outputs_passed_by_rule(const json& c, const char* key) {
+// The outputs of case `c` whose comparison `key` ("refrt_vs_eager", ...) passed by `rule`.
+int64_t outputs_passed_by_rule(const json& c, const char* key, const char* rule = "fp64_rule") {
   int64_t n = 0;
   for (const auto& set : c.value("input_sets", json::array()))
-    for (const auto& o : set.value("outputs", json::array())) n += passed_by_rule(o.value(key, json())) ? 1 : 0;
+    for (const auto& o : set.value("outputs", json::array())) n += passed_by_rule(o.value(key, json()), rule) ? 1 : 0;
   return n;
+}
+
+bool case_passed(const json& c) {
+  const std::string status = c.value("status", "");
+  return status == "pass" || status == "xpass";
 }
 
 // The run record of a peers column (scenarios.peers' for ORT, ours for refrt on the official model).
@@ -72,20 +77,12 @@ int64_t fp64_passes(const json& c, const char* side, const char* engine) {
 }
 
 bool case_passed_by_fp64(const json& c) {
-  const std::string status = c.value("status", "");
-  return (status == "pass" || status == "xpass") &&
+  return case_passed(c) &&
          outputs_passed_by_rule(c, "refrt_vs_eager") + outputs_passed_by_rule(c, "libtorch_vs_eager") > 0;
 }
 
 bool case_passed_by_requant(const json& c) {
-  const std::string status = c.value("status", "");
-  if (status != "pass" && status != "xpass") return false;
-  for (const auto& set : c.value("input_sets", json::array()))
-    for (const auto& o : set.value("outputs", json::array())) {
-      const json cmp = o.value("refrt_vs_eager", json());
-      if (cmp.is_object() && cmp.value("passed", false) && cmp.contains("requant_rule")) return true;
-    }
-  return false;
+  return case_passed(c) && outputs_passed_by_rule(c, "refrt_vs_eager", "requant_rule") > 0;
 }
 
 void count_fp64(json& summary, const json& cases) {
