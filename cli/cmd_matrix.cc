@@ -16,6 +16,7 @@ namespace {
 struct MatrixArgs {
   verify::MatrixOptions o;
   std::string known_failures;
+  std::string official = "one";
   bool no_peers = false, list = false;
 };
 
@@ -48,6 +49,7 @@ int run_matrix_command(MatrixArgs& a) {
                 ErrorKind::kUsage);
   if (!o.shard.empty()) verify::parse_shard(o.shard);  // a usage error before any work
   o.peers = !a.no_peers;
+  o.official_every_mode = a.official == "all";
   o.source_dir = source_dir();
   o.python = venv_python();
   o.self_exe = fs::read_symlink("/proc/self/exe").string();
@@ -87,6 +89,11 @@ std::function<int()> setup_matrix(CLI::App& app) {
   cmd->add_option("--known-failures", a->known_failures, "known failures (default scenarios/known_failures.json)")
       ->option_text("FILE");
   cmd->add_flag("--no-peers", a->no_peers, "without the official exporter / ONNX Runtime columns");
+  cmd->add_option("--official", a->official,
+                  "the official exporter on one capture per case (non-strict, else strict) or on every mode")
+      ->check(CLI::IsMember({"one", "all"}))
+      ->capture_default_str()
+      ->option_text("one|all");
   cmd->add_flag("--force-capture", o.force_capture, "capture again even when cached");
   cmd->add_flag("--list", a->list, "print the matching scenario names and stop");
   cmd->add_option("--scenarios", o.scenarios, "a user's suite instead of the built-in cases (repeatable)")

@@ -1,14 +1,15 @@
 """Peers of one case: the official exporter and ONNX Runtime, as independent judges (never Parity's path).
 
     python -m scenarios.peers --case-dir CASE/MODE --ours OURS.onnx --out DIR
-    python -m scenarios.peers --jobs JOBS.json    # [{"case_dir", "ours", "out"}, ...]: one line per job
+    python -m scenarios.peers --jobs JOBS.json    # [{"case_dir", "ours", "out"[, "official"]}, ...]
 
 - official: torch.onnx.export(ep, dynamo=True) on the ExportedProgram loaded from CASE/MODE/model.pt2,
   saved as DIR/official.onnx; then ONNX Runtime runs it on every test_data_set and compares with the
   stored eager outputs.
 - ours: ONNX Runtime runs OURS.onnx on every set against the eager outputs.
 Prints one JSON line per case (the batch form saves torch's start-up per case):
-{"case_dir", "official": {"export": "ok"|"error", "onnx", "error", "ort": {...}}, "ours": {"ort": {...}}};
+{"case_dir", "official": {"export": "ok"|"error"|"not_run", "onnx", "error", "ort": {...}}, "ours": {"ort": {...}}}
+("not_run": a job with "official": false, ONNX Runtime on our model only);
 each "ort" is {"status": "pass"|"fail"|"error", "max_abs_error", "mismatches", "error"[, "fp64_rule",
 "fp64_outputs"]}. Tolerances are the README's (an element fails when |actual - expected| > atol + rtol *
 |expected|); a floating output that fails them passes by the fp64 rule of scenarios/fp64.py when the case
@@ -218,11 +219,20 @@ def export_official(pt2: Path, out: Path) -> dict:
         return {"export": "error", "onnx": None, "error": _message(e)}
 
 
-def peers_of(case_dir: Path, ours: Path, out: Path) -> dict:
+NOT_RUN = {"status": "not_run", "max_abs_error": None, "mismatches": None, "error": None}
+
+
+def peers_of(case_dir: Path, ours: Path, out: Path, official: bool = True) -> dict:
+    """ONNX Runtime on our model, and (unless `official` is false) the official exporter on the case's
+    program, its model on ONNX Runtime."""
     out.mkdir(parents=True, exist_ok=True)
     sets = load_sets(case_dir)
-    official = export_official(case_dir / "model.pt2", out / "official.onnx")
     scales = quant_scales(case_dir)
+    if not official:  # the matrix runs the official exporter on one capture per case unless told otherwise
+        return {"case_dir": str(case_dir),
+                "official": {"export": "not_run", "onnx": None, "error": None, "ort": dict(NOT_RUN)},
+                "ours": {"ort": run_ort(ours, sets, scales)}}
+    official = export_official(case_dir / "model.pt2", out / "official.onnx")
     official["ort"] = run_ort(Path(official["onnx"]), sets, scales) if official["export"] == "ok" else \
         {"status": "skipped", "max_abs_error": None, "mismatches": None, "error": None}
     return {"case_dir": str(case_dir), "official": official, "ours": {"ort": run_ort(ours, sets, scales)}}
@@ -233,16 +243,17 @@ def main(argv=None) -> int:
     parser.add_argument("--case-dir", type=Path)
     parser.add_argument("--ours", type=Path)
     parser.add_argument("--out", type=Path)
-    parser.add_argument("--jobs", type=Path, help="a JSON list of {case_dir, ours, out}")
+    parser.add_argument("--jobs", type=Path, help="a JSON list of {case_dir, ours, out[, official]}")
     args = parser.parse_args(argv)
     if args.jobs:
-        jobs = [(Path(j["case_dir"]), Path(j["ours"]), Path(j["out"])) for j in json.loads(args.jobs.read_text())]
+        jobs = [(Path(j["case_dir"]), Path(j["ours"]), Path(j["out"]), j.get("official", True))
+                for j in json.loads(args.jobs.read_text())]
     elif args.case_dir and args.ours and args.out:
-        jobs = [(args.case_dir, args.ours, args.out)]
+        jobs = [(args.case_dir, args.ours, args.out, True)]
     else:
         parser.error("give --jobs FILE, or --case-dir, --ours and --out")
-    for case_dir, ours, out in jobs:
-        print(json.dumps(peers_of(case_dir, ours, out)), flush=True)
+    for case_dir, ours, out, official in jobs:
+        print(json.dumps(peers_of(case_dir, ours, out, official)), flush=True)
     return 0
 
 

@@ -153,6 +153,31 @@ def test_peers_columns_in_the_matrix(shared_out):
     assert "official/ORT" in html
 
 
+def test_official_exporter_on_one_mode_unless_asked_for_all(shared_out):
+    """By default the official exporter runs on the non-strict capture only (the mode torch.onnx.export
+    captures itself); ONNX Runtime still runs our model in every mode. --official all runs it on each."""
+    only = ("--filter", "^linear_regression$", "--modes", "strict,nonstrict,decomposed")
+    proc = run_matrix(shared_out, *only, peers=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rep = report(shared_out)
+    cases = by_key(rep)
+    official = {mode: cases[("linear_regression", mode)]["peers"]["official"] for mode in ("strict", "nonstrict",
+                                                                                           "decomposed")}
+    assert {m: (o["export"], o["refrt"], o["ort"]) for m, o in official.items()} == {
+        "strict": ("not_run", "not_run", "not_run"), "nonstrict": ("ok", "pass", "pass"),
+        "decomposed": ("not_run", "not_run", "not_run")}
+    assert all(cases[("linear_regression", m)]["peers"]["ours"]["ort"] == "pass" for m in official)
+    assert rep["summary"]["peers"]["official_ort"] == {"pass": 1, "fail": 0, "error": 0, "skipped": 0, "not_run": 2}
+    assert "official not run on this mode" in proc.stdout
+    assert "| official/ort | 1 | 0 | 0 | 0 | 0 | 2 |" in (shared_out / "report.md").read_text()
+
+    proc = run_matrix(shared_out, *only, "--official", "all", peers=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rep = report(shared_out)
+    assert [c["peers"]["official"]["export"] for c in rep["cases"]] == ["ok"] * 3
+    assert rep["summary"]["peers"]["official_ort"]["pass"] == 3
+
+
 def test_interrupted_run_leaves_the_previous_report(shared_out):
     before = {name: (shared_out / name).read_bytes() for name in ("report.json", "report.md", "report.html")}
     argv = [str(PARITY), "matrix", "--out", str(shared_out), "--no-peers", "--filter", "^linear_regression$",

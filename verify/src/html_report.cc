@@ -86,7 +86,7 @@ std::vector<std::string> mode_order(const json& report) {
 }
 
 struct Count {
-  int total = 0, ours = 0, ours_ort = 0, official = 0;
+  int total = 0, ours = 0, ours_ort = 0, official = 0, official_run = 0;  // official_run: pairs it ran on
 };
 
 std::string count_cell(int n, int total) {
@@ -106,6 +106,7 @@ std::string family_table(const json& report, bool with_peers) {
     n.ours += text_of(c, "status") == "pass" || text_of(c, "status") == "xpass";
     n.ours_ort += peer_cell(c, "ours", "ort") == "pass";
     n.official += peer_cell(c, "official", "ort") == "pass";
+    n.official_run += peer_cell(c, "official", "ort") != "not_run";
   }
   std::ostringstream h;
   const int span = with_peers ? 3 : 1;
@@ -124,7 +125,9 @@ std::string family_table(const json& report, bool with_peers) {
       const auto it = by_mode.find(m);
       const Count n = it == by_mode.end() ? Count{} : it->second;
       h << count_cell(n.ours, n.total);
-      if (with_peers) h << count_cell(n.ours_ort, n.total) << count_cell(n.official, n.total);
+      if (with_peers)
+        h << count_cell(n.ours_ort, n.total)
+          << (n.official_run > 0 ? count_cell(n.official, n.official_run) : "<td>-</td>");
     }
     h << "</tr>\n";
   }
@@ -142,6 +145,7 @@ std::string differences(const json& report) {
                                             ? c["peers"].value("official", json::object()).value("export", "")
                                             : "";
     const bool official_ok = official == "pass";
+    if (official == "not_run") continue;
     const std::string link =
         "<a href=\"#" + esc(anchor(c)) + "\">" + esc(text_of(c, "case") + "/" + text_of(c, "mode")) + "</a> ";
     if (ours == "pass" && !official_ok && !official_export.empty())

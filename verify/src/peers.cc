@@ -103,6 +103,7 @@ Peers peers_from_line(const json& line, const std::string& case_dir, const std::
     result.official.export_error.emplace(off.value("error", json()));
     result.official.ort = off.at("ort").value("status", "error");
     result.official.ort_detail.emplace(off["ort"]);
+    if (result.official.export_status == "not_run") result.official.refrt = "not_run";
     if (off.value("export", "") == "ok") {
       PeerRun refrt = refrt_on(off.at("onnx").get<std::string>(), case_dir);
       result.official.refrt = refrt.status;
@@ -131,7 +132,8 @@ void run_peers_batch(const std::vector<PeersJob>& jobs, const std::vector<std::s
   std::string problem;
   try {
     json list = json::array();
-    for (const auto& j : jobs) list.push_back({{"case_dir", j.case_dir}, {"ours", j.our_onnx}, {"out", j.out_dir}});
+    for (const auto& j : jobs)
+      list.push_back({{"case_dir", j.case_dir}, {"ours", j.our_onnx}, {"out", j.out_dir}, {"official", j.official}});
     fs::create_directories(jobs[0].out_dir);
     const std::string jobs_file = (fs::path(jobs[0].out_dir) / "peers_jobs.json").string();
     write_file_atomic(jobs_file, list.dump(), "peers");

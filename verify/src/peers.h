@@ -18,7 +18,8 @@ namespace parity::verify {
 std::string ours_refrt_verdict(const CaseEntry& entry);
 
 // One case in its own Python process (parity verify --peers).
-// Each cell of the result is "pass" | "fail" | "error" | "skipped", with details next to it. Never throws.
+// Each cell of the result is "pass" | "fail" | "error" | "skipped" (the official export failed) |
+// "not_run" (the matrix ran the official exporter on another mode), with details next to it. Never throws.
 Peers run_peers(const std::string& case_dir, const std::string& our_onnx, const std::string& ours_refrt,
                 const std::string& out_dir, const VerifyOptions& options);
 
@@ -27,6 +28,7 @@ Peers peers_from_line(const nlohmann::json& line, const std::string& case_dir, c
 
 struct PeersJob {
   std::string case_dir, our_onnx, out_dir;
+  bool official = true;  // false: ONNX Runtime on our model only, the official columns "not_run"
 };
 // Many cases in one Python process (the matrix): torch starts once. `on_result(index, peers entry)` is
 // called as each case finishes; cases the process never reported get an "error" entry.

@@ -183,14 +183,14 @@ std::string render_markdown(const json& report) {
   }
   if (s.contains("peers")) {
     const json fp64 = s.value("fp64_rule", json::object());
-    md << "\n## Peers\n\n| column | pass | of which by the fp64 rule | fail | error | skipped |\n"
-       << "|---|---|---|---|---|---|\n";
+    md << "\n## Peers\n\n| column | pass | of which by the fp64 rule | fail | error | skipped | not run |\n"
+       << "|---|---|---|---|---|---|---|\n";
     for (const auto& col : kPeerColumns) {
       const std::string key = std::string(col[0]) + "_" + col[1];
       const json& counts = s["peers"].value(key, json::object());
       md << "| " << col[0] << "/" << col[1] << " | " << counts.value("pass", 0) << " | " << fp64.value(key, 0) << " | "
-         << counts.value("fail", 0) << " | " << counts.value("error", 0) << " | " << counts.value("skipped", 0)
-         << " |\n";
+         << counts.value("fail", 0) << " | " << counts.value("error", 0) << " | " << counts.value("skipped", 0) << " | "
+         << counts.value("not_run", 0) << " |\n";
     }
   }
   if (report.contains("regressions") && !report["regressions"].empty()) {

@@ -16,6 +16,7 @@ struct MatrixOptions {
   int jobs = 1;  // parallel `parity verify` children
   bool force_capture = false;
   bool peers = true;                   // official exporter / ONNX Runtime columns
+  bool official_every_mode = false;    // the official exporter on every mode, not one capture per case
   std::string baseline;                // an older report.json: regressions against it fail the run
   std::string known_failures;          // scenarios/known_failures.json ("" = none)
   std::vector<std::string> scenarios;  // user suites (FILE.py[:NAME] or folders) instead of the built-in cases
