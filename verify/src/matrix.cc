@@ -148,7 +148,7 @@ std::string peers_line(const Peers& p) {
 
 // The mode of each case whose capture the official exporter gets when it runs on one mode per case: the one
 // torch.onnx.export(model, dynamo=True) would capture itself (non-strict, else strict), else any captured.
-// Measured on the default matrix (2026-11-27): its verdicts on strict and non-strict captures never differed.
+// On the default matrix its verdicts on strict and non-strict captures have not differed (docs/measurements.md).
 std::map<std::string, std::string> official_modes(const std::vector<CaseEntry>& cases) {
   const auto rank = [](const std::string& mode) { return mode == "nonstrict" ? 0 : mode == "strict" ? 1 : 2; };
   std::map<std::string, std::string> chosen;
