@@ -192,6 +192,10 @@ std::string render_markdown(const json& report) {
          << counts.value("fail", 0) << " | " << counts.value("error", 0) << " | " << counts.value("skipped", 0) << " | "
          << counts.value("not_run", 0) << " |\n";
     }
+    if (s["peers"].value("official_ort", json::object()).value("not_run", 0) > 0)
+      md << "\nThe official exporter ran on one capture per case, the one torch.onnx.export would make itself "
+            "(non-strict, else strict); \"not run\" marks the other modes (`parity matrix --official all` runs it "
+            "on every mode). skipped: its export failed, so no runtime ran its model.\n";
   }
   if (report.contains("regressions") && !report["regressions"].empty()) {
     md << "\n## Regressions against the baseline\n\n";
