@@ -219,7 +219,9 @@ def export_official(pt2: Path, out: Path) -> dict:
         return {"export": "error", "onnx": None, "error": _message(e)}
 
 
-NOT_RUN = {"status": "not_run", "max_abs_error": None, "mismatches": None, "error": None}
+def _no_run(status: str) -> dict:
+    """The "ort" record of a model ONNX Runtime did not run: "skipped" (no official model) or "not_run"."""
+    return {"status": status, "max_abs_error": None, "mismatches": None, "error": None}
 
 
 def peers_of(case_dir: Path, ours: Path, out: Path, official: bool = True) -> dict:
@@ -230,11 +232,11 @@ def peers_of(case_dir: Path, ours: Path, out: Path, official: bool = True) -> di
     scales = quant_scales(case_dir)
     if not official:  # the matrix runs the official exporter on one capture per case unless told otherwise
         return {"case_dir": str(case_dir),
-                "official": {"export": "not_run", "onnx": None, "error": None, "ort": dict(NOT_RUN)},
+                "official": {"export": "not_run", "onnx": None, "error": None, "ort": _no_run("not_run")},
                 "ours": {"ort": run_ort(ours, sets, scales)}}
     official = export_official(case_dir / "model.pt2", out / "official.onnx")
     official["ort"] = run_ort(Path(official["onnx"]), sets, scales) if official["export"] == "ok" else \
-        {"status": "skipped", "max_abs_error": None, "mismatches": None, "error": None}
+        _no_run("skipped")
     return {"case_dir": str(case_dir), "official": official, "ours": {"ort": run_ort(ours, sets, scales)}}
 
 

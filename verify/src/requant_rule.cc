@@ -1,7 +1,6 @@
 #include "requant_rule.h"
 
 #include <cmath>
-#include <map>
 #include <set>
 
 namespace parity::verify {
