@@ -12,6 +12,7 @@
 
 #include "../src/activation.h"
 #include "../src/broadcast.h"
+#include "../src/gemm.h"
 #include "../src/scratch.h"
 #include "../src/thread_pool.h"
 #include "conv_depthwise.h"
@@ -22,6 +23,12 @@
 
 namespace parity::refrt {
 namespace {
+
+// What ran a Conv, for the profile (KernelIO::impl), when it is not oneDNN.
+const std::string_view kImplDepthwise = intern_impl("refrt depthwise (avx2)");
+const std::string_view kImplDirect = intern_impl("refrt direct");
+const std::string_view kImplInPlace = intern_impl("refrt conv-gemm in place (avx2)");
+const std::string_view kImplIm2col = intern_impl("refrt im2col + conv-gemm (avx2)");
 
 using nn::WindowGeometry;
 
@@ -101,6 +108,7 @@ class ConvKernel : public Kernel {
     const int64_t cg = w.dim(1);
     if constexpr (std::is_same_v<T, float>) {
       if (conv_depthwise::applies(g, c, m, group_) && z_ok && !conv_gemm_disabled()) {  // small planes
+        io.impl = kImplDepthwise;
         conv_depthwise::run(io, g, n, c, px, pw, pb, pz, py, acts_);
         return true;
       }
@@ -112,16 +120,19 @@ class ConvKernel : public Kernel {
     // as a GEMM of K = 27 (MobileNetV3-small's 3 -> 16 stride-2 stem: 237 us against 300 us direct).
     const bool own_gemm_ok = std::is_same_v<T, float> && conv_gemm::available() && !conv_gemm_disabled();
     if (conv_direct::applies(g, cg) && z_ok && (cg == 1 || !own_gemm_ok)) {
+      io.impl = kImplDirect;
       conv_direct::run<T>(io, g, n, c, m, group_, px, pw, pb, pz, py, acts_);
       return true;
     }
     if constexpr (std::is_same_v<T, float>) {
       if (own_gemm_ok && direct_applies(g, cg, pointwise) && z_ok && numel > 0) {
+        io.impl = kImplInPlace;
         direct_2d(io, g, n, c, m, cg, px, pw, pb, pz, py);
         return true;
       }
     }
     if (g.rank() == 2 && cg > 1 && z_ok && numel > 0) {
+      io.impl = own_gemm_ok ? kImplIm2col : gemm_impl_name(std::is_same_v<T, float>);
       chunked_2d(io, g, n, c, m, cg, pointwise, px, pw, pb, pz, py);
       return true;
     }

@@ -1,18 +1,19 @@
 // conv_dnnl.h: Conv through oneDNN primitives on refrt's threads.
 #include "conv_dnnl.h"
 
-#include <dlfcn.h>
 #include <immintrin.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 #include <unordered_map>
 
 #include "../src/scratch.h"
 #include "../src/thread_pool.h"
+#include "dnnl_common.h"
 #include "parity/refrt/cpu_isa.h"
 
 namespace parity::refrt::conv_dnnl {
@@ -21,50 +22,9 @@ namespace {
 using dnnl::memory;
 using Tag = memory::format_tag;
 
-// oneDNN's ceiling from refrt's ISA level (PARITY_REFRT_ISA), set before its first JIT.
-dnnl::cpu_isa dnnl_isa(IsaLevel level) {
-  switch (level) {
-    case IsaLevel::kAvx512:
-      return dnnl::cpu_isa::avx512_core;
-    case IsaLevel::kAvx512Vnni:
-      return dnnl::cpu_isa::avx512_core_vnni;
-    case IsaLevel::kAvx512Bf16:
-      return dnnl::cpu_isa::avx512_core_bf16;
-    case IsaLevel::kAmx:
-      return dnnl::cpu_isa::avx512_core_amx;
-    default:
-      return dnnl::cpu_isa::avx2;
-  }
-}
-
-// The Debian build of oneDNN threads with OpenMP (libgomp). Its team stays at one thread: each call is
-// made with the calling thread's OpenMP thread count at 1 (a per-thread setting), so oneDNN runs the
-// primitive inline and never starts OpenMP workers next to refrt's pool. Looked up in the libgomp that
-// libdnnl loaded (torch carries its own copy under another name).
-void one_openmp_thread() {
-  using SetThreads = void (*)(int);
-  static const SetThreads set = [] {
-    void* gomp = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
-    return gomp ? reinterpret_cast<SetThreads>(dlsym(gomp, "omp_set_num_threads")) : nullptr;
-  }();
-  if (set) set(1);
-}
-
-const dnnl::engine& cpu_engine() {
-  static const dnnl::engine engine = [] {
-    try {
-      dnnl::set_max_cpu_isa(dnnl_isa(isa_level()));
-    } catch (const dnnl::error&) {  // only before oneDNN's first JIT; nothing else in refrt runs one
-    }
-    return dnnl::engine(dnnl::engine::kind::cpu, 0);
-  }();
-  return engine;
-}
-
-dnnl::stream& thread_stream() {
-  thread_local dnnl::stream stream(cpu_engine());
-  return stream;
-}
+using dnnl_common::cpu_engine;
+using dnnl_common::one_openmp_thread;
+using dnnl_common::thread_stream;
 
 int64_t round_up(int64_t v, int64_t b) { return (v + b - 1) / b * b; }
 
@@ -161,17 +121,14 @@ struct Block {
 };
 
 struct Plan {
+  std::string_view impl;  // what oneDNN chose, for the profile
   int64_t src_block = 0;  // 0: X as it is (NCHW); 8 / 16: X reordered into channel blocks first
   size_t src_bytes = 0;
   std::vector<Block> blocks;
 };
 
 bool enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("PARITY_REFRT_CONV_DNNL");
-    if (v != nullptr && std::string(v) == "0") return false;
-    return isa_allows(IsaLevel::kAvx2);
-  }();
+  static const bool on = dnnl_common::allowed("PARITY_REFRT_CONV_DNNL");
   return on;
 }
 
@@ -200,19 +157,48 @@ std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t 
     blk.o1 = b + 1 == count ? m : m * (b + 1) / count / align * align;
     const int64_t mb = blk.o1 - blk.o0;
     const memory::dims w_dims{mb, c, kh, kw}, dst_dims{n, mb, g.out[0], g.out[1]};
-    const memory::desc any_src(src_dims, memory::data_type::f32, Tag::any);
-    const memory::desc any_w(w_dims, memory::data_type::f32, Tag::any);
-    const memory::desc any_dst(dst_dims, memory::data_type::f32, Tag::any);
     blk.bias_md = bias ? memory::desc({mb}, memory::data_type::f32, Tag::x) : memory::desc();
-    const dnnl::convolution_forward::desc desc =
-        bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                               any_src, any_w, blk.bias_md, any_dst, strides, dilates, pad_l, pad_r)
-             : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                               any_src, any_w, any_dst, strides, dilates, pad_l, pad_r);
-    const dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
-    // Only oneDNN's JIT convolutions: its gemm and reference fallbacks are slower than refrt's own.
+    // What oneDNN picks for `any` layouts: blocked (nChw8c / nChw16c) JIT kernels on AVX2, but on AVX-512
+    // often brgconv with channels-last tensors, which this plan does not lay out. Then the channel blocks
+    // of the CPU's vector width are asked for explicitly (jit:avx512_core measured as fast there).
+    auto pd_for = [&](Tag src_tag, Tag dst_tag) {
+      const memory::desc src(src_dims, memory::data_type::f32, src_tag), dst(dst_dims, memory::data_type::f32, dst_tag);
+      const memory::desc w(w_dims, memory::data_type::f32, Tag::any);
+      const dnnl::convolution_forward::desc desc =
+          bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                 dnnl::algorithm::convolution_direct, src, w, blk.bias_md, dst, strides,
+                                                 dilates, pad_l, pad_r)
+               : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                 dnnl::algorithm::convolution_direct, src, w, dst, strides, dilates,
+                                                 pad_l, pad_r);
+      return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
+    };
+    // oneDNN's gemm-based and reference convolutions are slower than refrt's own im2col path.
+    auto usable = [&](const dnnl::convolution_forward::primitive_desc& p) {
+      const std::string impl = p.impl_info_str();
+      return impl.rfind("gemm", 0) != 0 && impl.rfind("ref", 0) != 0 && channel_block(p.src_desc(), src_dims) >= 0 &&
+             channel_block(p.dst_desc(), dst_dims) >= 0;
+    };
+    const Tag blocked = align == 16 ? Tag::nChw16c : Tag::nChw8c;
+    // Tried in order: `any`; for a few input channels (a stem) X as it is and Y blocked; both blocked.
+    std::vector<std::pair<Tag, Tag>> tries{{Tag::any, Tag::any}};
+    if (c < align) tries.emplace_back(Tag::nchw, blocked);
+    tries.emplace_back(blocked, blocked);
+    std::optional<dnnl::convolution_forward::primitive_desc> found;
+    for (const auto& [src_tag, dst_tag] : tries) {
+      try {
+        dnnl::convolution_forward::primitive_desc candidate = pd_for(src_tag, dst_tag);
+        if (usable(candidate)) {
+          found = candidate;
+          break;
+        }
+      } catch (const dnnl::error&) {  // no implementation for these layouts
+      }
+    }
+    if (!found) return nullptr;
+    const dnnl::convolution_forward::primitive_desc& pd = *found;
     const std::string impl = pd.impl_info_str();
-    if (impl.rfind("jit", 0) != 0) return nullptr;
+    plan->impl = dnnl_common::impl_name(impl.c_str());
     const int64_t src_block = channel_block(pd.src_desc(), src_dims);
     blk.dst_block = channel_block(pd.dst_desc(), dst_dims);
     if (src_block < 0 || blk.dst_block < 0 || (b > 0 && src_block != plan->src_block)) return nullptr;
@@ -255,6 +241,7 @@ bool Conv::run(const KernelIO& io, const nn::WindowGeometry& geometry, int64_t n
     plan = it->second;
   }
   if (!plan) return false;
+  io.impl = plan->impl;
   const int64_t in_size = g.in[0] * g.in[1], out_size = g.out[0] * g.out[1];
   // X into channel blocks of sb (zeros past C), channel blocks spread over the pool.
   const float* src = px;

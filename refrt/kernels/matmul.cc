@@ -12,6 +12,7 @@
 #include "../src/dispatch.h"
 #include "../src/gemm.h"
 #include "../src/strided_copy.h"
+#include "matmul_dnnl.h"
 
 namespace parity::refrt {
 namespace {
@@ -40,6 +41,12 @@ class MatMulKernel : public Kernel {
         acts_(parse_activations(node)),
         trans_b_(node.attr_int("transB", 0) != 0),
         b_shape_(node.attr("b_shape") ? std::optional(node.attr_ints("b_shape")) : std::nullopt) {}
+  // A constant float32 matrix B (weights) is packed for oneDNN once (matmul_dnnl.h).
+  void prepare(const std::vector<const Tensor*>& constants) override {
+    const Tensor* b = constants.size() > 1 ? constants[1] : nullptr;
+    if (matmul_dnnl::enabled() && b && b->dtype() == DType::kFloat32 && b->rank() == 2 && !b_shape_)
+      constant_b_.set(*b, trans_b_, matmul_dnnl::ConstantB::Kind::kFloat32);
+  }
   void compute(KernelIO& io) const override {
     const Tensor& a = io.in(0);
     if (a.dtype() != io.in(1).dtype()) node_.fail("input dtypes differ");
@@ -72,6 +79,13 @@ class MatMulKernel : public Kernel {
       node_.fail("bias " + shape_str(bias->shape()) + " must have the " + std::to_string(n) +
                  " columns of the product");
     if (a.dtype() == DType::kFloat32) {
+      // B the packed constant: A's batch is more rows of one product.
+      if (constant_b_.holds(io.in(1)) && a.rank() >= 2 && k > 0 &&
+          constant_b_.run(io, checked_numel(batch) * m, a.data<float>(), k, bias ? bias->data<float>() : nullptr,
+                          out.data<float>(), &acts_)) {
+        io.outputs[0] = std::move(out);
+        return;
+      }
       run<float>(io, a, b, tb, out, batch, batch_a, batch_b, m, k, n);
       epilogue<float>(io, out, bias, n);
     } else if (a.dtype() == DType::kFloat64) {
@@ -205,6 +219,7 @@ class MatMulKernel : public Kernel {
   std::vector<ActStep> acts_;
   bool trans_b_;
   std::optional<std::vector<int64_t>> b_shape_;
+  matmul_dnnl::ConstantB constant_b_;
 };
 
 // Y = alpha * A' B' + beta * C, C broadcast to (M, N).
@@ -217,6 +232,13 @@ class GemmKernel : public Kernel {
         trans_a_(node.attr_int("transA", 0) != 0),
         trans_b_(node.attr_int("transB", 0) != 0),
         acts_(parse_activations(node)) {}
+  // A constant float32 B (a Linear's weight) is packed for oneDNN once (matmul_dnnl.h).
+  void prepare(const std::vector<const Tensor*>& constants) override {
+    const Tensor* b = constants.size() > 1 ? constants[1] : nullptr;
+    if (matmul_dnnl::enabled() && b && b->dtype() == DType::kFloat32 && b->rank() == 2 && !trans_a_ &&
+        alpha_ == 1.0f)
+      constant_b_.set(*b, trans_b_, matmul_dnnl::ConstantB::Kind::kFloat32);
+  }
 
   void compute(KernelIO& io) const override {
     const Tensor& a = io.in(0);
@@ -229,6 +251,13 @@ class GemmKernel : public Kernel {
     if (k != kb) node_.fail("inner dimensions differ: " + shape_str(a.shape()) + " and " + shape_str(b.shape()));
     check_blas_dims(node_, m, n, k);
     Tensor out(a.dtype(), {m, n});
+    // C as a bias row (a Linear): [N] or [1, N] with beta 1.
+    const bool c_is_bias = c && beta_ == 1.0f && c->numel() == n && (c->rank() == 1 || (c->rank() == 2 && c->dim(0) == 1));
+    if (a.dtype() == DType::kFloat32 && constant_b_.holds(b) && (!c || c_is_bias) && k > 0 &&
+        constant_b_.run(io, m, a.data<float>(), k, c ? c->data<float>() : nullptr, out.data<float>(), &acts_)) {
+      io.outputs[0] = std::move(out);
+      return;
+    }
     if (a.dtype() == DType::kFloat32) {
       run<float>(io, a, b, c, out, m, k, n);
       rows_epilogue<float>(io, out, nullptr, n, acts_);
@@ -283,6 +312,7 @@ class GemmKernel : public Kernel {
   float alpha_, beta_;
   bool trans_a_, trans_b_;
   std::vector<ActStep> acts_;
+  matmul_dnnl::ConstantB constant_b_;
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "../src/activation.h"
 #include "../src/scratch.h"
+#include "matmul_dnnl.h"
 #include "qlinear_conv.h"
 #include "quantize_common.h"
 
@@ -162,6 +163,7 @@ class QGemmKernel : public Kernel {
       packed_ = qgemm::pack_b(w.data<W>(), k_, n_, tb ? 1 : n_, tb ? k_ : 1, zp.data(), zp.size() > 1);
     });
     rq_ = parse_requant(node, n_);
+    if (matmul_dnnl::int8_enabled()) prepare_onednn(w, tb, zp);
   }
 
   void compute(KernelIO& io) const override {
@@ -169,6 +171,7 @@ class QGemmKernel : public Kernel {
     check_x(node_, x, rq_.x_type);
     if (x.rank() == 0 || x.shape().back() != k_)
       node_.fail("input " + shape_str(x.shape()) + " does not end in the weights' K = " + std::to_string(k_));
+    if (onednn_.defined() && compute_onednn(io, x)) return;
     const int64_t m = x.numel() / k_, kp = packed_.kp;
     // The calling thread's scratch (a vector of this size was mmapped and page-faulted on every call).
     int16_t* a = scratch<int16_t>(static_cast<size_t>(m * kp), ScratchSlot::kQConvInput);
@@ -193,10 +196,77 @@ class QGemmKernel : public Kernel {
   }
 
  private:
+  // oneDNN's u8 x s8 product (VNNI / AMX: exact int32 sums) on uint8 A' = x (+ 128 for int8 x) and int8
+  // B' = w (- 128 for uint8 w), then the zero points as a correction of the sums:
+  //   sum_k (a - za)(b - zb) = sum_k a' b' - za' colsum(B') - zb' rowsum(A') + K za' zb'
+  // (za' = za + 128 or za, zb' likewise), all exact in int32, so the requantization sees the very sums
+  // refrt's own kernel computes.
+  void prepare_onednn(const Tensor& w, bool tb, const std::vector<int32_t>& zp) {
+    const bool shift = w.dtype() == DType::kUInt8;
+    Tensor b(DType::kInt8, w.shape());
+    auto* pb = b.data<int8_t>();
+    for (int64_t i = 0; i < w.numel(); ++i)
+      pb[i] = static_cast<int8_t>(quant::int_at(w, i) - (shift ? 128 : 0));
+    w_zp_.resize(static_cast<size_t>(n_));
+    col_sum_.assign(static_cast<size_t>(n_), 0);
+    for (int64_t j = 0; j < n_; ++j) {
+      w_zp_[static_cast<size_t>(j)] = zp[zp.size() > 1 ? static_cast<size_t>(j) : 0] - (shift ? 128 : 0);
+      for (int64_t kk = 0; kk < k_; ++kk) col_sum_[static_cast<size_t>(j)] += pb[tb ? j * k_ + kk : kk * n_ + j];
+    }
+    w_zp_zero_ = std::all_of(w_zp_.begin(), w_zp_.end(), [](int32_t z) { return z == 0; });
+    onednn_.set(b, tb, matmul_dnnl::ConstantB::Kind::kInt8);
+  }
+
+  bool compute_onednn(KernelIO& io, const Tensor& x) const {
+    const int64_t m = x.numel() / k_;
+    const bool shift = x.dtype() == DType::kInt8;
+    const int32_t za = rq_.x_zp + (shift ? 128 : 0);
+    const uint8_t* a = static_cast<const uint8_t*>(x.raw());
+    if (shift) {  // int8 x as uint8 x + 128: flip the sign bit
+      auto* moved = scratch<uint8_t>(static_cast<size_t>(m * k_), ScratchSlot::kQConvInput);
+      parallel_for(io, m * k_, 1 << 16, [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) moved[i] = static_cast<uint8_t>(a[i] ^ 0x80);
+      });
+      a = moved;
+    }
+    Tensor sums(DType::kInt32, {m, n_});
+    int32_t* ps = sums.data<int32_t>();
+    if (!onednn_.run(io, m, a, k_, nullptr, ps, nullptr)) return false;
+    Shape out = x.shape();
+    out.back() = n_;
+    Tensor y(rq_.out, out);
+    uint8_t* py = static_cast<uint8_t*>(y.mutable_raw());
+    const std::string_view impl = io.impl;
+    parallel_for(io, m, std::max<int64_t>(1, 16384 / std::max<int64_t>(n_, 1)), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        int32_t* row = ps + r * n_;
+        int32_t row_sum = 0;
+        if (!w_zp_zero_)
+          for (int64_t kk = 0; kk < k_; ++kk) row_sum += a[r * k_ + kk];
+        for (int64_t j = 0; j < n_; ++j) {
+          const int32_t zb = w_zp_[static_cast<size_t>(j)];
+          // Unsigned arithmetic: wraps modulo 2^32 as the int32 sums of the other kernels do.
+          row[j] = static_cast<int32_t>(static_cast<uint32_t>(row[j]) -
+                                        static_cast<uint32_t>(za) * static_cast<uint32_t>(col_sum_[static_cast<size_t>(j)]) -
+                                        static_cast<uint32_t>(zb) * static_cast<uint32_t>(row_sum) +
+                                        static_cast<uint32_t>(k_) * static_cast<uint32_t>(za) * static_cast<uint32_t>(zb));
+        }
+        quant::requantize_row_f32(row, n_, rq_.mult.data(), rq_.offset.data(), true, rq_.lo, rq_.hi, rq_.out,
+                                  py + r * n_ * static_cast<int64_t>(dtype_size(rq_.out)));
+      }
+    });
+    io.impl = impl;
+    io.outputs[0] = std::move(y);
+    return true;
+  }
+
   NodeDef node_;
   int64_t k_ = 0, n_ = 0;
   qgemm::PackedB packed_;
   Requant rq_;
+  matmul_dnnl::ConstantB onednn_;
+  std::vector<int32_t> w_zp_, col_sum_;
+  bool w_zp_zero_ = true;
 };
 
 }  // namespace

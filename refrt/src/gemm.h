@@ -1,12 +1,18 @@
-// Internal: the one row-major GEMM wrapper of refrt (OpenBLAS's cblas), used by MatMul, Gemm, Conv,
-// ConvTranspose, Attention and the recurrent ops. C = alpha * op(A) op(B) + beta * C with op =
-// transpose when asked; leading dims in elements. A one-row or one-column product runs as a GEMV
-// (it streams the matrix once; sgemm would pack it first).
+// Internal: the one row-major GEMM wrapper of refrt, used by MatMul, Gemm, Conv, ConvTranspose, Attention
+// and the recurrent ops for products whose B is not a packed constant (matmul_dnnl.h has those).
+// C = alpha * op(A) op(B) + beta * C with op = transpose when asked; leading dims in elements.
+//
+// float32 runs on oneDNN's sgemm, which picks its kernels from the CPU's feature bits; OpenBLAS picks
+// from the CPU's model number and falls back to SSE3 kernels on a CPU newer than its table (Debian's
+// 0.3.21 on an Emerald Rapids Xeon: 3-4x slower). OpenBLAS keeps float64, float32 below refrt's AVX2
+// level (PARITY_REFRT_ISA=scalar) and PARITY_REFRT_SGEMM_DNNL=0. On OpenBLAS a one-row or one-column
+// product runs as a GEMV (it streams the matrix once; sgemm would pack it first).
 #pragma once
 #include <cblas.h>
 
 #include <algorithm>
 #include <climits>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -14,6 +20,13 @@
 #include "thread_pool.h"
 
 namespace parity::refrt {
+
+// gemm.cc: the float32 product on oneDNN (one thread: the caller's; refrt's pool splits the work).
+bool sgemm_on_onednn();
+void onednn_sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                  const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+// What runs gemm<T> here, for the profile: "onednn sgemm (avx512_core_amx)", "openblas dgemm (core Haswell)".
+std::string_view gemm_impl_name(bool float32);
 
 // cblas takes int sizes: larger matrices are refused rather than silently truncated.
 inline void check_blas_dims(const NodeDef& node, int64_t m, int64_t n, int64_t k, int64_t lda = 0, int64_t ldb = 0,
@@ -46,6 +59,9 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a
       for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == T(0) ? T(0) : beta * c[i * ldc + j];
     return;
   }
+  if constexpr (std::is_same_v<T, float>) {
+    if (sgemm_on_onednn()) return onednn_sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
   if (m == 1) {  // one row (decode, batch 1): c = op(B)^T a
     return gemv<T>(!tb, tb ? n : k, tb ? k : n, alpha, b, ldb, a, ta ? lda : 1, beta, c, 1);
   }
@@ -75,6 +91,7 @@ void gemm(const NodeDef& node, bool ta, bool tb, int64_t m, int64_t n, int64_t k
 template <typename T>
 void pool_gemm(const KernelIO& io, bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
                const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  io.impl = gemm_impl_name(std::is_same_v<T, float>);
   const int64_t threads = io.pool ? io.pool->size() : 1;
   if (threads > 1 && m == 1 && !tb && k >= 64 * threads && n * k >= (int64_t{1} << 16)) {
     // One row times a [k, n] matrix (decode): each thread streams a contiguous band of B's rows into

@@ -3,7 +3,9 @@
 #include "thread_pool.h"
 
 #include <algorithm>
+#include <mutex>
 #include <tuple>
+#include <unordered_set>
 
 #include "parity/refrt/session.h"
 
@@ -65,6 +67,13 @@ std::vector<int64_t> NodeDef::attr_ints(const std::string& n, std::vector<int64_
 
 void NodeDef::fail(const std::string& message, ErrorKind kind) const {
   throw Error({"refrt", "", name, op_type}, message, kind);
+}
+
+std::string_view intern_impl(const std::string& name) {
+  static std::mutex mutex;
+  static std::unordered_set<std::string> names;  // node-based: element addresses never move
+  std::lock_guard<std::mutex> lock(mutex);
+  return *names.insert(name).first;
 }
 
 const Tensor& KernelIO::in(size_t i) const {

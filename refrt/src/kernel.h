@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 #include <utility>
 
@@ -66,6 +67,10 @@ struct KernelIO {
   std::vector<const Tensor*> inputs;
   std::vector<Tensor> outputs;       // sized to the node's output count; kernels fill them
   const ThreadPool* pool = nullptr;  // the session's intra-op pool (nullptr: run serially)
+  // What ran this call, for the profile: set by kernels that choose between implementations ("onednn
+  // brg:avx512_core", "openblas sgemm (core Haswell)") to a string from intern_impl; empty: refrt's own
+  // kernel. Mutable: the GEMM helpers that take a const KernelIO& note their choice too.
+  mutable std::string_view impl;
 
   // Sequence and optional values (value.h) beside the tensors: values[i] is input i when it is one
   // (inputs[i] is then nullptr), and a kernel sets value_outputs[k] (set_value) for such an output.
@@ -143,6 +148,9 @@ void parallel_for(const KernelIO& io, int64_t n, int64_t grain, const std::funct
 // large independent items, so that a thread running late (a busy host) takes fewer. Without a pool,
 // fn(0, n).
 void parallel_each(const KernelIO& io, int64_t n, const std::function<void(int64_t, int64_t)>& fn);
+
+// `name` kept for the life of the process (implementation names are few; KernelIO::impl points here).
+std::string_view intern_impl(const std::string& name);
 
 // Shared helpers for kernels (errors are refrt errors; the executor adds node, op and file).
 Shape broadcast_shapes(const Shape& a, const Shape& b, const NodeDef* node = nullptr);

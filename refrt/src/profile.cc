@@ -6,7 +6,10 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <sstream>
+
+#include "parity/refrt/cpu_isa.h"
 
 namespace parity::refrt {
 namespace {
@@ -46,7 +49,27 @@ struct Totals {
   std::string op_type;
   int64_t calls = 0;
   double ms = 0, flops = 0, bytes = 0;
+  std::map<std::string, double> impl_ms;  // what ran the calls, and for how long
 };
+
+// "onednn brg:avx512_core" (one implementation), or each with its share of the time, largest first.
+std::string impl_text(const std::map<std::string, double>& impl_ms) {
+  if (impl_ms.size() == 1) return impl_ms.begin()->first;
+  std::vector<std::pair<double, std::string>> sorted;
+  double all = 0;
+  for (const auto& [name, ms] : impl_ms) {
+    sorted.emplace_back(ms, name);
+    all += ms;
+  }
+  std::sort(sorted.rbegin(), sorted.rend());
+  std::string out;
+  for (const auto& [ms, name] : sorted) {
+    char share[32];
+    std::snprintf(share, sizeof share, " %.0f%%", all > 0 ? 100.0 * ms / all : 0.0);
+    out += (out.empty() ? "" : ", ") + name + share;
+  }
+  return out;
+}
 
 Json rows(const std::map<std::string, Totals>& totals, double all_ms, bool with_op_type, const char* key) {
   std::vector<std::pair<std::string, Totals>> sorted(totals.begin(), totals.end());
@@ -60,7 +83,8 @@ Json rows(const std::map<std::string, Totals>& totals, double all_ms, bool with_
                 {"share", all_ms > 0 ? 100.0 * t.ms / all_ms : 0.0},
                 {"mean_us", t.calls ? 1000.0 * t.ms / static_cast<double>(t.calls) : 0.0},
                 {"gflops_per_s", t.flops > 0 && t.ms > 0 ? Json(t.flops / (t.ms * 1e6)) : Json(nullptr)},
-                {"gb_per_s", t.ms > 0 ? Json(t.bytes / (t.ms * 1e6)) : Json(nullptr)}};
+                {"gb_per_s", t.ms > 0 ? Json(t.bytes / (t.ms * 1e6)) : Json(nullptr)},
+                {"impl", impl_text(t.impl_ms)}};
     if (with_op_type) row["op_type"] = t.op_type;
     out.push_back(std::move(row));
   }
@@ -76,6 +100,24 @@ std::string fixed(double v, int digits) {
 std::string opt(const Json& v, int digits) { return v.is_number() ? fixed(v.get<double>(), digits) : "-"; }
 
 }  // namespace
+
+Json machine_json() {
+  const CpuFacts& f = cpu_facts();
+  return {{"cpu", f.model_name},      {"family", f.family},         {"model", f.model},
+          {"refrt_isa", f.refrt_isa}, {"onednn", f.onednn},         {"onednn_isa", f.onednn_isa},
+          {"openblas", f.openblas},   {"openblas_core", f.openblas_core}, {"openblas_generic", f.openblas_generic}};
+}
+
+std::string machine_line(const Json& m) {
+  std::string line = m.value("cpu", std::string("unknown CPU")) + " (family " + std::to_string(m.value("family", 0)) +
+                     " model " + std::to_string(m.value("model", 0)) + "); refrt " +
+                     m.value("refrt_isa", std::string()) + "; " + m.value("onednn", std::string()) + " at " +
+                     m.value("onednn_isa", std::string());
+  const std::string core = m.value("openblas_core", std::string());
+  if (!core.empty())
+    line += "; OpenBLAS core " + core + (m.value("openblas_generic", false) ? " (generic: CPU not in its table)" : "");
+  return line;
+}
 
 Profile profile_session(const Session& session, const std::vector<Tensor>& inputs, const ProfileOptions& options,
                         const std::string& model, double load_ms) {
@@ -112,7 +154,8 @@ Json chrome_trace(const Profile& p) {
                    {"provider", "refrt"},
                    {"node_index", std::to_string(t.node_index)},
                    {"input_type_shape", type_shapes(t.inputs)},
-                   {"output_type_shape", type_shapes(t.outputs)}};
+                   {"output_type_shape", type_shapes(t.outputs)},
+                   {"impl", t.impl}};
       if (t.flops > 0) args["flops"] = t.flops;
       events.push_back(
           event("Node", t.node + "_kernel_time", run_ts + t.start_ms * 1000, t.ms * 1000, std::move(args)));
@@ -132,6 +175,7 @@ Json summarize_profile(const Profile& p) {
         totals->ms += t.ms;
         totals->flops += t.flops;
         totals->bytes += t.bytes;
+        totals->impl_ms[t.impl] += t.ms;
       }
       all_ms += t.ms;
     }
@@ -144,6 +188,7 @@ Json summarize_profile(const Profile& p) {
           {"load_ms", p.load_ms},
           {"mean_run_ms", run_sum / runs},
           {"kernel_ms_per_run", all_ms / runs},
+          {"machine", machine_json()},
           {"by_op_type", rows(by_op, all_ms, false, "op_type")},
           {"by_node", rows(by_node, all_ms, true, "node")}};
 }
@@ -175,24 +220,26 @@ std::string profile_markdown(const Json& s, size_t top_nodes) {
      << fixed(s["load_ms"], 1) << " ms";
   if (ort)
     md << "; onnxruntime " << s.value("ort_version", "") << " mean run " << fixed(s["ort_mean_run_ms"], 3) << " ms";
+  md << "\n\nMachine: " << machine_line(s.value("machine", Json::object()));
   md << "\n\n## By op type\n\n| op | calls | total ms | share % | mean µs | GFLOP/s | GB/s |"
-     << (ort ? " ORT ms/run | refrt/ORT |" : "") << "\n|---|---:|---:|---:|---:|---:|---:|" << (ort ? "---:|---:|" : "")
-     << "\n";
+     << (ort ? " ORT ms/run | refrt/ORT |" : "") << " implementation |\n|---|---:|---:|---:|---:|---:|---:|"
+     << (ort ? "---:|---:|" : "") << "---|\n";
   for (const auto& r : s["by_op_type"]) {
     md << "| " << r["op_type"].get<std::string>() << " | " << r["calls"].get<int64_t>() << " | "
        << fixed(r["total_ms"], 3) << " | " << fixed(r["share"], 1) << " | " << fixed(r["mean_us"], 1) << " | "
        << opt(r["gflops_per_s"], 2) << " | " << opt(r["gb_per_s"], 2) << " |";
     if (ort) md << " " << opt(r["ort_ms_per_run"], 3) << " | " << opt(r["ratio"], 2) << " |";
-    md << "\n";
+    md << " " << r.value("impl", std::string()) << " |\n";
   }
-  md << "\n## Top nodes\n\n| node | op | calls | total ms | share % | mean µs | GFLOP/s | GB/s "
-        "|\n|---|---|---:|---:|---:|---:|---:|---:|\n";
+  md << "\n## Top nodes\n\n| node | op | calls | total ms | share % | mean µs | GFLOP/s | GB/s | implementation "
+        "|\n|---|---|---:|---:|---:|---:|---:|---:|---|\n";
   size_t n = 0;
   for (const auto& r : s["by_node"]) {
     if (n++ == top_nodes) break;
     md << "| " << r["node"].get<std::string>() << " | " << r["op_type"].get<std::string>() << " | "
        << r["calls"].get<int64_t>() << " | " << fixed(r["total_ms"], 3) << " | " << fixed(r["share"], 1) << " | "
-       << fixed(r["mean_us"], 1) << " | " << opt(r["gflops_per_s"], 2) << " | " << opt(r["gb_per_s"], 2) << " |\n";
+       << fixed(r["mean_us"], 1) << " | " << opt(r["gflops_per_s"], 2) << " | " << opt(r["gb_per_s"], 2) << " | "
+       << r.value("impl", std::string()) << " |\n";
   }
   return md.str();
 }
@@ -201,6 +248,7 @@ std::string profile_text(const Json& s, size_t top_nodes) {
   const bool ort = s.contains("ort_mean_run_ms");
   std::ostringstream out;
   char line[256];
+  out << "machine: " << machine_line(s.value("machine", Json::object())) << "\n";
   out << "mean run " << fixed(s["mean_run_ms"], 3) << " ms over " << s["runs"].get<int>() << " runs";
   if (ort) out << " (onnxruntime " << fixed(s["ort_mean_run_ms"], 3) << " ms)";
   out << "\n";
@@ -223,9 +271,9 @@ std::string profile_text(const Json& s, size_t top_nodes) {
   size_t n = 0;
   for (const auto& r : s["by_node"]) {
     if (n++ == top_nodes) break;
-    std::snprintf(line, sizeof line, "  %-40s %-16s %10.3f ms %6.1f%%", r["node"].get<std::string>().c_str(),
+    std::snprintf(line, sizeof line, "  %-40s %-16s %10.3f ms %6.1f%%  ", r["node"].get<std::string>().c_str(),
                   r["op_type"].get<std::string>().c_str(), r["total_ms"].get<double>(), r["share"].get<double>());
-    out << line << "\n";
+    out << line << r.value("impl", std::string()) << "\n";
   }
   return out.str();
 }

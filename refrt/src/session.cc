@@ -112,6 +112,7 @@ struct RunRecorder {
     const PlannedNode* node;
     Clock::time_point start, end;
     double flops = 0, bytes = 0;
+    std::string_view impl;
     size_t first_shape = 0, inputs = 0, outputs = 0;  // shapes[first_shape ...]: inputs, then outputs
   };
   struct ShapeRef {
@@ -134,6 +135,7 @@ struct RunRecorder {
   void record(const PlannedNode& node, const KernelIO& io, Clock::time_point start, Clock::time_point end) {
     Node n{&node, start, end};
     n.flops = node.kernel->flops(io);
+    n.impl = io.impl;
     n.first_shape = shapes.size();
     for (const Tensor* in : io.inputs) {
       if (!in) continue;
@@ -169,6 +171,7 @@ struct RunRecorder {
       t.ms = ms(n.end - n.start).count();
       t.flops = n.flops;
       t.bytes = n.bytes;
+      t.impl = n.impl.empty() ? "refrt" : std::string(n.impl);
       for (size_t k = 0; k < n.inputs; ++k) t.inputs.push_back(typed_shape(n.first_shape + k));
       for (size_t k = 0; k < n.outputs; ++k) t.outputs.push_back(typed_shape(n.first_shape + n.inputs + k));
       const double end_ms = t.start_ms + t.ms;
@@ -200,6 +203,7 @@ std::unique_ptr<Session> Session::load_bytes(const void* data, size_t size, cons
                                              SessionOptions options) {
   const std::string base_dir = std::filesystem::path(origin).parent_path().string();
   isa_level();  // a misspelt PARITY_REFRT_ISA fails here, before any kernel picks its path
+  note_generic_openblas();
   auto impl = std::make_unique<Impl>();
   ModelDef model = parse_model(data, size, origin, base_dir);
   if (options.optimize) {
@@ -309,6 +313,7 @@ std::vector<Tensor> execute_plan(const SessionPlan& plan, const std::vector<Tens
     else if (!io.values.empty())
       io.values.clear();
     const Clock::time_point start = profile ? Clock::now() : Clock::time_point();
+    io.impl = {};
     try {
       node.kernel->compute(io);
     } catch (const Error& e) {

@@ -344,6 +344,30 @@ def build(api):
     case("pool_batched_matmul_broadcast12", [node("MatMul", ["a", "b"], ["y"])], {"a": ab, "b": bb},
          {"y": (ab.astype(np.float64) @ bb).astype(f32)}, tol=tol)
 
+    # Constant B through oneDNN's matmul (refrt/kernels/matmul_dnnl.h): B packed once, in column blocks of
+    # >= 64 per thread (200 columns: 3 blocks on the 3-thread pool, 64 + 64 + 72) or whole with A's rows
+    # split (40 columns), bias and GELU after each block; Gemm's transB and a [1, N] C as the bias row;
+    # alpha / a full C keep refrt's own GEMM (pool_gemm_* above).
+    xw, w200, b200 = own.uniform(-1, 1, (2, 5, 48)).astype(f32), own.uniform(-1, 1, (48, 200)).astype(f32), \
+        own.uniform(-1, 1, 200).astype(f32)
+    gelu_nodes = [node("Div", ["h", "sqrt2"], ["d"]), node("Erf", ["d"], ["e"]), node("Add", ["e", "one"], ["e1"]),
+                  node("Mul", ["h", "e1"], ["m"]), node("Mul", ["m", "half"], ["y"])]
+    h = xw.astype(np.float64) @ w200 + b200
+    case("onednn_matmul_add_gelu_column_blocks", [node("MatMul", ["x", "w"], ["mm"]), node("Add", ["mm", "b"], ["h"])] +
+         gelu_nodes, {"x": xw}, {"y": gelu(h).astype(f32)},
+         initializers={"w": w200, "b": b200, "sqrt2": scalar(np.sqrt(2)), "one": scalar(1), "half": scalar(0.5)}, tol=tol)
+    xr, w40 = own.uniform(-1, 1, (37, 64)).astype(f32), own.uniform(-1, 1, (64, 40)).astype(f32)
+    case("onednn_matmul_split_rows", [node("MatMul", ["x", "w"], ["y"])], {"x": xr},
+         {"y": (xr.astype(np.float64) @ w40).astype(f32)}, initializers={"w": w40}, tol=tol)
+    xg, wt, c1 = own.uniform(-1, 1, (7, 80)).astype(f32), own.uniform(-1, 1, (200, 80)).astype(f32), \
+        own.uniform(-1, 1, (1, 200)).astype(f32)
+    case("onednn_gemm_transb_bias_row", [node("Gemm", ["x", "w", "c"], ["y"], transB=1)], {"x": xg},
+         {"y": (xg.astype(np.float64) @ wt.T.astype(np.float64) + c1).astype(f32)},
+         initializers={"w": wt, "c": c1}, tol=tol)
+    case("onednn_gemm_decode_row_relu", [node("Gemm", ["x", "w", "c"], ["g"], transB=1), node("Relu", ["g"], ["y"])],
+         {"x": xg[:1]}, {"y": np.maximum(xg[:1].astype(np.float64) @ wt.T.astype(np.float64) + c1, 0).astype(f32)},
+         initializers={"w": wt, "c": c1}, tol=tol)
+
     # Safe softmax over rows long enough for the vector loop (37: four vectors and a tail of 5): fully
     # masked rows (0), causally masked rows (-inf after the diagonal), and spreads past exp's float range
     # (x - max < -87: exp is then 0 or subnormal, far below the output's resolution).

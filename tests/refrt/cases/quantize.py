@@ -368,6 +368,35 @@ def qdq_chain_maker(api, rng):
     return chain, qz, dqz
 
 
+def build_int8_extremes(api, qz, dqz):
+    """QDQ MatMuls whose integer sums a saturating kernel gets wrong: activations at both ends of their
+    range, uint8 weights near 0 and 255 with per-column zero points (the zero-point correction of the
+    oneDNN path, qdq_fused.cc), K = 512 so that pairs of byte products pass int16 (255 * 127 * 2 > 32767),
+    N = 200 for the column blocks. Scales are powers of two, so x quantizes back to the chosen integers."""
+    np, node, case = api.np, api.node, api.case
+    rng = np.random.default_rng(36)
+    for act_type, zx, zy in (("uint8", 3, 128), ("int8", -5, 0)):
+        lo, hi = RANGES[act_type]
+        xq = rng.choice([lo, lo + 1, hi - 1, hi, zx], size=(9, 512)).astype(act_type)
+        xs = np.float32(2.0 ** -6)
+        x = ((xq.astype(np.float32) - np.float32(zx)) * xs).astype(np.float32)
+        w = rng.choice([0, 1, 2, 253, 254, 255], size=(512, 200)).astype(np.uint8)
+        zw = rng.integers(0, 256, size=200).astype(np.uint8)
+        ws = np.float32(2.0 ** -12) * rng.integers(1, 4, size=200).astype(np.float32)
+        ys = np.float32(0.25)
+        xf = dqz(xq, xs, zx).astype(np.float64)
+        wf = ((w.astype(np.float32) - zw.astype(np.float32)) * ws).astype(np.float32).astype(np.float64)
+        want = dqz(qz(xf @ wf, ys, zy, act_type), ys, zy)
+        nodes = [node("QuantizeLinear", ["x", "xs", "zx"], ["xq"]), node("DequantizeLinear", ["xq", "xs", "zx"], ["xf"]),
+                 node("DequantizeLinear", ["w", "ws", "zw"], ["wf"], axis=1), node("MatMul", ["xf", "wf"], ["acc"]),
+                 node("QuantizeLinear", ["acc", "ys", "zy"], ["yq"]), node("DequantizeLinear", ["yq", "ys", "zy"], ["y"])]
+        inits = {"xs": np.array(xs), "zx": np.array(zx, act_type), "w": w, "ws": ws, "zw": zw, "ys": np.array(ys),
+                 "zy": np.array(zy, act_type)}
+        case(f"fusion_qdq_matmul_{act_type}_extremes_u8_weights_zero_points", nodes, {"x": x}, {"y": want},
+             initializers=inits, opset=13, tol=(0, float(ys) * 1.001),
+             ort_differs=ORT_U8S8 if act_type == "uint8" else ORT_FUSED_S8)
+
+
 def conv_core(np, attrs):
     def core(x, w, b):
         group = attrs.get("group", 1)
@@ -422,6 +451,12 @@ def build_qdq_chains(api):
     chain("matmul_s8s8_3d_per_column", api.rand(2, 3, 40, low=-2, high=2), "int8",
           lambda ins, out: node("MatMul", ins, [out]),
           lambda x, w, b: x @ w, (40, 20), 1, None, 0.05, 5, ort_differs=ORT_FUSED_S8)
+    # Wide enough for the column blocks of the oneDNN int8 path (refrt/kernels/matmul_dnnl.h: N >= 64 per
+    # thread; these rows also run on a 3-thread pool).
+    chain("matmul_relu_u8s8_column_blocks", api.rand(4, 7, 96, low=-2, high=2), "uint8",
+          lambda ins, out: node("MatMul", ins, [out]),
+          lambda x, w, b: x @ w, (96, 200), 1, None, 0.05, 10, act="relu")
+    build_int8_extremes(api, qz, dqz)
 
 
 def build_conv_blocks(api):

@@ -51,4 +51,22 @@ bool isa_allows(IsaLevel level);
 // One line for people: "avx2 (CPU: avx2)", "scalar (PARITY_REFRT_ISA=scalar; CPU: avx2)".
 std::string isa_summary();
 
+// What decides refrt's speed on this machine, for profiles and benchmark tables: the CPU by name and
+// family/model, refrt's level, the ISA oneDNN dispatches to, and the core OpenBLAS chose (from the
+// CPU's model number: a CPU newer than the library gets a generic core, `openblas_generic`).
+struct CpuFacts {
+  std::string model_name;  // /proc/cpuinfo's "model name"
+  int family = 0, model = 0;
+  std::string refrt_isa;   // isa_summary()
+  std::string onednn;      // "oneDNN 2.6.3"
+  std::string onednn_isa;  // "avx512_core_amx", "avx2", ...
+  std::string openblas;    // "OpenBLAS 0.3.21 ..." (openblas_get_config), "" when another BLAS is linked
+  std::string openblas_core;
+  bool openblas_generic = false;  // the core has no AVX2 kernels although the CPU has AVX2
+};
+const CpuFacts& cpu_facts();
+// Prints once per process, to stderr, that OpenBLAS runs a generic core on this CPU and what it still
+// computes there (called at session load).
+void note_generic_openblas();
+
 }  // namespace parity::refrt

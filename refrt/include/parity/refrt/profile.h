@@ -33,14 +33,21 @@ Profile profile_session(const Session& session, const std::vector<Tensor>& input
 
 nlohmann::json chrome_trace(const Profile& profile);
 
-// {"model","runs","warmup","load_ms","mean_run_ms","by_op_type":[...],"by_node":[...]}: each row
-// has calls, total_ms, share (% of kernel time), mean_us, and gflops_per_s / gb_per_s (null when the
-// kernel declares no FLOPs). Rows sorted by total time, largest first.
+// {"model","runs","warmup","load_ms","mean_run_ms","machine":{...},"by_op_type":[...],"by_node":[...]}: each
+// row has calls, total_ms, share (% of kernel time), mean_us, gflops_per_s / gb_per_s (null when the
+// kernel declares no FLOPs) and impl (what ran it: "onednn brg:avx512_core", "refrt", or several with
+// their share of the time). Rows sorted by total time, largest first. "machine" is machine_json().
+// The trace's Node events carry the same impl in args.
 nlohmann::json summarize_profile(const Profile& profile);
 
 // Adds ORT's per-op-type mean ms per run (op type → ms) as "ort_ms_per_run" and "ratio" (refrt / ORT)
 // to the by_op_type rows, and the ORT run time as "ort_mean_run_ms".
 void add_ort_comparison(nlohmann::json& summary, const nlohmann::json& ort);
+
+// cpu_facts() (cpu_isa.h) as JSON: cpu, family, model, refrt_isa, onednn, onednn_isa, openblas,
+// openblas_core, openblas_generic; and as one line for people.
+nlohmann::json machine_json();
+std::string machine_line(const nlohmann::json& machine);
 
 std::string profile_markdown(const nlohmann::json& summary, size_t top_nodes = 20);
 std::string profile_text(const nlohmann::json& summary, size_t top_nodes = 10);

@@ -60,6 +60,9 @@ struct NodeTiming {
   double flops = 0;  // declared by the kernel; 0 = not declared
   double bytes = 0;  // input + output bytes: the traffic a kernel must at least move
   std::vector<TypedShape> inputs, outputs;
+  // What computed it: "onednn brg:avx512_core", "onednn sgemm (avx2)", "openblas sgemm (core Haswell)", or
+  // "refrt" (refrt's own kernel).
+  std::string impl;
 };
 
 struct RunOptions {

@@ -1,0 +1,39 @@
+// Internal: what refrt's oneDNN paths share (conv_dnnl.h, matmul_dnnl.h, gemm.h's sgemm).
+//
+// oneDNN picks its kernels from the CPU's feature bits (AVX2, AVX-512, VNNI, BF16, AMX), never its model
+// number, so a CPU newer than the library still gets its widest kernels. refrt caps it at its own ISA level
+// (PARITY_REFRT_ISA) before its first JIT, so the tests can run every lower path on one machine.
+//
+// Threads are refrt's: every oneDNN call is made from a pool thread with that thread's OpenMP team at one
+// thread (the Debian build threads with OpenMP), so oneDNN never starts workers beside refrt's pool.
+#pragma once
+#include <cstdint>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <string>
+#include <string_view>
+
+namespace parity::refrt::dnnl_common {
+
+// The engine, created on first use with oneDNN's ISA capped at refrt's level.
+const dnnl::engine& cpu_engine();
+// A stream of the calling thread on that engine.
+dnnl::stream& thread_stream();
+// Sets the calling thread's OpenMP thread count to one (before every oneDNN call: a function call).
+void one_openmp_thread();
+// Whether oneDNN may run here: refrt's level allows AVX2 (below it, refrt's portable loops and OpenBLAS)
+// and the variable `env` (e.g. "PARITY_REFRT_MATMUL_DNNL") is not "0".
+bool allowed(const char* env);
+// Whether this CPU (at refrt's level) has exact 8-bit dot products: AVX-512 VNNI or AVX-VNNI. Without them
+// oneDNN's u8 x s8 kernels sum pairs in a saturating int16 (vpmaddubsw), which refrt never inherits.
+bool has_vnni();
+
+// The ISA oneDNN actually dispatches to, as it names it ("avx512_core_amx", "avx2", ...).
+std::string effective_isa();
+// "oneDNN 2.6.3".
+std::string version();
+// A name for people and the profile: "onednn " + the implementation oneDNN chose ("brg:avx512_core",
+// "jit:avx2", "gemm:jit (avx2)": the effective ISA added where the name has none), interned so that it
+// outlives any plan (kernel.h's intern_impl).
+std::string_view impl_name(const char* onednn_impl);
+
+}  // namespace parity::refrt::dnnl_common

@@ -1,0 +1,207 @@
+// matmul_dnnl.h: products with a constant B through oneDNN's matmul primitive, on refrt's threads.
+#include "matmul_dnnl.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+
+#include "../src/scratch.h"
+#include "../src/thread_pool.h"
+#include "dnnl_common.h"
+
+namespace parity::refrt::matmul_dnnl {
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+using DT = memory::data_type;
+
+// One column block of B, packed, and the primitives that use it (one per row count).
+struct Block {
+  int64_t n0 = 0, nb = 0;
+  memory::desc weights_md;
+  memory weights;  // owned, in the layout the first primitive asked for
+  mutable std::mutex mutex;
+  struct Prim {
+    dnnl::matmul matmul;
+    memory::desc src_md, dst_md, bias_md, scratch_md;
+    std::string_view impl;
+  };
+  mutable std::map<int64_t, std::shared_ptr<const Prim>> prims;  // by rows; nullptr: declined
+};
+
+bool int8_impl_is_exact(const std::string& impl) {
+  // Exact u8 x s8 sums need VNNI (vpdpbusd) or AMX tiles; oneDNN's other int8 kernels add pairs of
+  // products in a saturating int16.
+  return impl.find("vnni") != std::string::npos || impl.find("amx") != std::string::npos;
+}
+
+}  // namespace
+
+struct Packs {
+  std::vector<std::unique_ptr<Block>> blocks;
+  bool split_rows = false;  // one block: A's rows are split over the pool instead
+};
+
+bool enabled() {
+  static const bool on = dnnl_common::allowed("PARITY_REFRT_MATMUL_DNNL");
+  return on;
+}
+
+bool int8_enabled() { return enabled() && dnnl_common::has_vnni(); }
+
+void ConstantB::set(const Tensor& b, bool trans, Kind kind) {
+  b_ = b;
+  trans_ = trans;
+  kind_ = kind;
+  k_ = trans ? b.dim(1) : b.dim(0);
+  n_ = trans ? b.dim(0) : b.dim(1);
+}
+
+namespace {
+
+DT a_type(ConstantB::Kind kind) { return kind == ConstantB::Kind::kInt8 ? DT::u8 : DT::f32; }
+DT b_type(ConstantB::Kind kind) { return kind == ConstantB::Kind::kInt8 ? DT::s8 : DT::f32; }
+DT c_type(ConstantB::Kind kind) { return kind == ConstantB::Kind::kInt8 ? DT::s32 : DT::f32; }
+
+// The primitive for `rows` x block.nb with B in the block's packed layout (or, for the first one,
+// whatever layout oneDNN asks for). nullptr when oneDNN offers nothing acceptable.
+// C is dense [rows, nb]: oneDNN 2.6 answers a strided C (a column block of the whole C) with its reference
+// kernel, so column blocks are computed into scratch and copied out.
+std::shared_ptr<const Block::Prim> make_prim(ConstantB::Kind kind, int64_t rows, int64_t k, int64_t lda, bool bias,
+                                             const memory::desc& weights_md) {
+  auto p = std::make_shared<Block::Prim>();
+  const int64_t nb = weights_md.dims()[1];
+  p->src_md = memory::desc({rows, k}, a_type(kind), memory::dims{lda, 1});
+  p->dst_md = memory::desc({rows, nb}, c_type(kind), Tag::ab);
+  p->bias_md = bias ? memory::desc({1, nb}, DT::f32, Tag::ab) : memory::desc();
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  const dnnl::matmul::desc desc = bias ? dnnl::matmul::desc(p->src_md, weights_md, p->bias_md, p->dst_md)
+                                       : dnnl::matmul::desc(p->src_md, weights_md, p->dst_md);
+  const dnnl::matmul::primitive_desc pd(desc, attr, dnnl_common::cpu_engine());
+  const std::string impl = pd.impl_info_str();
+  // oneDNN's reference kernels are far slower than refrt's own; int8 must be exact.
+  if (impl.rfind("ref", 0) == 0) return nullptr;
+  if (kind == ConstantB::Kind::kInt8 && !int8_impl_is_exact(impl)) return nullptr;
+  p->scratch_md = pd.scratchpad_desc();
+  p->matmul = dnnl::matmul(pd);
+  p->impl = dnnl_common::impl_name(impl.c_str());
+  return p;
+}
+
+}  // namespace
+
+std::shared_ptr<const Packs> ConstantB::packs_for(int64_t threads, int64_t m) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = packs_.find(threads);
+  if (it != packs_.end()) return it->second;
+  dnnl_common::one_openmp_thread();
+  auto packs = std::make_shared<Packs>();
+  // Column blocks on multiples of 64 (oneDNN's widest N block), one per thread when B is wide enough.
+  const int64_t count = n_ >= 64 * threads ? threads : 1;
+  packs->split_rows = count == 1 && threads > 1;
+  const size_t esize = kind_ == Kind::kInt8 ? 1 : 4;
+  try {
+    for (int64_t b = 0; b < count; ++b) {
+      auto blk = std::make_unique<Block>();
+      blk->n0 = b == 0 ? 0 : n_ * b / count / 64 * 64;
+      const int64_t n1 = b + 1 == count ? n_ : n_ * (b + 1) / count / 64 * 64;
+      blk->nb = n1 - blk->n0;
+      // The layout oneDNN wants for B, asked with the first run's row count (the layout depends on K and
+      // N, not on M: later row counts are planned with this layout fixed).
+      const memory::desc any_w({k_, blk->nb}, b_type(kind_), Tag::any);
+      dnnl::primitive_attr attr;
+      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+      const memory::desc src({std::max<int64_t>(m, 1), k_}, a_type(kind_), Tag::ab);
+      const memory::desc dst({std::max<int64_t>(m, 1), blk->nb}, c_type(kind_), Tag::ab);
+      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, any_w, dst), attr, dnnl_common::cpu_engine());
+      blk->weights_md = pd.weights_desc();
+      blk->weights = memory(blk->weights_md, dnnl_common::cpu_engine());
+      // B's columns [n0, n0 + nb): [K, nb] at row stride N, or its transpose at row stride K.
+      const auto* base = static_cast<const std::byte*>(b_.raw());
+      const memory::desc user_md =
+          trans_ ? memory::desc({k_, blk->nb}, b_type(kind_), memory::dims{1, k_})
+                 : memory::desc({k_, blk->nb}, b_type(kind_), memory::dims{n_, 1});
+      const size_t offset = static_cast<size_t>(trans_ ? blk->n0 * k_ : blk->n0) * esize;
+      memory user(user_md, dnnl_common::cpu_engine(), const_cast<std::byte*>(base + offset));
+      dnnl::stream& stream = dnnl_common::thread_stream();
+      dnnl::reorder(user, blk->weights).execute(stream, user, blk->weights);
+      stream.wait();
+      packs->blocks.push_back(std::move(blk));
+    }
+  } catch (const dnnl::error&) {  // a shape or type oneDNN does not take: the caller's own kernel
+    packs = nullptr;
+  }
+  packs_.emplace(threads, packs);
+  return packs;
+}
+
+bool ConstantB::run(const KernelIO& io, int64_t m, const void* a, int64_t lda, const float* bias, void* c,
+                    const std::vector<ActStep>* acts) const {
+  if (m <= 0 || k_ == 0 || n_ == 0) return false;
+  const int64_t threads = io.pool ? io.pool->size() : 1;
+  const std::shared_ptr<const Packs> packs = packs_for(threads, m);
+  if (!packs) return false;
+  // Tasks: (block, row chunk). Rows are split only when B is packed whole.
+  const int64_t blocks = static_cast<int64_t>(packs->blocks.size());
+  const int64_t chunks = packs->split_rows ? std::min<int64_t>(threads, std::max<int64_t>(1, m / 4)) : 1;
+  const size_t a_size = kind_ == Kind::kInt8 ? 1 : 4;
+  const int64_t tasks = blocks * chunks;
+  // Plan every primitive first (on this thread), so that a declined shape falls back before anything runs.
+  std::vector<std::shared_ptr<const Block::Prim>> prims(static_cast<size_t>(tasks));
+  for (int64_t t = 0; t < tasks; ++t) {
+    const Block& blk = *packs->blocks[static_cast<size_t>(t / chunks)];
+    const int64_t r0 = m * (t % chunks) / chunks, r1 = m * (t % chunks + 1) / chunks, rows = r1 - r0;
+    std::lock_guard<std::mutex> lock(blk.mutex);
+    auto it = blk.prims.find(rows);
+    if (it == blk.prims.end()) {
+      if (blk.prims.size() >= 64) blk.prims.clear();  // many sequence lengths: keep the cache bounded
+      dnnl_common::one_openmp_thread();
+      std::shared_ptr<const Block::Prim> p;
+      try {
+        p = make_prim(kind_, rows, k_, lda, bias != nullptr, blk.weights_md);
+      } catch (const dnnl::error&) {
+      }
+      it = blk.prims.emplace(rows, p).first;
+    }
+    if (!it->second) return false;
+    prims[static_cast<size_t>(t)] = it->second;
+  }
+  io.impl = prims[0]->impl;
+  const size_t c_size = 4;  // float32 or int32
+  parallel_each(io, tasks, [&](int64_t t0, int64_t t1) {
+    dnnl_common::one_openmp_thread();
+    dnnl::stream& stream = dnnl_common::thread_stream();
+    const dnnl::engine& engine = dnnl_common::cpu_engine();
+    for (int64_t t = t0; t < t1; ++t) {
+      const Block& blk = *packs->blocks[static_cast<size_t>(t / chunks)];
+      const Block::Prim& p = *prims[static_cast<size_t>(t)];
+      const int64_t r0 = m * (t % chunks) / chunks;
+      auto* pa = static_cast<const std::byte*>(a) + static_cast<size_t>(r0 * lda) * a_size;
+      auto* pc = static_cast<std::byte*>(c) + static_cast<size_t>(r0 * n_ + blk.n0) * c_size;
+      const int64_t rows = p.dst_md.dims()[0];
+      const bool whole = blk.nb == n_;  // else the block's columns go through dense scratch
+      auto* dense = whole ? pc : scratch<std::byte>(static_cast<size_t>(rows * blk.nb) * c_size, ScratchSlot::kDnnlOutput);
+      auto* pad = scratch<std::byte>(p.scratch_md.get_size() + 1, ScratchSlot::kDnnlScratchpad);
+      std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(p.src_md, engine, const_cast<std::byte*>(pa))},
+                                              {DNNL_ARG_WEIGHTS, blk.weights},
+                                              {DNNL_ARG_DST, memory(p.dst_md, engine, dense)},
+                                              {DNNL_ARG_SCRATCHPAD, memory(p.scratch_md, engine, pad)}};
+      if (bias) args.emplace(DNNL_ARG_BIAS, memory(p.bias_md, engine, const_cast<float*>(bias + blk.n0)));
+      p.matmul.execute(stream, args);
+      stream.wait();
+      // Activations on each row while it is in cache, then the row to its place in C.
+      const size_t row_bytes = static_cast<size_t>(blk.nb) * c_size;
+      for (int64_t r = 0; r < rows; ++r) {
+        std::byte* src = dense + static_cast<size_t>(r) * row_bytes;
+        if (acts && !acts->empty()) apply_activations(*acts, reinterpret_cast<float*>(src), blk.nb);
+        if (!whole) std::memcpy(pc + static_cast<size_t>(r * n_) * c_size, src, row_bytes);
+      }
+    }
+  });
+  return true;
+}
+
+}  // namespace parity::refrt::matmul_dnnl

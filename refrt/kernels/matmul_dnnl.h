@@ -1,0 +1,69 @@
+// Internal: GEMM-shaped nodes whose B is a constant of the session (MatMul / Gemm / FusedMatMul / FusedGemm
+// with weights, and the integer products of the quantized kernels) through oneDNN's matmul primitive.
+//
+// Why: oneDNN picks its kernels from the CPU's feature bits (brgemm on AVX-512, VNNI and AMX for int8), and
+// B is reordered into the layout it asks for (format_tag::any) once, at the first run, instead of on
+// every call as a BLAS does. Measured on an Intel Xeon with AVX-512 + AMX (docs/performance.md): the
+// 64x1024x4096 product at ~205 GFLOP/s on one thread against 125 for OpenBLAS's SkylakeX core and 55 for
+// the generic core OpenBLAS 0.3.21 falls back to on CPUs it does not know.
+//
+// Threads are refrt's (dnnl_common.h). With T threads, B is cut into T column blocks (when it has at
+// least 64 columns per thread), each packed once and run as its own single-threaded primitive on a pool
+// thread; narrower B are packed whole and A's rows are split over the pool instead. Primitives are cached
+// per row count (oneDNN's runtime-dimension matmul falls back to a slower GEMM, so each M gets its own).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../src/activation.h"
+#include "../src/kernel.h"
+
+namespace parity::refrt::matmul_dnnl {
+
+// Whether the float32 path may run: refrt's level allows AVX2 and PARITY_REFRT_MATMUL_DNNL is not 0.
+bool enabled();
+// Whether the int8 path may run: enabled(), and the CPU has exact 8-bit dot products (VNNI or AMX) at
+// refrt's level.
+bool int8_enabled();
+
+struct Packs;
+
+// A constant B, and the products with it.
+class ConstantB {
+ public:
+  enum class Kind {
+    kFloat32,  // float32 A x float32 B -> float32 C (+ bias, then refrt's activations)
+    kInt8,     // uint8 A x int8 B -> exact int32 C (zero points are the caller's)
+  };
+  // b: [K, N] row-major, or [N, K] when trans (the transB of Gemm). Kept (a shared buffer). kInt8 takes
+  // an int8 B.
+  void set(const Tensor& b, bool trans, Kind kind);
+  bool defined() const { return b_.defined(); }
+  // Whether `b` is the tensor given to set() (a graph input overriding it would not be).
+  bool holds(const Tensor& b) const { return b_.defined() && b.raw() == b_.raw(); }
+  int64_t k() const { return k_; }
+  int64_t n() const { return n_; }
+
+  // C[m, n] (row stride n) = A[m, k] (row stride lda) x B (+ bias[n]), then `acts` on each block of C
+  // while it is in cache (kFloat32). For kInt8, A is uint8 and C int32 (bias and acts must be null).
+  // false: oneDNN declined this shape (nothing written; the caller runs its own kernel). On success
+  // io.impl names the implementation oneDNN chose.
+  bool run(const KernelIO& io, int64_t m, const void* a, int64_t lda, const float* bias, void* c,
+           const std::vector<ActStep>* acts) const;
+
+ private:
+  std::shared_ptr<const Packs> packs_for(int64_t threads, int64_t m) const;
+  Tensor b_;
+  bool trans_ = false;
+  Kind kind_ = Kind::kFloat32;
+  int64_t k_ = 0, n_ = 0;
+  mutable std::mutex mutex_;
+  mutable std::map<int64_t, std::shared_ptr<const Packs>> packs_;  // by thread count; nullptr: declined
+};
+
+}  // namespace parity::refrt::matmul_dnnl

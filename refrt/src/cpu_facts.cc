@@ -1,0 +1,89 @@
+// cpu_isa.h's CpuFacts: the machine facts a profile or benchmark table states beside its timings.
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+
+#include "../kernels/dnnl_common.h"
+#include "parity/refrt/cpu_isa.h"
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+namespace parity::refrt {
+namespace {
+
+std::string cpuinfo_model_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      const size_t colon = line.find(':');
+      return colon == std::string::npos ? "" : line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  return "";
+}
+
+// A string function of the linked OpenBLAS, looked up at run time (another BLAS may be linked).
+std::string openblas_string(const char* symbol) {
+  using Fn = char* (*)();
+  auto fn = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, symbol));
+  const char* s = fn ? fn() : nullptr;
+  std::string out = s ? s : "";
+  while (!out.empty() && std::isspace(static_cast<unsigned char>(out.back()))) out.pop_back();
+  return out;
+}
+
+// OpenBLAS cores with AVX2 (or wider) kernels; any other core on an AVX2 CPU is its fallback.
+bool avx2_core(std::string core) {
+  std::transform(core.begin(), core.end(), core.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* name : {"haswell", "zen", "skylakex", "cooperlake", "sapphirerapids"})
+    if (core == name) return true;
+  return false;
+}
+
+}  // namespace
+
+const CpuFacts& cpu_facts() {
+  static const CpuFacts facts = [] {
+    CpuFacts f;
+    f.model_name = cpuinfo_model_name();
+#if defined(__x86_64__)
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (__get_cpuid(1, &a, &b, &c, &d)) {
+      const unsigned base_family = (a >> 8) & 0xf, ext_family = (a >> 20) & 0xff;
+      const unsigned base_model = (a >> 4) & 0xf, ext_model = (a >> 16) & 0xf;
+      f.family = static_cast<int>(base_family == 0xf ? base_family + ext_family : base_family);
+      f.model = static_cast<int>(base_family == 0x6 || base_family == 0xf ? (ext_model << 4) + base_model : base_model);
+    }
+#endif
+    f.refrt_isa = isa_summary();
+    f.onednn = dnnl_common::version();
+    f.onednn_isa = dnnl_common::effective_isa();
+    f.openblas = openblas_string("openblas_get_config");
+    f.openblas_core = openblas_string("openblas_get_corename");
+    f.openblas_generic = !f.openblas_core.empty() && isa_info().cpu >= IsaLevel::kAvx2 && !avx2_core(f.openblas_core);
+    return f;
+  }();
+  return facts;
+}
+
+void note_generic_openblas() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const CpuFacts& f = cpu_facts();
+    if (!f.openblas_generic || !isa_allows(IsaLevel::kAvx2)) return;
+    std::fprintf(stderr,
+                 "refrt: note: OpenBLAS runs its generic '%s' core on this CPU (%s, family %d model %d; it chooses "
+                 "by model number). refrt's float32 GEMMs and convolutions run on %s (%s) instead; only float64 "
+                 "products still use OpenBLAS.\n",
+                 f.openblas_core.c_str(), f.model_name.c_str(), f.family, f.model, f.onednn.c_str(),
+                 f.onednn_isa.c_str());
+  });
+}
+
+}  // namespace parity::refrt
