@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/quantized_vs_ort.py [--build build] [--out out/qbench] [--threads 1,2]
                                                     [--rounds 5] [--runs 10] [--warmup 3] [--filter REGEX]
-                                                    [--json FILE]
+                                                    [--json FILE] [--openblas-core NAME]
 
 The float models are benchmarks/runtime_vs_ort.py's (MLP 1024-4096-1024 batch 64, ResNet-18 1x3x224x224)
 plus a small conv net defined here, exported by `parity export` as there. The QDQ models are made
@@ -11,8 +11,15 @@ int8 weights per channel, calibrated (MinMax) on 8 batches of random normal inpu
 thread count T, three callables timed by runtime_vs_ort.py's loop, in one process: refrt
 (parity.runtime.InferenceSession, threads=T) on the QDQ model and on the float model, ORT
 (intra_op_num_threads=T) on the QDQ model; rounds with the engine order rotating, each figure the median
-of all timed calls. Prints a markdown table with the CPU and ISA level and the refrt/ORT int8 geomean per
-thread count.
+of all timed calls. After the timing, `parity profile` of the QDQ model at the largest thread count
+(runtime_vs_ort.heaviest_nodes: 3 runs after 1 warm-up, same environment) tells which implementation ran
+its 3 heaviest nodes (e.g. "onednn brg:avx512_core", "refrt"): the JSON's "heaviest_nodes" on that row,
+the table's last column. Prints a markdown table whose first line names the CPU (model, family/model),
+refrt's ISA, oneDNN's ISA and OpenBLAS's core, and the refrt/ORT int8 geomean per thread count.
+--openblas-core NAME (e.g. Prescott) runs with OPENBLAS_CORETYPE=NAME, as in runtime_vs_ort.py (the
+script re-executes itself with it set before numpy, torch, onnxruntime or refrt load OpenBLAS);
+without it the environment's value (README: leave it unset). The JSON records it ("openblas_coretype",
+null: unset) and the profile's "machine" facts.
 """
 from __future__ import annotations
 
@@ -25,25 +32,24 @@ import re
 import sys
 from pathlib import Path
 
-import numpy as np
-import onnxruntime as ort
-import torch
-from torch import nn
-
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import runtime_vs_ort as base  # noqa: E402  (models, export, the timing loop, machine facts)
-from onnx import numpy_helper  # noqa: E402
+# First: with --openblas-core it re-executes this command before OpenBLAS loads. Then models, export, the timing
+# loop, machine facts, heaviest_nodes.
+import runtime_vs_ort as base  # noqa: E402
+
+# isort: split
+import numpy as np  # noqa: E402
+import onnxruntime as ort  # noqa: E402
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
 
 
 def export(make, folder: Path, parity: Path):
     """The float ONNX (runtime_vs_ort's export) and its inputs as .pb files for `parity profile --inputs`."""
     module, args, onnx_path = base.export(make, folder, parity, fresh=False)
-    inputs_dir = folder / "inputs"
-    inputs_dir.mkdir(exist_ok=True)
-    for i, a in enumerate(args):
-        (inputs_dir / f"input_{i}.pb").write_bytes(numpy_helper.from_array(a.numpy()).SerializeToString())
-    return module, args, onnx_path, inputs_dir
+    base.write_inputs(args, folder / "inputs")
+    return module, args, onnx_path, folder / "inputs"
 
 
 def small_convnet():
@@ -128,11 +134,13 @@ def main(argv=None):
     ap.add_argument("--warmup", type=int, default=3, help="untimed calls before each engine's timed calls")
     ap.add_argument("--filter", default="", help="regular expression on the model keys")
     ap.add_argument("--json", default="")
+    ap.add_argument("--openblas-core", metavar="NAME",
+                    help="run with OPENBLAS_CORETYPE=NAME (re-executes itself with it set); default: the environment's")
     a = ap.parse_args(argv)
     parity = Path(a.build) / "parity" if Path(a.build).is_absolute() else base.ROOT / a.build / "parity"
     threads = [int(t) for t in a.threads.split(",")]
     cpu, isa = base.cpu_facts(), base.rt.isa_level()
-    rows = []
+    rows, machine = [], None
     for key, (title, make) in model_list().items():
         if a.filter and not re.search(a.filter, key):
             continue
@@ -142,27 +150,34 @@ def main(argv=None):
         calls = {t: engines(qdq, float_path, args, t) for t in threads}
         check_agreement(calls[threads[0]], qdq)
         medians, _ = base.rotating_rounds(calls, a.rounds, a.runs, a.warmup)
+        machine, heaviest = base.heaviest_nodes(parity, qdq, inputs_dir, max(threads))
         for t in threads:
             r = {"model": key, "title": title, "threads": t, **{e: medians[(t, e)] for e in calls[t]}}
+            if t == max(threads):
+                r["heaviest_nodes"] = heaviest
             print(f"{title:45s} T={t} refrt int8 {r['int8']:8.2f}  ORT int8 {r['ort_int8']:8.2f}  "
                   f"refrt f32 {r['float']:8.2f}", flush=True)
             rows.append(r)
         del calls
-    print(f"\nCPU: {cpu['model']}, {len(cpu['avx512']) and 'AVX-512' or 'AVX2'}; refrt ISA level {isa}")
+    print("\n" + base.cpu_line(cpu, machine))
     print("\n| model | T | refrt int8 ms | ORT int8 ms | refrt float32 ms | refrt int8 / ORT int8 "
-          "| refrt int8 / float32 |")
-    print("|---|---|---|---|---|---|---|")
+          "| refrt int8 / float32 | heaviest int8 nodes ran on |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['title']} | {r['threads']} | {r['int8']:.2f} | {r['ort_int8']:.2f} | {r['float']:.2f} | "
-              f"{r['int8'] / r['ort_int8']:.2f} | {r['int8'] / r['float']:.2f} |")
+              f"{r['int8'] / r['ort_int8']:.2f} | {r['int8'] / r['float']:.2f} | "
+              f"{base.nodes_text(r.get('heaviest_nodes'))} |")
     gm = {t: geomean([r["int8"] / r["ort_int8"] for r in rows if r["threads"] == t]) for t in threads}
     for t, g in gm.items():
         print(f"refrt int8 / ORT int8 geomean at {t} thread(s): {g:.2f}")
     if a.json:
         doc = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "cpu": cpu,
-               "refrt_isa_level": isa, "rows": rows, "geomean_int8_over_ort": {str(t): g for t, g in gm.items()},
+               "refrt_isa_level": isa, "machine": machine, "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
+               "rows": rows, "geomean_int8_over_ort": {str(t): g for t, g in gm.items()},
                "method": {"rounds": a.rounds, "runs": a.runs, "warmup": a.warmup,
-                          "statistic": "median of all timed calls, engine order rotating per round"}}
+                          "statistic": "median of all timed calls, engine order rotating per round",
+                          "heaviest_nodes": f"parity profile of the QDQ model --runs 3 --warmup 1 --threads "
+                                            f"{max(threads)}, top 3 by_node"}}
         Path(a.json).write_text(json.dumps(doc, indent=1))
     return 0
 

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/runtime_vs_ort.py [--threads 1,2] [--rounds 5] [--runs 10] [--warmup 3]
                                                   [--filter REGEX] [--out out/bench] [--json FILE] [--lock FILE]
-                                                  [--export-only]
+                                                  [--openblas-core NAME] [--export-only]
 
 Each model comes from the scenario library (scenarios/cases: the zoo's classes at real sizes), random
 weights, captured with torch.export + run_decompositions() and exported by `parity export`. Per model and
@@ -13,9 +13,16 @@ thread count T, three callables on the same numpy/torch inputs:
 are timed by one loop (time.perf_counter around each call, `warmup` untimed calls first). A model is
 measured in `rounds` rounds; each round times every (T, engine) pair, the engine order rotating per round,
 so a burst of load from elsewhere lands on all engines alike. Each figure is the median over all timed
-calls of all rounds. The JSON and the table record the CPU model, its flags' ISA level and the level
-refrt's kernels used. With --lock FILE each model's export and measurement hold an flock on FILE.
+calls of all rounds. After the timing, `parity profile MODEL --inputs DIR --threads T --runs 3 --warmup 1`
+(T the largest thread count, same environment) tells which implementation ran the model's 3 heaviest
+nodes (e.g. "onednn brg:avx512_core", "refrt"): the JSON's "heaviest_nodes" on the model's row at T and
+the table's last column. The JSON and the table record the CPU (model, family/model), the ISA level
+refrt's kernels used, oneDNN's ISA and OpenBLAS's core (profile's "machine" facts), the JSON also the CPU's
+flags. With --lock FILE each model's export, measurement and profile hold an flock on FILE.
 Leave OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE unset for the command: a user's machine does not set them.
+--openblas-core NAME (e.g. Prescott) runs with OPENBLAS_CORETYPE=NAME: OpenBLAS reads it once, when it
+loads, so the script re-executes itself with the variable set before it imports numpy, torch,
+onnxruntime or refrt. The JSON's "openblas_coretype" is the value the run had (null: unset).
 """
 from __future__ import annotations
 
@@ -33,11 +40,25 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-import onnx
-import onnxruntime as ort
-import torch
-from torch import nn
+
+def openblas_core_reexec():
+    """With --openblas-core NAME on the command line and OPENBLAS_CORETYPE not NAME, re-execute the same command
+    with OPENBLAS_CORETYPE=NAME. OpenBLAS reads the variable once, when it loads, so this runs before the imports
+    below (quantized_vs_ort.py, same option, imports this module before anything else for it)."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--openblas-core")
+    name = pre.parse_known_args()[0].openblas_core
+    if name and os.environ.get("OPENBLAS_CORETYPE") != name:
+        os.execve(sys.executable, sys.orig_argv, {**os.environ, "OPENBLAS_CORETYPE": name})
+
+
+openblas_core_reexec()
+
+import numpy as np  # noqa: E402
+import onnx  # noqa: E402
+import onnxruntime as ort  # noqa: E402
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -158,6 +179,27 @@ def write_inputs(args, folder: Path):
         (folder / f"input_{i}.pb").write_bytes(onnx.numpy_helper.from_array(t.numpy()).SerializeToString())
 
 
+def heaviest_nodes(parity_bin: Path, onnx_path: Path, inputs_dir: Path, threads: int, top=3):
+    """`parity profile` of the model on the inputs in inputs_dir at `threads` threads, in this process's environment
+    (so the same OPENBLAS_CORETYPE): its machine facts and its `top` nodes by total time, each with the
+    implementation that ran it. Writes trace.json and summary.{json,md} to <model folder>/profile."""
+    out = onnx_path.parent / "profile"
+    cmd = [str(parity_bin), "profile", str(onnx_path), "--inputs", str(inputs_dir), "--threads", str(threads),
+           "--runs", "3", "--warmup", "1", "--out", str(out)]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{p.stderr}")
+    summary = json.loads((out / "summary.json").read_text())
+    nodes = [{k: n[k] for k in ("node", "op_type", "share", "impl")} for n in summary["by_node"][:top]]
+    return summary["machine"], nodes
+
+
+def nodes_text(nodes):
+    """heaviest_nodes' rows for a table cell, "Gemm 52% onednn brg:avx512_core; ...", without nodes that took no time
+    (fused into another)."""
+    return "; ".join(f"{n['op_type']} {n['share']:.0f}% {n['impl']}" for n in nodes or [] if n["share"] > 0)
+
+
 # ---- timing: one loop for every engine ----
 
 def timed_calls(fn, runs, warmup):
@@ -239,6 +281,17 @@ def cpu_facts():
             "avx512": avx512, "amx": sorted(f for f in flags if f.startswith("amx"))}
 
 
+def cpu_line(cpu, machine):
+    """The table's first line: the CPU, refrt's and oneDNN's ISA and OpenBLAS's core (heaviest_nodes' machine facts)
+    and OPENBLAS_CORETYPE."""
+    m = machine or {}
+    generic = " (generic: CPU not in its table)" if m.get("openblas_generic") else ""
+    return (f"CPU: {m.get('cpu', cpu['model'])} (family {m.get('family')} model {m.get('model')}, "
+            f"{cpu['logical_cpus']} logical CPUs); refrt ISA {m.get('refrt_isa')}; oneDNN ISA {m.get('onednn_isa')}; "
+            f"OpenBLAS core {m.get('openblas_core')}{generic}; "
+            f"OPENBLAS_CORETYPE {os.environ.get('OPENBLAS_CORETYPE', 'unset')}")
+
+
 def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
@@ -256,13 +309,14 @@ def cpu_lock(path):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def table(results, cpu, isa):
-    lines = [f"CPU: {cpu['model']} ({cpu['logical_cpus']} logical CPUs), refrt ISA level {isa}",
-             "", "| model | threads | refrt ms | ORT ms | eager ms | refrt/ORT | refrt/eager |",
-             "|---|---|---|---|---|---|---|"]
+def table(results, cpu, machine):
+    lines = [cpu_line(cpu, machine), "",
+             "| model | threads | refrt ms | ORT ms | eager ms | refrt/ORT | refrt/eager | heaviest nodes ran on |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in results:
         lines.append(f"| {r['title']} | {r['threads']} | {r['refrt_ms']:.3f} | {r['ort_ms']:.3f} | {r['eager_ms']:.3f} "
-                     f"| {r['refrt_over_ort']:.2f} | {r['refrt_over_eager']:.2f} |")
+                     f"| {r['refrt_over_ort']:.2f} | {r['refrt_over_eager']:.2f} "
+                     f"| {nodes_text(r.get('heaviest_nodes'))} |")
     return "\n".join(lines)
 
 
@@ -277,7 +331,9 @@ def main(argv=None):
     ap.add_argument("--filter", default="", help="regular expression on the model keys")
     ap.add_argument("--json", default="")
     ap.add_argument("--fresh", action="store_true", help="re-export even when model.onnx exists")
-    ap.add_argument("--lock", default="", help="flock this file around each model's export and measurement")
+    ap.add_argument("--lock", default="", help="flock this file around each model's export, measurement and profile")
+    ap.add_argument("--openblas-core", metavar="NAME",
+                    help="run with OPENBLAS_CORETYPE=NAME (re-executes itself with it set); default: the environment's")
     ap.add_argument("--export-only", action="store_true",
                     help="only write OUT/<model>/model.onnx and its inputs (OUT/<model>/inputs/input_<i>.pb, for "
                          "`parity profile MODEL.onnx --inputs DIR`), no timing")
@@ -285,23 +341,26 @@ def main(argv=None):
     build = Path(a.build) if Path(a.build).is_absolute() else ROOT / a.build
     threads = [int(t) for t in a.threads.split(",")]
     cpu, isa = cpu_facts(), rt.isa_level()
-    results = []
+    results, machine = [], None
     for key, (title, make) in models().items():
         if a.filter and not re.search(a.filter, key):
             continue
         with cpu_lock(a.lock):
             module, args, onnx_path = export(make, Path(a.out) / key, build / "parity", a.fresh)
+            write_inputs(args, onnx_path.parent / "inputs")
             if a.export_only:
-                write_inputs(args, onnx_path.parent / "inputs")
                 print(f"{onnx_path} (inputs: {onnx_path.parent / 'inputs'})", flush=True)
                 continue
             medians, per_round = measure(module, args, onnx_path, threads, a.rounds, a.runs, a.warmup)
+            machine, heaviest = heaviest_nodes(build / "parity", onnx_path, onnx_path.parent / "inputs", max(threads))
         nodes = len(onnx.load(str(onnx_path), load_external_data=False).graph.node)
         for t in threads:
             r = {"model": key, "title": title, "threads": t, "onnx_nodes": nodes,
                  "refrt_ms": medians[(t, "refrt")], "ort_ms": medians[(t, "ort")], "eager_ms": medians[(t, "eager")],
                  "round_medians_ms": {e: per_round[(t, e)] for e in ("refrt", "ort", "eager")}}
             r["refrt_over_ort"], r["refrt_over_eager"] = r["refrt_ms"] / r["ort_ms"], r["refrt_ms"] / r["eager_ms"]
+            if t == max(threads):
+                r["heaviest_nodes"] = heaviest
             results.append(r)
             print(f"{title:45s} T={t}  refrt {r['refrt_ms']:9.3f}  ORT {r['ort_ms']:9.3f}  eager {r['eager_ms']:9.3f}"
                   f"  refrt/ORT {r['refrt_over_ort']:5.2f}  refrt/eager {r['refrt_over_eager']:5.2f}", flush=True)
@@ -311,17 +370,19 @@ def main(argv=None):
     gm = {t: geomean([r["refrt_over_ort"] for r in results if r["threads"] == t]) for t in threads}
     gm_eager = {t: geomean([r["refrt_over_eager"] for r in results if r["threads"] == t]) for t in threads}
     print()
-    print(table(results, cpu, isa))
+    print(table(results, cpu, machine))
     print("refrt/ORT geomean " + ", ".join(f"{g:.2f} at {t} thread{'s' if t > 1 else ''}" for t, g in gm.items()))
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     doc = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "commit": commit,
            "cpu": cpu, "refrt_isa_level": isa, "refrt_cpu_isa_level": rt.cpu_isa_level(),
-           "platform": platform.platform(),
+           "platform": platform.platform(), "machine": machine,
+           "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
            "openblas_env": {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if k in os.environ},
            "versions": {"torch": torch.__version__, "onnxruntime": ort.__version__, "numpy": np.__version__},
            "method": {"rounds": a.rounds, "runs": a.runs, "warmup": a.warmup, "statistic": "median of all timed calls",
-                      "loop": "time.perf_counter around run()/forward, same Python loop for every engine"},
+                      "loop": "time.perf_counter around run()/forward, same Python loop for every engine",
+                      "heaviest_nodes": f"parity profile --runs 3 --warmup 1 --threads {max(threads)}, top 3 by_node"},
            "load_average": os.getloadavg(), "results": results,
            "geomean_refrt_over_ort": {str(t): g for t, g in gm.items()},
            "geomean_refrt_over_eager": {str(t): g for t, g in gm_eager.items()}}

@@ -13,6 +13,7 @@
 #include "../src/activation.h"
 #include "../src/scratch.h"
 #include "matmul_dnnl.h"
+#include "qconv_dnnl.h"
 #include "qlinear_conv.h"
 #include "quantize_common.h"
 
@@ -84,7 +85,10 @@ class QConvKernel : public Kernel {
         group_(node.attr_int("group", 1)),
         weights_(
             qconv::widen_weights(node, tensor_attr(node, "w"), int_values(tensor_attr(node, "w_zero_point")), group_)),
-        rq_(parse_requant(node, weights_.m)) {}
+        rq_(parse_requant(node, weights_.m)) {
+    if (matmul_dnnl::int8_enabled())
+      onednn_.set(tensor_attr(node, "w"), int_values(tensor_attr(node, "w_zero_point")), group_);
+  }
 
   void compute(KernelIO& io) const override {
     const Tensor& x = io.in(0);
@@ -97,6 +101,20 @@ class QConvKernel : public Kernel {
     const int64_t m = weights_.m, plane = g.out_size();
     const size_t esize = dtype_size(rq_.out);
     uint8_t* py = static_cast<uint8_t*>(y.mutable_raw());
+    // oneDNN's exact int8 convolution (VNNI / AMX): each channel's plane of sums requantized into Y.
+    if (onednn_.defined() &&
+        onednn_.run(io, g, x, rq_.x_zp,
+                    [&](int64_t image, int64_t c0, int64_t cols, const int32_t* sums, int64_t positions) {
+                      for (int64_t j = 0; j < cols; ++j) {
+                        const size_t ch = static_cast<size_t>(c0 + j);
+                        quant::requantize_row_f32(sums + j * positions, positions, &rq_.mult[ch], &rq_.offset[ch],
+                                                  false, rq_.lo, rq_.hi, rq_.out,
+                                                  py + ((image * m + c0 + j) * plane) * esize);
+                      }
+                    })) {
+      io.outputs[0] = std::move(y);
+      return;
+    }
     // Each tile's sums are requantized while they are in cache.
     if (!weights_.taps.empty()) {
       qconv::nhwc_conv(io, g, x, rq_.x_zp, weights_.taps,
@@ -145,6 +163,7 @@ class QConvKernel : public Kernel {
   int64_t group_;
   qconv::ConvWeights weights_;
   Requant rq_;
+  qconv_dnnl::Conv onednn_;
 };
 
 // x [..., K] times W (MatMul's [K, N], or Gemm's [N, K] with trans_b) as [M, K] x [K, N].

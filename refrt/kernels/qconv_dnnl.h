@@ -1,0 +1,49 @@
+// Internal: 8-bit convolutions (the fused QDQ Conv) through oneDNN's int8 convolutions, where they are exact:
+// on CPUs with VNNI or AMX (matmul_dnnl::int8_enabled), whose byte products are summed in int32 without the
+// saturating int16 pairs of the older kernels. oneDNN returns the exact int32 sums of (x - x_zp) * w (the
+// input's zero point as its attribute, padding included), and refrt's own requantization turns them into
+// the output, so the values are those of refrt's own integer kernels, bit for bit.
+//
+// Layouts: oneDNN's int8 convolutions want channels-last tensors; X (NCHW, uint8 or int8) is reordered per
+// call by oneDNN's own (JIT) reorder, and each block of output channels comes back as [N, H*W, channels]
+// int32, reordered back to planes and requantized plane by plane into Y. Weights:
+// int8 with zero points 0 (what quantizers write for weights), one group, 1-D or 2-D; other weights keep
+// refrt's kernels. Threads: as conv_dnnl.h, a block of output channels per pool thread, each its own
+// single-threaded primitive with its weights reordered once.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <vector>
+
+#include "../src/kernel.h"
+#include "nn_common.h"
+
+namespace parity::refrt::qconv_dnnl {
+
+struct Plan;
+
+class Conv {
+ public:
+  // W [M, C, k...] int8 with all zero points 0, one group, rank 3 or 4; otherwise the conv stays refrt's.
+  void set(const Tensor& w, const std::vector<int32_t>& w_zero_points, int64_t group);
+  bool defined() const { return w_.defined(); }
+
+  // Where the sums go: sums[j * plane + p] for channel c0 + j of `image` at output position p.
+  using BlockSink = std::function<void(int64_t image, int64_t c0, int64_t cols, const int32_t* sums, int64_t plane)>;
+  // The exact int32 sums of (x - x_zp) conv W, block by block on the pool. false: oneDNN declined (nothing
+  // handed to the sink). On success io.impl names oneDNN's implementation.
+  bool run(const KernelIO& io, const nn::WindowGeometry& g, const Tensor& x, int32_t x_zp, const BlockSink& sink) const;
+
+ private:
+  std::shared_ptr<const Plan> plan_for(const nn::WindowGeometry& g, int64_t n, int64_t c, int32_t zp, bool is_signed,
+                                       int64_t threads) const;
+  Tensor w_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::vector<int64_t>, std::shared_ptr<const Plan>> plans_;  // nullptr: declined
+};
+
+}  // namespace parity::refrt::qconv_dnnl
