@@ -79,8 +79,9 @@ class MatMulKernel : public Kernel {
       node_.fail("bias " + shape_str(bias->shape()) + " must have the " + std::to_string(n) +
                  " columns of the product");
     if (a.dtype() == DType::kFloat32) {
-      // B the packed constant: A's batch is more rows of one product.
-      if (constant_b_.holds(io.in(1)) && a.rank() >= 2 && k > 0 &&
+      // B the packed constant: A's batch is more rows of one product. One row (a decode step) is a GEMV,
+      // bound by memory: refrt's own (gemm.h) streams B as it is stored.
+      if (constant_b_.holds(io.in(1)) && a.rank() >= 2 && k > 0 && checked_numel(batch) * m > 1 &&
           constant_b_.run(io, checked_numel(batch) * m, a.data<float>(), k, bias ? bias->data<float>() : nullptr,
                           out.data<float>(), &acts_)) {
         io.outputs[0] = std::move(out);
@@ -253,7 +254,7 @@ class GemmKernel : public Kernel {
     Tensor out(a.dtype(), {m, n});
     // C as a bias row (a Linear): [N] or [1, N] with beta 1.
     const bool c_is_bias = c && beta_ == 1.0f && c->numel() == n && (c->rank() == 1 || (c->rank() == 2 && c->dim(0) == 1));
-    if (a.dtype() == DType::kFloat32 && constant_b_.holds(b) && (!c || c_is_bias) && k > 0 &&
+    if (a.dtype() == DType::kFloat32 && constant_b_.holds(b) && (!c || c_is_bias) && k > 0 && m > 1 &&
         constant_b_.run(io, m, a.data<float>(), k, c ? c->data<float>() : nullptr, out.data<float>(), &acts_)) {
       io.outputs[0] = std::move(out);
       return;

@@ -6,6 +6,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "../src/gemm.h"
 #include "../src/scratch.h"
 #include "../src/thread_pool.h"
 #include "dnnl_common.h"
@@ -140,7 +141,8 @@ std::shared_ptr<const Packs> ConstantB::packs_for(int64_t threads, int64_t m) co
 
 bool ConstantB::run(const KernelIO& io, int64_t m, const void* a, int64_t lda, const float* bias, void* c,
                     const std::vector<ActStep>* acts) const {
-  if (m <= 0 || k_ == 0 || n_ == 0) return false;
+  // Tiny products run faster in refrt's plain loops than through a primitive (gemm.h, kSmallGemm).
+  if (m <= 0 || k_ == 0 || n_ == 0 || (kind_ == Kind::kFloat32 && m * n_ * k_ <= kSmallGemm)) return false;
   const int64_t threads = io.pool ? io.pool->size() : 1;
   const std::shared_ptr<const Packs> packs = packs_for(threads, m);
   if (!packs) return false;

@@ -25,6 +25,13 @@ namespace parity::refrt {
 bool sgemm_on_onednn();
 void onednn_sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
                   const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+// gemv.cc: the float32 GEMV of decode steps (AVX2 + FMA; memory-bound, so no library's kernels needed):
+// y = alpha * op(A) x + beta * y with A [rows, cols] (leading dim lda), x and y contiguous.
+bool refrt_sgemv_available();
+void refrt_sgemv(bool trans, int64_t rows, int64_t cols, float alpha, const float* a, int64_t lda, const float* x,
+                 float beta, float* y);
+inline const std::string_view kGemvImpl = "refrt gemv (avx2)";
+
 // What runs gemm<T> here, for the profile: "onednn sgemm (avx512_core_amx)", "openblas dgemm (core Haswell)".
 std::string_view gemm_impl_name(bool float32);
 
@@ -40,6 +47,10 @@ inline void check_blas_dims(const NodeDef& node, int64_t m, int64_t n, int64_t k
 template <typename T>
 void gemv(bool trans, int64_t rows, int64_t cols, T alpha, const T* a, int64_t lda, const T* x, int64_t incx, T beta,
           T* y, int64_t incy) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (incx == 1 && incy == 1 && refrt_sgemv_available())
+      return refrt_sgemv(trans, rows, cols, alpha, a, lda, x, beta, y);
+  }
   const auto t = trans ? CblasTrans : CblasNoTrans;
   if constexpr (std::is_same_v<T, float>)
     cblas_sgemv(CblasRowMajor, t, static_cast<int>(rows), static_cast<int>(cols), alpha, a, static_cast<int>(lda), x,
@@ -48,6 +59,10 @@ void gemv(bool trans, int64_t rows, int64_t cols, T alpha, const T* a, int64_t l
     cblas_dgemv(CblasRowMajor, t, static_cast<int>(rows), static_cast<int>(cols), alpha, a, static_cast<int>(lda), x,
                 static_cast<int>(incx), beta, y, static_cast<int>(incy));
 }
+
+// float32 products this small take longer to hand to a library than to compute (oneDNN's sgemm: 2-6 us per
+// call on the zoo block's 5x2x32 attention heads): they run as one refrt GEMV per row of C.
+inline constexpr int64_t kSmallGemm = int64_t{1} << 15;  // multiply-adds
 
 // Sizes must fit in int (check_blas_dims, or the overload taking the node).
 template <typename T>
@@ -60,7 +75,14 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a
     return;
   }
   if constexpr (std::is_same_v<T, float>) {
-    if (sgemm_on_onednn()) return onednn_sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    if (m * n * k <= kSmallGemm && !ta && refrt_sgemv_available()) {
+      for (int64_t i = 0; i < m; ++i) refrt_sgemv(!tb, tb ? n : k, tb ? k : n, alpha, b, ldb, a + i * lda, beta, c + i * ldc);
+      return;
+    }
+    // A GEMV streams B once: refrt's own (gemv.cc) where it runs, not oneDNN's sgemm, which packs B first.
+    const bool vector = (m == 1 && (ta ? lda : 1) == 1) || (n == 1 && (tb ? 1 : ldb) == 1 && ldc == 1);
+    if (sgemm_on_onednn() && !(vector && refrt_sgemv_available()))
+      return onednn_sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
   if (m == 1) {  // one row (decode, batch 1): c = op(B)^T a
     return gemv<T>(!tb, tb ? n : k, tb ? k : n, alpha, b, ldb, a, ta ? lda : 1, beta, c, 1);
@@ -91,7 +113,8 @@ void gemm(const NodeDef& node, bool ta, bool tb, int64_t m, int64_t n, int64_t k
 template <typename T>
 void pool_gemm(const KernelIO& io, bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
                const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
-  io.impl = gemm_impl_name(std::is_same_v<T, float>);
+  const bool own = std::is_same_v<T, float> && refrt_sgemv_available() && (m == 1 || (m * n * k <= kSmallGemm && !ta));
+  io.impl = own ? kGemvImpl : gemm_impl_name(std::is_same_v<T, float>);
   const int64_t threads = io.pool ? io.pool->size() : 1;
   if (threads > 1 && m == 1 && !tb && k >= 64 * threads && n * k >= (int64_t{1} << 16)) {
     // One row times a [k, n] matrix (decode): each thread streams a contiguous band of B's rows into
