@@ -165,12 +165,11 @@ std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t 
       const memory::desc src(src_dims, memory::data_type::f32, src_tag), dst(dst_dims, memory::data_type::f32, dst_tag);
       const memory::desc w(w_dims, memory::data_type::f32, Tag::any);
       const dnnl::convolution_forward::desc desc =
-          bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                 dnnl::algorithm::convolution_direct, src, w, blk.bias_md, dst, strides,
-                                                 dilates, pad_l, pad_r)
-               : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                 dnnl::algorithm::convolution_direct, src, w, dst, strides, dilates,
-                                                 pad_l, pad_r);
+          bias
+              ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                                src, w, blk.bias_md, dst, strides, dilates, pad_l, pad_r)
+              : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                                src, w, dst, strides, dilates, pad_l, pad_r);
       return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
     };
     // oneDNN's gemm-based and reference convolutions are slower than refrt's own im2col path.

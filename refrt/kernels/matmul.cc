@@ -236,8 +236,7 @@ class GemmKernel : public Kernel {
   // A constant float32 B (a Linear's weight) is packed for oneDNN once (matmul_dnnl.h).
   void prepare(const std::vector<const Tensor*>& constants) override {
     const Tensor* b = constants.size() > 1 ? constants[1] : nullptr;
-    if (matmul_dnnl::enabled() && b && b->dtype() == DType::kFloat32 && b->rank() == 2 && !trans_a_ &&
-        alpha_ == 1.0f)
+    if (matmul_dnnl::enabled() && b && b->dtype() == DType::kFloat32 && b->rank() == 2 && !trans_a_ && alpha_ == 1.0f)
       constant_b_.set(*b, trans_b_, matmul_dnnl::ConstantB::Kind::kFloat32);
   }
 
@@ -253,7 +252,8 @@ class GemmKernel : public Kernel {
     check_blas_dims(node_, m, n, k);
     Tensor out(a.dtype(), {m, n});
     // C as a bias row (a Linear): [N] or [1, N] with beta 1.
-    const bool c_is_bias = c && beta_ == 1.0f && c->numel() == n && (c->rank() == 1 || (c->rank() == 2 && c->dim(0) == 1));
+    const bool c_is_bias =
+        c && beta_ == 1.0f && c->numel() == n && (c->rank() == 1 || (c->rank() == 2 && c->dim(0) == 1));
     if (a.dtype() == DType::kFloat32 && constant_b_.holds(b) && (!c || c_is_bias) && k > 0 && m > 1 &&
         constant_b_.run(io, m, a.data<float>(), k, c ? c->data<float>() : nullptr, out.data<float>(), &acts_)) {
       io.outputs[0] = std::move(out);

@@ -122,9 +122,8 @@ std::shared_ptr<const Packs> ConstantB::packs_for(int64_t threads, int64_t m) co
       blk->weights = memory(blk->weights_md, dnnl_common::cpu_engine());
       // B's columns [n0, n0 + nb): [K, nb] at row stride N, or its transpose at row stride K.
       const auto* base = static_cast<const std::byte*>(b_.raw());
-      const memory::desc user_md =
-          trans_ ? memory::desc({k_, blk->nb}, b_type(kind_), memory::dims{1, k_})
-                 : memory::desc({k_, blk->nb}, b_type(kind_), memory::dims{n_, 1});
+      const memory::desc user_md = trans_ ? memory::desc({k_, blk->nb}, b_type(kind_), memory::dims{1, k_})
+                                          : memory::desc({k_, blk->nb}, b_type(kind_), memory::dims{n_, 1});
       const size_t offset = static_cast<size_t>(trans_ ? blk->n0 * k_ : blk->n0) * esize;
       memory user(user_md, dnnl_common::cpu_engine(), const_cast<std::byte*>(base + offset));
       dnnl::stream& stream = dnnl_common::thread_stream();
@@ -164,8 +163,7 @@ bool ConstantB::run(const KernelIO& io, int64_t m, const void* a, int64_t lda, c
       std::shared_ptr<const Block::Prim> p;
       try {
         p = make_prim(kind_, rows, k_, lda, bias != nullptr, blk.weights_md);
-      } catch (const dnnl::error&) {
-      }
+      } catch (const dnnl::error&) {}
       it = blk.prims.emplace(rows, p).first;
     }
     if (!it->second) return false;
@@ -185,7 +183,8 @@ bool ConstantB::run(const KernelIO& io, int64_t m, const void* a, int64_t lda, c
       auto* pc = static_cast<std::byte*>(c) + static_cast<size_t>(r0 * n_ + blk.n0) * c_size;
       const int64_t rows = p.dst_md.dims()[0];
       const bool whole = blk.nb == n_;  // else the block's columns go through dense scratch
-      auto* dense = whole ? pc : scratch<std::byte>(static_cast<size_t>(rows * blk.nb) * c_size, ScratchSlot::kDnnlOutput);
+      auto* dense =
+          whole ? pc : scratch<std::byte>(static_cast<size_t>(rows * blk.nb) * c_size, ScratchSlot::kDnnlOutput);
       auto* pad = scratch<std::byte>(p.scratch_md.get_size() + 1, ScratchSlot::kDnnlScratchpad);
       std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(p.src_md, engine, const_cast<std::byte*>(pa))},
                                               {DNNL_ARG_WEIGHTS, blk.weights},

@@ -103,15 +103,14 @@ class QConvKernel : public Kernel {
     uint8_t* py = static_cast<uint8_t*>(y.mutable_raw());
     // oneDNN's exact int8 convolution (VNNI / AMX): each channel's plane of sums requantized into Y.
     if (onednn_.defined() &&
-        onednn_.run(io, g, x, rq_.x_zp,
-                    [&](int64_t image, int64_t c0, int64_t cols, const int32_t* sums, int64_t positions) {
-                      for (int64_t j = 0; j < cols; ++j) {
-                        const size_t ch = static_cast<size_t>(c0 + j);
-                        quant::requantize_row_f32(sums + j * positions, positions, &rq_.mult[ch], &rq_.offset[ch],
-                                                  false, rq_.lo, rq_.hi, rq_.out,
-                                                  py + ((image * m + c0 + j) * plane) * esize);
-                      }
-                    })) {
+        onednn_.run(
+            io, g, x, rq_.x_zp, [&](int64_t image, int64_t c0, int64_t cols, const int32_t* sums, int64_t positions) {
+              for (int64_t j = 0; j < cols; ++j) {
+                const size_t ch = static_cast<size_t>(c0 + j);
+                quant::requantize_row_f32(sums + j * positions, positions, &rq_.mult[ch], &rq_.offset[ch], false,
+                                          rq_.lo, rq_.hi, rq_.out, py + ((image * m + c0 + j) * plane) * esize);
+              }
+            })) {
       io.outputs[0] = std::move(y);
       return;
     }
@@ -224,8 +223,7 @@ class QGemmKernel : public Kernel {
     const bool shift = w.dtype() == DType::kUInt8;
     Tensor b(DType::kInt8, w.shape());
     auto* pb = b.data<int8_t>();
-    for (int64_t i = 0; i < w.numel(); ++i)
-      pb[i] = static_cast<int8_t>(quant::int_at(w, i) - (shift ? 128 : 0));
+    for (int64_t i = 0; i < w.numel(); ++i) pb[i] = static_cast<int8_t>(quant::int_at(w, i) - (shift ? 128 : 0));
     w_zp_.resize(static_cast<size_t>(n_));
     col_sum_.assign(static_cast<size_t>(n_), 0);
     for (int64_t j = 0; j < n_; ++j) {
@@ -265,10 +263,11 @@ class QGemmKernel : public Kernel {
         for (int64_t j = 0; j < n_; ++j) {
           const int32_t zb = w_zp_[static_cast<size_t>(j)];
           // Unsigned arithmetic: wraps modulo 2^32 as the int32 sums of the other kernels do.
-          row[j] = static_cast<int32_t>(static_cast<uint32_t>(row[j]) -
-                                        static_cast<uint32_t>(za) * static_cast<uint32_t>(col_sum_[static_cast<size_t>(j)]) -
-                                        static_cast<uint32_t>(zb) * static_cast<uint32_t>(row_sum) +
-                                        static_cast<uint32_t>(k_) * static_cast<uint32_t>(za) * static_cast<uint32_t>(zb));
+          row[j] =
+              static_cast<int32_t>(static_cast<uint32_t>(row[j]) -
+                                   static_cast<uint32_t>(za) * static_cast<uint32_t>(col_sum_[static_cast<size_t>(j)]) -
+                                   static_cast<uint32_t>(zb) * static_cast<uint32_t>(row_sum) +
+                                   static_cast<uint32_t>(k_) * static_cast<uint32_t>(za) * static_cast<uint32_t>(zb));
         }
         quant::requantize_row_f32(row, n_, rq_.mult.data(), rq_.offset.data(), true, rq_.lo, rq_.hi, rq_.out,
                                   py + r * n_ * static_cast<int64_t>(dtype_size(rq_.out)));

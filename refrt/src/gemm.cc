@@ -25,8 +25,7 @@ void onednn_sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha
 }
 
 std::string_view gemm_impl_name(bool float32) {
-  static const std::string_view onednn =
-      intern_impl("onednn sgemm (" + dnnl_common::effective_isa() + ")");
+  static const std::string_view onednn = intern_impl("onednn sgemm (" + dnnl_common::effective_isa() + ")");
   static const std::string_view sgemm = intern_impl("openblas sgemm (core " + cpu_facts().openblas_core + ")");
   static const std::string_view dgemm = intern_impl("openblas dgemm (core " + cpu_facts().openblas_core + ")");
   if (!float32) return dgemm;

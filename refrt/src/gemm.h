@@ -76,7 +76,8 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a
   }
   if constexpr (std::is_same_v<T, float>) {
     if (m * n * k <= kSmallGemm && !ta && refrt_sgemv_available()) {
-      for (int64_t i = 0; i < m; ++i) refrt_sgemv(!tb, tb ? n : k, tb ? k : n, alpha, b, ldb, a + i * lda, beta, c + i * ldc);
+      for (int64_t i = 0; i < m; ++i)
+        refrt_sgemv(!tb, tb ? n : k, tb ? k : n, alpha, b, ldb, a + i * lda, beta, c + i * ldc);
       return;
     }
     // A GEMV streams B once: refrt's own (gemv.cc) where it runs, not oneDNN's sgemm, which packs B first.

@@ -17,8 +17,8 @@ namespace {
 
 // y[0, cols) = alpha * sum_i x[i] * A[i, 0, cols) + beta * y: four rows of A at a time, each read as a
 // contiguous stream; y stays in cache.
-__attribute__((target("avx2,fma"))) void rows_axpy(int64_t rows, int64_t cols, float alpha, const float* a,
-                                                   int64_t lda, const float* x, float beta, float* y) {
+__attribute__((target("avx2,fma"))) void rows_axpy(int64_t rows, int64_t cols, float alpha, const float* a, int64_t lda,
+                                                   const float* x, float beta, float* y) {
   if (beta == 0.0f) {
     for (int64_t j = 0; j < cols; ++j) y[j] = 0.0f;
   } else if (beta != 1.0f) {
@@ -38,7 +38,8 @@ __attribute__((target("avx2,fma"))) void rows_axpy(int64_t rows, int64_t cols, f
       acc = _mm256_fmadd_ps(v3, _mm256_loadu_ps(r3 + j), acc);
       _mm256_storeu_ps(y + j, acc);
     }
-    for (; j < cols; ++j) y[j] = std::fma(s3, r3[j], std::fma(s2, r2[j], std::fma(s1, r1[j], std::fma(s0, r0[j], y[j]))));
+    for (; j < cols; ++j)
+      y[j] = std::fma(s3, r3[j], std::fma(s2, r2[j], std::fma(s1, r1[j], std::fma(s0, r0[j], y[j]))));
   }
   for (; i < rows; ++i) {
     const float s = alpha * x[i];
@@ -58,8 +59,8 @@ __attribute__((target("avx2,fma"))) inline float hsum(__m256 v) {
 }
 
 // y[i] = alpha * dot(A[i, 0, cols), x) + beta * y[i] for i < rows: four rows at a time against one x.
-__attribute__((target("avx2,fma"))) void rows_dot(int64_t rows, int64_t cols, float alpha, const float* a,
-                                                  int64_t lda, const float* x, float beta, float* y) {
+__attribute__((target("avx2,fma"))) void rows_dot(int64_t rows, int64_t cols, float alpha, const float* a, int64_t lda,
+                                                  const float* x, float beta, float* y) {
   int64_t i = 0;
   auto finish = [&](int64_t r, float dot) { y[r] = alpha * dot + (beta == 0.0f ? 0.0f : beta * y[r]); };
   for (; i + 4 <= rows; i += 4) {

@@ -103,9 +103,15 @@ std::string opt(const Json& v, int digits) { return v.is_number() ? fixed(v.get<
 
 Json machine_json() {
   const CpuFacts& f = cpu_facts();
-  return {{"cpu", f.model_name},      {"family", f.family},         {"model", f.model},
-          {"refrt_isa", f.refrt_isa}, {"onednn", f.onednn},         {"onednn_isa", f.onednn_isa},
-          {"openblas", f.openblas},   {"openblas_core", f.openblas_core}, {"openblas_generic", f.openblas_generic}};
+  return {{"cpu", f.model_name},
+          {"family", f.family},
+          {"model", f.model},
+          {"refrt_isa", f.refrt_isa},
+          {"onednn", f.onednn},
+          {"onednn_isa", f.onednn_isa},
+          {"openblas", f.openblas},
+          {"openblas_core", f.openblas_core},
+          {"openblas_generic", f.openblas_generic}};
 }
 
 std::string machine_line(const Json& m) {

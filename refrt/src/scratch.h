@@ -9,7 +9,16 @@
 
 namespace parity::refrt {
 
-enum class ScratchSlot { kConvPhases, kConvAccumulator, kConvColumns, kConvPacked, kQConvInput, kDnnlScratchpad, kDnnlOutput, kCount };
+enum class ScratchSlot {
+  kConvPhases,
+  kConvAccumulator,
+  kConvColumns,
+  kConvPacked,
+  kQConvInput,
+  kDnnlScratchpad,
+  kDnnlOutput,
+  kCount
+};
 
 // Uninitialised, at least n elements of T, 64-byte aligned; valid until the next call with the same slot
 // on this thread.

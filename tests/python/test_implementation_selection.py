@@ -12,9 +12,8 @@ import subprocess
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
-
 from conftest import PARITY
+from onnx import TensorProto, helper, numpy_helper
 
 
 def _flags():
@@ -63,8 +62,9 @@ def _models(tmp_path):
              helper.make_node("QuantizeLinear", ["acc", "ys", "yz"], ["yq"], name="qy"),
              helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"], name="dqy")]
     _save(tmp_path / "qdq_matmul.onnx", nodes, [x2], "y",
-          {"xs": np.array(0.02, f32), "xz": np.array(128, np.uint8), "w": rng.integers(-127, 128, (256, 512)).astype(np.int8),
-           "ws": np.full(512, 0.01, f32), "ys": np.array(0.05, f32), "yz": np.array(128, np.uint8)}, opset=13)
+          {"xs": np.array(0.02, f32), "xz": np.array(128, np.uint8),
+           "w": rng.integers(-127, 128, (256, 512)).astype(np.int8), "ws": np.full(512, 0.01, f32),
+           "ys": np.array(0.05, f32), "yz": np.array(128, np.uint8)}, opset=13)
     out["qdq_matmul"] = ("qdq_matmul.onnx", "qmatmul", "int8")
     return out
 
