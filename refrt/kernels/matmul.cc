@@ -45,7 +45,7 @@ class MatMulKernel : public Kernel {
   void prepare(const std::vector<const Tensor*>& constants) override {
     const Tensor* b = constants.size() > 1 ? constants[1] : nullptr;
     if (matmul_dnnl::enabled() && b && b->dtype() == DType::kFloat32 && b->rank() == 2 && !b_shape_)
-      constant_b_.set(*b, trans_b_, matmul_dnnl::ConstantB::Kind::kFloat32);
+      constant_b_.set(*b, trans_b_, matmul_dnnl::ConstantB::Kind::kFloat32, acts_);
   }
   void compute(KernelIO& io) const override {
     const Tensor& a = io.in(0);
@@ -83,7 +83,7 @@ class MatMulKernel : public Kernel {
       // bound by memory: refrt's own (gemm.h) streams B as it is stored.
       if (constant_b_.holds(io.in(1)) && a.rank() >= 2 && k > 0 && checked_numel(batch) * m > 1 &&
           constant_b_.run(io, checked_numel(batch) * m, a.data<float>(), k, bias ? bias->data<float>() : nullptr,
-                          out.data<float>(), &acts_)) {
+                          out.data<float>())) {
         io.outputs[0] = std::move(out);
         return;
       }
@@ -237,7 +237,7 @@ class GemmKernel : public Kernel {
   void prepare(const std::vector<const Tensor*>& constants) override {
     const Tensor* b = constants.size() > 1 ? constants[1] : nullptr;
     if (matmul_dnnl::enabled() && b && b->dtype() == DType::kFloat32 && b->rank() == 2 && !trans_a_ && alpha_ == 1.0f)
-      constant_b_.set(*b, trans_b_, matmul_dnnl::ConstantB::Kind::kFloat32);
+      constant_b_.set(*b, trans_b_, matmul_dnnl::ConstantB::Kind::kFloat32, acts_);
   }
 
   void compute(KernelIO& io) const override {
@@ -255,7 +255,7 @@ class GemmKernel : public Kernel {
     const bool c_is_bias =
         c && beta_ == 1.0f && c->numel() == n && (c->rank() == 1 || (c->rank() == 2 && c->dim(0) == 1));
     if (a.dtype() == DType::kFloat32 && constant_b_.holds(b) && (!c || c_is_bias) && k > 0 && m > 1 &&
-        constant_b_.run(io, m, a.data<float>(), k, c ? c->data<float>() : nullptr, out.data<float>(), &acts_)) {
+        constant_b_.run(io, m, a.data<float>(), k, c ? c->data<float>() : nullptr, out.data<float>())) {
       io.outputs[0] = std::move(out);
       return;
     }

@@ -2,6 +2,8 @@
 #include "matmul_dnnl.h"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <cstring>
 #include <string>
 #include <unordered_map>
@@ -28,6 +30,7 @@ struct Block {
     dnnl::matmul matmul;
     memory::desc src_md, dst_md, bias_md, scratch_md;
     std::string_view impl;
+    bool acts_fused = false;  // the activations are oneDNN post-ops of this primitive
   };
   mutable std::map<int64_t, std::shared_ptr<const Prim>> prims;  // by rows; nullptr: declined
 };
@@ -52,8 +55,9 @@ bool enabled() {
 
 bool int8_enabled() { return enabled() && dnnl_common::has_vnni(); }
 
-void ConstantB::set(const Tensor& b, bool trans, Kind kind) {
+void ConstantB::set(const Tensor& b, bool trans, Kind kind, std::vector<ActStep> acts) {
   b_ = b;
+  acts_ = std::move(acts);
   trans_ = trans;
   kind_ = kind;
   k_ = trans ? b.dim(1) : b.dim(0);
@@ -68,10 +72,28 @@ DT c_type(ConstantB::Kind kind) { return kind == ConstantB::Kind::kInt8 ? DT::s3
 
 // The primitive for `rows` x block.nb with B in the block's packed layout (or, for the first one,
 // whatever layout oneDNN asks for). nullptr when oneDNN offers nothing acceptable.
+// The activations as oneDNN post-ops, when every step has an exact counterpart there: Relu, and the exact
+// GELU 0.5 x (1 + erf(x / sqrt 2)) (oneDNN's erf within a few ulp, as refrt's own vmath erf). nullopt: refrt
+// applies them.
+std::optional<dnnl::post_ops> post_ops_for(const std::vector<ActStep>& acts) {
+  dnnl::post_ops ops;
+  for (const ActStep& s : acts) {
+    if (s.kind == ActKind::kRelu) {
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    } else if (s.kind == ActKind::kGeluErf && std::fabs(s.p[0] - 0.70710678f) < 1e-7f && s.p[1] == 0.5f &&
+               s.p[2] == 1.0f) {
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+    } else {
+      return std::nullopt;
+    }
+  }
+  return ops;
+}
+
 // C is dense [rows, nb]: oneDNN 2.6 answers a strided C (a column block of the whole C) with its reference
 // kernel, so column blocks are computed into scratch and copied out.
 std::shared_ptr<const Block::Prim> make_prim(ConstantB::Kind kind, int64_t rows, int64_t k, int64_t lda, bool bias,
-                                             const memory::desc& weights_md) {
+                                             const memory::desc& weights_md, const std::vector<ActStep>& acts) {
   auto p = std::make_shared<Block::Prim>();
   const int64_t nb = weights_md.dims()[1];
   p->src_md = memory::desc({rows, k}, a_type(kind), memory::dims{lda, 1});
@@ -79,6 +101,10 @@ std::shared_ptr<const Block::Prim> make_prim(ConstantB::Kind kind, int64_t rows,
   p->bias_md = bias ? memory::desc({1, nb}, DT::f32, Tag::ab) : memory::desc();
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  if (const auto ops = acts.empty() ? std::nullopt : post_ops_for(acts)) {
+    attr.set_post_ops(*ops);
+    p->acts_fused = true;
+  }
   const dnnl::matmul::desc desc = bias ? dnnl::matmul::desc(p->src_md, weights_md, p->bias_md, p->dst_md)
                                        : dnnl::matmul::desc(p->src_md, weights_md, p->dst_md);
   const dnnl::matmul::primitive_desc pd(desc, attr, dnnl_common::cpu_engine());
@@ -138,8 +164,7 @@ std::shared_ptr<const Packs> ConstantB::packs_for(int64_t threads, int64_t m) co
   return packs;
 }
 
-bool ConstantB::run(const KernelIO& io, int64_t m, const void* a, int64_t lda, const float* bias, void* c,
-                    const std::vector<ActStep>* acts) const {
+bool ConstantB::run(const KernelIO& io, int64_t m, const void* a, int64_t lda, const float* bias, void* c) const {
   // Tiny products run faster in refrt's plain loops than through a primitive (gemm.h, kSmallGemm).
   if (m <= 0 || k_ == 0 || n_ == 0 || (kind_ == Kind::kFloat32 && m * n_ * k_ <= kSmallGemm)) return false;
   const int64_t threads = io.pool ? io.pool->size() : 1;
@@ -162,7 +187,7 @@ bool ConstantB::run(const KernelIO& io, int64_t m, const void* a, int64_t lda, c
       dnnl_common::one_openmp_thread();
       std::shared_ptr<const Block::Prim> p;
       try {
-        p = make_prim(kind_, rows, k_, lda, bias != nullptr, blk.weights_md);
+        p = make_prim(kind_, rows, k_, lda, bias != nullptr, blk.weights_md, acts_);
       } catch (const dnnl::error&) {}
       it = blk.prims.emplace(rows, p).first;
     }
@@ -197,7 +222,7 @@ bool ConstantB::run(const KernelIO& io, int64_t m, const void* a, int64_t lda, c
       const size_t row_bytes = static_cast<size_t>(blk.nb) * c_size;
       for (int64_t r = 0; r < rows; ++r) {
         std::byte* src = dense + static_cast<size_t>(r) * row_bytes;
-        if (acts && !acts->empty()) apply_activations(*acts, reinterpret_cast<float*>(src), blk.nb);
+        if (!p.acts_fused && !acts_.empty()) apply_activations(acts_, reinterpret_cast<float*>(src), blk.nb);
         if (!whole) std::memcpy(pc + static_cast<size_t>(r * n_) * c_size, src, row_bytes);
       }
     }

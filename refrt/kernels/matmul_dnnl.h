@@ -41,26 +41,26 @@ class ConstantB {
     kInt8,     // uint8 A x int8 B -> exact int32 C (zero points are the caller's)
   };
   // b: [K, N] row-major, or [N, K] when trans (the transB of Gemm). Kept (a shared buffer). kInt8 takes
-  // an int8 B.
-  void set(const Tensor& b, bool trans, Kind kind);
+  // an int8 B. `acts` (kFloat32): the activations applied to C after the bias: as oneDNN post-ops where
+  // each has one (Relu, exact GELU: computed in the kernel's registers), else by refrt on each block.
+  void set(const Tensor& b, bool trans, Kind kind, std::vector<ActStep> acts = {});
   bool defined() const { return b_.defined(); }
   // Whether `b` is the tensor given to set() (a graph input overriding it would not be).
   bool holds(const Tensor& b) const { return b_.defined() && b.raw() == b_.raw(); }
   int64_t k() const { return k_; }
   int64_t n() const { return n_; }
 
-  // C[m, n] (row stride n) = A[m, k] (row stride lda) x B (+ bias[n]), then `acts` on each block of C
-  // while it is in cache (kFloat32). For kInt8, A is uint8 and C int32 (bias and acts must be null).
-  // false: oneDNN declined this shape (nothing written; the caller runs its own kernel). On success
-  // io.impl names the implementation oneDNN chose.
-  bool run(const KernelIO& io, int64_t m, const void* a, int64_t lda, const float* bias, void* c,
-           const std::vector<ActStep>* acts) const;
+  // C[m, n] (row stride n) = A[m, k] (row stride lda) x B (+ bias[n]), then the activations (kFloat32).
+  // For kInt8, A is uint8 and C int32 (bias must be null). false: oneDNN declined this shape (nothing
+  // written; the caller runs its own kernel). On success io.impl names the implementation oneDNN chose.
+  bool run(const KernelIO& io, int64_t m, const void* a, int64_t lda, const float* bias, void* c) const;
 
  private:
   std::shared_ptr<const Packs> packs_for(int64_t threads, int64_t m) const;
   Tensor b_;
   bool trans_ = false;
   Kind kind_ = Kind::kFloat32;
+  std::vector<ActStep> acts_;
   int64_t k_ = 0, n_ = 0;
   mutable std::mutex mutex_;
   mutable std::map<int64_t, std::shared_ptr<const Packs>> packs_;  // by thread count; nullptr: declined

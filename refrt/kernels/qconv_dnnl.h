@@ -31,6 +31,8 @@ class Conv {
   // W [M, C, k...] int8 with all zero points 0, one group, rank 3 or 4; otherwise the conv stays refrt's.
   void set(const Tensor& w, const std::vector<int32_t>& w_zero_points, int64_t group);
   bool defined() const { return w_.defined(); }
+  // Whether `w` is the tensor given to set() (a graph input overriding it would not be).
+  bool holds(const Tensor& w) const { return w_.defined() && w.raw() == w_.raw(); }
 
   // Where the sums go: sums[j * plane + p] for channel c0 + j of `image` at output position p.
   using BlockSink = std::function<void(int64_t image, int64_t c0, int64_t cols, const int32_t* sums, int64_t plane)>;

@@ -248,7 +248,7 @@ class QGemmKernel : public Kernel {
     }
     Tensor sums(DType::kInt32, {m, n_});
     int32_t* ps = sums.data<int32_t>();
-    if (!onednn_.run(io, m, a, k_, nullptr, ps, nullptr)) return false;
+    if (!onednn_.run(io, m, a, k_, nullptr, ps)) return false;
     Shape out = x.shape();
     out.back() = n_;
     Tensor y(rq_.out, out);

@@ -11,6 +11,8 @@
 #include <algorithm>
 
 #include "im2col.h"
+#include "matmul_dnnl.h"
+#include "qconv_dnnl.h"
 #include "quantize_common.h"
 
 namespace parity::refrt {
@@ -134,6 +136,20 @@ class QLinearConvKernel : public Kernel {
  public:
   explicit QLinearConvKernel(const NodeDef& node)
       : node_(node), attrs_(nn::parse_window_attrs(node)), group_(node.attr_int("group", 1)) {}
+  // Constant int8 weights (zero points 0) go to oneDNN's exact int8 convolution where the CPU has VNNI / AMX
+  // (qconv_dnnl.h); their int32 sums are the ones refrt's own kernel computes.
+  void prepare(const std::vector<const Tensor*>& constants) override {
+    const Tensor* w = constants.size() > 3 ? constants[3] : nullptr;
+    const Tensor* zw = constants.size() > 5 ? constants[5] : nullptr;
+    const bool zw_known = zw || node_.inputs.size() <= 5 || node_.inputs[5].empty();
+    if (!matmul_dnnl::int8_enabled() || !w || !zw_known || w->rank() < 3) return;
+    std::vector<int32_t> zp(1, 0);
+    if (zw) {
+      zp.resize(static_cast<size_t>(zw->numel()));
+      for (int64_t i = 0; i < zw->numel(); ++i) zp[static_cast<size_t>(i)] = quant::int_at(*zw, i);
+    }
+    onednn_.set(*w, zp, group_);
+  }
   void compute(KernelIO& io) const override {
     const Tensor& x = io.in(0);
     const Tensor& w = io.in(3);
@@ -155,13 +171,14 @@ class QLinearConvKernel : public Kernel {
     if (out != DType::kInt8 && out != DType::kUInt8)
       node_.fail("y_zero_point dtype " + dtype_name(out) + " is not supported (int8, uint8)", ErrorKind::kUnsupported);
     const auto zy = zero_points(node_, yz, out, -1, "y_zero_point");
-    const Tensor acc = qconv::int_conv(node_, io, attrs_, group_, x, zx[0], qconv::widen_weights(node_, w, zw, group_),
-                                       bias ? bias->data<int32_t>() : nullptr);
     std::vector<double> mult(static_cast<size_t>(ws.numel())), offset(mult.size(), zy[0]);
     for (int64_t j = 0; j < ws.numel(); ++j)
       mult[static_cast<size_t>(j)] = (quant::float_at(xs, 0) * quant::float_at(ws, j)) / quant::float_at(ys, 0);
     int64_t lo = 0, hi = 0;
     quant::int_range(out, lo, hi);
+    if (onednn_.holds(w) && compute_onednn(io, x, zx[0], bias, mult, zy[0], out, lo, hi)) return;
+    const Tensor acc = qconv::int_conv(node_, io, attrs_, group_, x, zx[0], qconv::widen_weights(node_, w, zw, group_),
+                                       bias ? bias->data<int32_t>() : nullptr);
     Tensor y(out, acc.shape());
     const int64_t plane = acc.numel() / std::max<int64_t>(1, acc.dim(0) * m);
     for (int64_t b = 0; b < acc.dim(0); ++b)
@@ -172,9 +189,43 @@ class QLinearConvKernel : public Kernel {
   }
 
  private:
+  // Each channel's plane of sums (+ its bias) requantized as above. false: oneDNN declined the geometry.
+  bool compute_onednn(KernelIO& io, const Tensor& x, int32_t zx, const Tensor* bias, const std::vector<double>& mult,
+                      int32_t zy, DType out, int64_t lo, int64_t hi) const {
+    const Tensor& w = io.in(3);
+    qconv::ConvWeights shape;  // what conv_geometry checks: M, C per group, kernel
+    shape.m = out_channels(w);
+    shape.cg = w.dim(1);
+    shape.kernel = nn::spatial_dims(w.shape());
+    const nn::WindowGeometry g = qconv::conv_geometry(node_, attrs_, group_, x, shape);
+    Shape dims{x.dim(0), shape.m};
+    dims.insert(dims.end(), g.out.begin(), g.out.end());
+    Tensor y(out, dims);
+    const int64_t m = shape.m, plane = g.out_size();
+    const int32_t* pb = bias ? bias->data<int32_t>() : nullptr;
+    auto* py = static_cast<uint8_t*>(y.mutable_raw());
+    const bool done =
+        onednn_.run(io, g, x, zx, [&](int64_t image, int64_t c0, int64_t cols, const int32_t* sums, int64_t) {
+          std::vector<int32_t> row(static_cast<size_t>(plane));
+          for (int64_t j = 0; j < cols; ++j) {
+            const int64_t ch = c0 + j;
+            const int32_t* src = sums + j * plane;
+            if (pb)
+              for (int64_t p = 0; p < plane; ++p) row[static_cast<size_t>(p)] = src[p] + pb[ch];
+            const std::vector<double> one_mult{mult[mult.size() == 1 ? 0 : static_cast<size_t>(ch)]},
+                one_offset{static_cast<double>(zy)};
+            quant::requantize_block(pb ? row.data() : src, 1, plane, one_mult, one_offset, true, out,
+                                    static_cast<double>(lo), static_cast<double>(hi), py + (image * m + ch) * plane);
+          }
+        });
+    if (done) io.outputs[0] = std::move(y);
+    return done;
+  }
+
   NodeDef node_;
   nn::WindowAttrs attrs_;
   int64_t group_;
+  qconv_dnnl::Conv onednn_;
 };
 
 }  // namespace

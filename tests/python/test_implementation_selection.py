@@ -1,5 +1,6 @@
 """Which implementation runs refrt's hot nodes on this CPU, read from `parity profile`'s summary: a float 3x3
-Conv, a MatMul and a Gemm with constant weights, and a QDQ MatMul (fused into an integer product) must run on
+Conv, a MatMul and a Gemm with constant weights, a QDQ MatMul and a QDQ Conv (fused into integer products) and
+a QLinearConv must run on
 oneDNN wherever the CPU has AVX2 (with an AVX-512 kernel where it has AVX-512, and an exact VNNI / AMX int8
 kernel where it has VNNI), also when OpenBLAS falls back to its generic core (OPENBLAS_CORETYPE=Prescott, what
 it does on a CPU newer than its table). The CPU's features come from /proc/cpuinfo, not from refrt's own
@@ -66,6 +67,29 @@ def _models(tmp_path):
            "w": rng.integers(-127, 128, (256, 512)).astype(np.int8), "ws": np.full(512, 0.01, f32),
            "ys": np.array(0.05, f32), "yz": np.array(128, np.uint8)}, opset=13)
     out["qdq_matmul"] = ("qdq_matmul.onnx", "qmatmul", "int8")
+    conv_nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="qx"),
+                  helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xf"], name="dqx"),
+                  helper.make_node("DequantizeLinear", ["w", "ws"], ["wf"], name="dqw", axis=0),
+                  helper.make_node("Conv", ["xf", "wf"], ["acc"], name="qconv", pads=[1, 1, 1, 1]),
+                  helper.make_node("QuantizeLinear", ["acc", "ys", "yz"], ["yq"], name="qy"),
+                  helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"], name="dqy")]
+    w8 = rng.integers(-127, 128, (64, 32, 3, 3)).astype(np.int8)
+    _save(tmp_path / "qdq_conv.onnx", conv_nodes, [x4], "y",
+          {"xs": np.array(0.02, f32), "xz": np.array(128, np.uint8), "w": w8, "ws": np.full(64, 0.01, f32),
+           "ys": np.array(0.05, f32), "yz": np.array(128, np.uint8)}, opset=13)
+    out["qdq_conv"] = ("qdq_conv.onnx", "qconv", "int8")
+    xq = helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 32, 28, 28])
+    qlinear = helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"], ["y"], name="qlinear",
+                               pads=[1, 1, 1, 1])
+    graph = helper.make_graph([qlinear], "g", [xq], [helper.make_tensor_value_info("y", TensorProto.UINT8, [])],
+                              [numpy_helper.from_array(v, k) for k, v in {
+                                  "xs": np.array(0.02, f32), "xz": np.array(128, np.uint8), "w": w8,
+                                  "ws": np.full(64, 0.01, f32), "wz": np.zeros(64, np.int8),
+                                  "ys": np.array(0.05, f32), "yz": np.array(128, np.uint8)}.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, str(tmp_path / "qlinear_conv.onnx"))
+    out["qlinear_conv"] = ("qlinear_conv.onnx", "qlinear", "int8")
     return out
 
 

@@ -281,9 +281,57 @@ def build_integer_products(api):
                   "b": bias}, {"y": want}, opset=10, ort_differs=ORT_U8S8 if (tx, tw) == ("uint8", "int8") else None)
 
     build_conv_integer_edges(api, q)
+    build_qlinear_conv_constant_weights(api)
     build_qdq_chains(api)
     build_conv_blocks(api)
     build_channels_last_convs(api)
+
+
+def build_qlinear_conv_constant_weights(api):
+    """QLinearConv with its weights as initializers: on CPUs with VNNI / AMX refrt runs these on oneDNN's int8
+    convolution (refrt/kernels/qconv_dnnl.h) with the input zero point as an attribute, so the rows press on
+    what that must get right: a zero point inside the range with padding all around (padded positions count as
+    the zero point), activations at both ends, strides, dilations, uneven pads, int8 activations, a 1-D conv,
+    48 output channels (three blocks on the 3-thread pool); and weights with non-zero zero points, which keep
+    refrt's own kernel. numpy sums exactly in int64; requantization as the ONNX reference (double)."""
+    np, node, case = api.np, api.node, api.case
+    rng = np.random.default_rng(37)
+    rows = [("pad1_zp_inside", "uint8", (1, 16, 9, 10), (48, 16, 3, 3), dict(pads=[1, 1, 1, 1]), 131, False),
+            ("stride2_dilated_uneven", "uint8", (2, 8, 13, 12), (16, 8, 3, 3),
+             dict(pads=[2, 0, 1, 3], strides=[2, 2], dilations=[2, 1]), 7, False),
+            ("int8_input", "int8", (1, 12, 7, 7), (32, 12, 3, 3), dict(pads=[1, 1, 1, 1]), -9, False),
+            ("1d", "uint8", (1, 8, 21), (16, 8, 5), dict(pads=[2, 2], strides=[2]), 100, False),
+            ("weight_zero_points", "uint8", (1, 8, 6, 6), (16, 8, 3, 3), dict(pads=[1, 1, 1, 1]), 3, True)]
+    for name, tx, xs, ws_, attrs, zx, w_zp in rows:
+        lo, hi = RANGES[tx]
+        x = rng.choice(np.array([lo, lo + 1, hi - 1, hi, zx]), size=xs).astype(tx)
+        w = rng.choice(np.array([-128, -127, 0, 126, 127]), size=ws_).astype(np.int8)
+        zw = rng.integers(-3, 4, size=ws_[0]).astype(np.int8) if w_zp else np.zeros(ws_[0], np.int8)
+        spatial = len(xs) - 2
+        pads = attrs.get("pads", [0] * 2 * spatial)
+        x4 = x.astype(np.int64).reshape(xs if spatial == 2 else (xs[0], xs[1], 1, xs[2])) - zx
+        w4 = (w.astype(np.int64) - zw.astype(np.int64).reshape(-1, *([1] * (len(ws_) - 1))))
+        w4 = w4 if spatial == 2 else w4.reshape(ws_[0], ws_[1], 1, ws_[2])
+        p4 = pads if spatial == 2 else [0, pads[0], 0, pads[1]]
+        st = attrs.get("strides", [1] * spatial)
+        dl = attrs.get("dilations", [1] * spatial)
+        acc = int_conv(np, x4, w4, strides=tuple(st) if spatial == 2 else (1, st[0]), pads=tuple(p4),
+                       dilations=tuple(dl) if spatial == 2 else (1, dl[0]))
+        acc = acc.reshape(acc.shape[0], acc.shape[1], *acc.shape[2 + (2 - spatial):])
+        m = ws_[0]
+        bias = rng.integers(-3000, 3000, size=m).astype(np.int32)
+        xsc, ysc = np.array(0.02, np.float32), np.array(rng.uniform(2.0, 4.0), np.float32)
+        wsc = rng.uniform(0.002, 0.01, size=m).astype(np.float32)
+        zy = 5 if tx == "uint8" else -3
+        mult = (xsc * wsc / ysc).astype(np.float32).astype(np.float64).reshape(1, -1, *([1] * spatial))
+        want = np.clip(np.rint((acc + bias.reshape(1, -1, *([1] * spatial))) * mult + zy), lo, hi).astype(tx)
+        case(f"qlinear_conv_constant_weights_{name}",
+             [node("QLinearConv", ["x", "xs", "zx", "w", "ws", "zw", "ys", "zy", "b"], ["y"],
+                   kernel_shape=list(ws_[2:]), **attrs)],
+             {"x": x}, {"y": want}, opset=10,
+             initializers={"xs": xsc, "zx": np.array(zx, tx), "w": w, "ws": wsc, "zw": zw, "ys": ysc,
+                           "zy": np.array(zy, tx), "b": bias},
+             ort_differs=ORT_U8S8 if tx == "uint8" else None)
 
 
 def build_conv_integer_edges(api, q):
