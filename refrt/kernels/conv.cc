@@ -20,6 +20,7 @@
 #include "conv_dnnl.h"
 #include "conv_gemm.h"
 #include "im2col.h"
+#include "parity/refrt/cpu_isa.h"
 
 namespace parity::refrt {
 namespace {
@@ -115,6 +116,10 @@ class ConvKernel : public Kernel {
       if (dnnl_.applies(w, g, group_) && !conv_gemm_disabled() && z_ok && numel > 0 &&
           dnnl_.run(io, g, n, c, m, px, pb, pz, py, acts_))
         return true;
+      if (pointwise && group_ == 1 && z_ok && numel > 0 && pointwise_on_sgemm()) {
+        pointwise_sgemm(io, n, c, m, g.out_size(), px, pw, pb, pz, py);
+        return true;
+      }
     }
     // Depthwise (and, without our GEMM, small stems): no GEMM. With it, a 3-channel 3x3 stem is faster
     // as a GEMM of K = 27 (MobileNetV3-small's 3 -> 16 stride-2 stem: 237 us against 300 us direct).
@@ -162,6 +167,21 @@ class ConvKernel : public Kernel {
         gemm<T>(node_, false, false, mg, out_size, col_rows, T(1), pw + gi * mg * col_rows, col_rows, cols, out_size,
                 T(0), yg, out_size);
       }
+  }
+
+  // A 1x1 convolution is Y = W X per image, NCHW as it is: on AVX-512 CPUs oneDNN's sgemm (AVX-512 kernels)
+  // beats refrt's AVX2 conv GEMM, with no layout change (MobileNetV3-small's 40 pointwise convs, Intel Xeon
+  // with AVX-512, 1 thread: 1.43 -> see docs/performance.md). Columns split over the pool (pool_gemm).
+  static bool pointwise_on_sgemm() {
+    static const bool on = sgemm_on_onednn() && isa_allows(IsaLevel::kAvx512);
+    return on;
+  }
+  void pointwise_sgemm(const KernelIO& io, int64_t n, int64_t c, int64_t m, int64_t plane, const float* px,
+                       const float* pw, const float* pb, const float* pz, float* py) const {
+    for (int64_t i = 0; i < n; ++i)
+      pool_gemm<float>(io, false, false, m, plane, c, 1.0f, pw, c, px + i * c * plane, plane, 0.0f, py + i * m * plane,
+                       plane);
+    epilogue<float>(io, n * m, m, plane, pb, pz, true, py);
   }
 
   // Bias, the added input of Y's shape and (when `activate`) the activations: one pass per output plane.

@@ -61,7 +61,8 @@ void gemv(bool trans, int64_t rows, int64_t cols, T alpha, const T* a, int64_t l
 }
 
 // float32 products this small take longer to hand to a library than to compute (oneDNN's sgemm: 2-6 us per
-// call on the zoo block's 5x2x32 attention heads): they run as one refrt GEMV per row of C.
+// call on the zoo block's 5x2x32 attention heads): they run as refrt GEMVs, one per row of C (or one for a
+// single column).
 inline constexpr int64_t kSmallGemm = int64_t{1} << 15;  // multiply-adds
 
 // Sizes must fit in int (check_blas_dims, or the overload taking the node).
@@ -76,6 +77,8 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a
   }
   if constexpr (std::is_same_v<T, float>) {
     if (m * n * k <= kSmallGemm && !ta && refrt_sgemv_available()) {
+      if (n == 1 && (tb || ldb == 1) && ldc == 1)  // one column: c = A b, a dot product per row of A
+        return refrt_sgemv(false, m, k, alpha, a, lda, b, beta, c);
       for (int64_t i = 0; i < m; ++i)
         refrt_sgemv(!tb, tb ? n : k, tb ? k : n, alpha, b, ldb, a + i * lda, beta, c + i * ldc);
       return;
