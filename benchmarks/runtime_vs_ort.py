@@ -285,7 +285,7 @@ def cpu_line(cpu, machine):
     """The table's first line: the CPU, refrt's and oneDNN's ISA and OpenBLAS's core (heaviest_nodes' machine facts)
     and OPENBLAS_CORETYPE."""
     m = machine or {}
-    generic = " (generic: CPU not in its table)" if m.get("openblas_generic") else ""
+    generic = " (generic SSE3 fallback)" if m.get("openblas_generic") else ""
     return (f"CPU: {m.get('cpu', cpu['model'])} (family {m.get('family')} model {m.get('model')}, "
             f"{cpu['logical_cpus']} logical CPUs); refrt ISA {m.get('refrt_isa')}; oneDNN ISA {m.get('onednn_isa')}; "
             f"OpenBLAS core {m.get('openblas_core')}{generic}; "

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <fstream>
 #include <mutex>
 
@@ -77,11 +79,14 @@ void note_generic_openblas() {
   std::call_once(once, [] {
     const CpuFacts& f = cpu_facts();
     if (!f.openblas_generic || !isa_allows(IsaLevel::kAvx2)) return;
+    const char* forced = std::getenv("OPENBLAS_CORETYPE");
+    const std::string why = forced && *forced ? std::string("OPENBLAS_CORETYPE=") + forced
+                                              : std::string("it chooses by model number");
     std::fprintf(stderr,
-                 "refrt: note: OpenBLAS runs its generic '%s' core on this CPU (%s, family %d model %d; it chooses "
-                 "by model number). refrt's float32 GEMMs and convolutions run on %s (%s) instead; only float64 "
-                 "products still use OpenBLAS.\n",
-                 f.openblas_core.c_str(), f.model_name.c_str(), f.family, f.model, f.onednn.c_str(),
+                 "refrt: note: OpenBLAS runs its generic '%s' core on this CPU (%s, family %d model %d; %s). "
+                 "refrt's float32 GEMMs and convolutions run on %s (%s) instead; only float64 products still use "
+                 "OpenBLAS.\n",
+                 f.openblas_core.c_str(), f.model_name.c_str(), f.family, f.model, why.c_str(), f.onednn.c_str(),
                  f.onednn_isa.c_str());
   });
 }

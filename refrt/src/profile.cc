@@ -121,7 +121,7 @@ std::string machine_line(const Json& m) {
                      m.value("onednn_isa", std::string());
   const std::string core = m.value("openblas_core", std::string());
   if (!core.empty())
-    line += "; OpenBLAS core " + core + (m.value("openblas_generic", false) ? " (generic: CPU not in its table)" : "");
+    line += "; OpenBLAS core " + core + (m.value("openblas_generic", false) ? " (generic SSE3 fallback)" : "");
   return line;
 }
 
