@@ -91,10 +91,11 @@ std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t 
   return plan;
 }
 
-bool Conv::run(const KernelIO& io, const nn::WindowGeometry& geometry, const Tensor& x, int32_t x_zp,
-               const BlockSink& sink) const {
+bool Conv::run(const KernelIO& io, const nn::WindowGeometry& geometry, const Tensor& x, int32_t x_zp, DType out,
+               void* y, const BlockRequant& requant) const {
   if (!w_.defined() || geometry.rank() < 1 || geometry.rank() > 2 || x.numel() == 0) return false;
   if (x.dtype() != DType::kUInt8 && x.dtype() != DType::kInt8) return false;
+  if (out != DType::kUInt8 && out != DType::kInt8) return false;
   const nn::WindowGeometry g = as_2d(geometry);
   const int32_t zp = x_zp;
   const bool is_signed = x.dtype() == DType::kInt8;
@@ -118,38 +119,49 @@ bool Conv::run(const KernelIO& io, const nn::WindowGeometry& geometry, const Ten
   }
   if (!plan) return false;
   io.impl = plan->impl;
-  const int64_t out_size = g.out[0] * g.out[1];
-  const DT x_type = x.dtype() == DType::kInt8 ? DT::s8 : DT::u8;
-  const memory::dims x_dims{n, c, g.in[0], g.in[1]};
-  // X into the channels-last layout by oneDNN's own reorder (its JIT transposes).
+  const int64_t ih = g.in[0], iw = g.in[1], in_size = ih * iw, out_size = g.out[0] * g.out[1], m = w_.dim(0);
+  const DT x_type = is_signed ? DT::s8 : DT::u8, y_type = out == DType::kInt8 ? DT::s8 : DT::u8;
+  const dnnl::engine& engine = dnnl_common::cpu_engine();
+  // X into channels-last by oneDNN's reorder, in bands of rows over the pool (strided views of both).
   auto* src = scratch<uint8_t>(plan->blocks[0].src_md.get_size(), ScratchSlot::kQConvInput);
-  {
+  const auto* px = static_cast<const uint8_t*>(x.raw());
+  const int64_t bands = std::min<int64_t>(ih, std::max<int64_t>(threads, 1));
+  parallel_each(io, n * bands, [&](int64_t t0, int64_t t1) {
+    dnnl_common::one_openmp_thread();
     dnnl::stream& stream = dnnl_common::thread_stream();
-    memory from({x_dims, x_type, Tag::nchw}, dnnl_common::cpu_engine(), const_cast<void*>(x.raw()));
-    memory to(plan->blocks[0].src_md, dnnl_common::cpu_engine(), src);
-    dnnl::reorder(from, to).execute(stream, from, to);
-    stream.wait();
-  }
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t i = t / bands, h0 = ih * (t % bands) / bands, h1 = ih * (t % bands + 1) / bands;
+      const memory::dims dims{1, c, h1 - h0, iw};
+      memory from({dims, x_type, memory::dims{c * in_size, in_size, iw, 1}}, engine,
+                  const_cast<uint8_t*>(px + i * c * in_size + h0 * iw));
+      memory to({dims, x_type, memory::dims{in_size * c, 1, iw * c, c}}, engine, src + (i * in_size + h0 * iw) * c);
+      dnnl::reorder(from, to).execute(stream, from, to);
+      stream.wait();
+    }
+  });
+  // Each block of output channels: the convolution, its sums requantized row by row (channels-last), and the
+  // 8-bit rows moved into Y's planes by oneDNN's reorder.
+  auto* py = static_cast<uint8_t*>(y);
   parallel_each(io, static_cast<int64_t>(plan->blocks.size()), [&](int64_t b0, int64_t b1) {
     dnnl_common::one_openmp_thread();
     dnnl::stream& stream = dnnl_common::thread_stream();
-    const dnnl::engine& engine = dnnl_common::cpu_engine();
     for (int64_t b = b0; b < b1; ++b) {
       const Block& blk = plan->blocks[static_cast<size_t>(b)];
-      const int64_t mb = blk.o1 - blk.o0;
-      auto* sums = scratch<int32_t>(static_cast<size_t>(n * out_size * mb), ScratchSlot::kDnnlOutput);
-      auto* planes = scratch<int32_t>(static_cast<size_t>(n * out_size * mb), ScratchSlot::kConvColumns);
+      const int64_t mb = blk.o1 - blk.o0, rows = n * out_size;
+      auto* sums = scratch<int32_t>(static_cast<size_t>(rows * mb), ScratchSlot::kDnnlOutput);
+      auto* bytes = scratch<uint8_t>(static_cast<size_t>(rows * mb), ScratchSlot::kConvColumns);
       auto* pad = scratch<std::byte>(blk.scratch_md.get_size() + 1, ScratchSlot::kDnnlScratchpad);
-      memory dst(blk.dst_md, engine, sums);
       blk.conv.execute(stream, {{DNNL_ARG_SRC, memory(blk.src_md, engine, src)},
                                 {DNNL_ARG_WEIGHTS, blk.weights},
-                                {DNNL_ARG_DST, dst},
+                                {DNNL_ARG_DST, memory(blk.dst_md, engine, sums)},
                                 {DNNL_ARG_SCRATCHPAD, memory(blk.scratch_md, engine, pad)}});
-      // The sums back to planes (one per channel), as the requantization writes Y.
-      memory nchw({{n, mb, g.out[0], g.out[1]}, DT::s32, Tag::nchw}, engine, planes);
-      dnnl::reorder(dst, nchw).execute(stream, dst, nchw);
       stream.wait();
-      for (int64_t i = 0; i < n; ++i) sink(i, blk.o0, mb, planes + i * out_size * mb, out_size);
+      requant(blk.o0, mb, rows, sums, bytes);
+      const memory::dims dims{n, mb, g.out[0], g.out[1]};
+      memory from({dims, y_type, Tag::nhwc}, engine, bytes);
+      memory to({dims, y_type, memory::dims{m * out_size, out_size, g.out[1], 1}}, engine, py + blk.o0 * out_size);
+      dnnl::reorder(from, to).execute(stream, from, to);
+      stream.wait();
     }
   });
   return true;

@@ -5,8 +5,9 @@
 // the output, so the values are those of refrt's own integer kernels, bit for bit.
 //
 // Layouts: oneDNN's int8 convolutions want channels-last tensors; X (NCHW, uint8 or int8) is reordered per
-// call by oneDNN's own (JIT) reorder, and each block of output channels comes back as [N, H*W, channels]
-// int32, reordered back to planes and requantized plane by plane into Y. Weights:
+// call by oneDNN's own reorder, in bands of rows over the pool; each block of output channels comes back as
+// [N, H*W, channels] int32, is requantized row by row (contiguous, vectorised) and its 8-bit rows are moved
+// into Y's planes by a reorder (a quarter of the bytes of the int32 sums). Weights:
 // int8 with zero points 0 (what quantizers write for weights), one group, 1-D or 2-D; other weights keep
 // refrt's kernels. Threads: as conv_dnnl.h, a block of output channels per pool thread, each its own
 // single-threaded primitive with its weights reordered once.
@@ -34,11 +35,14 @@ class Conv {
   // Whether `w` is the tensor given to set() (a graph input overriding it would not be).
   bool holds(const Tensor& w) const { return w_.defined() && w.raw() == w_.raw(); }
 
-  // Where the sums go: sums[j * plane + p] for channel c0 + j of `image` at output position p.
-  using BlockSink = std::function<void(int64_t image, int64_t c0, int64_t cols, const int32_t* sums, int64_t plane)>;
-  // The exact int32 sums of (x - x_zp) conv W, block by block on the pool. false: oneDNN declined (nothing
-  // handed to the sink). On success io.impl names oneDNN's implementation.
-  bool run(const KernelIO& io, const nn::WindowGeometry& g, const Tensor& x, int32_t x_zp, const BlockSink& sink) const;
+  // Requantizes a block of sums: rows (output positions, every image's) of `cols` channels from c0,
+  // sums[r * cols + j] -> out[r * cols + j] (8-bit).
+  using BlockRequant = std::function<void(int64_t c0, int64_t cols, int64_t rows, const int32_t* sums, uint8_t* out)>;
+  // Y [N, M, out...] (int8 or uint8 `out`, NCHW) from the exact int32 sums of (x - x_zp) conv W, requantized
+  // by `requant`, block by block on the pool. false: oneDNN declined (Y untouched). On success io.impl
+  // names oneDNN's implementation.
+  bool run(const KernelIO& io, const nn::WindowGeometry& g, const Tensor& x, int32_t x_zp, DType out, void* y,
+           const BlockRequant& requant) const;
 
  private:
   std::shared_ptr<const Plan> plan_for(const nn::WindowGeometry& g, int64_t n, int64_t c, int32_t zp, bool is_signed,

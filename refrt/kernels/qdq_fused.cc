@@ -101,16 +101,22 @@ class QConvKernel : public Kernel {
     const int64_t m = weights_.m, plane = g.out_size();
     const size_t esize = dtype_size(rq_.out);
     uint8_t* py = static_cast<uint8_t*>(y.mutable_raw());
-    // oneDNN's exact int8 convolution (VNNI / AMX): each channel's plane of sums requantized into Y.
+    // oneDNN's exact int8 convolution (VNNI / AMX): each block's rows of sums requantized per channel.
     if (onednn_.defined() &&
-        onednn_.run(
-            io, g, x, rq_.x_zp, [&](int64_t image, int64_t c0, int64_t cols, const int32_t* sums, int64_t positions) {
-              for (int64_t j = 0; j < cols; ++j) {
-                const size_t ch = static_cast<size_t>(c0 + j);
-                quant::requantize_row_f32(sums + j * positions, positions, &rq_.mult[ch], &rq_.offset[ch], false,
-                                          rq_.lo, rq_.hi, rq_.out, py + ((image * m + c0 + j) * plane) * esize);
-              }
-            })) {
+        onednn_.run(io, g, x, rq_.x_zp, rq_.out, py,
+                    [&](int64_t c0, int64_t cols, int64_t rows, const int32_t* sums, uint8_t* out) {
+                      // Runs of `span` rows at once, the channels' parameters repeated along them (one call
+                      // per row cost more than the requantization on 16-channel rows).
+                      const int64_t span = std::max<int64_t>(1, 512 / cols);
+                      std::vector<float> mult(static_cast<size_t>(span * cols)), offset(mult.size());
+                      for (int64_t i = 0; i < span * cols; ++i) {
+                        mult[static_cast<size_t>(i)] = rq_.mult[static_cast<size_t>(c0 + i % cols)];
+                        offset[static_cast<size_t>(i)] = rq_.offset[static_cast<size_t>(c0 + i % cols)];
+                      }
+                      for (int64_t r = 0; r < rows; r += span)
+                        quant::requantize_row_f32(sums + r * cols, std::min(span, rows - r) * cols, mult.data(),
+                                                  offset.data(), true, rq_.lo, rq_.hi, rq_.out, out + r * cols);
+                    })) {
       io.outputs[0] = std::move(y);
       return;
     }

@@ -201,23 +201,28 @@ class QLinearConvKernel : public Kernel {
     Shape dims{x.dim(0), shape.m};
     dims.insert(dims.end(), g.out.begin(), g.out.end());
     Tensor y(out, dims);
-    const int64_t m = shape.m, plane = g.out_size();
     const int32_t* pb = bias ? bias->data<int32_t>() : nullptr;
-    auto* py = static_cast<uint8_t*>(y.mutable_raw());
+    const bool per_channel = mult.size() > 1;
     const bool done =
-        onednn_.run(io, g, x, zx, [&](int64_t image, int64_t c0, int64_t cols, const int32_t* sums, int64_t) {
-          std::vector<int32_t> row(static_cast<size_t>(plane));
-          for (int64_t j = 0; j < cols; ++j) {
-            const int64_t ch = c0 + j;
-            const int32_t* src = sums + j * plane;
-            if (pb)
-              for (int64_t p = 0; p < plane; ++p) row[static_cast<size_t>(p)] = src[p] + pb[ch];
-            const std::vector<double> one_mult{mult[mult.size() == 1 ? 0 : static_cast<size_t>(ch)]},
-                one_offset{static_cast<double>(zy)};
-            quant::requantize_block(pb ? row.data() : src, 1, plane, one_mult, one_offset, true, out,
-                                    static_cast<double>(lo), static_cast<double>(hi), py + (image * m + ch) * plane);
-          }
-        });
+        onednn_.run(io, g, x, zx, out, y.mutable_raw(),
+                    [&](int64_t c0, int64_t cols, int64_t rows, const int32_t* sums, uint8_t* dst) {
+                      // Runs of `span` rows at once, the channels' multipliers repeated along them.
+                      const int64_t span = std::max<int64_t>(1, 512 / cols), len = span * cols;
+                      std::vector<double> mc(static_cast<size_t>(len)), oc(mc.size(), static_cast<double>(zy));
+                      for (int64_t i = 0; i < len; ++i)
+                        mc[static_cast<size_t>(i)] = mult[per_channel ? c0 + i % cols : 0];
+                      std::vector<int32_t> acc(static_cast<size_t>(len));
+                      for (int64_t r = 0; r < rows; r += span) {
+                        const int64_t count = std::min(span, rows - r) * cols;
+                        const int32_t* in = sums + r * cols;
+                        if (pb) {  // the bias joins the int32 sum before the scaling, as int_conv adds it
+                          for (int64_t i = 0; i < count; ++i) acc[static_cast<size_t>(i)] = in[i] + pb[c0 + i % cols];
+                          in = acc.data();
+                        }
+                        quant::requantize_row(in, count, mc.data(), oc.data(), true, static_cast<double>(lo),
+                                              static_cast<double>(hi), out, dst + r * cols);
+                      }
+                    });
     if (done) io.outputs[0] = std::move(y);
     return done;
   }
