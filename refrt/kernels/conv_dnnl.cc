@@ -98,18 +98,6 @@ void move_block(float* planes, int64_t plane, float* blk, int64_t block, int64_t
     }
 }
 
-// A 1-D geometry as the 2-D one oneDNN is given: a leading spatial dim of 1 (no window, stride or
-// padding along it). [N, C, L] and [M, C, K] have the memory of [N, C, 1, L] and [M, C, 1, K].
-nn::WindowGeometry as_2d(const nn::WindowGeometry& g) {
-  if (g.rank() != 1) return g;
-  auto lift = [](std::vector<int64_t> v, int64_t one) {
-    v.insert(v.begin(), one);
-    return v;
-  };
-  return {lift(g.in, 1),       lift(g.out, 1),       lift(g.kernel, 1), lift(g.stride, 1),
-          lift(g.dilation, 1), lift(g.pad_begin, 0), lift(g.pad_end, 0)};
-}
-
 }  // namespace
 
 struct Block {
@@ -221,7 +209,7 @@ std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t 
 
 bool Conv::run(const KernelIO& io, const nn::WindowGeometry& geometry, int64_t n, int64_t c, int64_t m, const float* px,
                const float* pb, const float* pz, float* py, const std::vector<ActStep>& acts) const {
-  const nn::WindowGeometry g = as_2d(geometry);
+  const nn::WindowGeometry g = nn::as_2d(geometry);
   const int64_t threads = io.pool ? io.pool->size() : 1;
   const std::vector<int64_t> key{n, c, g.in[0], g.in[1], pb != nullptr, threads};
   std::shared_ptr<const Plan> plan;

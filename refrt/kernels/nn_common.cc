@@ -16,6 +16,16 @@ int64_t WindowGeometry::in_size() const { return product(in); }
 int64_t WindowGeometry::out_size() const { return product(out); }
 int64_t WindowGeometry::kernel_size() const { return product(kernel); }
 
+WindowGeometry as_2d(const WindowGeometry& g) {
+  if (g.rank() != 1) return g;
+  auto lift = [](std::vector<int64_t> v, int64_t one) {
+    v.insert(v.begin(), one);
+    return v;
+  };
+  return {lift(g.in, 1),       lift(g.out, 1),       lift(g.kernel, 1), lift(g.stride, 1),
+          lift(g.dilation, 1), lift(g.pad_begin, 0), lift(g.pad_end, 0)};
+}
+
 WindowAttrs parse_window_attrs(const NodeDef& node) {
   WindowAttrs a;
   if (const Attribute* p = node.attr("auto_pad", Attribute::Type::kString)) {

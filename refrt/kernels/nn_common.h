@@ -47,6 +47,10 @@ struct WindowGeometry {
 WindowGeometry forward_geometry(const NodeDef& node, const WindowAttrs& attrs, const std::vector<int64_t>& in_spatial,
                                 const std::vector<int64_t>& kernel, bool pooling);
 
+// A 1-D geometry as the 2-D one of a unit height ([N, C, L] has the memory of [N, C, 1, L]); others as they
+// are. For libraries that take 2-D windows only (oneDNN's convolutions).
+WindowGeometry as_2d(const WindowGeometry& g);
+
 // Spatial dims of an [N, C, D1, ...] shape.
 inline std::vector<int64_t> spatial_dims(const Shape& s) { return {s.begin() + 2, s.end()}; }
 

@@ -17,17 +17,6 @@ using dnnl::memory;
 using Tag = memory::format_tag;
 using DT = memory::data_type;
 
-// [N, C, L] as [N, C, 1, L]: the 2-D geometry oneDNN is given for a 1-D convolution.
-nn::WindowGeometry as_2d(const nn::WindowGeometry& g) {
-  if (g.rank() != 1) return g;
-  auto lift = [](std::vector<int64_t> v, int64_t one) {
-    v.insert(v.begin(), one);
-    return v;
-  };
-  return {lift(g.in, 1),       lift(g.out, 1),       lift(g.kernel, 1), lift(g.stride, 1),
-          lift(g.dilation, 1), lift(g.pad_begin, 0), lift(g.pad_end, 0)};
-}
-
 }  // namespace
 
 struct Block {
@@ -96,7 +85,7 @@ bool Conv::run(const KernelIO& io, const nn::WindowGeometry& geometry, const Ten
   if (!w_.defined() || geometry.rank() < 1 || geometry.rank() > 2 || x.numel() == 0) return false;
   if (x.dtype() != DType::kUInt8 && x.dtype() != DType::kInt8) return false;
   if (out != DType::kUInt8 && out != DType::kInt8) return false;
-  const nn::WindowGeometry g = as_2d(geometry);
+  const nn::WindowGeometry g = nn::as_2d(geometry);
   const int32_t zp = x_zp;
   const bool is_signed = x.dtype() == DType::kInt8;
   const int64_t n = x.dim(0), c = x.dim(1), threads = io.pool ? io.pool->size() : 1;
