@@ -23,7 +23,6 @@ using dnnl::memory;
 using Tag = memory::format_tag;
 
 using dnnl_common::cpu_engine;
-using dnnl_common::one_openmp_thread;
 using dnnl_common::thread_stream;
 
 int64_t round_up(int64_t v, int64_t b) { return (v + b - 1) / b * b; }
@@ -218,7 +217,7 @@ bool Conv::run(const KernelIO& io, const nn::WindowGeometry& geometry, int64_t n
     auto it = plans_.find(key);
     if (it == plans_.end()) {
       if (plans_.size() >= 8) plans_.clear();  // many input shapes: keep the reordered weights' copies bounded
-      one_openmp_thread();
+      const dnnl_common::OneOpenmpThread one_thread;
       try {
         it = plans_.emplace(key, plan_for(g, n, c, m, pb != nullptr, threads)).first;
       } catch (const dnnl::error&) {  // a geometry oneDNN does not take: refrt's own kernel
@@ -248,7 +247,7 @@ bool Conv::run(const KernelIO& io, const nn::WindowGeometry& geometry, int64_t n
     src = pbk;
   }
   parallel_each(io, static_cast<int64_t>(plan->blocks.size()), [&](int64_t b0, int64_t b1) {
-    one_openmp_thread();
+    const dnnl_common::OneOpenmpThread one_thread;
     dnnl::stream& stream = thread_stream();
     for (int64_t b = b0; b < b1; ++b) {
       const Block& blk = plan->blocks[static_cast<size_t>(b)];

@@ -3,6 +3,10 @@
 
 #include <dlfcn.h>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 #include <cstdlib>
 
 #include "../src/kernel.h"
@@ -47,18 +51,41 @@ dnnl::stream& thread_stream() {
   return stream;
 }
 
-// The Debian build of oneDNN threads with OpenMP (libgomp). Each call is made with the calling thread's
-// OpenMP thread count at 1 (a per-thread setting), so oneDNN runs inline. Looked up in the libgomp that
-// libdnnl loaded (torch carries its own copy under another name).
-void one_openmp_thread() {
-  using SetThreads = void (*)(int);
-  static const SetThreads set = [] {
-    void* gomp = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
-    return gomp ? reinterpret_cast<SetThreads>(dlsym(gomp, "omp_set_num_threads")) : nullptr;
+namespace {
+
+// The Debian build of oneDNN threads with OpenMP (libgomp): its entry points for the thread count, looked up
+// in the libgomp that libdnnl loaded (torch carries its own copy under another name).
+struct Gomp {
+  using Set = void (*)(int);
+  using Get = int (*)();
+  Set set = nullptr;
+  Get get = nullptr;
+};
+
+const Gomp& gomp() {
+  static const Gomp g = [] {
+    Gomp out;
+    if (void* lib = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD)) {
+      out.set = reinterpret_cast<Gomp::Set>(dlsym(lib, "omp_set_num_threads"));
+      out.get = reinterpret_cast<Gomp::Get>(dlsym(lib, "omp_get_max_threads"));
+    }
+    return out;
   }();
-  // Every call, not once per thread: whoever else shares the process's libgomp (torch does, when it loaded
-  // the same library) may have raised this thread's count since (torch.set_num_threads).
-  if (set) set(1);
+  return g;
+}
+
+}  // namespace
+
+// A per-thread setting, set on every call: whoever else shares the library may change it in between.
+OneOpenmpThread::OneOpenmpThread() {
+  const Gomp& g = gomp();
+  if (!g.set || !g.get) return;
+  saved_ = g.get();
+  if (saved_ != 1) g.set(1);
+}
+
+OneOpenmpThread::~OneOpenmpThread() {
+  if (saved_ > 1) gomp().set(saved_);
 }
 
 bool allowed(const char* env) {
@@ -73,8 +100,13 @@ bool has_vnni() {
     // AVX-VNNI (the VEX form: Alder Lake and newer) counts only at refrt's avx2 level, where oneDNN is capped
     // at avx2_vnni; capped at avx512_core, oneDNN would not use it.
     if (isa_info().level != IsaLevel::kAvx2) return false;
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avxvnni") != 0;
+#if defined(__x86_64__)
+    // CPUID leaf 7, subleaf 1, EAX bit 4 (clang 14's __builtin_cpu_supports does not know "avxvnni").
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 4)) != 0;
+#else
+    return false;
+#endif
   }();
   return vnni;
 }

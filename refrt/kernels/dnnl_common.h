@@ -18,8 +18,19 @@ namespace parity::refrt::dnnl_common {
 const dnnl::engine& cpu_engine();
 // A stream of the calling thread on that engine.
 dnnl::stream& thread_stream();
-// Sets the calling thread's OpenMP thread count to one (before every oneDNN call: a function call).
-void one_openmp_thread();
+// For its lifetime, the calling thread's OpenMP thread count is one (oneDNN then runs inline, on refrt's
+// thread); the count the thread had is restored after, so a program that shares the libgomp (its own
+// OpenMP code, a torch linked to the same library) keeps its setting. Create one around every oneDNN call.
+class OneOpenmpThread {
+ public:
+  OneOpenmpThread();
+  ~OneOpenmpThread();
+  OneOpenmpThread(const OneOpenmpThread&) = delete;
+  OneOpenmpThread& operator=(const OneOpenmpThread&) = delete;
+
+ private:
+  int saved_ = 0;  // 0: nothing to restore (no libgomp loaded)
+};
 // Whether oneDNN may run here: refrt's level allows AVX2 (below it, refrt's portable loops and OpenBLAS)
 // and the variable `env` (e.g. "PARITY_REFRT_MATMUL_DNNL") is not "0".
 bool allowed(const char* env);

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -12,6 +12,7 @@
 #include "../src/scratch.h"
 #include "../src/thread_pool.h"
 #include "dnnl_common.h"
+#include "parity/fs.h"
 
 namespace parity::refrt::matmul_dnnl {
 namespace {
@@ -70,8 +71,6 @@ DT a_type(ConstantB::Kind kind) { return kind == ConstantB::Kind::kInt8 ? DT::u8
 DT b_type(ConstantB::Kind kind) { return kind == ConstantB::Kind::kInt8 ? DT::s8 : DT::f32; }
 DT c_type(ConstantB::Kind kind) { return kind == ConstantB::Kind::kInt8 ? DT::s32 : DT::f32; }
 
-// The primitive for `rows` x block.nb with B in the block's packed layout (or, for the first one,
-// whatever layout oneDNN asks for). nullptr when oneDNN offers nothing acceptable.
 // The activations as oneDNN post-ops, when every step has an exact counterpart there: Relu, and the exact
 // GELU 0.5 x (1 + erf(x / sqrt 2)) (oneDNN's erf within a few ulp, as refrt's own vmath erf). nullopt: refrt
 // applies them.
@@ -90,7 +89,8 @@ std::optional<dnnl::post_ops> post_ops_for(const std::vector<ActStep>& acts) {
   return ops;
 }
 
-// C is dense [rows, nb]: oneDNN 2.6 answers a strided C (a column block of the whole C) with its reference
+// The primitive for `rows` x block.nb with B in the block's packed layout; nullptr when oneDNN offers nothing
+// acceptable. C is dense [rows, nb]: oneDNN 2.6 answers a strided C (a column block of the whole C) with its reference
 // kernel, so column blocks are computed into scratch and copied out.
 std::shared_ptr<const Block::Prim> make_prim(ConstantB::Kind kind, int64_t rows, int64_t k, int64_t lda, bool bias,
                                              const memory::desc& weights_md, const std::vector<ActStep>& acts) {
@@ -124,7 +124,7 @@ std::shared_ptr<const Packs> ConstantB::packs_for(int64_t threads, int64_t m) co
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = packs_.find(threads);
   if (it != packs_.end()) return it->second;
-  dnnl_common::one_openmp_thread();
+  const dnnl_common::OneOpenmpThread one_thread;
   auto packs = std::make_shared<Packs>();
   // Column blocks on multiples of 64 (oneDNN's widest N block), one per thread when B is wide enough.
   const int64_t count = n_ >= 64 * threads ? threads : 1;
@@ -155,8 +155,13 @@ std::shared_ptr<const Packs> ConstantB::packs_for(int64_t threads, int64_t m) co
       dnnl::stream& stream = dnnl_common::thread_stream();
       dnnl::reorder(user, blk->weights).execute(stream, user, blk->weights);
       stream.wait();
+      // Weights memory-mapped from external data: their pages go back to the page cache once packed, so the
+      // weights stay resident once (a transposed B's block is its own byte range; a plain B's block spans
+      // all rows, released after the last block). Inline weights keep both copies.
+      if (trans_) MappedFile::release_pages(base + offset, static_cast<size_t>(blk->nb * k_) * esize);
       packs->blocks.push_back(std::move(blk));
     }
+    MappedFile::release_pages(b_.raw(), b_.nbytes());
   } catch (const dnnl::error&) {  // a shape or type oneDNN does not take: the caller's own kernel
     packs = nullptr;
   }
@@ -184,7 +189,7 @@ bool ConstantB::run(const KernelIO& io, int64_t m, const void* a, int64_t lda, c
     auto it = blk.prims.find(rows);
     if (it == blk.prims.end()) {
       if (blk.prims.size() >= 64) blk.prims.clear();  // many sequence lengths: keep the cache bounded
-      dnnl_common::one_openmp_thread();
+      const dnnl_common::OneOpenmpThread one_thread;
       std::shared_ptr<const Block::Prim> p;
       try {
         p = make_prim(kind_, rows, k_, lda, bias != nullptr, blk.weights_md, acts_);
@@ -197,7 +202,7 @@ bool ConstantB::run(const KernelIO& io, int64_t m, const void* a, int64_t lda, c
   io.impl = prims[0]->impl;
   const size_t c_size = 4;  // float32 or int32
   parallel_each(io, tasks, [&](int64_t t0, int64_t t1) {
-    dnnl_common::one_openmp_thread();
+    const dnnl_common::OneOpenmpThread one_thread;
     dnnl::stream& stream = dnnl_common::thread_stream();
     const dnnl::engine& engine = dnnl_common::cpu_engine();
     for (int64_t t = t0; t < t1; ++t) {

@@ -96,7 +96,7 @@ bool Conv::run(const KernelIO& io, const nn::WindowGeometry& geometry, const Ten
     auto it = plans_.find(key);
     if (it == plans_.end()) {
       if (plans_.size() >= 8) plans_.clear();  // many input shapes: keep the reordered weights' copies bounded
-      dnnl_common::one_openmp_thread();
+      const dnnl_common::OneOpenmpThread one_thread;
       std::shared_ptr<const Plan> made;
       try {
         made = plan_for(g, n, c, zp, is_signed, threads);
@@ -116,7 +116,7 @@ bool Conv::run(const KernelIO& io, const nn::WindowGeometry& geometry, const Ten
   const auto* px = static_cast<const uint8_t*>(x.raw());
   const int64_t bands = std::min<int64_t>(ih, std::max<int64_t>(threads, 1));
   parallel_each(io, n * bands, [&](int64_t t0, int64_t t1) {
-    dnnl_common::one_openmp_thread();
+    const dnnl_common::OneOpenmpThread one_thread;
     dnnl::stream& stream = dnnl_common::thread_stream();
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t i = t / bands, h0 = ih * (t % bands) / bands, h1 = ih * (t % bands + 1) / bands;
@@ -132,7 +132,7 @@ bool Conv::run(const KernelIO& io, const nn::WindowGeometry& geometry, const Ten
   // 8-bit rows moved into Y's planes by oneDNN's reorder.
   auto* py = static_cast<uint8_t*>(y);
   parallel_each(io, static_cast<int64_t>(plan->blocks.size()), [&](int64_t b0, int64_t b1) {
-    dnnl_common::one_openmp_thread();
+    const dnnl_common::OneOpenmpThread one_thread;
     dnnl::stream& stream = dnnl_common::thread_stream();
     for (int64_t b = b0; b < b1; ++b) {
       const Block& blk = plan->blocks[static_cast<size_t>(b)];

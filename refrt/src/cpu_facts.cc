@@ -80,8 +80,8 @@ void note_generic_openblas() {
     const CpuFacts& f = cpu_facts();
     if (!f.openblas_generic || !isa_allows(IsaLevel::kAvx2)) return;
     const char* forced = std::getenv("OPENBLAS_CORETYPE");
-    const std::string why = forced && *forced ? std::string("OPENBLAS_CORETYPE=") + forced
-                                              : std::string("it chooses by model number");
+    const std::string why =
+        forced && *forced ? std::string("OPENBLAS_CORETYPE=") + forced : std::string("it chooses by model number");
     std::fprintf(stderr,
                  "refrt: note: OpenBLAS runs its generic '%s' core on this CPU (%s, family %d model %d; %s). "
                  "refrt's float32 GEMMs and convolutions run on %s (%s) instead; only float64 products still use "

@@ -17,7 +17,7 @@ bool sgemm_on_onednn() {
 void onednn_sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
                   const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   dnnl_common::cpu_engine();  // the ISA cap is set before oneDNN's first JIT
-  dnnl_common::one_openmp_thread();
+  const dnnl_common::OneOpenmpThread one_thread;
   const dnnl_status_t status = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   if (status != dnnl_success)
     throw Error({"refrt"}, "oneDNN sgemm failed (status " + std::to_string(static_cast<int>(status)) + ") for " +
