@@ -17,6 +17,7 @@ enum class ScratchSlot {
   kQConvInput,
   kDnnlScratchpad,
   kDnnlOutput,
+  kGemv,
   kCount
 };
 

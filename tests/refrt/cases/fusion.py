@@ -364,6 +364,14 @@ def build(api):
     case("onednn_gemm_transb_bias_row", [node("Gemm", ["x", "w", "c"], ["y"], transB=1)], {"x": xg},
          {"y": (xg.astype(np.float64) @ wt.T.astype(np.float64) + c1).astype(f32)},
          initializers={"w": wt, "c": c1}, tol=tol)
+    # A small product (refrt's GEMV rows, gemm.h) whose C is a bias near 1 and whose 128 products are small:
+    # the sum must start from zero and meet the bias once (summed into the bias, each product is rounded at
+    # the bias's magnitude: ~1e-6 off, as a spatial transformer's theta was); a tight tolerance tells.
+    xs, ws, bs = own.uniform(0, 1, (3, 128)).astype(f32), own.uniform(-0.01, 0.01, (128, 6)).astype(f32), \
+        (1 + own.uniform(-0.1, 0.1, 6)).astype(f32)
+    case("gemm_small_bias_meets_the_sum_once", [node("Gemm", ["x", "w", "b"], ["y"])], {"x": xs},
+         {"y": (xs.astype(np.float64) @ ws.astype(np.float64) + bs).astype(f32)},
+         initializers={"w": ws, "b": bs}, tol=(3e-7, 1e-7))
     case("onednn_gemm_decode_row_relu", [node("Gemm", ["x", "w", "c"], ["g"], transB=1), node("Relu", ["g"], ["y"])],
          {"x": xg[:1]}, {"y": np.maximum(xg[:1].astype(np.float64) @ wt.T.astype(np.float64) + c1, 0).astype(f32)},
          initializers={"w": wt, "c": c1}, tol=tol)
