@@ -94,6 +94,15 @@ bool allowed(const char* env) {
   return isa_allows(IsaLevel::kAvx2);
 }
 
+bool float_gemm_prefers_onednn() {
+  static const bool prefer = [] {
+    if (isa_allows(IsaLevel::kAvx512)) return true;
+    const CpuFacts& f = cpu_facts();
+    return f.openblas_core.empty() || f.openblas_generic;
+  }();
+  return prefer;
+}
+
 bool has_vnni() {
   static const bool vnni = [] {
     if (isa_allows(IsaLevel::kAvx512Vnni)) return true;

@@ -34,6 +34,11 @@ class OneOpenmpThread {
 // Whether oneDNN may run here: refrt's level allows AVX2 (below it, refrt's portable loops and OpenBLAS)
 // and the variable `env` (e.g. "PARITY_REFRT_MATMUL_DNNL") is not "0".
 bool allowed(const char* env);
+// Whether float32 GEMMs should run on oneDNN rather than OpenBLAS, by measurement (docs/performance.md): yes
+// at refrt's AVX-512 levels (oneDNN's brgemm on packed weights beats OpenBLAS's best core), and on AVX2 CPUs
+// where OpenBLAS runs a generic core (or the BLAS is not OpenBLAS); no on AVX2 CPUs with OpenBLAS's AVX2
+// core (oneDNN 2.6 has no AVX2 brgemm matmul; its gemm:jit measured ~6 % slower there).
+bool float_gemm_prefers_onednn();
 // Whether this CPU (at refrt's level) has exact 8-bit dot products: AVX-512 VNNI or AVX-VNNI. Without them
 // oneDNN's u8 x s8 kernels sum pairs in a saturating int16 (vpmaddubsw), which refrt never inherits.
 bool has_vnni();

@@ -44,7 +44,7 @@ class MatMulKernel : public Kernel {
   // A constant float32 matrix B (weights) is packed for oneDNN once (matmul_dnnl.h).
   void prepare(const std::vector<const Tensor*>& constants) override {
     const Tensor* b = constants.size() > 1 ? constants[1] : nullptr;
-    if (matmul_dnnl::enabled() && b && b->dtype() == DType::kFloat32 && b->rank() == 2 && !b_shape_)
+    if (matmul_dnnl::float_enabled() && b && b->dtype() == DType::kFloat32 && b->rank() == 2 && !b_shape_)
       constant_b_.set(*b, trans_b_, matmul_dnnl::ConstantB::Kind::kFloat32, acts_);
   }
   void compute(KernelIO& io) const override {
@@ -236,7 +236,8 @@ class GemmKernel : public Kernel {
   // A constant float32 B (a Linear's weight) is packed for oneDNN once (matmul_dnnl.h).
   void prepare(const std::vector<const Tensor*>& constants) override {
     const Tensor* b = constants.size() > 1 ? constants[1] : nullptr;
-    if (matmul_dnnl::enabled() && b && b->dtype() == DType::kFloat32 && b->rank() == 2 && !trans_a_ && alpha_ == 1.0f)
+    if (matmul_dnnl::float_enabled() && b && b->dtype() == DType::kFloat32 && b->rank() == 2 && !trans_a_ &&
+        alpha_ == 1.0f)
       constant_b_.set(*b, trans_b_, matmul_dnnl::ConstantB::Kind::kFloat32, acts_);
   }
 

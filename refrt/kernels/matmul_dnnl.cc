@@ -54,6 +54,8 @@ bool enabled() {
   return on;
 }
 
+bool float_enabled() { return enabled() && dnnl_common::float_gemm_prefers_onednn(); }
+
 bool int8_enabled() { return enabled() && dnnl_common::has_vnni(); }
 
 void ConstantB::set(const Tensor& b, bool trans, Kind kind, std::vector<ActStep> acts) {

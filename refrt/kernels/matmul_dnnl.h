@@ -25,8 +25,10 @@
 
 namespace parity::refrt::matmul_dnnl {
 
-// Whether the float32 path may run: refrt's level allows AVX2 and PARITY_REFRT_MATMUL_DNNL is not 0.
+// Whether oneDNN's matmul may run at all: refrt's level allows AVX2 and PARITY_REFRT_MATMUL_DNNL is not 0.
 bool enabled();
+// The float32 path: enabled() and float GEMMs belong on oneDNN here (dnnl_common::float_gemm_prefers_onednn).
+bool float_enabled();
 // Whether the int8 path may run: enabled(), and the CPU has exact 8-bit dot products (VNNI or AMX) at
 // refrt's level.
 bool int8_enabled();

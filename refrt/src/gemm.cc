@@ -10,7 +10,7 @@
 namespace parity::refrt {
 
 bool sgemm_on_onednn() {
-  static const bool on = dnnl_common::allowed("PARITY_REFRT_SGEMM_DNNL");
+  static const bool on = dnnl_common::allowed("PARITY_REFRT_SGEMM_DNNL") && dnnl_common::float_gemm_prefers_onednn();
   return on;
 }
 

@@ -5,8 +5,9 @@
 // float32 runs on oneDNN's sgemm, which picks its kernels from the CPU's feature bits; OpenBLAS picks
 // from the CPU's model number and falls back to SSE3 kernels on a CPU newer than its table (Debian's
 // 0.3.21 on an Emerald Rapids Xeon: 3-4x slower). OpenBLAS keeps float64, float32 below refrt's AVX2
-// level (PARITY_REFRT_ISA=scalar) and PARITY_REFRT_SGEMM_DNNL=0. On OpenBLAS a one-row or one-column
-// product runs as a GEMV (it streams the matrix once; sgemm would pack it first).
+// level (PARITY_REFRT_ISA=scalar), float32 on AVX2-only CPUs where its core has AVX2 kernels (measured
+// faster there: dnnl_common.h, float_gemm_prefers_onednn) and PARITY_REFRT_SGEMM_DNNL=0. One-row and tiny
+// products run on refrt's own GEMV (gemv.cc).
 #pragma once
 #include <cblas.h>
 

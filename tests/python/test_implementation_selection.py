@@ -1,11 +1,12 @@
-"""Which implementation runs refrt's hot nodes on this CPU, read from `parity profile`'s summary: a float 3x3
-Conv, a MatMul and a Gemm with constant weights, a QDQ MatMul and a QDQ Conv (fused into integer products) and
-a QLinearConv must run on
-oneDNN wherever the CPU has AVX2 (with an AVX-512 kernel where it has AVX-512, and an exact VNNI / AMX int8
-kernel where it has VNNI), also when OpenBLAS falls back to its generic core (OPENBLAS_CORETYPE=Prescott, what
-it does on a CPU newer than its table). The CPU's features come from /proc/cpuinfo, not from refrt's own
-CPUID reading. These tests fail, never skip, when a path is missed, so the first machine with a feature
-refrt does not use catches it. Below AVX2 (PARITY_REFRT_ISA=scalar) nothing may run on oneDNN."""
+"""Which implementation runs refrt's hot nodes on this CPU, read from `parity profile`'s summary. A float 3x3
+Conv, a MatMul and a Gemm with constant weights, a QDQ MatMul and a QDQ Conv (fused into integer products) and a
+QLinearConv run on oneDNN wherever the CPU has AVX2: with an AVX-512 kernel where it has AVX-512, an exact VNNI /
+AMX int8 kernel where it has VNNI, and also when OpenBLAS falls back to its generic core
+(OPENBLAS_CORETYPE=Prescott, what it does on a CPU newer than its table). The one exception, by measurement: a
+float GEMM on an AVX2-only CPU whose OpenBLAS core has AVX2 kernels stays on OpenBLAS. The CPU's features come
+from /proc/cpuinfo, not from refrt's own CPUID reading. These tests fail, never skip, when a path is missed,
+so the first machine with a feature refrt does not use catches it. Below AVX2 (PARITY_REFRT_ISA=scalar)
+nothing may run on oneDNN."""
 import json
 import os
 import subprocess
@@ -127,6 +128,13 @@ def _check(impls, level):
             else:
                 assert impl == "refrt" or (impl.startswith("onednn") and "vnni" in impl), where
             continue
+        machine = impls[name][2]
+        openblas_avx2 = machine["openblas_core"] and not machine["openblas_generic"]
+        if level == "avx2" and name != "conv3x3" and openblas_avx2:
+            # Float GEMMs on an AVX2 CPU stay on OpenBLAS when its core has AVX2 kernels (measured faster than
+            # oneDNN 2.6's gemm:jit; dnnl_common.h, float_gemm_prefers_onednn); a generic core goes to oneDNN.
+            assert impl == f"openblas sgemm (core {machine['openblas_core']})", where
+            continue
         assert impl.startswith("onednn "), where
         if level == "avx2":
             assert "avx2" in impl, where
@@ -148,6 +156,13 @@ def test_hot_nodes_take_onednn_when_openblas_does_not_know_the_cpu(tmp_path):
     _check(impls, "native" if AVX512 else "avx2")
     machine = next(iter(impls.values()))[2]
     assert machine["openblas_core"] == "Prescott" and machine["openblas_generic"] is True, machine
+
+
+def test_avx2_with_a_generic_openblas_takes_onednn(tmp_path):
+    impls = _impls(tmp_path, {"PARITY_REFRT_ISA": "avx2", "OPENBLAS_CORETYPE": "Prescott"}, threads=1)
+    assert next(iter(impls.values()))[2]["openblas_generic"] is True
+    _check(impls, "avx2")
+    assert all(impl.startswith("onednn") for impl, kind, _ in impls.values() if kind == "float"), impls
 
 
 @pytest.mark.parametrize("level", ["scalar", "avx2", "avx512"])
