@@ -39,6 +39,7 @@ int run_ops() {
   }
   std::cout << rows.size() << " ops\n";
   std::cout << "ISA level: " << isa_name(level) << " (CPU: " << isa_name(refrt::isa_info().cpu) << ")\n";
+  if (const std::string note = refrt::generic_openblas_note(); !note.empty()) std::cout << note << "\n";
   if (!refrt::isa_info().note.empty()) std::cout << "note: " << refrt::isa_info().note << "\n";
   return kExitOk;
 }

@@ -76,6 +76,7 @@ int run_profile(const ProfileArgs& a) {
   write_file_atomic((fs::path(out_dir) / "summary.md").string(), refrt::profile_markdown(summary));
   std::cout << refrt::profile_text(summary);
   std::cout << "ISA level: " << refrt::isa_summary() << "\n";
+  if (const std::string note = refrt::generic_openblas_note(); !note.empty()) std::cout << note << "\n";
   if (!refrt::isa_info().note.empty()) std::cout << "note: " << refrt::isa_info().note << "\n";
   std::cout << "trace: " << trace_path << "\nsummary: " << (fs::path(out_dir) / "summary.md").string() << "\n";
   return kExitOk;

@@ -3,11 +3,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <fstream>
-#include <mutex>
 
 #include "../kernels/dnnl_common.h"
 #include "parity/refrt/cpu_isa.h"
@@ -74,21 +72,16 @@ const CpuFacts& cpu_facts() {
   return facts;
 }
 
-void note_generic_openblas() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    const CpuFacts& f = cpu_facts();
-    if (!f.openblas_generic || !isa_allows(IsaLevel::kAvx2)) return;
-    const char* forced = std::getenv("OPENBLAS_CORETYPE");
-    const std::string why =
-        forced && *forced ? std::string("OPENBLAS_CORETYPE=") + forced : std::string("it chooses by model number");
-    std::fprintf(stderr,
-                 "refrt: note: OpenBLAS runs its generic '%s' core on this CPU (%s, family %d model %d; %s). "
-                 "refrt's float32 GEMMs and convolutions run on %s (%s) instead; only float64 products still use "
-                 "OpenBLAS.\n",
-                 f.openblas_core.c_str(), f.model_name.c_str(), f.family, f.model, why.c_str(), f.onednn.c_str(),
-                 f.onednn_isa.c_str());
-  });
+std::string generic_openblas_note() {
+  const CpuFacts& f = cpu_facts();
+  if (!f.openblas_generic || !isa_allows(IsaLevel::kAvx2)) return "";
+  const char* forced = std::getenv("OPENBLAS_CORETYPE");
+  const std::string why =
+      forced && *forced ? std::string("OPENBLAS_CORETYPE=") + forced : std::string("it chooses by model number");
+  return "note: OpenBLAS runs its generic '" + f.openblas_core + "' core on this CPU (" + f.model_name + ", family " +
+         std::to_string(f.family) + " model " + std::to_string(f.model) + "; " + why +
+         "). refrt's float32 GEMMs and convolutions run on " + f.onednn + " (" + f.onednn_isa +
+         ") instead; only float64 products still use OpenBLAS.";
 }
 
 }  // namespace parity::refrt

@@ -203,7 +203,6 @@ std::unique_ptr<Session> Session::load_bytes(const void* data, size_t size, cons
                                              SessionOptions options) {
   const std::string base_dir = std::filesystem::path(origin).parent_path().string();
   isa_level();  // a misspelt PARITY_REFRT_ISA fails here, before any kernel picks its path
-  note_generic_openblas();
   auto impl = std::make_unique<Impl>();
   ModelDef model = parse_model(data, size, origin, base_dir);
   if (options.optimize) {

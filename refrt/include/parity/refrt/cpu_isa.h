@@ -65,8 +65,9 @@ struct CpuFacts {
   bool openblas_generic = false;  // the core has no AVX2 kernels although the CPU has AVX2
 };
 const CpuFacts& cpu_facts();
-// Prints once per process, to stderr, that OpenBLAS runs a generic core on this CPU and what it still
-// computes there (called at session load).
-void note_generic_openblas();
+// One line saying that OpenBLAS runs a generic core on this CPU and what refrt still computes with it, or ""
+// when its core has AVX2 kernels (or refrt's level is below AVX2). `parity profile` and `parity ops` print it;
+// sessions stay silent (a command's first stderr line is its error).
+std::string generic_openblas_note();
 
 }  // namespace parity::refrt
