@@ -187,7 +187,7 @@ std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t 
     plan->impl = dnnl_common::impl_name(impl.c_str());
     const int64_t src_block = channel_block(pd.src_desc(), src_dims);
     blk.dst_block = channel_block(pd.dst_desc(), dst_dims);
-    if (src_block < 0 || blk.dst_block < 0 || (b > 0 && src_block != plan->src_block)) return nullptr;
+    if (b > 0 && src_block != plan->src_block) return nullptr;  // (usable() saw both layouts blocked or plain)
     plan->src_block = src_block;
     plan->src_bytes = pd.src_desc().get_size();
     blk.src_md = pd.src_desc();
@@ -211,21 +211,8 @@ bool Conv::run(const KernelIO& io, const nn::WindowGeometry& geometry, int64_t n
   const nn::WindowGeometry g = nn::as_2d(geometry);
   const int64_t threads = io.pool ? io.pool->size() : 1;
   const std::vector<int64_t> key{n, c, g.in[0], g.in[1], pb != nullptr, threads};
-  std::shared_ptr<const Plan> plan;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = plans_.find(key);
-    if (it == plans_.end()) {
-      if (plans_.size() >= 8) plans_.clear();  // many input shapes: keep the reordered weights' copies bounded
-      const dnnl_common::OneOpenmpThread one_thread;
-      try {
-        it = plans_.emplace(key, plan_for(g, n, c, m, pb != nullptr, threads)).first;
-      } catch (const dnnl::error&) {  // a geometry oneDNN does not take: refrt's own kernel
-        it = plans_.emplace(key, nullptr).first;
-      }
-    }
-    plan = it->second;
-  }
+  const std::shared_ptr<const Plan> plan =
+      plans_.get(key, [&] { return plan_for(g, n, c, m, pb != nullptr, threads); });
   if (!plan) return false;
   io.impl = plan->impl;
   const int64_t in_size = g.in[0] * g.in[1], out_size = g.out[0] * g.out[1];

@@ -8,13 +8,12 @@
 // output is copied back into Y's rows with the conv's epilogue (added input, activations).
 #pragma once
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "../src/activation.h"
 #include "nn_common.h"
+#include "plan_cache.h"
 
 namespace parity::refrt::conv_dnnl {
 
@@ -43,8 +42,7 @@ class Conv {
   std::shared_ptr<const Plan> plan_for(const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, bool bias,
                                        int64_t threads) const;
   Tensor w_;
-  mutable std::mutex mutex_;
-  mutable std::map<std::vector<int64_t>, std::shared_ptr<const Plan>> plans_;  // nullptr: oneDNN declined
+  dnnl_common::PlanCache<Plan> plans_;
 };
 
 }  // namespace parity::refrt::conv_dnnl

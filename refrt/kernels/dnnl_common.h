@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "plan_cache.h"
+
 namespace parity::refrt::dnnl_common {
 
 // The engine, created on first use with oneDNN's ISA capped at refrt's level.
@@ -51,5 +53,22 @@ std::string version();
 // "jit:avx2", "gemm:jit (avx2)": the effective ISA added where the name has none), interned so that it
 // outlives any plan (kernel.h's intern_impl).
 std::string_view impl_name(const char* onednn_impl);
+
+template <typename Plan>
+template <typename Make>
+std::shared_ptr<const Plan> PlanCache<Plan>::get(const std::vector<int64_t>& key, const Make& make) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = plans_.find(key);
+  if (it != plans_.end()) return it->second;
+  if (plans_.size() >= kMaxPlans) plans_.clear();
+  const OneOpenmpThread one_thread;
+  std::shared_ptr<const Plan> made;
+  try {
+    made = make();
+  } catch (const dnnl::error&) {  // a geometry oneDNN does not take
+  }
+  plans_.emplace(key, made);
+  return made;
+}
 
 }  // namespace parity::refrt::dnnl_common

@@ -90,22 +90,7 @@ bool Conv::run(const KernelIO& io, const nn::WindowGeometry& geometry, const Ten
   const bool is_signed = x.dtype() == DType::kInt8;
   const int64_t n = x.dim(0), c = x.dim(1), threads = io.pool ? io.pool->size() : 1;
   const std::vector<int64_t> key{n, c, g.in[0], g.in[1], zp, is_signed, threads};
-  std::shared_ptr<const Plan> plan;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = plans_.find(key);
-    if (it == plans_.end()) {
-      if (plans_.size() >= 8) plans_.clear();  // many input shapes: keep the reordered weights' copies bounded
-      const dnnl_common::OneOpenmpThread one_thread;
-      std::shared_ptr<const Plan> made;
-      try {
-        made = plan_for(g, n, c, zp, is_signed, threads);
-      } catch (const dnnl::error&) {  // a geometry oneDNN does not take: refrt's own kernel
-      }
-      it = plans_.emplace(key, made).first;
-    }
-    plan = it->second;
-  }
+  const std::shared_ptr<const Plan> plan = plans_.get(key, [&] { return plan_for(g, n, c, zp, is_signed, threads); });
   if (!plan) return false;
   io.impl = plan->impl;
   const int64_t ih = g.in[0], iw = g.in[1], in_size = ih * iw, out_size = g.out[0] * g.out[1], m = w_.dim(0);

@@ -14,14 +14,13 @@
 #pragma once
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string_view>
 #include <vector>
 
 #include "../src/kernel.h"
 #include "nn_common.h"
+#include "plan_cache.h"
 
 namespace parity::refrt::qconv_dnnl {
 
@@ -48,8 +47,7 @@ class Conv {
   std::shared_ptr<const Plan> plan_for(const nn::WindowGeometry& g, int64_t n, int64_t c, int32_t zp, bool is_signed,
                                        int64_t threads) const;
   Tensor w_;
-  mutable std::mutex mutex_;
-  mutable std::map<std::vector<int64_t>, std::shared_ptr<const Plan>> plans_;  // nullptr: declined
+  dnnl_common::PlanCache<Plan> plans_;
 };
 
 }  // namespace parity::refrt::qconv_dnnl
