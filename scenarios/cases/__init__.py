@@ -10,6 +10,7 @@ from . import (  # noqa: F401
     models_vision,
     ops,
     quantized,
+    quantized_ao,  # torchao quantize_ (tensor-subclass weights)
     shapes,
     signal,  # stft / fft front ends
     signatures,
