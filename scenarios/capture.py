@@ -31,7 +31,7 @@ import onnx.numpy_helper
 import torch
 import torch.utils._pytree as pytree
 
-from . import fp64, suite
+from . import fp64, subclasses, suite
 from .registry import Case
 
 MODES = ("strict", "nonstrict", "decomposed")
@@ -48,7 +48,7 @@ def export(case: Case, mode: str, args: tuple, kwargs: dict, nonstrict=None) -> 
         raise ValueError(f"unknown mode {mode!r}")
     if mode == "decomposed" and nonstrict is not None:
         return nonstrict.run_decompositions()
-    ep = torch.export.export(case.module(), args, kwargs=kwargs, dynamic_shapes=case.shapes(),
+    ep = torch.export.export(subclasses.unwrap(case.module()), args, kwargs=kwargs, dynamic_shapes=case.shapes(),
                              strict=(mode == "strict"))
     return ep.run_decompositions() if mode == "decomposed" else ep
 

@@ -22,9 +22,61 @@ void copy_field(const Field& field, Tensor& t, const std::string& origin, const 
 
 namespace {
 
+// INT4 / UINT4 (ONNX 22 / 21): two elements per byte, the first in the low nibble. Parity holds them
+// unpacked, one int8 / uint8 per element (sign-extended): kernels see the same values either way.
+bool is_4bit(int32_t data_type) {
+  return data_type == onnx::TensorProto::INT4 || data_type == onnx::TensorProto::UINT4;
+}
+
+Tensor unpack_4bit(const onnx::TensorProto& proto, const std::string& where, const ExternalDataResolver* external) {
+  const bool is_signed = proto.data_type() == onnx::TensorProto::INT4;
+  Shape shape(proto.dims().begin(), proto.dims().end());
+  int64_t numel = 0;
+  try {
+    numel = checked_numel(shape, "tensor");
+  } catch (const Error& e) {
+    throw e.with_context({"tensor", where});
+  }
+  if (static_cast<uint64_t>(numel) > allocation_limit())
+    throw Error({"tensor", where}, "shape " + shape_str(shape) + " exceeds the allocation limit");
+  const int64_t packed_bytes = (numel + 1) / 2;
+  Tensor packed;
+  const uint8_t* bytes = nullptr;
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+    if (!external) throw Error({"tensor", where}, "uses external data, which is not allowed here");
+    packed = external->resolve(proto, DType::kUInt8, {packed_bytes});
+    if (packed.nbytes() != static_cast<size_t>(packed_bytes))
+      throw Error({"tensor", where}, "external data has the wrong length");
+    bytes = static_cast<const uint8_t*>(packed.raw());
+  } else if (proto.has_raw_data()) {
+    if (proto.raw_data().size() != static_cast<size_t>(packed_bytes))
+      throw Error({"tensor", where}, "raw_data has " + std::to_string(proto.raw_data().size()) + " bytes but shape " +
+                                         shape_str(shape) + " of 4-bit values needs " + std::to_string(packed_bytes));
+    bytes = reinterpret_cast<const uint8_t*>(proto.raw_data().data());
+  } else {
+    // int32_data: one packed byte per entry.
+    if (proto.int32_data_size() != packed_bytes)
+      throw Error({"tensor", where}, "int32_data holds " + std::to_string(proto.int32_data_size()) +
+                                         " packed bytes but shape " + shape_str(shape) + " needs " +
+                                         std::to_string(packed_bytes));
+    packed = Tensor(DType::kUInt8, {packed_bytes});
+    for (int64_t i = 0; i < packed_bytes; ++i)
+      packed.data<uint8_t>()[i] = static_cast<uint8_t>(proto.int32_data(static_cast<int>(i)));
+    bytes = packed.data<uint8_t>();
+  }
+  Tensor t(is_signed ? DType::kInt8 : DType::kUInt8, shape);
+  auto* out = static_cast<uint8_t*>(t.mutable_raw());
+  for (int64_t i = 0; i < numel; ++i) {
+    const uint8_t nibble = (bytes[i / 2] >> (4 * (i & 1))) & 0xF;
+    out[i] = is_signed && (nibble & 0x8) ? static_cast<uint8_t>(nibble | 0xF0) : nibble;
+  }
+  return t;
+}
+
 Tensor from_proto(const onnx::TensorProto& proto, const std::string& origin, const ExternalDataResolver* external,
                   onnx::TensorProto* adopt_from, size_t adopt_bytes) {
   const std::string where = proto.name().empty() ? origin : origin + " (tensor '" + proto.name() + "')";
+  if (proto.has_data_type() && is_4bit(proto.data_type())) return unpack_4bit(proto, where, external);
   if (!proto.has_data_type() || !dtype_is_supported(proto.data_type()))
     throw Error({"tensor", where}, "unsupported or missing data_type " + std::to_string(proto.data_type()));
   const DType dtype = static_cast<DType>(proto.data_type());

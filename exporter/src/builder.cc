@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "model_writer.h"
+#include "parity/error.h"
 #include "parity/internal/onnx_tensor.h"
 
 namespace parity::exporter {
@@ -47,6 +48,31 @@ void GraphBuilder::add_initializer(const std::string& name, const Tensor& t) {
   for (int64_t d : t.shape()) proto->add_dims(d);
   set_pending_payload(proto, names_->payloads.size());
   names_->payloads.push_back(t);
+}
+
+void GraphBuilder::add_int4_initializer(const std::string& name, const Tensor& values) {
+  const bool is_signed = values.dtype() == DType::kInt8;
+  if (!is_signed && values.dtype() != DType::kUInt8)
+    throw Error({"export", name}, "int4 initializer from " + dtype_name(values.dtype()) + " values");
+  const int64_t n = values.numel();
+  Tensor packed(DType::kUInt8, {(n + 1) / 2});
+  const auto* v = static_cast<const uint8_t*>(values.raw());
+  uint8_t* out = packed.data<uint8_t>();
+  for (int64_t i = 0; i < n; i += 2) {
+    const uint8_t lo = v[i] & 0xF, hi = i + 1 < n ? v[i + 1] & 0xF : 0;
+    out[i / 2] = static_cast<uint8_t>(lo | (hi << 4));
+  }
+  names_->used.insert(name);
+  onnx::TensorProto* proto = graph_->add_initializer();
+  proto->set_name(name);
+  proto->set_data_type(is_signed ? onnx::TensorProto::INT4 : onnx::TensorProto::UINT4);
+  for (int64_t d : values.shape()) proto->add_dims(d);
+  if (packed.nbytes() < kDeferredPayloadBytes) {
+    proto->set_raw_data(static_cast<const char*>(packed.raw()), packed.nbytes());
+    return;
+  }
+  set_pending_payload(proto, names_->payloads.size());
+  names_->payloads.push_back(std::move(packed));
 }
 
 std::string GraphBuilder::constant_i64(const std::vector<int64_t>& values, bool as_scalar) {

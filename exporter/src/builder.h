@@ -29,6 +29,9 @@ class GraphBuilder {
   // Adds an initializer named exactly `name` (the caller made it unique). Tensors of at least
   // kDeferredPayloadBytes are not copied: the initializer refers to them (model_writer.h) until written.
   void add_initializer(const std::string& name, const Tensor& t);
+  // An INT4 / UINT4 initializer (ONNX TensorProto 22 / 21) holding `values` (int8 / uint8, each within the
+  // 4-bit range), packed two per byte, the first element in the low nibble.
+  void add_int4_initializer(const std::string& name, const Tensor& values);
   // The tensors that pending initializers refer to (shared by the whole model's builders).
   const std::vector<Tensor>& payloads() const { return names_->payloads; }
   // A small int64 / floating constant as an initializer with a fresh name.

@@ -425,7 +425,8 @@ std::optional<std::string> initializer_key(const onnx::TensorProto& t, int64_t l
   if (t.data_location() == onnx::TensorProto::EXTERNAL || !small_enough(t, limit)) return std::nullopt;
   try {
     const Tensor v = tensor_from_proto(t, "initializer");
-    std::string key = std::to_string(static_cast<int>(v.dtype())) + shape_str(v.shape());
+    // The proto's data type, not the tensor's: an INT4 initializer reads back as int8 values.
+    std::string key = std::to_string(t.data_type()) + shape_str(v.shape());
     key.append(static_cast<const char*>(v.raw()), v.nbytes());
     return key;
   } catch (const Error&) {

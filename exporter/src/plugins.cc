@@ -24,8 +24,12 @@ void load_translation_plugins(const std::vector<std::string>& paths) {
 }
 
 std::optional<std::pair<std::string, std::string>> custom_op_of(const std::string& fx_target) {
-  static const std::set<std::string> builtin = {"aten",  "prims", "higher_order", "_operator", "math",
-                                                "torch", "sym",   "builtins",     "operator"};
+  // Besides torch's own namespaces: the quantization libraries whose ops Parity translates to standard ONNX.
+  // An op of theirs without a translation is a scheme ONNX cannot hold, refused with an error, never emitted
+  // as a custom-domain node no runtime can run.
+  static const std::set<std::string> builtin = {
+      "aten",     "prims",    "higher_order", "_operator",           "math", "torch", "sym",
+      "builtins", "operator", "torchao",      "quantized_decomposed"};
   const pt2::OpTarget t = pt2::OpTarget::parse(fx_target);
   if (!t.torch_ops || t.ns.empty() || t.op.empty() || builtin.count(t.ns)) return std::nullopt;
   return std::make_pair(t.ns, t.op);

@@ -666,6 +666,7 @@ ReferenceResult run_libtorch(const pt2::Program& program, const std::vector<Tens
                              bool keep_intermediates, const std::map<std::string, Tensor>* substitutes) {
   at::NoGradGuard no_grad;
   register_quantized_decomposed_ops();
+  register_torchao_ops();
   register_transformers_ops();
   // Pages of read-only mappings that other stages touched (the exporter's view of the archive, refrt's
   // external data) go back to the page cache, so that the weights are resident once, not once per engine.

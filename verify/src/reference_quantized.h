@@ -6,5 +6,8 @@ namespace parity::verify {
 
 // Idempotent; a no-op when the process already has the namespace.
 void register_quantized_decomposed_ops();
+// The same for torchao's affine ops (torchao::quantize_affine / dequantize_affine / choose_qparams_affine:
+// reference_torchao.cc).
+void register_torchao_ops();
 
 }  // namespace parity::verify
