@@ -28,11 +28,18 @@ int run_export(ExportArgs& a) {
   // External data: on request, and always for a model over protobuf's 2 GiB limit.
   options.external_data = options.external_data || !options.external_data_file.empty();
   bool external = false;
+  // The program is read once here so that the opset the export resolves (auto: 18, or 21 for torchao's
+  // quantization) is the one printed and reported.
+  auto export_now = [&] {
+    const pt2::Program program = pt2::read_pt2(a.model);
+    options.opset = exporter::resolve_opset(program, options.opset);
+    return exporter::export_program_to_file(program, a.out, options);
+  };
   if (a.report) {
     // The report is written whether the export succeeds or not; a failure still exits with its code.
     const std::string report = exporter::report_path_for(a.out);
     try {
-      external = exporter::export_file(a.model, a.out, options);
+      external = export_now();
     } catch (const Error& e) {
       exporter::write_export_report(a.model, options, &e, report);
       std::cerr << "parity: wrote the failure report " << report << "\n";
@@ -41,7 +48,7 @@ int run_export(ExportArgs& a) {
     exporter::write_export_report(a.model, options, nullptr, report);
     std::cout << "wrote " << report << "\n";
   } else {
-    external = exporter::export_file(a.model, a.out, options);
+    external = export_now();
   }
   std::cout << "wrote " << a.out << " (opset " << options.opset << ")\n";
   if (external)

@@ -26,10 +26,12 @@ std::string env_or(const char* name, const std::string& fallback) {
 }
 
 CLI::Option* add_opset_option(CLI::App* cmd, int& opset) {
-  opset = exporter::kDefaultOpset;
-  return cmd->add_option("--opset", opset, "ONNX opset to export to")
-      ->check(CLI::Range(exporter::kMinOpset, exporter::kMaxOpset))
-      ->capture_default_str();
+  opset = exporter::kAutoOpset;
+  return cmd
+      ->add_option("--opset", opset,
+                   "ONNX opset to export to (default: " + std::to_string(exporter::kDefaultOpset) +
+                       ", or 21 for programs quantized with torchao's quantize_)")
+      ->check(CLI::Range(exporter::kMinOpset, exporter::kMaxOpset));
 }
 
 CLI::Option* add_modes_option(CLI::App* cmd, std::vector<std::string>& modes) {

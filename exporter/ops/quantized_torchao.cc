@@ -304,7 +304,8 @@ void quantize_affine(TranslateContext& ctx) {
                                    ctx.constant(static_cast<double>(qmax), DType::kFloat32)},
                                   "clamped");
   if (b.split) clamped = ctx.emit1("Reshape", {clamped, shape_of(ctx, ctx.tensor("input"))}, "ungrouped");
-  ctx.alias_output(0, ctx.cast_if_needed(clamped, DType::kFloat32, ctx.output_meta(0).dtype));
+  // The Cast writes the node's own output: the verifier's requantized rule reads the activation by its name.
+  set_attr(ctx.emit("Cast", {clamped}, {ctx.output()}), "to", static_cast<int64_t>(ctx.output_meta(0).dtype));
 }
 
 // choose_qparams_affine(input, mapping_type, block_size, target_dtype, quant_min?, quant_max?, eps?,

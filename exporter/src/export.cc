@@ -222,8 +222,10 @@ void run_passes(const ModelBuild& b, onnx::ModelProto& model) {
 }
 
 // The model with its large initializers as references to `payloads` (views of the mapped .pt2).
-void build_model(const pt2::Program& program, const ExportOptions& options, onnx::ModelProto& model,
+void build_model(const pt2::Program& program, const ExportOptions& requested, onnx::ModelProto& model,
                  std::vector<Tensor>& payloads) {
+  ExportOptions options = requested;
+  options.opset = resolve_opset(program, requested.opset);
   ModelBuild b(program, options, model.mutable_graph());
   start_model(b, model);
   add_inputs(b);
@@ -233,7 +235,21 @@ void build_model(const pt2::Program& program, const ExportOptions& options, onnx
   payloads = b.graph.payloads();
 }
 
+bool calls_torchao(const pt2::Graph& g) {
+  for (const auto& n : g.nodes) {
+    if (n.target.rfind("torch.ops.torchao.", 0) == 0) return true;
+    for (const auto& in : n.inputs)
+      if (in.arg.is(pt2::ArgKind::as_graph) && calls_torchao(in.arg.subgraph())) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+int resolve_opset(const pt2::Program& program, int requested) {
+  if (requested != kAutoOpset) return requested;
+  return calls_torchao(program.graph) ? std::max(kDefaultOpset, 21) : kDefaultOpset;
+}
 
 std::string export_program(const pt2::Program& program, const ExportOptions& options) {
   onnx::ModelProto model;

@@ -90,7 +90,7 @@ void write_export_report(const std::string& pt2_path, const ExportOptions& optio
                          const std::string& report_path) {
   std::ostringstream md;
   md << "# Export report: " << pt2_path << "\n\n";
-  md << "- opset: " << options.opset << "\n";
+  md << "- opset: " << (options.opset == kAutoOpset ? std::string("auto") : std::to_string(options.opset)) << "\n";
   if (failure) {
     const auto& c = failure->context();
     md << "- result: **failed** at stage `" << (c.stage.empty() ? "export" : c.stage) << "`";

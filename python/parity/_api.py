@@ -118,11 +118,17 @@ def _run_parity(argv: Sequence[str], ok=(0,)) -> subprocess.CompletedProcess:
 
 
 def _check_opset(opset):
+    if opset is None:  # the exporter's choice: 18, or 21 for torchao-quantized programs
+        return
     if not isinstance(opset, int) or isinstance(opset, bool) or not 18 <= opset <= 23:
-        raise ValueError(f"opset must be an int between 18 and 23, got {opset!r}")
+        raise ValueError(f"opset must be None or an int between 18 and 23, got {opset!r}")
 
 
-def verify(model, args, kwargs=None, dynamic_shapes=None, *, input_sets=None, mode="nonstrict", opset=18,
+def _opset_argv(opset) -> list:
+    return [] if opset is None else ["--opset", opset]
+
+
+def verify(model, args, kwargs=None, dynamic_shapes=None, *, input_sets=None, mode="nonstrict", opset=None,
            intermediates=False, out=None, name: Optional[str] = None, fresh: int = 0) -> VerifyResult:
     """Captures the model, runs `parity verify` (our ONNX on refrt and the libtorch reference, both
     against eager PyTorch) and returns the verdict. Nothing is raised for a model that fails: the result
@@ -140,7 +146,7 @@ def verify(model, args, kwargs=None, dynamic_shapes=None, *, input_sets=None, mo
     (captured,) = capture(model, args, kwargs, dynamic_shapes, input_sets=input_sets, modes=(mode,),
                           out=out / "cases", name=name)
     report_dir = out / "verify"
-    argv = ["verify", captured.dir, "--out", report_dir, "--opset", opset, "--quiet", "--fresh", fresh]
+    argv = ["verify", captured.dir, "--out", report_dir, *_opset_argv(opset), "--quiet", "--fresh", fresh]
     # A failing case is localised by `parity verify` itself (its first failing set re-run with intermediates).
     entry = _verify_entry([*argv, *(["--intermediates"] if intermediates else [])], report_dir, captured)
     result = VerifyResult.from_entry(entry, report_dir, captured.dir)
@@ -163,7 +169,7 @@ def _verify_entry(argv, report_dir: Path, captured: CapturedCase) -> dict:
     return json.loads((report_dir / "report.json").read_text())["cases"][0]
 
 
-def profile(model, args, kwargs=None, dynamic_shapes=None, *, mode="nonstrict", opset=18, runs=10, warmup=2,
+def profile(model, args, kwargs=None, dynamic_shapes=None, *, mode="nonstrict", opset=None, runs=10, warmup=2,
             threads=1, out=None, name: Optional[str] = None) -> ProfileResult:
     """Captures the model, exports it with `parity export` and profiles refrt on the example inputs
     (`parity profile`): per-op-type and per-node times, and a Chrome trace. Raises ParityError when the
@@ -180,7 +186,7 @@ def profile(model, args, kwargs=None, dynamic_shapes=None, *, mode="nonstrict", 
     if captured.status != "captured":
         raise ParityError(f"torch.export could not capture {name} ({mode}): {captured.error}")
     onnx_path = out / "model.onnx"
-    _run_parity(["export", captured.dir / "model.pt2", "-o", onnx_path, "--opset", opset])
+    _run_parity(["export", captured.dir / "model.pt2", "-o", onnx_path, *_opset_argv(opset)])
     profile_dir = out / "profile"
     _run_parity(["profile", onnx_path, "--inputs", captured.dir / "test_data_set_0", "--runs", runs,
                  "--warmup", warmup, "--threads", threads, "--out", profile_dir])

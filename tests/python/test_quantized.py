@@ -6,11 +6,13 @@ C++ twins of the ops and the quantized scenarios, against eager PyTorch.
    there the two may round apart, by one step, and nowhere else); float outputs exactly too (dequantize
    and choose_qparams are bit-exact). Unsupported schemes (float8, per-token, group-wise) fail the export
    with an error naming op and scheme, and no custom-domain node.
-2. Every quantized scenario (scenarios/cases/quantized.py) x capture mode: onnxruntime loads and runs our
-   ONNX (with its QDQ fusion, and without it for the values) and matches eager within one quantization
-   step of the output's scale (the scale of the DequantizeLinear that produces it, or of the last one
-   before it for float outputs); int8 weights stay int8 initializers; `parity verify` (refrt + the
-   libtorch reference with C++ twins of the quantized ops) passes.
+2. Every quantized scenario (scenarios/cases/quantized.py, PT2E; scenarios/cases/quantized_ao.py, torchao's
+   quantize_) x capture mode: onnxruntime loads and runs our ONNX (with its QDQ fusion, and without it for
+   the values) and matches eager within one quantization step of the output's scale (the scale of the
+   DequantizeLinear that produces it, or of the last one before it for float outputs); int8 weights stay
+   int8 initializers, torchao's 4-bit weights are INT4 initializers; `parity verify` (refrt + the libtorch
+   reference with C++ twins of the quantized ops) passes. A capture torch.export refuses is an expected
+   failure only when scenarios/known_failures.json lists it with its reason.
 """
 import json
 import os
@@ -347,6 +349,37 @@ def step_scales(proto):
     return scales
 
 
+def _known_capture_failure(name, mode):
+    entries = json.loads((ROOT / "scenarios" / "known_failures.json").read_text())
+    return next((e["reason"] for e in entries if e["case"] == name and e["mode"] == mode and e["side"] == "capture"),
+                None)
+
+
+def _captured(case_dir, name, mode):
+    """case.json of a captured case; a listed capture failure is an expected failure (xfail), an unlisted one
+    or a listed one that now captures fails."""
+    info = json.loads((case_dir / "case.json").read_text())
+    known = _known_capture_failure(name, mode)
+    if known and info["status"] != "captured":
+        pytest.xfail(f"capture fails (scenarios/known_failures.json): {known}")
+    assert not known, f"{name}/{mode} captures now: remove its known_failures.json entry"
+    assert info["status"] == "captured", info["error"]
+    return info
+
+
+# ONNX ops a torchao case's export must contain, by config (the PT2E cases: QuantizeLinear + DequantizeLinear).
+# Int8WeightOnlyConfig calls plain aten (the int8 weight, a Cast, the matmul and the scale), and decomposed
+# programs have torchao's ops spelled out in aten by run_decompositions, so neither has a fixed op.
+AO_OPS = {"w8": set(), "w4g32": {"DequantizeLinear"}, "w4g128": {"DequantizeLinear"}, "da8w8": {"MatMulInteger"},
+          "da8w4": {"DequantizeLinear"}}
+
+
+def _expected_ops(name, mode):
+    if "_ao_" not in name:
+        return {"QuantizeLinear", "DequantizeLinear"}
+    return set() if mode == "decomposed" else AO_OPS[name.rsplit("_ao_", 1)[1]]
+
+
 def _sets(case_dir):
     return sorted(p for p in case_dir.iterdir() if p.name.startswith("test_data_set_"))
 
@@ -355,12 +388,18 @@ def _sets(case_dir):
 @pytest.mark.parametrize("name", _quantized_names())
 def test_scenario_onnxruntime_within_one_step(quantized_cases, name, mode):
     case_dir = quantized_cases / name / mode
-    info = json.loads((case_dir / "case.json").read_text())
-    assert info["status"] == "captured", info["error"]
+    _captured(case_dir, name, mode)
     model = _our_onnx(case_dir)
     proto = onnx.load(str(model))
     onnx.checker.check_model(proto, full_check=True)
-    assert {n.op_type for n in proto.graph.node} >= {"QuantizeLinear", "DequantizeLinear"}
+    assert {n.op_type for n in proto.graph.node} >= _expected_ops(name, mode)
+    assert not [n.op_type for n in proto.graph.node if n.domain not in ("", "ai.onnx")], "custom-domain node"
+    if "_ao_w4" in name and mode != "decomposed":  # 4-bit weights stay 4-bit in the file
+        inits = {i.name: i for i in proto.graph.initializer}
+        weights = [inits[n.input[0]] for n in proto.graph.node
+                   if n.op_type == "DequantizeLinear" and n.input[0] in inits]
+        assert weights and all(w.data_type == onnx.TensorProto.INT4 for w in weights), \
+            [(w.name, w.data_type) for w in weights]
     scales = step_scales(proto)
     # Default level: ORT fuses the QDQ patterns into its int8 kernels; it must load and run them.
     fused = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
@@ -377,15 +416,86 @@ def test_scenario_onnxruntime_within_one_step(quantized_cases, name, mode):
         for i, out in enumerate(proto.graph.output[:len(list(s.glob("output_*.pb")))]):
             want = load_pb(s / f"output_{i}.pb")
             scale = scales[out.name]
-            if scale is None:  # dynamic quantization: no constant scale, and no rounding flips observed
-                np.testing.assert_allclose(got[i], want, rtol=1e-4, atol=1e-5, err_msg=f"{name}/{mode} {s.name} {i}")
+            if scale is None:  # dynamic quantization: no constant scale
+                if not np.allclose(got[i], want, rtol=1e-4, atol=1e-5):
+                    _ort_requantized(model, proto, case_dir, s)
                 continue
             steps = np.abs(got[i].astype(np.float64) - want) / scale
             assert steps.max() <= 1.001, f"{name}/{mode} {s.name} output {i}: {steps.max():.2f} steps of {scale}"
 
 
-# Cases whose `parity verify` fails, with the reason (strict: an entry goes when it passes).
-VERIFY_KNOWN: dict[str, str] = {}
+def _is_quantize(node) -> bool:
+    """A quantize in a captured program: the PT2E / torchao ops, or (decomposed) an 8-bit cast of a clamp."""
+    name = str(node.target)
+    if "quantize_per_" in name and "dequantize" not in name or "torchao.quantize_affine" in name:
+        return True
+    if node.target not in (torch.ops.aten._to_copy.default, torch.ops.aten.to.dtype):
+        return False
+    if node.meta.get("val") is None or node.meta["val"].dtype not in (torch.int8, torch.uint8):
+        return False
+    src = node.args[0]
+    while src.target in (torch.ops.aten.view.default, torch.ops.aten.reshape.default):
+        src = src.args[0]
+    return "clamp" in str(src.target)
+
+
+def _ort_requantized(model, proto, case_dir, set_dir):
+    """The requantized rule with onnxruntime, as `parity verify` applies it to refrt (docs/quantization.md):
+    a float difference of 1e-7 upstream of a dynamic (per-token) quantize moves a rounding tie by one step,
+    and the step then propagates. ORT keeps its quantized activations; torch runs the captured program
+    (torch.fx over torch.export.load(...).module(), bit-identical to eager) with ORT's activations in place
+    of its own. Each must be within one step of torch's requantization of the same input, and ORT's outputs
+    must match that run within the fixed tolerance."""
+    pytest.importorskip("torchao.quantization.quant_primitives")  # registers torch.ops.torchao for the load
+    ep = torch.export.load(str(case_dir / "model.pt2"))
+    gm = ep.module()
+    produced = {o for n in proto.graph.node for o in n.output}
+    quantized = [n for n in gm.graph.nodes if n.op == "call_function" and _is_quantize(n) and n.name in produced]
+    assert quantized, "outputs differ from eager and the program has no quantized activation to explain it"
+    kept = onnx.ModelProto()
+    kept.CopyFrom(proto)
+    for n in quantized:
+        elem = onnx.helper.np_dtype_to_tensor_dtype(np.dtype(str(n.meta["val"].dtype).replace("torch.", "")))
+        kept.graph.output.append(onnx.helper.make_tensor_value_info(n.name, elem, None))
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    session = ort.InferenceSession(kept.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    names = [i.name for i in session.get_inputs()]
+    inputs = [load_pb(set_dir / f"input_{i}.pb") for i in range(len(names))]
+    got = session.run(None, dict(zip(names, inputs)))
+    ours = dict(zip([o.name for o in kept.graph.output], got))
+    flipped = {}
+
+    class Substituted(torch.fx.Interpreter):
+        def run_node(self, node):
+            value = super().run_node(node)
+            if node.name in ours and isinstance(value, torch.Tensor):
+                theirs = torch.from_numpy(np.ascontiguousarray(ours[node.name]))
+                steps = (value.to(torch.int32) - theirs.to(torch.int32)).abs()
+                assert steps.max() <= 1, f"{node.name}: ORT's activation is {steps.max()} steps from torch's"
+                flipped[node.name] = int(steps.sum())
+                return theirs
+            return value
+
+    with torch.no_grad():
+        reference = Substituted(gm).run(*[torch.from_numpy(np.ascontiguousarray(x)) for x in inputs])
+    reference = [r for r in (reference if isinstance(reference, (list, tuple)) else [reference])]
+    for i in range(len(list(set_dir.glob("output_*.pb")))):
+        np.testing.assert_allclose(got[i], reference[i].numpy(), rtol=1e-4, atol=1e-5,
+                                   err_msg=f"{set_dir} output {i} against torch on ORT's activations {flipped}")
+
+
+# Cases (<name>/<mode>) whose `parity verify` fails, with the reason (strict: an entry goes when it passes).
+_DECOMPOSED_FLIP = (
+    "decomposed: torch's run_decompositions program itself differs from eager (ep.module() on input set 1 is "
+    "3.7e-3 from eager's output on the LLaMA block: its float ops round differently upstream of a dynamic "
+    "per-token quantize, and one activation moves a step). refrt passes by the requantized rule against that "
+    "program; libtorch vs eager fails, and without eager's own activations the verifier cannot tell the flip "
+    "from a bug (the exact reference of issue 37 is not built yet)")
+VERIFY_KNOWN: dict[str, str] = {
+    f"{model}_ao_da8w8/decomposed": _DECOMPOSED_FLIP
+    for model in ("quant_llama_decoder", "quant_llama_lm", "quant_qwen2_lm")
+}
 
 
 def _refrt_has_qdq():
@@ -402,9 +512,10 @@ def test_scenario_parity_verify_passes(quantized_cases, name, mode, tmp_path, re
         request.applymarker(
             pytest.mark.xfail(strict=True, reason="refrt has no QuantizeLinear/DequantizeLinear kernel yet")
         )
-    elif name in VERIFY_KNOWN:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=VERIFY_KNOWN[name]))
+    elif f"{name}/{mode}" in VERIFY_KNOWN:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=VERIFY_KNOWN[f"{name}/{mode}"]))
     case_dir = quantized_cases / name / mode
+    _captured(case_dir, name, mode)
     proc = subprocess.run([str(PARITY), "verify", case_dir, "--out", tmp_path, "--quiet", "--no-html"],
                           capture_output=True, text=True, timeout=600)
     report = json.loads((tmp_path / "report.json").read_text())

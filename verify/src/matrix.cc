@@ -39,8 +39,11 @@ CaseEntry verify_in_child(const MatrixOptions& o, const std::string& name, const
                           const std::string& case_dir) {
   const std::string out = (fs::path(o.out_dir) / "results" / name / mode).string();
   fs::remove(fs::path(out) / "report.json");
-  std::vector<std::string> argv = {
-      o.self_exe, "verify", case_dir, "--out", out, "--quiet", "--no-html", "--opset", std::to_string(o.opset)};
+  std::vector<std::string> argv = {o.self_exe, "verify", case_dir, "--out", out, "--quiet", "--no-html"};
+  if (o.opset != 0) {
+    argv.push_back("--opset");
+    argv.push_back(std::to_string(o.opset));
+  }
   const ProcessResult r = run_process(argv, o.timeout_seconds, nullptr);
   if (r.timed_out)
     return failed_entry(name, mode, "timeout", "verify",

@@ -21,7 +21,15 @@ std::string module_path() {
 const ReferenceApi& load() {
   const std::string path = module_path();
   // RTLD_GLOBAL: custom-op libraries loaded later (TORCH_LIBRARY) resolve against this libtorch.
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  // RTLD_DEEPBIND: libtorch's own symbols first. Without it libtorch's BLAS calls (sgemm_ of the MKL inside
+  // libtorch_cpu) bound to the OpenBLAS refrt had already loaded, so the reference's GEMMs rounded unlike
+  // eager's (5.96e-8 on a LLaMA k_proj: enough to flip a dynamically quantized activation by one step).
+#if defined(__SANITIZE_ADDRESS__)
+  const int deepbind = 0;  // the sanitizer runtimes refuse RTLD_DEEPBIND
+#else
+  const int deepbind = RTLD_DEEPBIND;
+#endif
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL | deepbind);
   if (!handle) {
     const char* why = dlerror();
     throw Error({"verify", path},

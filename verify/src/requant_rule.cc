@@ -1,14 +1,55 @@
 #include "requant_rule.h"
 
 #include <cmath>
+#include <map>
 #include <set>
 
 namespace parity::verify {
 
+namespace {
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// A quantize op: PT2E's quantize_per_tensor / _per_channel, torchao's quantize_affine (quantize_ with dynamic
+// activations).
+bool is_quantize_op(const pt2::Node& node) {
+  return starts_with(node.target, "torch.ops.quantized_decomposed.quantize_per_") ||
+         starts_with(node.target, "torch.ops.torchao.quantize_affine.");
+}
+
+// The same spelled out in ATen (a decomposed program): an 8-bit integer cast of a clamped float tensor.
+bool is_decomposed_quantize(const pt2::Graph& g, const pt2::Node& node,
+                            const std::map<std::string, const pt2::Node*>& producers) {
+  if (node.target != "torch.ops.aten._to_copy.default" && !starts_with(node.target, "torch.ops.aten.to.dtype"))
+    return false;
+  const pt2::Argument* self = node.input("self");
+  if (!self || !self->is_tensor() || node.outputs.size() != 1 || !node.outputs[0].is_tensor()) return false;
+  const DType out = g.meta(node.outputs[0].tensor_name(), node.name).dtype;
+  if (out != DType::kInt8 && out != DType::kUInt8) return false;
+  if (!dtype_is_floating(g.meta(self->tensor_name(), node.name).dtype)) return false;
+  // The clamp, possibly behind views (torchao reshapes to its block layout and back).
+  auto p = producers.find(self->tensor_name());
+  while (p != producers.end() && (starts_with(p->second->target, "torch.ops.aten.view.") ||
+                                  starts_with(p->second->target, "torch.ops.aten.reshape.") ||
+                                  starts_with(p->second->target, "torch.ops.aten._unsafe_view."))) {
+    const pt2::Argument* base = p->second->input("self");
+    if (!base || !base->is_tensor()) return false;
+    p = producers.find(base->tensor_name());
+  }
+  return p != producers.end() && starts_with(p->second->target, "torch.ops.aten.clamp");
+}
+
+}  // namespace
+
 std::vector<std::string> quantized_activations(const pt2::Program& program) {
+  const pt2::Graph& g = program.graph;
+  std::map<std::string, const pt2::Node*> producers;
+  for (const auto& node : g.nodes)
+    for (const auto& out : node.outputs)
+      if (out.is_tensor()) producers[out.tensor_name()] = &node;
   std::vector<std::string> names;
-  for (const auto& node : program.graph.nodes) {
-    if (node.target.rfind("torch.ops.quantized_decomposed.quantize_per_", 0) != 0) continue;
+  for (const auto& node : g.nodes) {
+    if (!is_quantize_op(node) && !is_decomposed_quantize(g, node, producers)) continue;
     if (node.outputs.size() == 1 && node.outputs[0].is_tensor()) names.push_back(node.outputs[0].tensor_name());
   }
   return names;

@@ -22,6 +22,8 @@
 #include "parity/verify/reference.h"
 #include "peers.h"
 #include "requant_rule.h"
+#include "parity/tensor_io.h"
+#include <cstdlib>
 #include "ties.h"
 
 namespace parity::verify {
@@ -166,6 +168,10 @@ bool run_stage(CaseRun& r, SetRun& s) {
 bool reference_stage(CaseRun& r, SetRun& s) {
   try {
     s.reference = run_reference(r.program, s.inputs, r.options.intermediates);
+    // Debugging the reference itself (docs/report.md): with --intermediates, every FX value it computed.
+    if (const char* dir = std::getenv("PARITY_REFERENCE_DUMP_DIR"))
+      for (const auto& [name, t] : s.reference.intermediates)
+        write_tensor_file(std::string(dir) + "/" + s.entry.name + "." + name + ".pb", t, name);
   } catch (const Error& e) {
     fail(r.entry, "error", "reference", e.what());
     return false;

@@ -18,9 +18,11 @@ namespace parity::exporter {
 constexpr int kDefaultOpset = 18;
 constexpr int kMinOpset = 18;
 constexpr int kMaxOpset = 23;
+// ExportOptions::opset when the user named none: resolve_opset picks it from the program.
+constexpr int kAutoOpset = 0;
 
 struct ExportOptions {
-  int opset = kDefaultOpset;
+  int opset = kAutoOpset;
   std::vector<std::string> input_names;   // overrides of the user inputs' ONNX names, in order
   std::vector<std::string> output_names;  // overrides of the user outputs' ONNX names, in order
   // Translation plugins (shared libraries, see parity/exporter/plugin.h) dlopen()ed before the export;
@@ -46,6 +48,10 @@ struct ExportOptions {
 // Serialized ONNX ModelProto, all data inline (a model over 2 GiB is an error: use export_program_to_file).
 // Throws parity::Error (stage "export") naming node, ATen target and reason; unsupported ops are
 // collected first and reported together.
+// `requested`, or for kAutoOpset: kDefaultOpset, raised to 21 when the program calls torchao's affine
+// quantization ops (their group-wise weights need opset 21's blocked DequantizeLinear and INT4 tensors).
+int resolve_opset(const pt2::Program& program, int requested);
+
 std::string export_program(const pt2::Program& program, const ExportOptions& options = {});
 // Exports and writes `onnx_path` (+ its external data file, see ExportOptions) atomically: temporary files
 // renamed into place, nothing left behind on failure. Weights are streamed from the program's memory-mapped

@@ -12,8 +12,8 @@ struct MatrixOptions {
   std::string filter;  // regex on case names ("" = all)
   std::vector<std::string> modes = {"strict", "nonstrict", "decomposed"};
   double timeout_seconds = 600;  // per (case, mode)
-  int opset = 18;
-  int jobs = 1;  // parallel `parity verify` children
+  int opset = 0;                 // 0: the exporter's automatic choice (exporter::resolve_opset)
+  int jobs = 1;                  // parallel `parity verify` children
   bool force_capture = false;
   bool peers = true;                   // official exporter / ONNX Runtime columns
   bool official_every_mode = false;    // the official exporter on every mode, not one capture per case

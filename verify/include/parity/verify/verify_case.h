@@ -8,7 +8,7 @@
 namespace parity::verify {
 
 struct VerifyOptions {
-  int opset = 18;
+  int opset = 0;               // 0: the exporter's automatic choice (exporter::resolve_opset)
   bool intermediates = false;  // compare every FX value with the ONNX value of the same name
   std::string onnx_path;       // verify this ONNX model instead of exporting one
   int fresh = 0;               // extra input sets with new dynamic dim values (libtorch vs refrt)
