@@ -1,10 +1,24 @@
 // Matrix products: linear, addmm, baddbmm, addbmm, addmv, addr, mm, bmm, mv, dot, matmul, t, einsum.
 #include <algorithm>
+#include <optional>
 
 #include "../src/translate.h"
 
 namespace parity::exporter {
 namespace {
+
+// The input of `v` when a Transpose(perm [1, 0]) of this graph produced it (a dequantized weight that
+// dequantize_affine wrote as W^T for MatMul, quantized_torchao.cc): linear reads it without transposing back.
+std::optional<std::string> transposed_from(TranslateContext& ctx, const std::string& v) {
+  for (const auto& n : ctx.graph.proto()->node()) {
+    if (n.output_size() != 1 || n.output(0) != v) continue;
+    if (n.op_type() != "Transpose" || !n.domain().empty() || n.input_size() != 1) return std::nullopt;
+    for (const auto& a : n.attribute())
+      if (a.name() == "perm" && a.ints_size() == 2 && a.ints(0) == 1 && a.ints(1) == 0) return n.input(0);
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
 
 // y = x W^T + b. Rank-2 input maps to one Gemm; higher ranks to MatMul on the transposed weight.
 void linear(TranslateContext& ctx) {
@@ -12,14 +26,19 @@ void linear(TranslateContext& ctx) {
   const std::string w = ctx.tensor("weight");
   const pt2::Argument* bias = ctx.arg("bias");
   const bool has_bias = bias && !bias->is_none();
+  const auto w_t = transposed_from(ctx, w);  // W^T itself, when it was computed transposed
   if (ctx.input_meta("input").sizes.size() == 2) {
-    std::vector<std::string> inputs = {x, w};
+    std::vector<std::string> inputs = {x, w_t.value_or(w)};
     if (has_bias) inputs.push_back(ctx.tensor("bias"));
-    set_attr(ctx.emit("Gemm", inputs, {ctx.output()}), "transB", int64_t{1});
+    auto* gemm = ctx.emit("Gemm", inputs, {ctx.output()});
+    if (!w_t) set_attr(gemm, "transB", int64_t{1});
     return;
   }
-  const std::string wt = ctx.temp("weight_t");
-  set_attr(ctx.emit("Transpose", {w}, {wt}), "perm", std::vector<int64_t>{1, 0});
+  std::string wt = w_t.value_or("");
+  if (!w_t) {
+    wt = ctx.temp("weight_t");
+    set_attr(ctx.emit("Transpose", {w}, {wt}), "perm", std::vector<int64_t>{1, 0});
+  }
   if (!has_bias) {
     ctx.emit("MatMul", {x, wt}, {ctx.output()});
     return;

@@ -17,6 +17,7 @@
 // rounding); float16 / bfloat16 outputs are the float32 result rounded once, which torch's arithmetic equals
 // because q - zp and its product with a half-precision scale are exact in float32.
 #include <algorithm>
+#include <cstring>
 
 #include "../src/translate.h"
 
@@ -203,6 +204,75 @@ DType scalar_type_arg(TranslateContext& ctx, const std::string& name) {
   return t;
 }
 
+// Every reader of the node's output takes it as aten.linear's weight (torchao's weight-only Linear).
+bool only_linear_weight(TranslateContext& ctx) {
+  const std::string out = ctx.node.outputs.size() == 1 && ctx.node.outputs[0].is_tensor()
+                              ? ctx.node.outputs[0].tensor_name()
+                              : std::string();
+  if (out.empty()) return false;
+  bool read = false;
+  for (const auto& n : ctx.fx_graph.nodes)
+    for (const auto& in : n.inputs) {
+      const bool tensor = in.arg.is_tensor() && in.arg.tensor_name() == out;
+      bool listed = false;
+      if (in.arg.is(pt2::ArgKind::as_tensors) || in.arg.is(pt2::ArgKind::as_optional_tensors))
+        for (const auto& name : in.arg.optional_tensor_names()) listed = listed || name == out;
+      if (!tensor && !listed) continue;
+      if (!tensor || n.target != "torch.ops.aten.linear.default" || in.name != "weight") return false;
+      read = true;
+    }
+  for (const auto& o : ctx.fx_graph.outputs)
+    if (o.is_tensor() && o.tensor_name() == out) return false;
+  return read;
+}
+
+// A 2-D stored tensor transposed (any element size).
+Tensor transposed(const Tensor& t) {
+  const int64_t rows = t.dim(0), cols = t.dim(1);
+  Tensor out(t.dtype(), {cols, rows});
+  const size_t es = dtype_size(t.dtype());
+  const auto* src = static_cast<const uint8_t*>(t.raw());
+  auto* dst = static_cast<uint8_t*>(out.mutable_raw());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) std::memcpy(dst + (c * rows + r) * es, src + (r * cols + c) * es, es);
+  return out;
+}
+
+// The dequantized weight of a Linear, [N, K] blocked along K, written transposed: DequantizeLinear(axis 0) of
+// W^T [K, N] (INT4 / UINT4 when the range is 4-bit) feeding MatMul / Gemm directly, the layout ONNX Runtime
+// fuses into MatMulNBits and refrt into WeightOnlyMatMul; a Transpose gives the FX value, which linear
+// (linalg.cc) reads through. False when the weight or its qparams are not stored tensors of that layout.
+bool dequantize_linear_weight(TranslateContext& ctx, const Blocks& b, DType q, bool four_bit) {
+  if (ctx.opset < 21 || b.rank() != 2 || b.reduced != std::vector<int64_t>{1} || !only_linear_weight(ctx)) return false;
+  const Tensor* w = stored_input(ctx, "input");
+  const Tensor* scale = stored_input(ctx, "scale");
+  const bool zp = ctx.has("zero_point");
+  const Tensor* zero_point = zp ? stored_input(ctx, "zero_point") : nullptr;
+  const auto layout = b.static_qparam_shape();
+  if (!w || !scale || !layout || scale->numel() != numel_of(*layout) || scale->dtype() != DType::kFloat32 ||
+      (zp && (!zero_point || zero_point->dtype() != q || zero_point->numel() != numel_of(*layout))))
+    return false;
+  const Shape qshape(layout->begin(), layout->end());
+  const std::string base = ctx.tensor("input");
+  auto add = [&](const std::string& name, const Tensor& t, bool pack) {
+    const std::string unique = ctx.graph.unique_name(name);
+    if (pack)
+      ctx.graph.add_int4_initializer(unique, t);
+    else
+      ctx.graph.add_initializer(unique, t);
+    return unique;
+  };
+  std::vector<std::string> inputs = {add(base + "_t", transposed(*w), four_bit),
+                                     add(ctx.tensor("scale") + "_t", transposed(scale->reshaped(qshape)), false)};
+  if (zp) inputs.push_back(add(ctx.tensor("zero_point") + "_t", transposed(zero_point->reshaped(qshape)), four_bit));
+  const std::string dq = ctx.temp("dequantized_t");
+  auto* node = ctx.emit("DequantizeLinear", inputs, {dq});
+  set_attr(node, "axis", int64_t{0});
+  set_attr(node, "block_size", b.block[1]);
+  set_attr(ctx.emit("Transpose", {dq}, {ctx.output()}), "perm", std::vector<int64_t>{1, 0});
+  return true;
+}
+
 // torchao treats an empty zero point like None.
 bool has_zero_point(TranslateContext& ctx) {
   if (!ctx.has("zero_point")) return false;
@@ -254,6 +324,7 @@ void dequantize_affine(TranslateContext& ctx) {
       fits(*weight, qmin, qmax) &&
       (!zp || (zp_stored && zp_stored->dtype() == q && zp_stored->numel() == numel_of(*layout) &&
                fits(*zp_stored, qmin, qmax)));
+  if (out == DType::kFloat32 && dequantize_linear_weight(ctx, b, q, four_bit)) return;
   std::vector<std::string> inputs;
   inputs.push_back(four_bit ? int4_initializer(ctx, "input", *weight, weight->shape()) : ctx.tensor("input"));
   const DType scale_type = ctx.input_meta("scale").dtype;

@@ -18,6 +18,7 @@ enum class ScratchSlot {
   kDnnlScratchpad,
   kDnnlOutput,
   kGemv,
+  kWeightOnly,
   kCount
 };
 

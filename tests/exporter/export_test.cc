@@ -115,9 +115,10 @@ TEST(Export, RegisteredTranslationKeysAreWellFormed) {
     const auto sep = key.find("::");
     ASSERT_NE(sep, std::string::npos) << key;
     const std::string ns = key.substr(0, sep), rest = key.substr(sep + 2);
-    // Besides ATen and Python's operators: PT2E's quantize/dequantize ops and transformers' own MoE op,
-    // which programs carry as registered torch libraries of those namespaces.
-    const bool library_op = ns == "quantized_decomposed" || ns == "transformers";
+    // Besides ATen and Python's operators: PT2E's quantize/dequantize ops, torchao's affine quantization
+    // ops and transformers' own MoE op, which programs carry as registered torch libraries of those
+    // namespaces.
+    const bool library_op = ns == "quantized_decomposed" || ns == "torchao" || ns == "transformers";
     EXPECT_TRUE(ns == "aten" || ns == "_operator" || ns == "torch" || ns == "math" || ns == "higher_order" ||
                 library_op)
         << key;

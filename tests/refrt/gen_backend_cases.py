@@ -61,7 +61,8 @@ def write_case(out_dir, c):
         c["nodes"], c["name"],
         [value_info(n, a) for n, a in c["inputs"].items()],
         [value_info(n, a) for n, a in c["outputs"].items()],
-        [numpy_helper.from_array(a, n) for n, a in c["initializers"].items()])
+        # A TensorProto goes in as written (INT4 / UINT4 weights, which numpy cannot hold).
+        [a if isinstance(a, onnx.TensorProto) else numpy_helper.from_array(a, n) for n, a in c["initializers"].items()])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", c["opset"])],
                               producer_name="parity-refrt-tests")
     model.ir_version = 8 if c["opset"] <= 18 else 10

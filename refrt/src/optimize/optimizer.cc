@@ -8,12 +8,13 @@ namespace parity::refrt {
 namespace {
 
 // The registry: every pass with its name, in the order they run (an activation fuses into the conv that
-// BatchNormalization and a residual Add were folded into first). fuse_qdq runs before constant folding
-// (optimize_graph_before_folding) and again here on what folding exposed.
+// BatchNormalization and a residual Add were folded into first). fuse_qdq and fuse_weight_only run before
+// constant folding (optimize_graph_before_folding) and again here on what folding exposed.
 using Pass = bool (*)(GraphDef&);
 const std::vector<std::pair<std::string, Pass>>& passes() {
   static const std::vector<std::pair<std::string, Pass>> all = {
       {"fuse_qdq", fuse_qdq},
+      {"fuse_weight_only", fuse_weight_only},
       {"drop_unused_outputs", drop_unused_outputs},
       {"fold_batch_norm", fold_batch_norm},
       {"fuse_matmul_add", fuse_matmul_add},
@@ -40,6 +41,7 @@ const std::vector<std::string>& optimization_passes() {
 
 void optimize_graph_before_folding(GraphDef& graph, const std::set<std::string>& disabled) {
   if (!disabled.count("fuse_qdq")) fuse_qdq(graph);
+  if (!disabled.count("fuse_weight_only")) fuse_weight_only(graph);
 }
 
 void optimize_graph(GraphDef& graph, const std::set<std::string>& disabled, const std::string& origin) {

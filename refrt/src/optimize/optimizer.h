@@ -16,6 +16,9 @@ namespace parity::refrt {
 //   fuse_qdq             DequantizeLinear -> Conv / MatMul / Gemm [-> Relu / Clip] -> QuantizeLinear with
 //                        constant 8-bit weights: one integer QConv / QGemm node (fuse_qdq.cc); runs on the
 //                        file's graph before constant folding
+//   fuse_weight_only     DequantizeLinear(constant 8-bit or 4-bit W [K, N], blocked along K, per column or per
+//                        tensor) -> MatMul / Gemm: one WeightOnlyMatMul reading the quantized weights
+//                        (fuse_weight_only.cc, kernels/weight_only.cc); before constant folding too
 //   drop_unused_outputs  optional outputs nobody reads (MaxPool indices, LayerNormalization statistics,
 //                        Dropout mask) are not computed
 //   fold_batch_norm      Conv -> BatchNormalization (inference) with constant weights: scaled weights and bias
@@ -30,7 +33,8 @@ namespace parity::refrt {
 //                        scalar Mul/Div, Identity and one Reshape): a GEMM with transB, no copy
 const std::vector<std::string>& optimization_passes();
 
-// The passes that must see the file's graph before constant folding (fuse_qdq), unless disabled.
+// The passes that must see the file's graph before constant folding (fuse_qdq, fuse_weight_only), unless
+// disabled.
 void optimize_graph_before_folding(GraphDef& graph, const std::set<std::string>& disabled);
 
 // Runs the passes not in `disabled` (unknown names are an error, kUsage).

@@ -6,6 +6,7 @@
 namespace parity::refrt {
 
 bool fuse_qdq(GraphDef& g);
+bool fuse_weight_only(GraphDef& g);
 bool drop_unused_outputs(GraphDef& g);
 bool fold_batch_norm(GraphDef& g);
 bool fuse_matmul_add(GraphDef& g);

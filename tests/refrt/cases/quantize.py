@@ -172,6 +172,7 @@ def build(api):
              ort_differs="for an all-zero input onnxruntime's scale is 1, the ONNX reference's 1/255" if name == "zeros" else None)
 
     build_integer_products(api)
+    build_weight_only(api)
 
 
 def int_conv(np, x, w, group=1, strides=(1, 1), pads=(0, 0, 0, 0), dilations=(1, 1)):
@@ -581,3 +582,67 @@ def build_channels_last_convs(api):
     chain("conv_relu_s8s8_nhwc_c11", rng.uniform(-2, 2, size=(2, 11, 6, 9)).astype(np.float32), "int8",
           lambda ins, out: node("Conv", ins, [out], **a), conv_core(np, a), (18, 11, 3, 3), 0, "int32", 0.5, 0,
           act="relu")
+
+
+# Measured 2026-11-29 (onnxruntime 1.32): at its default level ORT fuses these into MatMulNBits with
+# session.qdq_matmulnbits_accuracy_level 4, quantizing the activations to int8 (1.1e-2 off on the decode row);
+# at accuracy level 0, or without that fusion, it matches the oracle within 2.4e-7.
+ORT_NBITS = ("onnxruntime's MatMulNBits fusion computes with int8 activations at its default accuracy level 4 "
+             "(1e-2 off); at accuracy level 0 it matches")
+
+
+def build_weight_only(api):
+    """fusion_weight_only_* rows: DequantizeLinear of constant 4-bit / 8-bit weights [K, N] (blocked along K,
+    per column, per tensor) feeding MatMul / Gemm, which refrt runs as one WeightOnlyMatMul (pass
+    fuse_weight_only). Oracle: numpy dequantizes ((q - zp) * scale in float32, DequantizeLinear's values) and
+    multiplies in float64."""
+    np, node, case, helper, TP = api.np, api.node, api.case, api.helper, api.TensorProto
+    rng = api.RNG
+
+    def weights(name, q, kind):
+        """An INT4 / UINT4 TensorProto (packed by onnx) or an 8-bit array."""
+        if kind in ("int4", "uint4"):
+            return helper.make_tensor(name, TP.INT4 if kind == "int4" else TP.UINT4, q.shape, q.flatten().tolist())
+        return q.astype(np.int8 if kind == "int8" else np.uint8)
+
+    def row(name, x, k, n, kind, layout, op="MatMul", bias=False, block=32):
+        lo, hi = {"int4": (-8, 7), "uint4": (0, 15), "int8": (-128, 127), "uint8": (0, 255)}[kind]
+        q = rng.integers(lo, hi + 1, size=(k, n))
+        if layout == "blocked":
+            blocks = -(-k // block)
+            qshape, attrs = (blocks, n), dict(axis=0, block_size=block)
+        elif layout == "per_column":
+            qshape, attrs = (n,), dict(axis=1)
+        else:
+            qshape, attrs = (), {}
+        scale = rng.uniform(0.001, 0.05, size=qshape).astype(np.float32)
+        zp = rng.integers(lo, hi + 1, size=qshape)
+        if layout == "blocked":
+            rep = np.repeat(np.arange(-(-k // block)), block)[:k]
+            s_full, z_full = scale[rep, :], zp[rep, :]
+        else:
+            s_full, z_full = scale, zp
+        w = ((q.astype(np.float32) - z_full.astype(np.float32)) * s_full).astype(np.float32)
+        y = x.astype(np.float64) @ w.astype(np.float64)
+        inits = {"w": weights("w", q, kind), "ws": scale, "wz": weights("wz", np.asarray(zp), kind)}
+        nodes = [node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], **attrs)]
+        if op == "Gemm":
+            ins = ["x", "wd"]
+            if bias:
+                b = rng.uniform(-1, 1, size=(n,)).astype(np.float32)
+                inits["b"] = b
+                ins.append("b")
+                y = y + b
+            nodes.append(node("Gemm", ins, ["y"]))
+        else:
+            nodes.append(node("MatMul", ["x", "wd"], ["y"]))
+        case(f"fusion_weight_only_{name}", nodes, {"x": x}, {"y": y.astype(np.float32)}, initializers=inits,
+             opset=21, tol=(1e-5, 1e-5), ort_differs=ORT_NBITS)
+
+    r = api.rand
+    row("int4_blocked_matmul_decode", r(1, 64), 64, 24, "int4", "blocked")
+    row("uint4_blocked_gemm_bias", r(3, 96), 96, 20, "uint4", "blocked", op="Gemm", bias=True)
+    row("int4_partial_last_block_3d", r(2, 3, 40), 40, 12, "int4", "blocked", block=16)
+    row("int8_blocked_prefill_gemm_tiles", r(4, 8, 64), 64, 80, "int8", "blocked")  # 32 rows: the GEMM path
+    row("uint8_per_column_matmul", r(5, 48), 48, 16, "uint8", "per_column")
+    row("int8_per_tensor_1d_input", r(40), 40, 9, "int8", "per_tensor")
