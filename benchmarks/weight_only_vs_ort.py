@@ -1,0 +1,152 @@
+"""Weight-only quantized LLM blocks (torchao's quantize_): refrt vs onnxruntime on the same ONNX, and vs refrt
+float32.
+
+    .venv/bin/python benchmarks/weight_only_vs_ort.py [--build build] [--out out/wobench] [--threads 1,2]
+                                                     [--rounds 3] [--runs 10] [--warmup 3] [--json FILE]
+
+The model is runtime_vs_ort.py's LLaMA-style decode step (4 of the zoo's blocks, dim 512, MLP 1408, KV cache
+of 256) and the same blocks on a 128-token prompt chunk (prefill). Per scheme, torchao 0.18's quantize_
+(int4 per group of 32 and of 128, int8 per group of 32: IntxWeightOnlyConfig) on a copy of the float model,
+capture as Parity's (scenarios.subclasses unwraps the tensor subclasses), `parity export` (opset 21: INT4
+initializers, DequantizeLinear(axis 0) -> MatMul). Engines, timed by runtime_vs_ort.py's rotating loop in one
+process: refrt on the quantized ONNX, ORT on it at its defaults (it fuses DequantizeLinear -> MatMul into
+MatMulNBits with accuracy level 4: int8 activations), ORT at accuracy level 0 (float activations, what
+refrt computes), and refrt on the float32 ONNX. The file size of each ONNX is in the table.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import datetime
+import json
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import runtime_vs_ort as base  # noqa: E402
+
+# isort: split
+import numpy as np  # noqa: E402
+import onnxruntime as ort  # noqa: E402
+import torch  # noqa: E402
+
+import parity.runtime as rt  # noqa: E402
+from scenarios import subclasses  # noqa: E402
+
+SCHEMES = {  # name -> (weight dtype, group)
+    "int4 g32": (torch.int4, 32),
+    "int4 g128": (torch.int4, 128),
+    "int8 g32": (torch.int8, 32),
+}
+
+
+def prefill_inputs(tokens=128, past=128, dim=512, heads=8, kv_heads=2, layers=4):
+    hd = dim // heads
+    pos = torch.arange(past, past + tokens, dtype=torch.float32)[:, None]
+    freq = 1.0 / (10000 ** (torch.arange(0, hd, 2, dtype=torch.float32) / hd))
+    ang = torch.cat([pos * freq, pos * freq], dim=-1)
+    cache = [torch.randn(1, kv_heads, past, hd) for _ in range(2 * layers)]
+    return (torch.randn(1, tokens, dim), ang.cos(), ang.sin(), *cache)
+
+
+def quantized(model, scheme):
+    from torchao.quantization import IntxWeightOnlyConfig, quantize_
+    from torchao.quantization.granularity import PerGroup
+    dtype, group = SCHEMES[scheme]
+    q = copy.deepcopy(model)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        quantize_(q, IntxWeightOnlyConfig(weight_dtype=dtype, granularity=PerGroup(group)))
+    return q
+
+
+def export(module, args, folder: Path, parity: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    onnx_path = folder / "model.onnx"
+    ep = torch.export.export(subclasses.unwrap(module), tuple(args), strict=False)
+    torch.export.save(ep, str(folder / "model.pt2"))
+    subprocess.run([str(parity), "export", str(folder / "model.pt2"), "-o", str(onnx_path)], check=True,
+                   stdout=subprocess.DEVNULL)
+    return onnx_path
+
+
+def ort_session(path: Path, threads: int, accuracy_level=None):
+    options = base.ort_options(threads)
+    if accuracy_level is not None:
+        options.add_session_config_entry("session.qdq_matmulnbits_accuracy_level", str(accuracy_level))
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def engines(qpath: Path, fpath: Path, args, threads: int):
+    ours, ours_float = rt.InferenceSession(str(qpath), threads=threads), rt.InferenceSession(str(fpath), threads=threads)
+    ort_default, ort_exact = ort_session(qpath, threads), ort_session(qpath, threads, 0)
+    feeds = {i.name: a.numpy() for i, a in zip(ours.get_inputs(), args)}
+    return {"refrt": lambda: ours.run(None, feeds), "ort": lambda: ort_default.run(None, feeds),
+            "ort_acc0": lambda: ort_exact.run(None, feeds), "refrt_float32": lambda: ours_float.run(None, feeds)}
+
+
+def check(calls, module, args):
+    """refrt and ORT at accuracy level 0 compute what eager computes (1e-3 of the output's scale)."""
+    with torch.no_grad():
+        want = module(*args)[0].numpy()
+    for name in ("refrt", "ort_acc0"):
+        got = calls[name]()[0]
+        err, scale = float(np.abs(got - want).max()), max(1.0, float(np.abs(want).max()))
+        if err > 1e-3 * scale:
+            raise SystemExit(f"{name} disagrees with eager: max abs error {err:.3g} (scale {scale:.3g})")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--build", default="build")
+    p.add_argument("--out", default="out/wobench")
+    p.add_argument("--threads", default="1,2")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--runs", type=int, default=10)
+    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--json")
+    a = p.parse_args(argv)
+    parity = Path(a.build).resolve() / "parity"
+    threads = [int(t) for t in a.threads.split(",")]
+    out = Path(a.out)
+    torch.manual_seed(0)
+    float_model = base.LlamaDecode().eval()
+    workloads = {"decode step": base.llama_decode_inputs(), "prefill 128 tokens": prefill_inputs()}
+    cpu, machine = base.cpu_facts(), None
+    rows = []
+    for wname, args in workloads.items():
+        key = wname.split()[0]
+        fpath = export(float_model, args, out / key / "float32", parity)
+        for scheme in SCHEMES:
+            module = quantized(float_model, scheme)
+            qpath = export(module, args, out / key / scheme.replace(" ", "_"), parity)
+            calls = {t: engines(qpath, fpath, args, t) for t in threads}
+            check(calls[threads[0]], module, args)
+            medians, _ = base.rotating_rounds(calls, a.rounds, a.runs, a.warmup)
+            base.write_inputs(args, qpath.parent / "inputs")
+            machine, heaviest = base.heaviest_nodes(parity, qpath, qpath.parent / "inputs", max(threads))
+            for t in threads:
+                m = {e: medians[(t, e)] for e in calls[t]}
+                rows.append(dict(workload=wname, scheme=scheme, threads=t, ms=m, onnx_bytes=qpath.stat().st_size,
+                                 float32_bytes=fpath.stat().st_size, heaviest_nodes=heaviest))
+                print(f"{wname} {scheme} T={t}: " + ", ".join(f"{e} {v:.3f} ms" for e, v in m.items()), flush=True)
+    print(f"\n{base.cpu_line(cpu, machine)}; {datetime.date.today()}\n")
+    print("| workload | scheme | threads | refrt ms | ORT ms | refrt/ORT | ORT acc0 ms | refrt/ORT acc0 | "
+          "refrt float32 ms | refrt/float32 | ONNX size / float32 | refrt's heaviest nodes |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        m = r["ms"]
+        print(f"| {r['workload']} | {r['scheme']} | {r['threads']} | {m['refrt']:.3f} | {m['ort']:.3f} | "
+              f"{m['refrt'] / m['ort']:.2f} | {m['ort_acc0']:.3f} | {m['refrt'] / m['ort_acc0']:.2f} | "
+              f"{m['refrt_float32']:.3f} | {m['refrt'] / m['refrt_float32']:.2f} | "
+              f"{r['onnx_bytes'] / r['float32_bytes']:.2f} | {base.nodes_text(r['heaviest_nodes'])} |")
+    if a.json:
+        Path(a.json).write_text(json.dumps(dict(date=str(datetime.date.today()), cpu=cpu, machine=machine, rows=rows),
+                                           indent=1))
+
+
+if __name__ == "__main__":
+    main()
