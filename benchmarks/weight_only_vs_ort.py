@@ -81,7 +81,8 @@ def ort_session(path: Path, threads: int, accuracy_level=None):
 
 
 def engines(qpath: Path, fpath: Path, args, threads: int):
-    ours, ours_float = rt.InferenceSession(str(qpath), threads=threads), rt.InferenceSession(str(fpath), threads=threads)
+    ours = rt.InferenceSession(str(qpath), threads=threads)
+    ours_float = rt.InferenceSession(str(fpath), threads=threads)
     ort_default, ort_exact = ort_session(qpath, threads), ort_session(qpath, threads, 0)
     feeds = {i.name: a.numpy() for i, a in zip(ours.get_inputs(), args)}
     return {"refrt": lambda: ours.run(None, feeds), "ort": lambda: ort_default.run(None, feeds),
