@@ -189,23 +189,47 @@ void panel_product(Path path, const Panels& w, int64_t p, const float* x, int64_
   }
 }
 
-// Panel p dequantized into out[kk * ld + j] (DequantizeLinear's values: (q - zp) * scale, one rounding); the
-// GEMM that follows dominates, so the loop is left to the compiler.
-void dequantize_panel(const Panels& w, int64_t p, float* out, int64_t ld) {
+// Panel p dequantized into out[kk * ld + j] (DequantizeLinear's values: (q - zp) * scale, one rounding).
+template <Format F>
+void dequantize_panel_scalar(const Panels& w, int64_t p, float* out, int64_t ld) {
   const uint8_t* q = w.q_of(p);
   for (int64_t kk = 0; kk < w.k; ++kk) {
     const int32_t* zp = w.zp_of(p) + (kk / w.block) * kLanes;
     const float* sc = w.scale_of(p) + (kk / w.block) * kLanes;
-    const uint8_t* row = q + kk * kLanes;
-    int32_t v[kLanes];
     for (int64_t j = 0; j < kLanes; ++j)
-      v[j] = w.format == Format::kS8 ? lane<Format::kS8>(row, j) : lane<Format::kU8>(row, j);
-    for (int64_t j = 0; j < kLanes; ++j) out[kk * ld + j] = static_cast<float>(v[j] - zp[j]) * sc[j];
+      out[kk * ld + j] = static_cast<float>(lane<F>(q + kk * kLanes, j) - zp[j]) * sc[j];
   }
 }
 
-constexpr int64_t kGemmRows = 16;   // from this many rows of X on, dequantized panels go through refrt's GEMM
-constexpr int64_t kTilePanels = 4;  // panels per dequantized GEMM tile (64 columns)
+template <Format F>
+__attribute__((target("avx2,fma"))) void dequantize_panel_avx2(const Panels& w, int64_t p, float* out, int64_t ld) {
+  const uint8_t* q = w.q_of(p);
+  for (int64_t b = 0; b < w.blocks; ++b) {
+    const int32_t* zp = w.zp_of(p) + b * kLanes;
+    const float* sc = w.scale_of(p) + b * kLanes;
+    const __m256i z0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(zp));
+    const __m256i z1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(zp + 8));
+    const __m256 s0 = _mm256_loadu_ps(sc), s1 = _mm256_loadu_ps(sc + 8);
+    for (int64_t kk = b * w.block; kk < std::min(w.k, (b + 1) * w.block); ++kk) {
+      const __m128i bytes = load_row(q, kk);
+      const __m256i i0 = widen8<F>(bytes), i1 = widen8<F>(_mm_unpackhi_epi64(bytes, bytes));
+      _mm256_storeu_ps(out + kk * ld, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(i0, z0)), s0));
+      _mm256_storeu_ps(out + kk * ld + 8, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(i1, z1)), s1));
+    }
+  }
+}
+
+void dequantize_panel(Path path, const Panels& w, int64_t p, float* out, int64_t ld) {
+  const bool vector = path != Path::kScalar;
+  if (w.format == Format::kS8)
+    return vector ? dequantize_panel_avx2<Format::kS8>(w, p, out, ld)
+                  : dequantize_panel_scalar<Format::kS8>(w, p, out, ld);
+  vector ? dequantize_panel_avx2<Format::kU8>(w, p, out, ld) : dequantize_panel_scalar<Format::kU8>(w, p, out, ld);
+}
+
+// From this many rows of X on, the weights are dequantized for the call (a K x N float scratch of the calling
+// thread: 1/(2 M) of the product's work) and multiplied by refrt's GEMM in column blocks of at least 64.
+constexpr int64_t kGemmRows = 16;
 
 class WeightOnlyMatMulKernel : public Kernel {
  public:
@@ -275,21 +299,16 @@ class WeightOnlyMatMulKernel : public Kernel {
     if (k == 0) {
       std::fill(py, py + y.numel(), 0.0f);
     } else if (m >= kGemmRows) {
-      const int64_t tiles = (w_.count + kTilePanels - 1) / kTilePanels;
-      parallel_for(io, tiles, 1, [&](int64_t t0, int64_t t1) {
-        float* tile = scratch<float>(static_cast<size_t>(k * kTilePanels * kLanes), ScratchSlot::kWeightOnly);
-        for (int64_t t = t0; t < t1; ++t) {
-          const int64_t p0 = t * kTilePanels, panels = std::min(kTilePanels, w_.count - p0);
-          const int64_t ld = panels * kLanes, c0 = p0 * kLanes, cols = std::min(ld, n - c0);
-          // Panels side by side: row kk of the tile is [panel p0 | p0 + 1 | ...], a [K, ld] B.
-          for (int64_t q = 0; q < panels; ++q) dequantize_panel(w_, p0 + q, tile + q * kLanes, ld);
-          if (cols == ld) {
-            gemm<float>(false, false, m, cols, k, 1.0f, px, k, tile, ld, 0.0f, py + c0, n);
-          } else {  // the last tile's padding columns are not Y's
-            float* part = scratch<float>(static_cast<size_t>(m * ld), ScratchSlot::kWeightOnlyOut);
-            gemm<float>(false, false, m, ld, k, 1.0f, px, k, tile, ld, 0.0f, part, ld);
-            for (int64_t r = 0; r < m; ++r) std::memcpy(py + r * n + c0, part + r * ld, cols * sizeof(float));
-          }
+      const int64_t ld = w_.count * kLanes;
+      float* b = scratch<float>(static_cast<size_t>(k * ld), ScratchSlot::kWeightOnly);
+      parallel_for(io, w_.count, 1, [&](int64_t p0, int64_t p1) {
+        for (int64_t p = p0; p < p1; ++p) dequantize_panel(path_, w_, p, b + p * kLanes, ld);
+      });
+      const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(io.pool ? io.pool->size() : 1, n / 64));
+      parallel_for(io, blocks, 1, [&](int64_t b0, int64_t b1) {
+        for (int64_t i = b0; i < b1; ++i) {
+          const int64_t c0 = n * i / blocks, c1 = n * (i + 1) / blocks;
+          gemm<float>(false, false, m, c1 - c0, k, 1.0f, px, k, b + c0, ld, 0.0f, py + c0, n);
         }
       });
     } else {

@@ -19,7 +19,6 @@ enum class ScratchSlot {
   kDnnlOutput,
   kGemv,
   kWeightOnly,
-  kWeightOnlyOut,
   kCount
 };
 
