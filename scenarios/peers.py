@@ -151,7 +151,12 @@ def run_ort(model: Path, sets, scales=()) -> dict:
     output; "fp64_outputs": how many outputs passed that way)."""
     try:
         import onnxruntime as ort
-        session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+        options = ort.SessionOptions()
+        # ORT fuses a blocked DequantizeLinear -> MatMul (int4 / int8 weight-only) into MatMulNBits and by
+        # default computes it with int8 activations (accuracy level 4, 1e-2 off on a 64-wide row): level 0
+        # keeps float activations, so this column judges the ONNX's numbers, not that approximation.
+        options.add_session_config_entry("session.qdq_matmulnbits_accuracy_level", "0")
+        session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
         names = [i.name for i in session.get_inputs()]
         mismatches, max_abs, failed, verdicts = 0, 0.0, 0, []
         for set_name, inputs, outputs, references in sets:
@@ -208,6 +213,8 @@ def export_official(pt2: Path, out: Path) -> dict:
     try:
         import torch
         import torch.ao.quantization.fx._decomposed  # noqa: F401  registers quantized_decomposed (PT2E programs)
+        with contextlib.suppress(ImportError):  # torchao.quantize_affine & co. (quantize_ programs)
+            import torchao.quantization.quant_primitives  # noqa: F401
         load_case_libraries(pt2.parent)
         ep = torch.export.load(str(pt2))
         with contextlib.redirect_stdout(sys.stderr):  # the exporter prints progress; stdout is ours
