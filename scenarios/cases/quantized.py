@@ -21,7 +21,8 @@ CALIBRATION_BATCHES = 4
 
 
 def _quantizer(kind: str, scheme: str):
-    """A fresh quantizer: kind "x86" or "xnnpack", scheme "static" or "dynamic"."""
+    """A fresh quantizer: kind "x86", "xnnpack" (per-channel weights) or "xnnpack_tensor" (per-tensor weights),
+    scheme "static" or "dynamic"."""
     dynamic = scheme == "dynamic"
     if kind == "x86":
         import torchao.quantization.pt2e.quantizer.x86_inductor_quantizer as x86
@@ -30,7 +31,9 @@ def _quantizer(kind: str, scheme: str):
             x86.get_default_x86_inductor_quantization_config(is_dynamic=dynamic)
         )
     from torchao.testing.pt2e._xnnpack_quantizer import XNNPACKQuantizer, get_symmetric_quantization_config
-    return XNNPACKQuantizer().set_global(get_symmetric_quantization_config(is_per_channel=True, is_dynamic=dynamic))
+    per_channel = kind != "xnnpack_tensor"
+    return XNNPACKQuantizer().set_global(get_symmetric_quantization_config(is_per_channel=per_channel,
+                                                                           is_dynamic=dynamic))
 
 
 def quantize(model: nn.Module, examples: list[tuple], dynamic_shapes, kind: str, scheme: str) -> torch.fx.GraphModule:
@@ -118,6 +121,41 @@ class TinyMobileNet(nn.Module):
         return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(self.blocks(self.stem(x)), 1), 1))
 
 
+class Block(nn.Module):
+    """BasicBlock with an out-of-place residual add (the x86 quantizer refuses the in-place one)."""
+
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.body = nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(),
+                                  nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout))
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        identity = x if self.down is None else self.down(x)
+        return torch.relu(self.body(x) + identity)
+
+
+class ResNet18(nn.Module):
+    """A ResNet-18 layout (stem, 4 stages of 2 blocks: 17 quantized convs deep and a linear head) at width 8
+    and 32 px: deep enough for float rounding to move a requantized activation by a step somewhere."""
+
+    def __init__(self, width=8, classes=10):
+        super().__init__()
+        w = [width, width * 2, width * 4, width * 8]
+        self.stem = nn.Sequential(nn.Conv2d(3, w[0], 3, 1, 1, bias=False), nn.BatchNorm2d(w[0]), nn.ReLU())
+        layers, cin = [], w[0]
+        for i, cout in enumerate(w):
+            layers += [Block(cin, cout, 1 if i == 0 else 2), Block(cout, cout, 1)]
+            cin = cout
+        self.layers = nn.Sequential(*layers)
+        self.fc = nn.Linear(w[-1], classes)
+
+    def forward(self, x):
+        return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(self.layers(self.stem(x)), 1), 1))
+
+
 class TransformerEncoder(nn.Module):
     def __init__(self):
         super().__init__()
@@ -148,6 +186,9 @@ _family("convnet", ConvNet, _images(12), _IMAGE_SHAPES, "Conv-BN-ReLU net", STAT
 # one output node"), so the ResNet-style net is quantized with XNNPACK only (docs/quantization.md).
 _family("resnet", TinyResNet, _images(16), _IMAGE_SHAPES, "ResNet-style net of models_vision's BasicBlock",
         [("xnnpack", "static")])
+_family("resnet18", ResNet18, _images(32), _IMAGE_SHAPES,
+        "ResNet-18 layout, 17 quantized convs deep (per-tensor XNNPACK, per-channel x86)",
+        [("xnnpack_tensor", "static"), ("x86", "static")])
 _family("mobilenet", TinyMobileNet, _images(16), _IMAGE_SHAPES,
         "MobileNet-style net of models_vision's InvertedResidual (depthwise, SE, Hardswish)", STATIC)
 _family("mlp", lambda: nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 8)), _rows(16), _IMAGE_SHAPES,

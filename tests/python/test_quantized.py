@@ -567,6 +567,41 @@ def test_requantized_rule_fails_a_wrong_head(quantized_cases, tmp_path):
     assert proc.returncode != 0
 
 
+def test_deep_nets_flip_only_near_ties(quantized_cases, tmp_path):
+    """The ResNet-18 layout, 17 quantized convs deep: where refrt rounds an activation the other way, libtorch's
+    own unrounded value lay within 1e-3 of a step from the tie (float rounding, not a kernel error), and each
+    flipped node is named in report.json."""
+    for name in ("quant_resnet18_x86_static", "quant_resnet18_xnnpack_tensor_static"):
+        proc, report = _verify(quantized_cases / name / "nonstrict", tmp_path / name)
+        assert report["cases"][0]["status"] == "pass", proc.stdout + proc.stderr
+        for rule in _requant_rules(report):
+            assert rule["passed"] and sum(rule["flipped"].values()) == rule["one_step"], rule
+            assert rule["one_step"] == 0 or rule["max_tie_distance"] <= 1e-3, rule
+
+
+def test_requantized_rule_fails_a_planted_off_by_one(quantized_cases, tmp_path):
+    """A planted off-by-one in an int8 layer: one QuantizeLinear's zero point moved by 1 in the ONNX (what a
+    requantization bug in an integer kernel does: every element of that activation one step off). Each
+    element is then within one step of libtorch's requantization, so only the near-tie condition can catch it,
+    and it must: the case fails, naming that activation."""
+    case_dir = quantized_cases / "quant_resnet18_xnnpack_tensor_static" / "nonstrict"
+    proto = onnx.load(str(_our_onnx(case_dir)))
+    inits = {i.name: i for i in proto.graph.initializer}
+    q = [n for n in proto.graph.node if n.op_type == "QuantizeLinear" and len(n.input) > 2 and n.input[2] in inits]
+    node = q[len(q) // 2]  # a layer in the middle of the net
+    zp = onnx.numpy_helper.to_array(inits[node.input[2]])
+    planted = onnx.numpy_helper.from_array((zp.astype(np.int32) + 1).astype(zp.dtype), node.input[2] + "_planted")
+    proto.graph.initializer.append(planted)
+    node.input[2] = planted.name  # this QuantizeLinear only: its DequantizeLinear keeps the true zero point
+    wrong = tmp_path / "planted.onnx"
+    onnx.save(proto, str(wrong))
+    proc, report = _verify(case_dir, tmp_path / "out", "--onnx", wrong)
+    assert report["cases"][0]["status"] == "fail", proc.stdout
+    problems = [r.get("problem", "") for r in _requant_rules(report)]
+    assert any("rounding tie" in p or "steps from libtorch" in p for p in problems), problems
+    assert proc.returncode != 0
+
+
 def test_peers_judge_dequantized_outputs_in_steps():
     """ORT in the matrix's peers columns gets Parity's quantized rule: one step passes, two fail."""
     sys.path.insert(0, str(ROOT))

@@ -54,12 +54,13 @@ std::optional<double> dequantize_scale(const pt2::Program& program, const std::s
 nlohmann::json Comparison::to_json() const { return *this; }
 
 void to_json(nlohmann::json& j, const RequantRule& r) {
-  j = {
-      {"passed", r.passed},
-      {"activations", r.activations},
-      {"one_step", r.one_step},
-      {"max_steps", r.max_steps},
-      {"max_abs_error", std::isfinite(r.max_abs_error) ? nlohmann::json(r.max_abs_error) : nlohmann::json("Infinity")}};
+  j = {{"passed", r.passed},
+       {"activations", r.activations},
+       {"one_step", r.one_step},
+       {"max_steps", r.max_steps},
+       {"max_abs_error", std::isfinite(r.max_abs_error) ? nlohmann::json(r.max_abs_error) : nlohmann::json("Infinity")},
+       {"flipped", r.flipped},
+       {"max_tie_distance", std::isfinite(r.max_tie_distance) ? nlohmann::json(r.max_tie_distance) : nlohmann::json()}};
   if (!r.problem.empty()) j["problem"] = r.problem;
 }
 
@@ -71,6 +72,9 @@ void from_json(const nlohmann::json& j, RequantRule& r) {
   const auto& abs = j.at("max_abs_error");
   r.max_abs_error = abs.is_string() ? INFINITY : abs.get<double>();
   r.problem = j.value("problem", "");
+  if (j.contains("flipped")) r.flipped = j["flipped"].get<std::map<std::string, int64_t>>();
+  const auto tie = j.value("max_tie_distance", nlohmann::json());
+  r.max_tie_distance = tie.is_number() ? tie.get<double>() : NAN;
 }
 
 void to_json(nlohmann::json& j, const Comparison& c) {

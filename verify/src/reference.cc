@@ -120,6 +120,9 @@ class Interpreter {
   ReferenceResult run(const std::vector<Tensor>& user_inputs, bool keep,
                       const std::map<std::string, Tensor>* substitutes) {
     bind_inputs(user_inputs);
+    if (substitutes)
+      for (const auto& node : program_.graph.nodes)
+        for (const auto& name : tensor_outputs(node)) producers_[name] = &node;
     ReferenceResult result;
     for (const auto& node : program_.graph.nodes) {
       try {
@@ -426,6 +429,54 @@ class Interpreter {
   }
 
   // Replaces the node's outputs named in `substitutes`, recording how far libtorch's own result was.
+  const at::Tensor* value_of(const pt2::Node& node, const char* arg) const {
+    const Argument* a = node.input(arg);
+    if (!a || !a->is_tensor()) return nullptr;
+    auto it = tensors_.find(a->tensor_name());
+    return it == tensors_.end() ? nullptr : &it->second;
+  }
+
+  // The value a quantize node rounds (x * (1 / scale), before the zero point is added), in double; undefined
+  // for a form this does not know. The decomposed form (an 8-bit cast of clamp(round(v) + zp), maybe behind
+  // views) reads v from the round node's input.
+  at::Tensor unrounded(const pt2::Node& node) const {
+    const std::string& t = node.target;
+    const at::Tensor* x = value_of(node, t.rfind("torch.ops.aten.", 0) == 0 ? "self" : "input");
+    if (!x) return {};
+    if (t.rfind("torch.ops.quantized_decomposed.quantize_per_tensor", 0) == 0) {
+      const Argument* s = node.input("scale");
+      const at::Tensor* st = value_of(node, "scale");
+      const double scale = st ? st->item<double>() : s->as_float();
+      return x->to(at::kDouble) * (1.0 / scale);
+    }
+    if (t.rfind("torch.ops.quantized_decomposed.quantize_per_channel", 0) == 0) {
+      const at::Tensor* scales = value_of(node, "scales");
+      if (!scales) return {};
+      std::vector<int64_t> shape(static_cast<size_t>(x->dim()), 1);
+      const int64_t axis = node.input("axis")->as_int();
+      shape[static_cast<size_t>(axis < 0 ? axis + x->dim() : axis)] = -1;
+      return x->to(at::kDouble) * scales->to(at::kDouble).reshape(shape).reciprocal();
+    }
+    if (t.rfind("torch.ops.torchao.quantize_affine.", 0) == 0) {
+      const at::Tensor* scale = value_of(node, "scale");
+      return scale ? torchao_unrounded(*x, node.input("block_size")->as_ints(), *scale) : at::Tensor();
+    }
+    // Decomposed: back through views, the clamp and the zero point's add to the round.
+    const pt2::Node* at = &node;
+    for (int hops = 0; hops < 8; ++hops) {
+      const Argument* a = at->input("self");
+      if (!a || !a->is_tensor()) return {};
+      auto p = producers_.find(a->tensor_name());
+      if (p == producers_.end()) return {};
+      at = p->second;
+      if (at->target == "torch.ops.aten.round.default") {
+        const at::Tensor* v = value_of(*at, "self");
+        return v ? v->to(at::kDouble).reshape(x->sizes()) : at::Tensor();
+      }
+    }
+    return {};
+  }
+
   void substitute(const pt2::Node& node, const std::map<std::string, Tensor>& substitutes,
                   std::map<std::string, Substitution>& record) {
     for (const auto& name : tensor_outputs(node)) {
@@ -439,6 +490,15 @@ class Interpreter {
       Substitution s;
       s.max_diff = diff.numel() ? diff.max().item<double>() : 0.0;
       s.differing = diff.ne(0).sum().item<int64_t>();
+      if (s.differing > 0) {
+        const at::Tensor v = unrounded(node);
+        if (v.defined() && v.numel() == diff.numel()) {
+          const at::Tensor from_tie = (v - v.floor() - 0.5).abs().reshape(diff.sizes());
+          s.max_tie_distance = from_tie.masked_select(diff.ne(0)).max().item<double>();
+        } else {
+          s.max_tie_distance = NAN;
+        }
+      }
       record[name] = s;
       own->second = replacement;
     }
@@ -649,6 +709,7 @@ class Interpreter {
 
   const pt2::Program& program_;
   std::map<std::string, at::Tensor> tensors_;
+  std::map<std::string, const pt2::Node*> producers_;                // FX tensor -> its node (a substituted run's only)
   std::map<std::string, std::shared_ptr<MappedFile>> run_mappings_;  // archive path -> this run's mapping
   std::map<std::string, int64_t> ints_;
   std::map<std::string, double> floats_;

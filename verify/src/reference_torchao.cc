@@ -178,6 +178,12 @@ std::tuple<Tensor, Tensor> choose_qparams_affine(const std::optional<Tensor>& ma
 
 }  // namespace
 
+at::Tensor torchao_unrounded(const at::Tensor& input, const std::vector<int64_t>& block_size, const at::Tensor& scale) {
+  const Reduction r = reduction_params(block_size, input.sizes());
+  const at::Tensor x = input.to(at::kDouble).view(r.shape);
+  return (x * scale.to(at::kDouble).view(after_reduction(r)).reciprocal()).view(input.sizes());
+}
+
 void register_torchao_ops() {
   static std::once_flag once;
   std::call_once(once, [] {

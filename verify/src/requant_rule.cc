@@ -8,6 +8,11 @@ namespace parity::verify {
 
 namespace {
 
+// How near a rounding tie (in steps) libtorch's unrounded value must lie where refrt's activation rounded the
+// other way. Float32 rounding upstream moves a value by about 1e-6 of a step per unit of magnitude (values up to
+// a few hundred steps); 1e-3 keeps a wide margin over that, while a wrong kernel's off-by-one lands anywhere.
+constexpr double kTieSlack = 1e-3;
+
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 // A quantize op: PT2E's quantize_per_tensor / _per_channel, torchao's quantize_affine (quantize_ with dynamic
@@ -71,9 +76,19 @@ RequantRun requantized_reference(const pt2::Program& program, const refrt::Sessi
     ++run.base.activations;
     run.base.one_step += sub.differing;
     run.base.max_steps = std::max(run.base.max_steps, sub.max_diff);
-    if (run.base.problem.empty() && !(sub.max_diff <= 1))
+    if (sub.differing > 0) {
+      run.base.flipped[name] = sub.differing;
+      run.base.max_tie_distance = std::max(run.base.max_tie_distance, sub.max_tie_distance);
+    }
+    if (!run.base.problem.empty()) continue;
+    if (!(sub.max_diff <= 1))
       run.base.problem = name + ": refrt's activation is " + std::to_string(sub.max_diff) +
                          " steps from libtorch's requantization of the same input";
+    else if (sub.differing > 0 && !(sub.max_tie_distance <= kTieSlack))
+      run.base.problem = name + ": refrt's activation is a step from libtorch's in " + std::to_string(sub.differing) +
+                         " elements, one of them " + std::to_string(sub.max_tie_distance) +
+                         " steps from a rounding tie in libtorch's run: float rounding moves only near-ties, so this "
+                         "is a wrong value, not a flip";
   }
   if (!run.base.problem.empty()) run.reference.reset();
   return run;

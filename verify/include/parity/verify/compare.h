@@ -3,6 +3,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -81,9 +82,13 @@ struct RequantRule {
   int64_t one_step = 0;      // their elements one step from libtorch's own
   double max_steps = 0;      // the largest such difference, in steps
   double max_abs_error = 0;  // refrt's output against the substituted run
-  std::string problem;       // why it could not pass (an activation more than one step off, ...)
+  // The quantize nodes whose activation refrt rounded the other way, with how many elements; and the farthest
+  // any of those elements lay from a rounding tie in libtorch's own run (steps; a flip must be a near-tie).
+  std::map<std::string, int64_t> flipped;
+  double max_tie_distance = 0;
+  std::string problem;  // why it could not pass (an activation more than one step off, a flip far from a tie...)
 };
-// report.json: {passed, activations, one_step, max_steps, max_abs_error[, problem]}.
+// report.json: {passed, activations, one_step, max_steps, max_abs_error, flipped, max_tie_distance[, problem]}.
 void to_json(nlohmann::json& j, const RequantRule& r);
 void from_json(const nlohmann::json& j, RequantRule& r);
 

@@ -15,6 +15,10 @@ namespace parity::verify {
 struct Substitution {
   double max_diff = 0;    // largest |libtorch - substitute| over the elements
   int64_t differing = 0;  // elements that differ
+  // Where they differ: how far libtorch's unrounded value (x / scale) lies from the rounding tie between the
+  // two integers, in steps (the largest over those elements). A float rounding flip needs a near-tie; NaN
+  // when the node's unrounded value cannot be recovered.
+  double max_tie_distance = 0;
 };
 
 struct ReferenceResult {
