@@ -1,6 +1,7 @@
 // The fp64 rule in the reports (compare.h): which pairs and peer runs passed by it alone, counted in the
 // summary and listed in report.md, so that a pass by the second rule is never mistaken for a pass by the
 // first.
+#include <algorithm>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -118,6 +119,46 @@ void markdown_fp64(std::ostringstream& md, const json& report) {
     any = true;
     md << "- **" << text_of(c, "case") << " / " << text_of(c, "mode") << "** (" << text_of(c, "status") << ")";
     for (const auto& p : parts) md << "; " << p;
+    md << "\n";
+  }
+}
+
+const char* const kRequantRuleStatement =
+    "A floating output of a quantized net that misses eager (or a dequantized output a step off anywhere) is "
+    "judged layer by layer: libtorch runs again with refrt's quantized activations in place of its own. Each "
+    "activation must be within one step of libtorch's requantization of the same input, and where it is a "
+    "step off, libtorch's unrounded value (x / scale) must lie within 1e-3 step of the rounding tie: float "
+    "rounding moves only near-ties, a wrong integer kernel lands anywhere. The output must then match that run "
+    "within the fixed tolerance.";
+
+void markdown_requant(std::ostringstream& md, const json& report) {
+  bool any = false;
+  for (const auto& c : report.at("cases")) {
+    json rule;  // the first failing rule of the case, else the one with the most flips
+    for (const auto& s : c.value("input_sets", json::array()))
+      for (const auto& o : s.value("outputs", json::array())) {
+        const json r = o.value("refrt_vs_eager", json::object()).value("requant_rule", json());
+        if (!r.is_object()) continue;
+        if (!rule.is_object() || (rule.value("passed", false) &&
+                                  (!r.value("passed", false) || r.value("one_step", 0) > rule.value("one_step", 0))))
+          rule = r;
+      }
+    if (!rule.is_object()) continue;
+    if (!any) md << "\n## The requantized rule\n\n" << kRequantRuleStatement << " Cases where it was tried:\n\n";
+    any = true;
+    md << "- **" << text_of(c, "case") << " / " << text_of(c, "mode")
+       << "**: " << (rule.value("passed", false) ? "passed" : "failed") << ", " << rule.value("activations", 0)
+       << " activations substituted, " << rule.value("one_step", 0) << " elements flipped";
+    std::vector<std::pair<int64_t, std::string>> nodes;
+    const json flipped = rule.value("flipped", json::object());  // items() must not outlive it
+    for (const auto& [name, n] : flipped.items()) nodes.emplace_back(n.get<int64_t>(), name);
+    std::sort(nodes.rbegin(), nodes.rend());
+    for (size_t k = 0; k < nodes.size() && k < 4; ++k)
+      md << (k == 0 ? " (" : ", ") << nodes[k].second << ": " << nodes[k].first;
+    if (!nodes.empty()) md << (nodes.size() > 4 ? ", ...)" : ")");
+    if (rule.contains("max_tie_distance") && rule["max_tie_distance"].is_number())
+      md << ", farthest from a tie " << scientific(rule["max_tie_distance"]) << " step";
+    if (rule.contains("problem")) md << "; " << text_of(rule, "problem");
     md << "\n";
   }
 }

@@ -37,5 +37,8 @@ bool case_passed_by_fp64(const nlohmann::json& c);
 bool case_passed_by_requant(const nlohmann::json& c);
 void count_fp64(nlohmann::json& summary, const nlohmann::json& cases);
 void markdown_fp64(std::ostringstream& md, const nlohmann::json& report);
+// "## The requantized rule": the rule, then every case where it was tried: the activations refrt rounded the
+// other way (node and element count), the farthest of them from a tie, the verdict.
+void markdown_requant(std::ostringstream& md, const nlohmann::json& report);
 
 }  // namespace parity::verify
