@@ -13,7 +13,9 @@
 #include <immintrin.h>
 
 // GCC 12 reports its own AVX-512 intrinsics' masked-undefined operand as maybe-uninitialized.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 #include <algorithm>
 #include <cmath>
