@@ -22,6 +22,19 @@ void copy_field(const Field& field, Tensor& t, const std::string& origin, const 
 
 namespace {
 
+// The element count of `shape`, checked against overflow and the allocation limit at `element_bytes` each.
+int64_t bounded_numel(const Shape& shape, size_t element_bytes, const std::string& where) {
+  int64_t numel = 0;
+  try {
+    numel = checked_numel(shape, "tensor");
+  } catch (const Error& e) {
+    throw e.with_context({"tensor", where});
+  }
+  if (static_cast<uint64_t>(numel) > allocation_limit() / element_bytes)
+    throw Error({"tensor", where}, "shape " + shape_str(shape) + " exceeds the allocation limit");
+  return numel;
+}
+
 // INT4 / UINT4 (ONNX 22 / 21): two elements per byte, the first in the low nibble. Parity holds them
 // unpacked, one int8 / uint8 per element (sign-extended): kernels see the same values either way.
 bool is_4bit(int32_t data_type) {
@@ -30,15 +43,8 @@ bool is_4bit(int32_t data_type) {
 
 Tensor unpack_4bit(const onnx::TensorProto& proto, const std::string& where, const ExternalDataResolver* external) {
   const bool is_signed = proto.data_type() == onnx::TensorProto::INT4;
-  Shape shape(proto.dims().begin(), proto.dims().end());
-  int64_t numel = 0;
-  try {
-    numel = checked_numel(shape, "tensor");
-  } catch (const Error& e) {
-    throw e.with_context({"tensor", where});
-  }
-  if (static_cast<uint64_t>(numel) > allocation_limit())
-    throw Error({"tensor", where}, "shape " + shape_str(shape) + " exceeds the allocation limit");
+  const Shape shape(proto.dims().begin(), proto.dims().end());
+  const int64_t numel = bounded_numel(shape, 1, where);
   const int64_t packed_bytes = (numel + 1) / 2;
   Tensor packed;
   const uint8_t* bytes = nullptr;
@@ -80,15 +86,8 @@ Tensor from_proto(const onnx::TensorProto& proto, const std::string& origin, con
   if (!proto.has_data_type() || !dtype_is_supported(proto.data_type()))
     throw Error({"tensor", where}, "unsupported or missing data_type " + std::to_string(proto.data_type()));
   const DType dtype = static_cast<DType>(proto.data_type());
-  Shape shape(proto.dims().begin(), proto.dims().end());
-  int64_t numel = 0;
-  try {
-    numel = checked_numel(shape, "tensor");
-  } catch (const Error& e) {
-    throw e.with_context({"tensor", where});
-  }
-  if (static_cast<uint64_t>(numel) > allocation_limit() / dtype_size(dtype))
-    throw Error({"tensor", where}, "shape " + shape_str(shape) + " exceeds the allocation limit");
+  const Shape shape(proto.dims().begin(), proto.dims().end());
+  const int64_t numel = bounded_numel(shape, dtype_size(dtype), where);
   const size_t expected = static_cast<size_t>(numel) * dtype_size(dtype);
 
   if (proto.data_location() == onnx::TensorProto::EXTERNAL) {

@@ -142,25 +142,6 @@ std::optional<Tensor> bias_values(const GraphDef& g, const Index& ix, const std:
   return out;
 }
 
-Attribute tensor_attribute(Tensor t) {
-  Attribute a;
-  a.type = Attribute::Type::kTensor;
-  a.t = std::move(t);
-  return a;
-}
-Attribute int_attribute(int64_t v) {
-  Attribute a;
-  a.type = Attribute::Type::kInt;
-  a.i = v;
-  return a;
-}
-Attribute float_attribute(float v) {
-  Attribute a;
-  a.type = Attribute::Type::kFloat;
-  a.f = v;
-  return a;
-}
-
 // Optional activation between the anchor and the QuantizeLinear: Relu, or Clip with constant bounds.
 bool fold_activation(const Index& ix, const NodeDef& act, std::map<std::string, Attribute>& attrs) {
   if (act.op_type == "Relu") {

@@ -14,20 +14,6 @@
 namespace parity::refrt {
 namespace {
 
-Attribute tensor_attribute(Tensor t) {
-  Attribute a;
-  a.type = Attribute::Type::kTensor;
-  a.t = std::move(t);
-  return a;
-}
-
-Attribute int_attribute(int64_t v) {
-  Attribute a;
-  a.type = Attribute::Type::kInt;
-  a.i = v;
-  return a;
-}
-
 // The weight's scale and zero point as [blocks, N] with the block size along K; nullopt when the
 // DequantizeLinear's layout is none of the three.
 struct Blocked {

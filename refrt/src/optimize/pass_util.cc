@@ -54,4 +54,25 @@ void compact(GraphDef& g, const std::vector<bool>& dead) {
   g.initializers = std::move(inits);
 }
 
+Attribute tensor_attribute(Tensor t) {
+  Attribute a;
+  a.type = Attribute::Type::kTensor;
+  a.t = std::move(t);
+  return a;
+}
+
+Attribute int_attribute(int64_t v) {
+  Attribute a;
+  a.type = Attribute::Type::kInt;
+  a.i = v;
+  return a;
+}
+
+Attribute float_attribute(float v) {
+  Attribute a;
+  a.type = Attribute::Type::kFloat;
+  a.f = v;
+  return a;
+}
+
 }  // namespace parity::refrt

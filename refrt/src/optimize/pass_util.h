@@ -70,6 +70,11 @@ void make_fused(NodeDef& n, const std::string& op);
 std::string fresh_name(const GraphDef& g, const std::vector<std::pair<std::string, Tensor>>& added,
                        const std::string& base);
 
+// Attributes of the fused nodes a pass builds.
+Attribute tensor_attribute(Tensor t);
+Attribute int_attribute(int64_t v);
+Attribute float_attribute(float v);
+
 // Drops the nodes marked dead (order kept) and the initializers no node reads any more.
 void compact(GraphDef& g, const std::vector<bool>& dead);
 
