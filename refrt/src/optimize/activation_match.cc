@@ -80,7 +80,7 @@ std::optional<Match> match_one_reader(const GraphDef& g, const GraphIndex& ix, c
     auto b = clip_chain(g, ix, v, m.nodes);
     size_t k = 0;
     const NodeDef* d = b ? sole_reader(g, ix, v, &k) : nullptr;
-    if (!d || !is_op(*d, "Div") || d->inputs[0] != v) return std::nullopt;
+    if (!d || !is_op(*d, "Div") || d->inputs.size() != 2 || d->inputs[0] != v) return std::nullopt;
     auto dv = ix.scalar(d->inputs[1]);
     if (!dv) return std::nullopt;
     m.nodes.push_back(k);
@@ -135,8 +135,9 @@ std::optional<Match> match_hardswish(const GraphDef& g, const GraphIndex& ix, co
     nodes.push_back(j);
     m.steps = {{ActKind::kMulAddClipDiv, {*a, b->first, b->second, *dv}}};
     m.out = d->outputs[0];
-  } else if (is_op(*next, "Div") && next->inputs[0] == v && ix.internal(next->outputs[0], 1) &&
-             ix.readers(next->outputs[0])[0] == i1 && other == next->outputs[0]) {  // Div(clip, d) then Mul(x, .)
+  } else if (is_op(*next, "Div") && next->inputs.size() == 2 && next->inputs[0] == v &&
+             ix.internal(next->outputs[0], 1) && ix.readers(next->outputs[0])[0] == i1 &&
+             other == next->outputs[0]) {  // Div(clip, d) then Mul(x, .)
     auto dv = ix.scalar(next->inputs[1]);
     if (!dv) return std::nullopt;
     nodes.push_back(k);
@@ -165,7 +166,8 @@ std::optional<Match> match_gelu_erf(const GraphDef& g, const GraphIndex& ix, con
   if (!a || !is_op(*a, "Add")) return std::nullopt;
   auto c2 = other_scalar(ix, *a, e->outputs[0]);
   const NodeDef* mm = c2 ? sole_reader(g, ix, a->outputs[0], &im) : nullptr;
-  if (!mm || !is_op(*mm, "Mul") || !ix.internal(n1.outputs[0], 1) || ix.readers(n1.outputs[0])[0] != im)
+  if (!mm || !is_op(*mm, "Mul") || mm->inputs.size() != 2 || !ix.internal(n1.outputs[0], 1) ||
+      ix.readers(n1.outputs[0])[0] != im)
     return std::nullopt;
   if (!((mm->inputs[0] == n1.outputs[0] && mm->inputs[1] == a->outputs[0]) ||
         (mm->inputs[1] == n1.outputs[0] && mm->inputs[0] == a->outputs[0])))

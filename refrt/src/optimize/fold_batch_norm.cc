@@ -22,7 +22,7 @@ bool fold_batch_norm(GraphDef& g) {
     auto p = ix.producer.find(bn.inputs[0]);
     if (p == ix.producer.end() || dead[p->second] || !ix.internal(bn.inputs[0], 1)) continue;
     NodeDef& conv = g.nodes[p->second];
-    if (!is_op(conv, "Conv") || conv.outputs.size() != 1) continue;
+    if (!is_op(conv, "Conv") || conv.outputs.size() != 1 || conv.inputs.size() < 2) continue;  // W is required
     const Tensor* w = ix.constant(conv.inputs[1]);
     const Tensor* b = conv.inputs.size() > 2 && !conv.inputs[2].empty() ? ix.constant(conv.inputs[2]) : nullptr;
     if (!w || w->dtype() != DType::kFloat32 || w->rank() < 3 ||
