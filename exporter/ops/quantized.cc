@@ -49,20 +49,7 @@ DType quantized_dtype(TranslateContext& ctx, bool dequantize) {
            " is not supported (ONNX QDQ holds int8/uint8, int16/uint16 from opset 21, int32 for dequantize)");
 }
 
-std::pair<int64_t, int64_t> dtype_range(DType t) {
-  switch (t) {
-    case DType::kInt8:
-      return {-128, 127};
-    case DType::kUInt8:
-      return {0, 255};
-    case DType::kInt16:
-      return {-32768, 32767};
-    case DType::kUInt16:
-      return {0, 65535};
-    default:
-      return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
-  }
-}
+std::pair<int64_t, int64_t> dtype_range(DType t) { return quantized_dtype_range(t).value(); }
 
 // A rank-0 initializer of an integer dtype holding `v` (a zero point or a clamp bound).
 std::string int_initializer(TranslateContext& ctx, int64_t v, DType t, const std::string& hint) {
@@ -299,6 +286,23 @@ void fake_quant(TranslateContext& ctx) {
 }
 
 }  // namespace
+
+std::optional<std::pair<int64_t, int64_t>> quantized_dtype_range(DType t) {
+  switch (t) {
+    case DType::kInt8:
+      return std::make_pair(int64_t{-128}, int64_t{127});
+    case DType::kUInt8:
+      return std::make_pair(int64_t{0}, int64_t{255});
+    case DType::kInt16:
+      return std::make_pair(int64_t{-32768}, int64_t{32767});
+    case DType::kUInt16:
+      return std::make_pair(int64_t{0}, int64_t{65535});
+    case DType::kInt32:
+      return std::make_pair(int64_t{std::numeric_limits<int32_t>::min()}, int64_t{std::numeric_limits<int32_t>::max()});
+    default:
+      return std::nullopt;
+  }
+}
 
 PARITY_TRANSLATION("quantized_decomposed::quantize_per_tensor.default", quantize_per_tensor, 10);
 PARITY_TRANSLATION("quantized_decomposed::quantize_per_tensor.tensor", quantize_per_tensor, 10);

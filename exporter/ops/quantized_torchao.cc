@@ -168,26 +168,9 @@ std::optional<int64_t> optional_bound(TranslateContext& ctx, const std::string& 
 
 // The quantized range: quant_min / quant_max, or the dtype's.
 std::pair<int64_t, int64_t> quant_range(TranslateContext& ctx, DType q) {
-  std::pair<int64_t, int64_t> r;
-  switch (q) {
-    case DType::kInt8:
-      r = {-128, 127};
-      break;
-    case DType::kUInt8:
-      r = {0, 255};
-      break;
-    case DType::kInt16:
-      r = {-32768, 32767};
-      break;
-    case DType::kUInt16:
-      r = {0, 65535};
-      break;
-    case DType::kInt32:
-      r = {INT32_MIN, INT32_MAX};
-      break;
-    default:
-      ctx.fail("quantized dtype " + dtype_name(q) + " is not supported (int8, uint8, int16, uint16, int32)");
-  }
+  const auto range = quantized_dtype_range(q);
+  if (!range) ctx.fail("quantized dtype " + dtype_name(q) + " is not supported (int8, uint8, int16, uint16, int32)");
+  std::pair<int64_t, int64_t> r = *range;
   if (auto lo = optional_bound(ctx, "quant_min")) r.first = *lo;
   if (auto hi = optional_bound(ctx, "quant_max")) r.second = *hi;
   if (r.first > r.second) ctx.fail("quant_min " + std::to_string(r.first) + " > quant_max " + std::to_string(r.second));
@@ -242,11 +225,10 @@ Tensor transposed(const Tensor& t) {
 // W^T [K, N] (INT4 / UINT4 when the range is 4-bit) feeding MatMul / Gemm directly, the layout ONNX Runtime
 // fuses into MatMulNBits and refrt into WeightOnlyMatMul; a Transpose gives the FX value, which linear
 // (linalg.cc) reads through. False when the weight or its qparams are not stored tensors of that layout.
-bool dequantize_linear_weight(TranslateContext& ctx, const Blocks& b, DType q, bool four_bit) {
+bool dequantize_linear_weight(TranslateContext& ctx, const Blocks& b, DType q, bool zp, bool four_bit) {
   if (ctx.opset < 21 || b.rank() != 2 || b.reduced != std::vector<int64_t>{1} || !only_linear_weight(ctx)) return false;
   const Tensor* w = stored_input(ctx, "input");
   const Tensor* scale = stored_input(ctx, "scale");
-  const bool zp = ctx.has("zero_point");
   const Tensor* zero_point = zp ? stored_input(ctx, "zero_point") : nullptr;
   const auto layout = b.static_qparam_shape();
   if (!w || !scale || !layout || scale->numel() != numel_of(*layout) || scale->dtype() != DType::kFloat32 ||
@@ -324,7 +306,7 @@ void dequantize_affine(TranslateContext& ctx) {
       fits(*weight, qmin, qmax) &&
       (!zp || (zp_stored && zp_stored->dtype() == q && zp_stored->numel() == numel_of(*layout) &&
                fits(*zp_stored, qmin, qmax)));
-  if (out == DType::kFloat32 && dequantize_linear_weight(ctx, b, q, four_bit)) return;
+  if (out == DType::kFloat32 && dequantize_linear_weight(ctx, b, q, zp, four_bit)) return;
   std::vector<std::string> inputs;
   inputs.push_back(four_bit ? int4_initializer(ctx, "input", *weight, weight->shape()) : ctx.tensor("input"));
   const DType scale_type = ctx.input_meta("scale").dtype;

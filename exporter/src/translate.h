@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "builder.h"
@@ -101,6 +102,10 @@ class TranslateContext {
   std::map<std::string, std::string>& values_;
   bool replace_bound_outputs_ = false;
 };
+
+// The value range of an integer dtype a quantization op can produce (int8, uint8, int16, uint16, int32);
+// nullopt for any other (quantized.cc).
+std::optional<std::pair<int64_t, int64_t>> quantized_dtype_range(DType t);
 
 // Emission helpers shared by the op families.
 std::string shape_of(TranslateContext& ctx, const std::string& v);
