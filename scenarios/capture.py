@@ -120,8 +120,16 @@ def _save_tensor(path: Path, value, name: str):
                              torch.int64 if isinstance(value, int) else torch.float64)
     if not isinstance(value, torch.Tensor):
         raise TypeError(f"{path.name}: {type(value).__name__} is not a tensor; case folders hold tensors only")
-    proto = onnx.numpy_helper.from_array(value.detach().contiguous().numpy(), name)
-    path.write_bytes(proto.SerializeToString())
+    path.write_bytes(tensor_proto(value, name).SerializeToString())
+
+
+def tensor_proto(value: torch.Tensor, name: str) -> onnx.TensorProto:
+    """The tensor as a TensorProto, bit for bit (numpy has no bfloat16: its bits go in as raw data)."""
+    value = value.detach().cpu().contiguous()
+    if value.dtype == torch.bfloat16:
+        return onnx.helper.make_tensor(name, onnx.TensorProto.BFLOAT16, list(value.shape),
+                                       value.view(torch.int16).numpy().tobytes(), raw=True)
+    return onnx.numpy_helper.from_array(value.numpy(), name)
 
 
 def source_hash(case: Case) -> str:

@@ -34,6 +34,41 @@ void rows_epilogue(const KernelIO& io, Tensor& out, const Tensor* bias, int64_t 
   });
 }
 
+using matmul_dnnl::ConstantB;
+
+// Packs a constant B for oneDNN: a bfloat16 B as it is where the CPU multiplies bfloat16 natively, a
+// float32 B (or the float32 copy of a float16/bfloat16 one) where float GEMMs belong on oneDNN.
+void pack_constant_b(ConstantB& packed, const WidenedConstants& widened, const Tensor& b, bool trans,
+                     const std::vector<ActStep>& acts) {
+  if (b.dtype() == DType::kBFloat16 && matmul_dnnl::bf16_enabled()) {
+    packed.set(b, trans, ConstantB::Kind::kBFloat16, acts);
+  } else if (matmul_dnnl::float_enabled()) {
+    const Tensor* b32 = b.dtype() == DType::kFloat32 ? &b : widened.find(b);
+    if (b32) packed.set(*b32, trans, ConstantB::Kind::kFloat32, acts);
+  }
+}
+
+// A x the packed bfloat16 B (A's leading dims are `rows` rows of K) + bias, then the activations, in
+// float32 on oneDNN, rounded to bfloat16 once. false (nothing written): not this path, the caller computes.
+bool bf16_product(KernelIO& io, const ConstantB& packed, const WidenedConstants& widened, int64_t rows,
+                  const Tensor* bias) {
+  const Tensor& a = io.in(0);
+  if (a.dtype() != DType::kBFloat16 || packed.kind() != ConstantB::Kind::kBFloat16 || !packed.holds(io.in(1)) ||
+      a.rank() < 2 || a.shape().back() != packed.k() || (bias && (bias->dtype() != a.dtype() || bias->numel() != packed.n())))
+    return false;
+  const Tensor* bias32 = bias ? widened.find(*bias) : nullptr;
+  Tensor bias_copy;
+  if (bias && !bias32) bias_copy = widen_to_float32(*bias);
+  if (bias && !bias32) bias32 = &bias_copy;
+  Tensor c32(DType::kFloat32, {rows, packed.n()});
+  if (!packed.run(io, rows, a.raw(), packed.k(), bias32 ? bias32->data<float>() : nullptr, c32.data<float>()))
+    return false;
+  Shape shape = a.shape();
+  shape.back() = packed.n();
+  io.outputs[0] = narrow_from_float32(c32, DType::kBFloat16, &io).reshaped(shape);
+  return true;
+}
+
 class MatMulKernel : public Kernel {
  public:
   explicit MatMulKernel(const NodeDef& node)
@@ -41,17 +76,24 @@ class MatMulKernel : public Kernel {
         acts_(parse_activations(node)),
         trans_b_(node.attr_int("transB", 0) != 0),
         b_shape_(node.attr("b_shape") ? std::optional(node.attr_ints("b_shape")) : std::nullopt) {}
-  // A constant float32 matrix B (weights) is packed for oneDNN once (matmul_dnnl.h).
+  // A constant matrix B (weights) is packed for oneDNN once (matmul_dnnl.h): float32, or bfloat16 where
+  // the CPU multiplies it natively; other float16/bfloat16 weights are widened to float32 once.
   void prepare(const std::vector<const Tensor*>& constants) override {
+    for (const Tensor* t : constants)
+      if (t) widened_.add(*t);
     const Tensor* b = constants.size() > 1 ? constants[1] : nullptr;
-    if (matmul_dnnl::float_enabled() && b && b->dtype() == DType::kFloat32 && b->rank() == 2 && !b_shape_)
-      constant_b_.set(*b, trans_b_, matmul_dnnl::ConstantB::Kind::kFloat32, acts_);
+    if (b && b->rank() == 2 && !b_shape_) pack_constant_b(constant_b_, widened_, *b, trans_b_, acts_);
   }
   void compute(KernelIO& io) const override {
     const Tensor& a = io.in(0);
     if (a.dtype() != io.in(1).dtype()) node_.fail("input dtypes differ");
-    // float16/bfloat16: computed in float32 and rounded once (the attention graphs of the backend tests need it).
-    if (is_float16_like(a.dtype())) return with_float32(io, a.dtype(), [&](KernelIO& f) { compute(f); });
+    // float16/bfloat16: float32 products and sums, rounded once (torch's CPU matmul).
+    if (is_float16_like(a.dtype())) {
+      const Tensor* bias = io.optional(2);
+      if (a.rank() >= 2 && bf16_product(io, constant_b_, widened_, checked_numel(a.shape()) / std::max<int64_t>(a.shape().back(), 1), bias))
+        return;
+      return with_float32(io, a.dtype(), [&](KernelIO& f) { compute(f); }, &widened_);
+    }
     // FusedMatMul with transB (optimize/fold_transpose_matmul.cc): B is stored [..., N, K].
     bool tb = false;
     Tensor b = io.in(1);
@@ -221,6 +263,7 @@ class MatMulKernel : public Kernel {
   bool trans_b_;
   std::optional<std::vector<int64_t>> b_shape_;
   matmul_dnnl::ConstantB constant_b_;
+  WidenedConstants widened_;
 };
 
 // Y = alpha * A' B' + beta * C, C broadcast to (M, N).
@@ -233,12 +276,12 @@ class GemmKernel : public Kernel {
         trans_a_(node.attr_int("transA", 0) != 0),
         trans_b_(node.attr_int("transB", 0) != 0),
         acts_(parse_activations(node)) {}
-  // A constant float32 B (a Linear's weight) is packed for oneDNN once (matmul_dnnl.h).
+  // A constant B (a Linear's weight) is packed for oneDNN once (matmul_dnnl.h), as in MatMul.
   void prepare(const std::vector<const Tensor*>& constants) override {
+    for (const Tensor* t : constants)
+      if (t) widened_.add(*t);
     const Tensor* b = constants.size() > 1 ? constants[1] : nullptr;
-    if (matmul_dnnl::float_enabled() && b && b->dtype() == DType::kFloat32 && b->rank() == 2 && !trans_a_ &&
-        alpha_ == 1.0f)
-      constant_b_.set(*b, trans_b_, matmul_dnnl::ConstantB::Kind::kFloat32, acts_);
+    if (b && b->rank() == 2 && !trans_a_ && alpha_ == 1.0f) pack_constant_b(constant_b_, widened_, *b, trans_b_, acts_);
   }
 
   void compute(KernelIO& io) const override {
@@ -247,6 +290,12 @@ class GemmKernel : public Kernel {
     const Tensor* c = io.optional(2);
     if (a.rank() != 2 || b.rank() != 2) node_.fail("Gemm needs rank-2 A and B");
     if (a.dtype() != b.dtype() || (c && c->dtype() != a.dtype())) node_.fail("input dtypes differ");
+    // float16/bfloat16: float32 products, sums and bias, rounded once (torch's addmm on CPU).
+    if (is_float16_like(a.dtype())) {
+      const bool bias_row = !c || (beta_ == 1.0f && (c->rank() == 1 || (c->rank() == 2 && c->dim(0) == 1)));
+      if (bias_row && bf16_product(io, constant_b_, widened_, a.dim(0), c)) return;
+      return with_float32(io, a.dtype(), [&](KernelIO& f) { compute(f); }, &widened_);
+    }
     const int64_t m = trans_a_ ? a.dim(1) : a.dim(0), k = trans_a_ ? a.dim(0) : a.dim(1);
     const int64_t kb = trans_b_ ? b.dim(1) : b.dim(0), n = trans_b_ ? b.dim(0) : b.dim(1);
     if (k != kb) node_.fail("inner dimensions differ: " + shape_str(a.shape()) + " and " + shape_str(b.shape()));
@@ -315,6 +364,7 @@ class GemmKernel : public Kernel {
   bool trans_a_, trans_b_;
   std::vector<ActStep> acts_;
   matmul_dnnl::ConstantB constant_b_;
+  WidenedConstants widened_;
 };
 
 }  // namespace
@@ -322,10 +372,10 @@ class GemmKernel : public Kernel {
 // MatMul has had numpy semantics since 1; 9 and 13 only widened the type list.
 PARITY_KERNEL("MatMul", 1, MatMulKernel, kFloatTypes16);
 // Gemm 7: unidirectional broadcast of C; 11: C optional; 13 widened types.
-PARITY_KERNEL("Gemm", 7, GemmKernel, kFloatTypes);
-PARITY_KERNEL("Gemm", 11, GemmKernel, kFloatTypes);
+PARITY_KERNEL("Gemm", 7, GemmKernel, kFloatTypes16);
+PARITY_KERNEL("Gemm", 11, GemmKernel, kFloatTypes16);
 // + bias + activations fused at load (refrt/src/optimize/).
 PARITY_FUSED_KERNEL("FusedMatMul", MatMulKernel, kFloatTypes16);
-PARITY_FUSED_KERNEL("FusedGemm", GemmKernel, kFloatTypes);
+PARITY_FUSED_KERNEL("FusedGemm", GemmKernel, kFloatTypes16);
 
 }  // namespace parity::refrt

@@ -13,6 +13,7 @@
 #include "../src/thread_pool.h"
 #include "dnnl_common.h"
 #include "parity/fs.h"
+#include "parity/refrt/cpu_isa.h"
 
 namespace parity::refrt::matmul_dnnl {
 namespace {
@@ -58,6 +59,8 @@ bool float_enabled() { return enabled() && dnnl_common::float_gemm_prefers_onedn
 
 bool int8_enabled() { return enabled() && dnnl_common::has_vnni(); }
 
+bool bf16_enabled() { return enabled() && isa_allows(IsaLevel::kAvx512Bf16); }
+
 void ConstantB::set(const Tensor& b, bool trans, Kind kind, std::vector<ActStep> acts) {
   b_ = b;
   acts_ = std::move(acts);
@@ -69,9 +72,11 @@ void ConstantB::set(const Tensor& b, bool trans, Kind kind, std::vector<ActStep>
 
 namespace {
 
-DT a_type(ConstantB::Kind kind) { return kind == ConstantB::Kind::kInt8 ? DT::u8 : DT::f32; }
-DT b_type(ConstantB::Kind kind) { return kind == ConstantB::Kind::kInt8 ? DT::s8 : DT::f32; }
-DT c_type(ConstantB::Kind kind) { return kind == ConstantB::Kind::kInt8 ? DT::s32 : DT::f32; }
+using Kind = ConstantB::Kind;
+DT a_type(Kind kind) { return kind == Kind::kInt8 ? DT::u8 : kind == Kind::kBFloat16 ? DT::bf16 : DT::f32; }
+DT b_type(Kind kind) { return kind == Kind::kInt8 ? DT::s8 : kind == Kind::kBFloat16 ? DT::bf16 : DT::f32; }
+DT c_type(Kind kind) { return kind == Kind::kInt8 ? DT::s32 : DT::f32; }
+size_t a_size(Kind kind) { return kind == Kind::kInt8 ? 1 : kind == Kind::kBFloat16 ? 2 : 4; }
 
 // The activations as oneDNN post-ops, when every step has an exact counterpart there: Relu, and the exact
 // GELU 0.5 x (1 + erf(x / sqrt 2)) (oneDNN's erf within a few ulp, as refrt's own vmath erf). nullopt: refrt
@@ -131,7 +136,7 @@ std::shared_ptr<const Packs> ConstantB::packs_for(int64_t threads, int64_t m) co
   // Column blocks on multiples of 64 (oneDNN's widest N block), one per thread when B is wide enough.
   const int64_t count = n_ >= 64 * threads ? threads : 1;
   packs->split_rows = count == 1 && threads > 1;
-  const size_t esize = kind_ == Kind::kInt8 ? 1 : 4;
+  const size_t esize = a_size(kind_);  // B's element size is A's
   try {
     for (int64_t b = 0; b < count; ++b) {
       auto blk = std::make_unique<Block>();
@@ -173,14 +178,13 @@ std::shared_ptr<const Packs> ConstantB::packs_for(int64_t threads, int64_t m) co
 
 bool ConstantB::run(const KernelIO& io, int64_t m, const void* a, int64_t lda, const float* bias, void* c) const {
   // Tiny products run faster in refrt's plain loops than through a primitive (gemm.h, kSmallGemm).
-  if (m <= 0 || k_ == 0 || n_ == 0 || (kind_ == Kind::kFloat32 && m * n_ * k_ <= kSmallGemm)) return false;
+  if (m <= 0 || k_ == 0 || n_ == 0 || (kind_ != Kind::kInt8 && m * n_ * k_ <= kSmallGemm)) return false;
   const int64_t threads = io.pool ? io.pool->size() : 1;
   const std::shared_ptr<const Packs> packs = packs_for(threads, m);
   if (!packs) return false;
   // Tasks: (block, row chunk). Rows are split only when B is packed whole.
   const int64_t blocks = static_cast<int64_t>(packs->blocks.size());
   const int64_t chunks = packs->split_rows ? std::min<int64_t>(threads, std::max<int64_t>(1, m / 4)) : 1;
-  const size_t a_size = kind_ == Kind::kInt8 ? 1 : 4;
   const int64_t tasks = blocks * chunks;
   // Plan every primitive first (on this thread), so that a declined shape falls back before anything runs.
   std::vector<std::shared_ptr<const Block::Prim>> prims(static_cast<size_t>(tasks));
@@ -211,7 +215,7 @@ bool ConstantB::run(const KernelIO& io, int64_t m, const void* a, int64_t lda, c
       const Block& blk = *packs->blocks[static_cast<size_t>(t / chunks)];
       const Block::Prim& p = *prims[static_cast<size_t>(t)];
       const int64_t r0 = m * (t % chunks) / chunks;
-      auto* pa = static_cast<const std::byte*>(a) + static_cast<size_t>(r0 * lda) * a_size;
+      auto* pa = static_cast<const std::byte*>(a) + static_cast<size_t>(r0 * lda) * a_size(kind_);
       auto* pc = static_cast<std::byte*>(c) + static_cast<size_t>(r0 * n_ + blk.n0) * c_size;
       const int64_t rows = p.dst_md.dims()[0];
       const bool whole = blk.nb == n_;  // else the block's columns go through dense scratch

@@ -106,6 +106,7 @@ class SafeSoftmaxKernel : public Kernel {
     if (io.in(1).shape() != x.shape())
       node_.fail("the zeros " + shape_str(io.in(1).shape()) + " must have X's shape " + shape_str(x.shape()));
     if (x.rank() == 0) node_.fail("input must have rank >= 1");
+    if (is_float16_like(x.dtype())) return with_float32(io, x.dtype(), [&](KernelIO& f) { compute(f); });
     const size_t axis = static_cast<size_t>(normalize_axis(axis_, static_cast<int64_t>(x.rank()), "axis"));
     int64_t outer = 1, n = x.dim(axis), inner = 1;
     for (size_t d = 0; d < x.rank(); ++d) {
@@ -144,7 +145,7 @@ class SafeSoftmaxKernel : public Kernel {
 
 }  // namespace
 
-PARITY_FUSED_KERNEL("FusedSafeSoftmax", SafeSoftmaxKernel, kFloatTypes);
+PARITY_FUSED_KERNEL("FusedSafeSoftmax", SafeSoftmaxKernel, kFloatTypes16);
 // 1 (11 allowed negative axes: accepted from 1): coerced 2-D; 13: single axis.
 PARITY_KERNEL("Softmax", 1, SoftmaxKernel<Mode::kSoftmax>, kFloatTypes16);
 PARITY_KERNEL("Softmax", 13, SoftmaxKernel<Mode::kSoftmax>, kFloatTypes16);

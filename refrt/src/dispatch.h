@@ -8,6 +8,8 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "kernel.h"
 #include "parity/dtype_lists.h"
@@ -23,23 +25,49 @@ using parity::half_to_float;
 
 inline bool is_float16_like(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16; }
 
-// A float32 copy of a float16/bfloat16 tensor (other dtypes: returned as is).
-Tensor widen_to_float32(const Tensor& t);
+// n float16/bfloat16 values (`from`) as float32, and back (`to`, rounded to nearest even): vectorised,
+// the values of parity/float16.h's conversions.
+void widen_span(DType from, const uint16_t* src, float* dst, int64_t n);
+void narrow_span(DType to, const float* src, uint16_t* dst, int64_t n);
+// A float32 copy of a float16/bfloat16 tensor (other dtypes: returned as is); over io's pool when given.
+Tensor widen_to_float32(const Tensor& t, const KernelIO* io = nullptr);
 // `t` (float32) rounded to float16 or bfloat16.
-Tensor narrow_from_float32(const Tensor& t, DType to);
+Tensor narrow_from_float32(const Tensor& t, DType to, const KernelIO* io = nullptr);
+
+// Float32 copies of a node's constant float16/bfloat16 inputs (its weights), made once at prepare() so
+// that with_float32 does not widen them on every run.
+class WidenedConstants {
+ public:
+  void add(const Tensor& constant) {
+    if (is_float16_like(constant.dtype())) copies_.emplace_back(constant, widen_to_float32(constant));
+  }
+  // The float32 copy of `t` when `t` is a constant given to add() (the same buffer), else nullptr.
+  const Tensor* find(const Tensor& t) const {
+    for (const auto& [original, copy] : copies_)
+      if (original.raw() == t.raw() && original.dtype() == t.dtype()) return &copy;
+    return nullptr;
+  }
+
+ private:
+  std::vector<std::pair<Tensor, Tensor>> copies_;  // the original is held so its buffer stays the same
+};
 
 // Runs `body(inputs_as_float32) -> outputs` for a node whose float16/bfloat16 inputs are widened
 // and whose float32 outputs are narrowed back to `dtype`. Used by kernels as:
 //   if (is_float16_like(x.dtype())) return with_float32(io, x.dtype(), [&](KernelIO& f) { compute(f); });
+// The implementation the body names (a GEMM library) is reported as "float32 <name>".
 template <typename Body>
-void with_float32(KernelIO& io, DType dtype, Body&& body) {
+void with_float32(KernelIO& io, DType dtype, Body&& body, const WidenedConstants* constants = nullptr) {
   std::vector<Tensor> widened;
   widened.reserve(io.inputs.size());
   KernelIO f;
   f.pool = io.pool;
   for (const Tensor* in : io.inputs) {
-    if (in && in->dtype() == dtype) {
-      widened.push_back(widen_to_float32(*in));
+    const Tensor* copy = in && constants ? constants->find(*in) : nullptr;
+    if (copy) {
+      f.inputs.push_back(copy);
+    } else if (in && in->dtype() == dtype) {
+      widened.push_back(widen_to_float32(*in, &io));
       f.inputs.push_back(&widened.back());
     } else {
       f.inputs.push_back(in);
@@ -47,9 +75,10 @@ void with_float32(KernelIO& io, DType dtype, Body&& body) {
   }
   f.outputs.resize(io.outputs.size());
   body(f);
+  if (!f.impl.empty()) io.impl = intern_impl("float32 " + std::string(f.impl));
   for (size_t i = 0; i < f.outputs.size(); ++i)
     io.outputs[i] =
-        f.outputs[i].dtype() == DType::kFloat32 ? narrow_from_float32(f.outputs[i], dtype) : std::move(f.outputs[i]);
+        f.outputs[i].dtype() == DType::kFloat32 ? narrow_from_float32(f.outputs[i], dtype, &io) : std::move(f.outputs[i]);
 }
 
 // dispatch_numeric(dtype, fn) is common's (parity/dtype_lists.h).

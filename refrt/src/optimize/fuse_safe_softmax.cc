@@ -25,9 +25,11 @@ bool fuse_safe_softmax(GraphDef& g) {
     if (dead[i] || !is_op(where, "Where") || where.inputs.size() != 3) continue;
     const NodeDef* sm = producer(where.inputs[2], "Softmax");
     const Tensor* zeros = ix.constant(where.inputs[1]);
-    if (!sm || sm->opset < 13 || !zeros || zeros->dtype() != DType::kFloat32) continue;
+    if (!sm || sm->opset < 13 || !zeros || !(zeros->dtype() == DType::kFloat32 || is_float16_like(zeros->dtype())))
+      continue;
+    const Tensor zeros32 = widen_to_float32(*zeros);
     bool all_zero = true;
-    for (int64_t k = 0; k < zeros->numel() && all_zero; ++k) all_zero = zeros->data<float>()[k] == 0.0f;
+    for (int64_t k = 0; k < zeros32.numel() && all_zero; ++k) all_zero = zeros32.data<float>()[k] == 0.0f;
     const NodeDef* not2 = producer(where.inputs[0], "Not");
     const NodeDef* cast2 = not2 ? producer(not2->inputs[0], "Cast") : nullptr;
     const NodeDef* rmax = cast2 && cast2->attr_int("to", 0) == 9 ? producer(cast2->inputs[0], "ReduceMax") : nullptr;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../activation.h"
+#include "../dispatch.h"
 #include "../model_def.h"
 
 namespace parity::refrt {
@@ -44,11 +45,14 @@ struct GraphIndex {
     auto it = constants.find(v);
     return it == constants.end() ? nullptr : it->second;
   }
-  // A float32 scalar constant (any rank, one element).
+  // A float32, float16 or bfloat16 scalar constant (any rank, one element), as a float (exact).
   std::optional<float> scalar(const std::string& v) const {
     const Tensor* t = constant(v);
-    if (!t || t->dtype() != DType::kFloat32 || t->numel() != 1) return std::nullopt;
-    return *t->data<float>();
+    if (!t || t->numel() != 1) return std::nullopt;
+    if (t->dtype() == DType::kFloat32) return *t->data<float>();
+    if (t->dtype() == DType::kFloat16) return half_to_float(*static_cast<const uint16_t*>(t->raw()));
+    if (t->dtype() == DType::kBFloat16) return bf16_to_float(*static_cast<const uint16_t*>(t->raw()));
+    return std::nullopt;
   }
 };
 
