@@ -1,5 +1,6 @@
 """Which implementation runs refrt's hot nodes on this CPU, read from `parity profile`'s summary. A float 3x3
-Conv, a MatMul and a Gemm with constant weights, a QDQ MatMul and a QDQ Conv (fused into integer products) and a
+Conv, a MatMul and a Gemm with constant weights (and a bfloat16 Gemm: native bfloat16 products where the CPU
+has AVX-512 BF16), a QDQ MatMul and a QDQ Conv (fused into integer products) and a
 QLinearConv run on oneDNN wherever the CPU has AVX2: with an AVX-512 kernel where it has AVX-512, an exact VNNI /
 AMX int8 kernel where it has VNNI, and also when OpenBLAS falls back to its generic core
 (OPENBLAS_CORETYPE=Prescott, what it does on a CPU newer than its table). The one exception, by measurement: a
@@ -11,6 +12,7 @@ import json
 import os
 import subprocess
 
+import ml_dtypes
 import numpy as np
 import onnx
 import pytest
@@ -30,10 +32,11 @@ FLAGS = _flags()
 AVX2 = {"avx2", "fma"} <= FLAGS
 AVX512 = {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= FLAGS
 VNNI512 = AVX512 and "avx512_vnni" in FLAGS
+BF16_512 = AVX512 and "avx512_bf16" in FLAGS  # Zen 4, Cooper Lake, Sapphire Rapids and newer
 
 
-def _save(path, nodes, inputs, output, inits, opset=18):
-    graph = helper.make_graph(nodes, "g", inputs, [helper.make_tensor_value_info(output, TensorProto.FLOAT, [])],
+def _save(path, nodes, inputs, output, inits, opset=18, out_type=TensorProto.FLOAT):
+    graph = helper.make_graph(nodes, "g", inputs, [helper.make_tensor_value_info(output, out_type, [])],
                               [numpy_helper.from_array(v, k) for k, v in inits.items()])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 8
@@ -57,6 +60,11 @@ def _models(tmp_path):
     _save(tmp_path / "gemm.onnx", [helper.make_node("Gemm", ["x", "w", "c"], ["y"], name="gemm", transB=1)], [x2], "y",
           {"w": rng.standard_normal((512, 256)).astype(f32), "c": rng.standard_normal(512).astype(f32)})
     out["gemm_linear"] = ("gemm.onnx", "gemm", "float")
+    xb = helper.make_tensor_value_info("x", TensorProto.BFLOAT16, [16, 256])
+    _save(tmp_path / "gemm_bf16.onnx", [helper.make_node("Gemm", ["x", "w", "c"], ["y"], name="gemm", transB=1)], [xb],
+          "y", {"w": rng.standard_normal((512, 256)).astype(ml_dtypes.bfloat16),
+                "c": rng.standard_normal(512).astype(ml_dtypes.bfloat16)}, out_type=TensorProto.BFLOAT16)
+    out["gemm_linear_bf16"] = ("gemm_bf16.onnx", "gemm", "bf16")
     nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="qx"),
              helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xf"], name="dqx"),
              helper.make_node("DequantizeLinear", ["w", "ws"], ["wf"], name="dqw", axis=1),
@@ -117,6 +125,14 @@ def _check(impls, level):
         where = f"{name} at {level}: {impl}"
         if level == "scalar":
             assert not impl.startswith("onednn"), where
+            continue
+        if kind == "bf16":
+            # Native bfloat16 products (oneDNN's avx512_core_bf16 / AMX kernels) where refrt's level has
+            # AVX-512 BF16; below it, the float32 path with the weights widened once.
+            if level == "native" and BF16_512:
+                assert impl.startswith("onednn") and "bf16" in impl, where
+            else:
+                assert "bf16" not in impl and (level == "scalar" or impl.startswith("float32 ")), where
             continue
         if kind == "int8":
             # Exact 8-bit products need VNNI (or AMX); without them (or capped below them: avx512 is

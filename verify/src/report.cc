@@ -206,6 +206,7 @@ std::string render_markdown(const json& report) {
   markdown_ties(md, report);
   markdown_fp64(md, report);
   markdown_requant(md, report);
+  markdown_tolerances(md, report);
   bool any_error = false;
   for (const auto& c : report.at("cases")) {
     if (!c.value("error", json()).is_string()) continue;

@@ -2,9 +2,11 @@
 // summary and listed in report.md, so that a pass by the second rule is never mistaken for a pass by the
 // first.
 #include <algorithm>
+#include <iomanip>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -121,6 +123,38 @@ void markdown_fp64(std::ostringstream& md, const json& report) {
     for (const auto& p : parts) md << "; " << p;
     md << "\n";
   }
+}
+
+void markdown_tolerances(std::ostringstream& md, const json& report) {
+  // Machine epsilon (the gap above 1.0) of each floating dtype: 10, 7, 23 and 52 mantissa bits.
+  const std::vector<std::pair<std::string, double>> eps = {
+      {"float16", 0x1p-10}, {"bfloat16", 0x1p-7}, {"float32", 0x1p-23}, {"float64", 0x1p-52}};
+  // The numbers the comparisons used (the dtype's defaults, or a case's own), each distinct triple once.
+  std::vector<std::tuple<std::string, double, double>> rows;
+  for (const auto& c : report.at("cases"))
+    for (const auto& s : c.value("input_sets", json::array()))
+      for (const auto& o : s.value("outputs", json::array())) {
+        const json cmp = o.value("refrt_vs_eager", json::object());
+        if (!cmp.contains("atol") || !cmp.contains("rtol")) continue;
+        std::tuple<std::string, double, double> row{o.value("dtype", ""), cmp["atol"].get<double>(),
+                                                    cmp["rtol"].get<double>()};
+        if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
+      }
+  bool any = false;
+  for (const auto& [dtype, epsilon] : eps)
+    for (const auto& [d, atol, rtol] : rows) {
+      if (d != dtype) continue;
+      if (!any)
+        md << "\n## Tolerances\n\nAn element passes when |actual - expected| <= atol + rtol x |expected| "
+              "(defaults per dtype in common/tolerances.json); an output that misses it is judged by the fp64 "
+              "rule. The numbers used here:\n\n| dtype | atol | rtol | rtol in epsilons of the dtype |\n"
+              "|---|---:|---:|---:|\n";
+      any = true;
+      std::ostringstream row;
+      row << "| " << dtype << " | " << atol << " | " << rtol << " | " << std::setprecision(3) << rtol / epsilon
+          << " |\n";
+      md << row.str();
+    }
 }
 
 const char* const kRequantRuleStatement =

@@ -40,5 +40,8 @@ void markdown_fp64(std::ostringstream& md, const nlohmann::json& report);
 // "## The requantized rule": the rule, then every case where it was tried: the activations refrt rounded the
 // other way (node and element count), the farthest of them from a tie, the verdict.
 void markdown_requant(std::ostringstream& md, const nlohmann::json& report);
+// "## Tolerances": the fixed rule's numbers for each floating dtype among the compared outputs, also in
+// units of the dtype's epsilon (how many ulps at 1.0 they allow).
+void markdown_tolerances(std::ostringstream& md, const nlohmann::json& report);
 
 }  // namespace parity::verify
