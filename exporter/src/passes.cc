@@ -722,7 +722,8 @@ int shape_chains_in(onnx::GraphProto& g, const Scope* parent, const OptimizeOpti
       scope.add_constant(n.output(0), std::move(*dims));
       drop[static_cast<size_t>(i)] = true;
       ++changes;
-    } else if (auto target = n.op_type() == "Reshape" ? inferable_reshape_target(g, n, producer, scope) : std::nullopt) {
+    } else if (auto target =
+                   n.op_type() == "Reshape" ? inferable_reshape_target(g, n, producer, scope) : std::nullopt) {
       std::string name = n.input(1) + "_inferred";
       for (int k = 1; defined.count(name); ++k) name = n.input(1) + "_inferred_" + std::to_string(k);
       defined.insert(name);

@@ -43,8 +43,8 @@ class Weights {
     if (const auto index = pending_payload(*t)) {
       if (!options_.payloads || *index >= options_.payloads->size()) return std::nullopt;
       const Tensor& p = (*options_.payloads)[*index];
-      if (static_cast<int>(p.dtype()) != t->data_type() || !std::equal(p.shape().begin(), p.shape().end(),
-                                                                       t->dims().begin(), t->dims().end()))
+      if (static_cast<int>(p.dtype()) != t->data_type() ||
+          !std::equal(p.shape().begin(), p.shape().end(), t->dims().begin(), t->dims().end()))
         return std::nullopt;
       return p;
     }

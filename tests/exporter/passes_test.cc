@@ -867,12 +867,13 @@ TEST(PassesFuse, PadAndBatchNormMergeIntoConv) {
   const auto got = run(m, {x});
   // Against the unfused model (refrt's passes off): equal within float32 rounding (the folded weights
   // are rounded once, where the unfused model rounds the convolution and then the normalisation).
-  auto s_plain =
-      refrt::Session::load_bytes(b.model.SerializeAsString(), "plain.onnx", {.fold_constants = false, .optimize = false});
+  auto s_plain = refrt::Session::load_bytes(b.model.SerializeAsString(), "plain.onnx",
+                                            {.fold_constants = false, .optimize = false});
   const auto plain = s_plain->run({x}).outputs;
   ASSERT_EQ(plain[0].shape(), got[0].shape());
   for (int64_t i = 0; i < got[0].numel(); ++i)
-    EXPECT_NEAR(got[0].data<float>()[i], plain[0].data<float>()[i], 1e-5f * (1.0f + std::abs(plain[0].data<float>()[i])));
+    EXPECT_NEAR(got[0].data<float>()[i], plain[0].data<float>()[i],
+                1e-5f * (1.0f + std::abs(plain[0].data<float>()[i])));
 }
 
 }  // namespace

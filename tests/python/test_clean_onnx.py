@@ -1,7 +1,7 @@
 """Parity's ONNX carries no dead weight (issue 39): on a few zoo models, in every capture mode, no Identity
 remains except where a graph output must alias an input, an initializer or another output; no Cast to the
-dtype it already has, no Transpose of a weight read nowhere else, no BatchNormalization after a Conv. The outputs keep the
-program's output names (those of the unoptimised export)."""
+dtype it already has, no Transpose of a weight read nowhere else, no BatchNormalization after a Conv. The
+outputs keep the program's output names (those of the unoptimised export)."""
 from collections import Counter
 
 import onnx
