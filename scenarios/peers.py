@@ -8,7 +8,8 @@
   stored eager outputs.
 - ours: ONNX Runtime runs OURS.onnx on every set against the eager outputs.
 Prints one JSON line per case (the batch form saves torch's start-up per case):
-{"case_dir", "official": {"export": "ok"|"error"|"not_run", "onnx", "error", "ort": {...}}, "ours": {"ort": {...}}}
+{"case_dir", "official": {"export": "ok"|"error"|"not_run", "onnx", "error", "ort": {...}, "nodes"},
+ "ours": {"ort": {...}, "nodes"}}  ("nodes": the model's node count, subgraph bodies included, or null)
 ("not_run": a job with "official": false, ONNX Runtime on our model only);
 each "ort" is {"status": "pass"|"fail"|"error", "max_abs_error", "mismatches", "error"[, "fp64_rule",
 "fp64_outputs"]}. Tolerances are the README's (an element fails when |actual - expected| > atol + rtol *
@@ -226,6 +227,17 @@ def export_official(pt2: Path, out: Path) -> dict:
         return {"export": "error", "onnx": None, "error": _message(e)}
 
 
+def node_count(path) -> int | None:
+    """Nodes of an ONNX model, those of If/Loop/Scan bodies included (None when it cannot be read)."""
+    def count(graph) -> int:
+        return sum(1 + sum(count(a.g) for a in n.attribute if a.HasField("g")) +
+                   sum(count(g) for a in n.attribute for g in a.graphs) for n in graph.node)
+    try:
+        return count(onnx.load(str(path), load_external_data=False).graph)
+    except Exception:  # a model ONNX cannot parse has no count; its run reports the error
+        return None
+
+
 def _no_run(status: str) -> dict:
     """The "ort" record of a model ONNX Runtime did not run: "skipped" (no official model) or "not_run"."""
     return {"status": status, "max_abs_error": None, "mismatches": None, "error": None}
@@ -237,14 +249,17 @@ def peers_of(case_dir: Path, ours: Path, out: Path, official: bool = True) -> di
     out.mkdir(parents=True, exist_ok=True)
     sets = load_sets(case_dir)
     scales = quant_scales(case_dir)
+    ours_record = {"ort": run_ort(ours, sets, scales), "nodes": node_count(ours)}
     if not official:  # the matrix runs the official exporter on one capture per case unless told otherwise
         return {"case_dir": str(case_dir),
-                "official": {"export": "not_run", "onnx": None, "error": None, "ort": _no_run("not_run")},
-                "ours": {"ort": run_ort(ours, sets, scales)}}
+                "official": {"export": "not_run", "onnx": None, "error": None, "ort": _no_run("not_run"),
+                             "nodes": None},
+                "ours": ours_record}
     official = export_official(case_dir / "model.pt2", out / "official.onnx")
     official["ort"] = run_ort(Path(official["onnx"]), sets, scales) if official["export"] == "ok" else \
         _no_run("skipped")
-    return {"case_dir": str(case_dir), "official": official, "ours": {"ort": run_ort(ours, sets, scales)}}
+    official["nodes"] = node_count(official["onnx"]) if official["export"] == "ok" else None
+    return {"case_dir": str(case_dir), "official": official, "ours": ours_record}
 
 
 def main(argv=None) -> int:

@@ -212,8 +212,9 @@ void add_outputs(ModelBuild& b) {
 }
 
 // The exporter's passes; parameter, buffer and constant names are the module's state, never merged away.
-void run_passes(const ModelBuild& b, onnx::ModelProto& model) {
+void run_passes(const ModelBuild& b, onnx::ModelProto& model, std::vector<Tensor>& payloads) {
   OptimizeOptions passes;
+  passes.payloads = &payloads;  // the passes may read large weights and add transposed or folded ones
   for (const auto& spec : b.program.input_specs)
     if (spec.kind == pt2::InputSpec::Kind::kParameter || spec.kind == pt2::InputSpec::Kind::kBuffer ||
         spec.kind == pt2::InputSpec::Kind::kTensorConstant)
@@ -231,8 +232,8 @@ void build_model(const pt2::Program& program, const ExportOptions& requested, on
   add_inputs(b);
   add_nodes(b, model);
   add_outputs(b);
-  if (options.optimize) run_passes(b, model);
   payloads = b.graph.payloads();
+  if (options.optimize) run_passes(b, model, payloads);
 }
 
 bool calls_torchao(const pt2::Graph& g) {

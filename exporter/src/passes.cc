@@ -9,12 +9,10 @@
 #include "fold_eval.h"
 #include "parity/error.h"
 #include "parity/internal/onnx_tensor.h"
+#include "passes_internal.h"
 
 namespace parity::exporter {
-namespace {
-
-using Names = std::set<std::string>;
-using Renames = std::map<std::string, std::string>;  // old value name -> the value read instead
+namespace pass_detail {
 
 // ---------------------------------------------------------------------------------------------
 // Graph helpers
@@ -136,20 +134,6 @@ Names protected_names(const onnx::GraphProto& g, const OptimizeOptions& options)
   return keep;
 }
 
-// Removes the elements for which drop(element, original index) holds, keeping the others' order.
-template <typename T, typename Drop>
-int erase_if(google::protobuf::RepeatedPtrField<T>* field, Drop drop) {
-  const int size = field->size();
-  int kept = 0;
-  for (int i = 0; i < size; ++i) {
-    if (drop(field->Get(i), i)) continue;  // swaps below only touch positions < i
-    if (kept != i) field->SwapElements(kept, i);
-    ++kept;
-  }
-  field->DeleteSubrange(kept, size - kept);
-  return size - kept;
-}
-
 int erase_nodes(onnx::GraphProto& g, const std::vector<bool>& drop) {
   return erase_if(g.mutable_node(), [&](const onnx::NodeProto&, int i) { return drop[static_cast<size_t>(i)]; });
 }
@@ -162,6 +146,23 @@ void make_identity(onnx::NodeProto& n, const std::string& input) {
   n.add_input(input);
   n.clear_attribute();
 }
+
+// Names an Identity must keep: graph inputs and outputs, nested outputs and the caller's protected names.
+// A name protected only by its value_info entry (an FX intermediate) may go: an Identity's output is
+// the same value as its input, so the verifier still finds that value under the input's name.
+Names identity_keep(const onnx::GraphProto& g, const OptimizeOptions& options) {
+  Names keep = options.protected_names;
+  for (const auto& v : g.input()) keep.insert(v.name());
+  for (const auto& v : g.output()) keep.insert(v.name());
+  collect_nested_outputs(g, keep);
+  return keep;
+}
+
+}  // namespace pass_detail
+
+namespace {
+
+using namespace pass_detail;
 
 // ---------------------------------------------------------------------------------------------
 // What is known about values at export time: declared types and small constants, per graph scope.
@@ -487,36 +488,55 @@ int cse_in(onnx::GraphProto& g, const OptimizeOptions& options) {
 // ---------------------------------------------------------------------------------------------
 // Identities
 
+// Follows renames to their end (a -> b -> c reads c); the passes never create a cycle.
+void resolve_chains(Renames& renames) {
+  for (auto& [from, to] : renames)
+    for (size_t hops = 0; hops < renames.size(); ++hops) {
+      auto it = renames.find(to);
+      if (it == renames.end() || it->second == from) break;
+      to = it->second;
+    }
+}
+
 int identities_in(onnx::GraphProto& g, const OptimizeOptions& options) {
   int changes = 0;
   for (auto& n : *g.mutable_node())
     for (auto* s : subgraphs(n)) changes += identities_in(*s, options);
-  const Names keep = protected_names(g, options);
-  auto counts = read_counts(g);
+  const Names keep = identity_keep(g, options);
+  const Names outputs = output_names(g);
   const auto producer = producers(g);
+  Names gone;  // names no value carries any more: their value_info entries go too
   Renames renames;
   std::vector<bool> drop(static_cast<size_t>(g.node_size()), false);
   for (int i = 0; i < g.node_size(); ++i) {
     onnx::NodeProto& n = *g.mutable_node(i);
-    for (auto& in : *n.mutable_input()) rename(in, renames);
+    for (auto& in : *n.mutable_input())
+      for (size_t hops = 0; hops <= renames.size() && renames.count(in); ++hops) rename(in, renames);
     if (n.op_type() != "Identity" || !default_domain(n) || n.input_size() != 1 || n.output_size() != 1) continue;
     const std::string x = n.input(0), y = n.output(0);
     if (x.empty() || y.empty()) continue;
     if (!keep.count(y)) {  // readers of y read x instead
       renames[y] = x;
-      counts[x] += counts[y] - 1;
+      gone.insert(y);
     } else {
-      // y's name must stay: produce it directly when x is a temp of this graph read only here.
+      // y's name must stay (a graph output): x's producer makes y itself and x's readers read y. When x
+      // is an input, an initializer or another output, ONNX needs this Identity as the alias.
       auto p = producer.find(x);
-      if (p == producer.end() || keep.count(x) || counts[x] != 1) continue;
+      if (p == producer.end() || keep.count(x) || outputs.count(x) || drop[static_cast<size_t>(p->second)]) continue;
       for (auto& o : *g.mutable_node(p->second)->mutable_output())
         if (o == x) o = y;
+      renames[x] = y;
+      gone.insert(x);
     }
     drop[static_cast<size_t>(i)] = true;
     ++changes;
   }
+  resolve_chains(renames);
+  for (auto& n : *g.mutable_node())
+    for (auto& in : *n.mutable_input()) rename(in, renames);
   rename_reads(g, renames, false);
   erase_nodes(g, drop);
+  erase_if(g.mutable_value_info(), [&](const onnx::ValueInfoProto& v, int) { return gone.count(v.name()) != 0; });
   return changes;
 }
 
@@ -601,12 +621,77 @@ bool undoes_unsqueeze(const onnx::GraphProto& g, const onnx::NodeProto& squeeze,
   return axes.size() == inserted->size() && axes == std::set<int64_t>(removed->begin(), removed->end());
 }
 
+// Reshape(x, Concat(pieces)) whose target, once the declared output type fills in what it knows
+// statically, has at most one unknown dim: that target as a constant (-1 for the unknown one, which
+// Reshape infers from x's size). Pieces are constants or scalar-sized values; the declared rank of the
+// output says how many elements the non-constant pieces hold together.
+std::optional<Tensor> inferable_reshape_target(const onnx::GraphProto& g, const onnx::NodeProto& reshape,
+                                               const std::map<std::string, int>& producer, const Scope& scope) {
+  if (reshape.input_size() != 2 || scope.constant(reshape.input(1))) return std::nullopt;
+  const ValueType* out = scope.type(reshape.output(0));
+  auto p = producer.find(reshape.input(1));
+  if (!out || !out->ranked || p == producer.end()) return std::nullopt;
+  const onnx::NodeProto& concat = g.node(p->second);
+  if (concat.op_type() != "Concat" || !default_domain(concat) || int_attribute(concat, "axis", 0) != 0)
+    return std::nullopt;
+  const bool allow_zero = int_attribute(reshape, "allowzero", 0) != 0;
+  std::vector<int64_t> target;  // -2 where the piece is not a constant
+  for (const auto& piece : concat.input()) {
+    const Tensor* c = piece.empty() ? nullptr : scope.constant(piece);
+    if (!c) {
+      target.push_back(-2);
+      continue;
+    }
+    const auto values = int_values(*c);
+    if (!values || c->rank() != 1) return std::nullopt;
+    for (int64_t v : *values)
+      if (v < -1 || (v == 0 && allow_zero)) return std::nullopt;  // invalid, or a literal empty dim
+    target.insert(target.end(), values->begin(), values->end());
+  }
+  if (target.size() != out->dims.size()) return std::nullopt;  // a dynamic piece of several elements
+  int unknown = 0;
+  for (size_t k = 0; k < target.size(); ++k) {
+    if (target[k] > 0) continue;
+    // 0 copies x's dim and -1 infers one; the declared output dim, when static, is the value they take.
+    if (out->dims[k] > 0) {
+      target[k] = out->dims[k];
+    } else {
+      target[k] = -1;
+      ++unknown;
+    }
+  }
+  if (unknown > 1 || std::count(target.begin(), target.end(), -1) > 1) return std::nullopt;
+  return int64_tensor(target);
+}
+
+// Concat of one input with others that are empty along the axis (a cache that starts empty) is that one.
+std::optional<std::string> concat_survivor(const onnx::NodeProto& n, const Scope& scope) {
+  const int64_t axis = int_attribute(n, "axis", 0);
+  std::optional<std::string> survivor;
+  for (const auto& in : n.input()) {
+    if (in.empty()) return std::nullopt;
+    std::optional<int64_t> size;  // the static size along the axis
+    const Tensor* c = scope.constant(in);
+    const ValueType* t = scope.type(in);
+    if (c || (t && t->ranked)) {
+      const Shape dims = c ? c->shape() : Shape(t->dims.begin(), t->dims.end());
+      const auto rank = static_cast<int64_t>(dims.size());
+      const int64_t a = axis < 0 ? axis + rank : axis;
+      if (a >= 0 && a < rank && dims[static_cast<size_t>(a)] >= 0) size = dims[static_cast<size_t>(a)];
+    }
+    if (size == 0) continue;
+    if (survivor) return std::nullopt;
+    survivor = in;
+  }
+  return survivor;
+}
+
 // The input a node passes through unchanged, if it is one of the recognised no-ops.
 std::optional<std::string> passthrough_input(const onnx::GraphProto& g, const onnx::NodeProto& n,
                                              const std::map<std::string, int>& producer, const Scope& scope) {
   const std::string& op = n.op_type();
   if (n.input_size() == 0 || n.input(0).empty()) return std::nullopt;
-  const bool noop = (op == "Concat" && n.input_size() == 1) ||
+  const bool noop = op == "Concat" ||
                     (op == "Cast" && scope.dtype(n.input(0)) != DType::kUndefined &&
                      static_cast<int64_t>(scope.dtype(n.input(0))) == int_attribute(n, "to", -1)) ||
                     (op == "Reshape" && reshape_is_noop(n, scope)) ||
@@ -614,11 +699,13 @@ std::optional<std::string> passthrough_input(const onnx::GraphProto& g, const on
                     (op == "Squeeze" && undoes_unsqueeze(g, n, producer, scope));
   if (!noop) return std::nullopt;
   if (op == "Squeeze") return g.node(producer.at(n.input(0))).input(0);
+  if (op == "Concat" && n.input_size() > 1) return concat_survivor(n, scope);
   return n.input(0);
 }
 
 int shape_chains_in(onnx::GraphProto& g, const Scope* parent, const OptimizeOptions& options) {
   Scope scope(g, parent, options);
+  Names defined = defined_names(g);
   const Names outputs = output_names(g);
   const auto producer = producers(g);
   std::vector<bool> drop(static_cast<size_t>(g.node_size()), false);
@@ -634,6 +721,15 @@ int shape_chains_in(onnx::GraphProto& g, const Scope* parent, const OptimizeOpti
       tensor_to_proto(*dims, n.output(0), g.add_initializer());
       scope.add_constant(n.output(0), std::move(*dims));
       drop[static_cast<size_t>(i)] = true;
+      ++changes;
+    } else if (auto target =
+                   n.op_type() == "Reshape" ? inferable_reshape_target(g, n, producer, scope) : std::nullopt) {
+      std::string name = n.input(1) + "_inferred";
+      for (int k = 1; defined.count(name); ++k) name = n.input(1) + "_inferred_" + std::to_string(k);
+      defined.insert(name);
+      tensor_to_proto(*target, name, g.add_initializer());
+      scope.add_constant(name, std::move(*target));
+      n.set_input(1, name);
       ++changes;
     } else if (auto input = passthrough_input(g, n, producer, scope)) {
       make_identity(n, *input);
@@ -672,6 +768,11 @@ OptimizeStats optimize(onnx::ModelProto& model, const OptimizeOptions& options) 
     if (options.fold && axes_as_inputs) stats.folded += fold_constants(g, options);
     if (options.shape_chains && axes_as_inputs) stats.shape_chains += simplify_shape_chains(g, options);
     if (options.cse) stats.cse += eliminate_common_subexpressions(g, options);
+    if (options.fuse) {
+      stats.fused += fold_weight_transposes(g, options);
+      stats.fused += fuse_into_conv(g, options);
+      stats.fused += merge_transposes(g, options);
+    }
     if (options.identities) stats.identities += remove_identities(g, options);
     if (options.dead_code) stats.dead_code += remove_dead_nodes(g, options);
     ++stats.rounds;

@@ -12,7 +12,10 @@
 #include <set>
 #include <string>
 
+#include <vector>
+
 #include "onnx/onnx-ml.pb.h"
+#include "parity/tensor.h"
 
 namespace parity::exporter {
 
@@ -22,6 +25,7 @@ struct OptimizeOptions {
   bool cse = true;
   bool identities = true;
   bool shape_chains = true;
+  bool fuse = true;  // fold_weight_transposes, fuse_into_conv, merge_transposes
   // Folded or merged constants stay this small, so weights are never duplicated.
   int64_t max_folded_elements = 1024;
   // Rounds of the whole pipeline; it stops earlier at a fixpoint.
@@ -29,6 +33,16 @@ struct OptimizeOptions {
   // Extra names never renamed or merged away, and initializers among them never folded into other
   // values (the module's parameters and buffers stay visible under their names).
   std::set<std::string> protected_names;
+  // The tensors that pending initializers (model_writer.h) refer to. Passes that read a large
+  // initializer look it up here and append the large tensors they create; without it they leave
+  // pending initializers alone.
+  std::vector<Tensor>* payloads = nullptr;
+  // The most bytes of new weights (transposed or BatchNorm-scaled copies) one export may hold in memory:
+  // beyond it the weights stay views of the .pt2 and the rewrites that would copy them are skipped.
+  int64_t max_materialized_bytes = int64_t{1} << 30;
+  // What the passes have materialised so far (they count it through a const reference: it is a tally,
+  // not a setting).
+  mutable int64_t materialized_bytes = 0;
 };
 
 // Nodes none of whose outputs reach a graph output (through explicit or subgraph reads), and
@@ -46,8 +60,11 @@ int fold_constants(onnx::GraphProto& graph, const OptimizeOptions& options = {})
 // it). Identical small initializers merge into the first one too.
 int eliminate_common_subexpressions(onnx::GraphProto& graph, const OptimizeOptions& options = {});
 
-// Identity(x) -> y: uses of an unprotected y read x instead; a protected y whose input x is an unprotected
-// value produced in the same graph for this Identity alone is produced directly under the name y.
+// Identity(x) -> y: uses of y read x instead, unless y must keep its name (a graph input or output, a
+// nested graph's output, or OptimizeOptions::protected_names; a value_info entry alone does not keep an
+// alias). Such a y is produced directly by x's producer (x's other readers read y) when x is a value of
+// this graph that is not itself kept; an output aliasing an input, an initializer or another output keeps
+// its one Identity, as ONNX requires a node there.
 int remove_identities(onnx::GraphProto& graph, const OptimizeOptions& options = {});
 
 // Shape -> Gather of static dims becomes a constant; no-op Reshape and Expand (same static or declared
@@ -55,10 +72,24 @@ int remove_identities(onnx::GraphProto& graph, const OptimizeOptions& options = 
 // (removed by remove_identities where names allow).
 int simplify_shape_chains(onnx::GraphProto& graph, const OptimizeOptions& options = {});
 
+// Transpose of an initializer that nothing else reads becomes a transposed initializer named like the
+// Transpose's output (the weight of a Linear: MatMul reads W^T). Exact: only elements move.
+int fold_weight_transposes(onnx::GraphProto& graph, const OptimizeOptions& options = {});
+
+// Conv reads Pad(x) (constant mode, zero value, no pad on batch or channel dims, nothing else reads it):
+// the pads join the Conv's own. Conv -> BatchNormalization (inference) with constant float32 weights and
+// statistics: the normalisation is folded into scaled weights and a bias, computed the way refrt folds it
+// at load (so refrt's results stay bit-identical). The merged node keeps the later output's name.
+int fuse_into_conv(onnx::GraphProto& graph, const OptimizeOptions& options = {});
+
+// Transpose(Transpose(x)) where nothing else reads the inner one: one Transpose with the composed
+// permutation, or an Identity when they cancel.
+int merge_transposes(onnx::GraphProto& graph, const OptimizeOptions& options = {});
+
 struct OptimizeStats {
   int rounds = 0;
-  int dead_code = 0, folded = 0, cse = 0, identities = 0, shape_chains = 0;
-  int total() const { return dead_code + folded + cse + identities + shape_chains; }
+  int dead_code = 0, folded = 0, cse = 0, identities = 0, shape_chains = 0, fused = 0;
+  int total() const { return dead_code + folded + cse + identities + shape_chains + fused; }
 };
 
 // Runs the enabled passes in turn until none changes anything (at most max_rounds rounds).
