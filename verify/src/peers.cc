@@ -9,6 +9,7 @@
 #include "parity/fs.h"
 #include "parity/refrt/session.h"
 #include "parity/tensor_io.h"
+#include "parity/verify/capture.h"
 #include "parity/verify/compare.h"
 #include "parity/process.h"
 
@@ -137,7 +138,8 @@ void run_peers_batch(const std::vector<PeersJob>& jobs, const std::vector<std::s
     fs::create_directories(jobs[0].out_dir);
     const std::string jobs_file = (fs::path(jobs[0].out_dir) / "peers_jobs.json").string();
     write_file_atomic(jobs_file, list.dump(), "peers");
-    const ProcessResult r = run_process({python, "-m", "scenarios.peers", "--jobs", jobs_file}, timeout_seconds,
+    const ScenariosPackage scenarios = scenarios_package(source_dir);
+    const ProcessResult r = run_process({python, "-m", scenarios.module + ".peers", "--jobs", jobs_file}, timeout_seconds,
                                         [&](const std::string& text) {
                                           json line;
                                           try {
@@ -152,7 +154,7 @@ void run_peers_batch(const std::vector<PeersJob>& jobs, const std::vector<std::s
                                               break;
                                             }
                                         },
-                                        false, {{"PYTHONPATH", source_dir}});
+                                        false, {{"PYTHONPATH", scenarios.python_path}});
     if (r.timed_out)
       problem = "scenarios.peers gave no result within " + std::to_string(timeout_seconds) + " s";
     else
