@@ -217,5 +217,7 @@ def test_with_the_system_copies_hidden(venv, user_dir):
     env = _clean_env(PATH=f"{venv / 'bin'}:{os.environ['PATH']}", VERIFY_AND_RUN=VERIFY_AND_RUN)
     proc = subprocess.run(["unshare", "-rm", "sh", "-c", script, "sh", *hidden], cwd=user_dir, capture_output=True,
                           text=True, env=env, timeout=600)
+    if proc.returncode == 97:
+        pytest.skip(f"mount --bind refused inside the namespace ({proc.stderr.strip()}): the ldd test stands alone")
     assert proc.returncode == 0, f"exit {proc.returncode} hiding {hidden}: " + proc.stdout[-3000:] + proc.stderr[-3000:]
     assert proc.stdout.split()[0] == "ok"
