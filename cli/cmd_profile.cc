@@ -11,6 +11,7 @@
 #include "parity/refrt/profile.h"
 #include "parity/refrt/session.h"
 #include "parity/tensor_io.h"
+#include "parity/verify/capture.h"
 
 namespace fs = std::filesystem;
 
@@ -28,12 +29,13 @@ struct ProfileArgs {
 // output goes to ours.
 nlohmann::json profile_with_ort(const ProfileArgs& a, const std::string& inputs_dir, const std::string& out_dir) {
   const std::string summary = fs::absolute(fs::path(out_dir) / "ort_summary.json").string();
+  const verify::ScenariosPackage scenarios = verify::scenarios_package(source_dir());
   const ProcessResult r =
-      run_process({venv_python(), "-m", "scenarios.ort_profile", fs::absolute(a.model).string(), "--inputs",
+      run_process({venv_python(), "-m", scenarios.module + ".ort_profile", fs::absolute(a.model).string(), "--inputs",
                    fs::absolute(inputs_dir).string(), "--runs", std::to_string(a.runs), "--warmup",
                    std::to_string(a.warmup), "--threads", std::to_string(a.threads), "--out", summary},
                   3600, [](const std::string& line) { std::cout << line << "\n"; }, /*echo_stderr=*/true,
-                  {{"PYTHONPATH", source_dir()}});
+                  {{"PYTHONPATH", scenarios.python_path}});
   if (!r.ok()) throw Error({"profile", a.model}, "onnxruntime could not profile the model (see its message above)");
   return nlohmann::json::parse(read_file(summary));
 }

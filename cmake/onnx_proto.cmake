@@ -1,7 +1,12 @@
 # ONNX protobuf classes, generated at build time from the .proto shipped in the venv's onnx package.
 # Nothing from onnx is copied into the repository.
+# A wheel build may find onnx among pip's build requirements rather than in the venv (cmake/wheel.cmake).
+set(_onnx_env)
+if(DEFINED PARITY_BUILD_PYTHONPATH)
+  set(_onnx_env ${CMAKE_COMMAND} -E env "PYTHONPATH=${PARITY_BUILD_PYTHONPATH}")
+endif()
 execute_process(
-  COMMAND ${PARITY_PYTHON} -c "import onnx, os; print(os.path.dirname(onnx.__file__))"
+  COMMAND ${_onnx_env} ${PARITY_PYTHON} -c "import onnx, os; print(os.path.dirname(onnx.__file__))"
   OUTPUT_VARIABLE ONNX_PKG_DIR OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _onnx_rc)
 if(NOT _onnx_rc EQUAL 0 OR NOT EXISTS "${ONNX_PKG_DIR}/onnx-ml.proto")
   message(FATAL_ERROR "onnx package not found through ${PARITY_PYTHON}; run scripts/setup.sh first")

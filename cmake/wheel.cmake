@@ -1,10 +1,13 @@
 # The wheel of `pip install <checkout>` (pyproject.toml, scikit-build-core sets SKBUILD): the torch it is
 # built against, and what it carries: the binary and its libraries in parity/_native/, the refrt module
-# in parity/, tolerances.json beside the scenarios that read it. libtorch is not copied: it is the venv's.
+# in parity/, tolerances.json beside the scenarios that read it (parity/scenarios/). libtorch is not copied:
+# it is the venv's.
 
-# pip's build isolation may hide the venv's packages behind PYTHONPATH (a sitecustomize): the configure-time
-# questions to torch and onnx must see them. (At build time only the PT2 schema generator runs Python; it
-# needs pyyaml, which pyproject.toml's build requirements provide.)
+# pip's build isolation runs the build with the installing venv's interpreter and hides that venv's packages
+# behind PYTHONPATH (a sitecustomize that puts the build requirements in their place): the question to torch
+# must see the venv's; the build requirements (onnx's .proto files here, pyyaml for the PT2 schema generator
+# at build time, whose environment is pip's) are found with pip's PYTHONPATH (cmake/onnx_proto.cmake).
+set(PARITY_BUILD_PYTHONPATH "$ENV{PYTHONPATH}")
 unset(ENV{PYTHONPATH})
 unset(ENV{PYTHONNOUSERSITE})
 
@@ -21,11 +24,11 @@ if(NOT _wheel_python)
     set(_wheel_python "$ENV{VIRTUAL_ENV}/bin/python")
   endif()
 endif()
-execute_process(COMMAND "${_wheel_python}" -c "import torch, onnx" RESULT_VARIABLE _no_torch OUTPUT_QUIET ERROR_QUIET)
+execute_process(COMMAND "${_wheel_python}" -c "import torch" RESULT_VARIABLE _no_torch OUTPUT_QUIET ERROR_QUIET)
 if(NOT _no_torch EQUAL 0)
-  message(FATAL_ERROR "torch and onnx are not importable through ${_wheel_python}: install into a venv that has them "
-                      "(requirements.txt) with pip install --no-build-isolation, or activate that venv, or name its "
-                      "python with -Ccmake.define.PARITY_WHEEL_PYTHON=...")
+  message(FATAL_ERROR "torch is not importable through ${_wheel_python}: install into a venv that has torch "
+                      "(the version of pyproject.toml), or activate that venv, or name its python with "
+                      "-Ccmake.define.PARITY_WHEEL_PYTHON=...")
 endif()
 set(PARITY_PYTHON "${_wheel_python}" CACHE FILEPATH "Python of the project venv" FORCE)
 if(NOT PARITY_WITH_TORCH)
@@ -47,5 +50,5 @@ function(parity_wheel_install)
   # <PARITY_BUILD_DIR>/custom_ops/, where scenarios/cases/custom_ops.py looks (the package sets the variable).
   install(TARGETS parity_demo_ops parity_demo_translations LIBRARY DESTINATION ${native}/custom_ops)
   install(TARGETS parity_refrt_python LIBRARY DESTINATION parity)
-  install(FILES ${CMAKE_SOURCE_DIR}/common/tolerances.json DESTINATION scenarios)
+  install(FILES ${CMAKE_SOURCE_DIR}/common/tolerances.json DESTINATION parity/scenarios)
 endfunction()

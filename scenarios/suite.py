@@ -115,7 +115,15 @@ def select_cases(suites: Iterable[str], builtin: bool) -> list[Case]:
     """The built-in scenarios (when `builtin`) and every case of the given suites, sorted by name."""
     chosen: dict[str, tuple[Case, str]] = {}
     if builtin:
-        for c in registry.all_cases():
+        try:
+            builtin_cases = registry.all_cases()
+        except ModuleNotFoundError as e:
+            # The model zoo and other families build transformers (or torchao) models: an installed parity has
+            # them only with its `matrix` extra. User suites (--scenarios) and parity.verify need neither.
+            raise SuiteError(f"the built-in scenarios need the Python package {e.name!r}, which is not installed "
+                             "(pip install 'parity[matrix]', or requirements.txt in a checkout); "
+                             "--scenarios runs suites of your own without them") from e
+        for c in builtin_cases:
             chosen[c.name] = (c, "the built-in scenarios")
     for spec in suites:
         path, pick = split_pick(spec)

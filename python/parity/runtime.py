@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._paths import REPO_ROOT, ParityError
+from ._paths import SOURCE_DIR, ParityError
 
 
 def _load_extension():
@@ -32,7 +32,7 @@ def _load_extension():
     except ImportError:
         pass
     explicit = os.environ.get("PARITY_BIN")
-    build = Path(explicit).parent if explicit else REPO_ROOT / os.environ.get("PARITY_BUILD_DIR", "build")
+    build = Path(explicit).parent if explicit else SOURCE_DIR / os.environ.get("PARITY_BUILD_DIR", "build")
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
         path = build / f"_refrt{suffix}"
         if path.is_file():

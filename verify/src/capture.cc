@@ -28,9 +28,9 @@ std::vector<std::string> suite_args(const CaptureRequest& r) {
   return argv;
 }
 
-// The suite's helpers and `from parity import Case` resolve to this repository's packages.
+// The suite's helpers and `from parity import Case` resolve to this repository's (or installation's) packages.
 std::vector<std::pair<std::string, std::string>> python_env(const CaptureRequest& r) {
-  return {{"PYTHONPATH", r.source_dir + ":" + (fs::path(r.source_dir) / "python").string()}};
+  return {{"PYTHONPATH", scenarios_package(r.source_dir).python_path}};
 }
 
 // The child's own "error: ..." line (suite.py and capture.py print one), else the tail of its stderr.
@@ -49,9 +49,19 @@ void check_exit(const ProcessResult& p, const std::string& what) {
 
 }  // namespace
 
+ScenariosPackage scenarios_package(const std::string& source_dir) {
+  const fs::path dir(source_dir);
+  std::error_code ec;
+  if (fs::is_regular_file(dir / "__init__.py", ec)) {
+    fs::path package = dir.filename().empty() ? dir.parent_path() : dir;  // "site-packages/parity/" too
+    return {package.filename().string() + ".scenarios", package.parent_path().string()};
+  }
+  return {"scenarios", source_dir + ":" + (dir / "python").string()};
+}
+
 std::vector<json> run_capture(const CaptureRequest& r, const std::function<void(const json&)>& on_case) {
-  std::vector<std::string> argv = {r.python,  "-m",      "scenarios.capture", "--out",
-                                   r.out_dir, "--modes", join(r.modes, ",")};
+  const std::string module = scenarios_package(r.source_dir).module + ".capture";
+  std::vector<std::string> argv = {r.python, "-m", module, "--out", r.out_dir, "--modes", join(r.modes, ",")};
   if (!r.filter.empty()) argv.insert(argv.end(), {"--filter", r.filter});
   if (r.force) argv.push_back("--force");
   argv.insert(argv.end(), {"--jobs", std::to_string(std::max(r.jobs, 1))});
@@ -72,12 +82,13 @@ std::vector<json> run_capture(const CaptureRequest& r, const std::function<void(
         if (on_case) on_case(j);
       },
       false, python_env(r));
-  check_exit(p, r.python + " -m scenarios.capture");
+  check_exit(p, r.python + " -m " + module);
   return captured;
 }
 
 std::vector<std::string> list_scenarios(const CaptureRequest& r) {
-  std::vector<std::string> argv = {r.python, "-m", "scenarios", "list"};
+  const std::string module = scenarios_package(r.source_dir).module;
+  std::vector<std::string> argv = {r.python, "-m", module, "list"};
   const auto suites = suite_args(r);
   argv.insert(argv.end(), suites.begin(), suites.end());
   std::vector<std::string> names;
@@ -87,7 +98,7 @@ std::vector<std::string> list_scenarios(const CaptureRequest& r) {
         if (!line.empty()) names.push_back(line);
       },
       false, python_env(r));
-  check_exit(p, "python -m scenarios list");
+  check_exit(p, "python -m " + module + " list");
   return names;
 }
 

@@ -9,6 +9,7 @@
 #include "parity/fs.h"
 #include "parity/refrt/session.h"
 #include "parity/tensor_io.h"
+#include "parity/verify/capture.h"
 #include "parity/verify/compare.h"
 #include "parity/process.h"
 
@@ -137,22 +138,24 @@ void run_peers_batch(const std::vector<PeersJob>& jobs, const std::vector<std::s
     fs::create_directories(jobs[0].out_dir);
     const std::string jobs_file = (fs::path(jobs[0].out_dir) / "peers_jobs.json").string();
     write_file_atomic(jobs_file, list.dump(), "peers");
-    const ProcessResult r = run_process({python, "-m", "scenarios.peers", "--jobs", jobs_file}, timeout_seconds,
-                                        [&](const std::string& text) {
-                                          json line;
-                                          try {
-                                            line = json::parse(text);
-                                          } catch (const json::exception&) {
-                                            return;  // not ours (a stray print)
-                                          }
-                                          for (size_t i = 0; i < jobs.size(); ++i)
-                                            if (!reported[i] && line.value("case_dir", "") == jobs[i].case_dir) {
-                                              reported[i] = true;
-                                              on_result(i, peers_from_line(line, jobs[i].case_dir, ours_refrt[i]));
-                                              break;
-                                            }
-                                        },
-                                        false, {{"PYTHONPATH", source_dir}});
+    const ScenariosPackage scenarios = scenarios_package(source_dir);
+    const ProcessResult r =
+        run_process({python, "-m", scenarios.module + ".peers", "--jobs", jobs_file}, timeout_seconds,
+                    [&](const std::string& text) {
+                      json line;
+                      try {
+                        line = json::parse(text);
+                      } catch (const json::exception&) {
+                        return;  // not ours (a stray print)
+                      }
+                      for (size_t i = 0; i < jobs.size(); ++i)
+                        if (!reported[i] && line.value("case_dir", "") == jobs[i].case_dir) {
+                          reported[i] = true;
+                          on_result(i, peers_from_line(line, jobs[i].case_dir, ours_refrt[i]));
+                          break;
+                        }
+                    },
+                    false, {{"PYTHONPATH", scenarios.python_path}});
     if (r.timed_out)
       problem = "scenarios.peers gave no result within " + std::to_string(timeout_seconds) + " s";
     else

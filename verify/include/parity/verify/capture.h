@@ -8,9 +8,20 @@
 
 namespace parity::verify {
 
+// The scenario library as the Python children import it, with the PYTHONPATH that makes it importable. In a
+// checkout source_dir is the repository root and the library its top-level package `scenarios`; an installed
+// wheel passes the folder of the `parity` package as source_dir (parity/_paths.py), whose scenarios are the
+// subpackage `parity.scenarios`: a top-level `scenarios` would be shadowed by a user's own folder of that
+// name (`python -m` puts the working directory first on sys.path). Rule: source_dir is itself a package.
+struct ScenariosPackage {
+  std::string module;       // "scenarios" or "parity.scenarios": `python -m <module>.capture`
+  std::string python_path;  // PYTHONPATH for the child (where that package and `parity` are importable)
+};
+ScenariosPackage scenarios_package(const std::string& source_dir);
+
 struct CaptureRequest {
   std::string python;      // the venv's python
-  std::string source_dir;  // repository root (scenarios/ and python/ live there)
+  std::string source_dir;  // the folder holding scenarios/ (scenarios_package)
   std::string out_dir;     // cases go to out_dir/<case>/<mode>/
   std::vector<std::string> modes = {"strict", "nonstrict", "decomposed"};
   std::string filter;                  // regex on case names ("" = all)
