@@ -14,14 +14,14 @@ TEST(ReferenceLayout, DimOrderOfDenseLayouts) {
   // PatchTST's batch norm output: (6, 16, 4) recorded with strides (64, 1, 16), a permuted (6, 4, 16).
   EXPECT_EQ(dense_dim_order({6, 16, 4}, {64, 1, 16}), V({0, 2, 1}));
   EXPECT_EQ(dense_dim_order({2, 3, 5, 5}, {75, 1, 15, 3}), V({0, 2, 3, 1}));  // channels-last
-  EXPECT_EQ(dense_dim_order({2, 1, 4}, {4, 99, 1}), V({0, 2, 1}));          // a size-1 dim's stride is free
+  EXPECT_EQ(dense_dim_order({2, 1, 4}, {4, 99, 1}), V({0, 2, 1}));            // a size-1 dim's stride is free
 }
 
 TEST(ReferenceLayout, NoOrderForOverlappingSparseOrEmpty) {
-  EXPECT_FALSE(dense_dim_order({2, 3}, {0, 1}));      // expanded
-  EXPECT_FALSE(dense_dim_order({2, 3}, {6, 2}));      // every other element
+  EXPECT_FALSE(dense_dim_order({2, 3}, {0, 1}));        // expanded
+  EXPECT_FALSE(dense_dim_order({2, 3}, {6, 2}));        // every other element
   EXPECT_FALSE(dense_dim_order({2, 0, 3}, {0, 3, 1}));  // empty
-  EXPECT_FALSE(dense_dim_order({2, 3}, {3}));         // rank mismatch
+  EXPECT_FALSE(dense_dim_order({2, 3}, {3}));           // rank mismatch
 }
 
 TEST(ReferenceLayout, StridesFollowTheOrderAtNewSizes) {

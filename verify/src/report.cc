@@ -152,7 +152,9 @@ void markdown_reference_notes(std::ostringstream& md, const json& report) {
   for (const auto& c : report.at("cases"))
     for (const auto& set : c.value("input_sets", json::array()))
       for (const auto& note : set.value("reference_notes", json::array())) {
-        if (!any) md << "\n## Reference notes\n\nWhere the libtorch reference did what torch's own run of the program would not:\n\n";
+        if (!any)
+          md << "\n## Reference notes\n\nWhere the libtorch reference did what torch's own run of the program "
+                "would not:\n\n";
         any = true;
         md << "- **" << text_of(c, "case") << " / " << text_of(c, "mode") << "** " << text_of(set, "name") << ": "
            << cell(note.is_string() ? note.get<std::string>() : note.dump()) << "\n";

@@ -83,7 +83,7 @@ struct OutputEntry {
 struct InputSetEntry {
   std::string name;
   std::vector<OutputEntry> outputs;
-  Absent<nlohmann::json> intermediates;  // {compared, unmatched, values} with --intermediates
+  Absent<nlohmann::json> intermediates;              // {compared, unmatched, values} with --intermediates
   Absent<std::vector<std::string>> reference_notes;  // ReferenceResult::notes of this set's reference run
 };
 
