@@ -224,6 +224,9 @@ void lerp(TranslateContext& ctx) {
 // _to_copy / to.dtype / type conversions: a Cast to the output dtype (Identity when it already matches).
 void to_copy(TranslateContext& ctx) {
   const DType out = ctx.output_meta().dtype;
+  // A number as `self`: torch wraps it as a 0-d tensor (vmap's batching rule leaves `_to_copy(1, dtype=...)`
+  // for the `+ 1` of a batched `x * y + 1`), so the converted value is that number in the output dtype.
+  if (!ctx.required("self").is_tensor()) return ctx.alias_output(0, ctx.value("self", out));
   const DType in = ctx.input_meta("self").dtype;
   if (in == out) return ctx.alias_output(0, ctx.tensor("self"));
   set_attr(ctx.emit("Cast", {ctx.tensor("self")}, {ctx.output()}), "to", static_cast<int64_t>(out));

@@ -106,6 +106,8 @@ class VerifyResult:
                          f"at {d.get('source')}")
         if self.decomposed_ops:
             lines.append(f"  re-decomposed by torch (no Parity translation yet): {', '.join(self.decomposed_ops)}")
+        for s in self.entry.get("input_sets", []):  # what the libtorch reference ran past (report.md's notes)
+            lines += [f"  reference note, {s.get('name')}: {note}" for note in s.get("reference_notes", [])]
         lines.append(f"  report: {self.report_md}")
         return "\n".join(lines)
 

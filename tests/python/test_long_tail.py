@@ -4,10 +4,12 @@ torch on capture, attention over a left-padded batch.
 
 Oracle: the eager model run at capture; the programs are checked to really hold what each test is about.
 """
+import json
 import math
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -103,3 +105,52 @@ def test_vmap_program_is_retraced_into_batched_ops(tmp_path):
     assert any("_add_batch_dim" in k for k in result.decomposed_ops), repr(result)
     assert not any("batch_dim" in t for t in _targets(result.case_dir))
     assert result.passed, repr(result)
+
+
+def _scenario(name):
+    """A long-tail scenario's module, its input sets and dynamic shapes (scenarios/cases/long_tail.py)."""
+    sys.path.insert(0, str(ROOT))
+    import scenarios.cases  # noqa: F401  (registers the cases)
+    from scenarios.registry import get_case
+
+    case = get_case(name)
+    return case.module(), [args for args, _ in case.examples()], case.shapes()
+
+
+def test_reference_runs_past_an_export_only_check_on_an_unbacked_size_and_says_so(tmp_path):
+    module, sets, shapes = _scenario("scan_export_only_check")
+    result = parity.verify(module, sets[0], dynamic_shapes=shapes, input_sets=sets[1:], out=tmp_path,
+                           name="scan_export_only_check")
+    assert result.passed, repr(result)
+    # The program really asserts what eager's rows violate: torch's own run of it stops there.
+    ep = torch.export.load(str(result.case_dir / "model.pt2"))
+    with pytest.raises(RuntimeError, match=r"u\d+ >= 2"):
+        ep.module()(*sets[0])
+    report = json.loads(result.report_json.read_text())
+    notes = [n for s in report["cases"][0]["input_sets"] for n in s.get("reference_notes", [])]
+    assert len(notes) == 4 and all("failed (1 time)" in n for n in notes), notes  # 2 assertions x 2 sets
+    assert "## Reference notes" in result.report_md.read_text() and "reference note" in repr(result)
+
+
+def test_reference_keeps_the_recorded_layout_a_decomposed_view_relies_on(tmp_path):
+    module, sets, shapes = _scenario("model_patchtst_prediction")
+    result = parity.verify(module, sets[0], dynamic_shapes=shapes, input_sets=sets[1:], mode="decomposed",
+                           out=tmp_path, name="patchtst")
+    assert result.passed, repr(result)
+    # torch's own run of the decomposed program fails at the view: CPU batch norm returns another layout
+    # than its meta kernel recorded.
+    ep = torch.export.load(str(result.case_dir / "model.pt2"))
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        ep.module()(*sets[0])
+
+
+def test_vmap_of_an_add_with_a_number_passes_in_every_mode(tmp_path):
+    module, sets, shapes = _scenario("vmap_mul_add")
+    for mode in ("strict", "nonstrict", "decomposed"):
+        result = parity.verify(module, sets[0], dynamic_shapes=shapes, input_sets=sets[1:], mode=mode,
+                               out=tmp_path / mode, name="vmap_mul_add")
+        assert result.passed, repr(result)
+        # What the re-decomposition left: `_to_copy` of a plain number (the translation under test).
+        ep = torch.export.load(str(result.case_dir / "model.pt2"))
+        assert any(str(n.target) == "aten._to_copy.default" and not isinstance(n.args[0], torch.fx.Node)
+                   for n in ep.graph.nodes if n.op == "call_function"), mode

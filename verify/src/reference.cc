@@ -18,6 +18,7 @@
 #include "parity/error.h"
 #include "parity/fs.h"
 #include "reference_api.h"
+#include "reference_layout.h"
 #include "reference_quantized.h"
 #include "reference_symbolic.h"
 #include "reference_transformers.h"
@@ -119,6 +120,7 @@ class Interpreter {
 
   ReferenceResult run(const std::vector<Tensor>& user_inputs, bool keep,
                       const std::map<std::string, Tensor>* substitutes) {
+    graph_ = &program_.graph;
     bind_inputs(user_inputs);
     if (substitutes)
       for (const auto& node : program_.graph.nodes)
@@ -143,6 +145,11 @@ class Interpreter {
       }
     }
     for (const auto& name : program_.user_output_names()) result.outputs.push_back(from_aten(tensor(name)));
+    for (const auto& [message, times] : failed_assertions_)
+      result.notes.push_back(message + " (" + std::to_string(times) + (times == 1 ? " time" : " times") +
+                             "): a data-dependent value outside what torch.export assumed; eager never checked it "
+                             "and torch's ExportedProgram.module() stops there; the reference ran past it, and the "
+                             "comparison with eager decides");
     for (const auto& m : program_.mutations()) result.mutations.push_back(from_aten(tensor(m.fx_value)));
     if (keep)  // inputs, parameters and constants: no node produced them
       for (const auto& [name, t] : tensors_)
@@ -508,6 +515,7 @@ class Interpreter {
     if (node.target.rfind("_operator.", 0) == 0) return run_python_operator(node);
     if (is_symbolic_helper(node.target)) return run_symbolic_helper(node);
     if (node.target.rfind("torch.ops.higher_order.", 0) == 0) return run_higher_order(node);
+    if (node.target == "torch.ops.aten._assert_scalar.default" && runs_past_failed_assertion(node)) return;
     const std::string prefix = "torch.ops.";
     if (node.target.rfind(prefix, 0) != 0)
       throw Error({"verify"}, "non-operator target is not supported by the reference executor yet");
@@ -539,7 +547,44 @@ class Interpreter {
         !(node.outputs.size() == 1 && node.outputs[0].is(pt2::ArgKind::as_tensors)))
       throw Error({"verify"}, "operator returned " + std::to_string(stack.size()) + " values, the graph expects " +
                                   std::to_string(node.outputs.size()));
-    for (size_t i = 0; i < node.outputs.size() && i < stack.size(); ++i) bind_output(node.outputs[i], stack[i]);
+    for (size_t i = 0; i < node.outputs.size() && i < stack.size(); ++i) {
+      // A fresh tensor (no alias annotation: not a view, not in-place) takes the layout the program recorded.
+      if (i < schema.returns().size() && !schema.returns()[i].alias_info() && stack[i].isTensor() &&
+          node.outputs[i].is_tensor())
+        stack[i] = in_recorded_layout(stack[i].toTensor(), node.outputs[i].tensor_name());
+      bind_output(node.outputs[i], stack[i]);
+    }
+  }
+
+  // `t` laid out as the program recorded the value (reference_layout.h: a decomposed program's views rely on
+  // it); copied only when libtorch's kernel chose another dim order.
+  at::Tensor in_recorded_layout(const at::Tensor& t, const std::string& name) const {
+    if (!graph_ || !t.defined() || t.is_quantized() || t.layout() != at::kStrided || t.dim() < 2) return t;
+    const auto it = graph_->tensor_values.find(name);
+    // Symbolic strides are not kept by the PT2 reader (TensorMeta::strides is empty): such a value keeps
+    // libtorch's layout.
+    if (it == graph_->tensor_values.end() || it->second.strides.size() != static_cast<size_t>(t.dim())) return t;
+    std::vector<int64_t> hinted;  // the sizes at capture, which the recorded strides describe
+    for (const auto& d : it->second.sizes) hinted.push_back(d.value.value_or(d.hint));
+    const auto order = dense_dim_order(hinted, it->second.strides);
+    if (!order) return t;
+    const std::vector<int64_t> sizes(t.sizes().begin(), t.sizes().end());
+    const std::vector<int64_t> want = dense_strides(sizes, *order);
+    if (same_layout(sizes, std::vector<int64_t>(t.strides().begin(), t.strides().end()), want)) return t;
+    return at::empty_strided(sizes, want, t.options()).copy_(t);
+  }
+
+  // torch.export's runtime assertion on an unbacked (data-dependent) value that does not hold: recorded and run
+  // past (reference_layout.h says why). Any other assertion runs through libtorch's kernel, failing as torch does.
+  bool runs_past_failed_assertion(const pt2::Node& node) const {
+    const Argument* cond = node.input("self");
+    const Argument* msg = node.input("assert_msg");
+    if (!cond || !msg || !msg->is(pt2::ArgKind::as_string) || !is_scalar_kind(cond->kind())) return false;
+    if (scalar_of(*cond).toBool()) return false;
+    const auto expr = unbacked_assertion(msg->as_string());
+    if (!expr) return false;
+    ++failed_assertions_["runtime assertion `" + *expr + "` (node '" + node.name + "') failed"];
+    return true;
   }
 
   // --- higher-order ops, interpreted: each subgraph runs in a child interpreter that sees the outer
@@ -549,6 +594,7 @@ class Interpreter {
       throw Error({"verify"}, "a subgraph takes " + std::to_string(graph.inputs.size()) + " inputs, " +
                                   std::to_string(inputs.size()) + " were given");
     Interpreter child(program_);
+    child.graph_ = &graph;
     child.ints_ = ints_;
     child.floats_ = floats_;
     child.bools_ = bools_;
@@ -562,6 +608,7 @@ class Interpreter {
         throw e.with_context({"verify", program_.archive_path, node.name, node.target});
       }
     }
+    for (const auto& [message, times] : child.failed_assertions_) failed_assertions_[message] += times;
     std::vector<at::Tensor> out;
     for (const auto& o : graph.outputs) out.push_back(child.tensor(o.tensor_name()));
     return out;
@@ -708,6 +755,8 @@ class Interpreter {
   }
 
   const pt2::Program& program_;
+  const pt2::Graph* graph_ = nullptr;  // the graph being run (the program's, or a subgraph): recorded layouts
+  mutable std::map<std::string, int> failed_assertions_;  // note -> times, from this graph and its subgraphs
   std::map<std::string, at::Tensor> tensors_;
   std::map<std::string, const pt2::Node*> producers_;                // FX tensor -> its node (a substituted run's only)
   std::map<std::string, std::shared_ptr<MappedFile>> run_mappings_;  // archive path -> this run's mapping

@@ -146,6 +146,21 @@ void markdown_ties(std::ostringstream& md, const json& report) {
       }
 }
 
+// Runtime assertions the libtorch reference ran past (reference_layout.h), per case and input set.
+void markdown_reference_notes(std::ostringstream& md, const json& report) {
+  bool any = false;
+  for (const auto& c : report.at("cases"))
+    for (const auto& set : c.value("input_sets", json::array()))
+      for (const auto& note : set.value("reference_notes", json::array())) {
+        if (!any)
+          md << "\n## Reference notes\n\nWhere the libtorch reference did what torch's own run of the program "
+                "would not:\n\n";
+        any = true;
+        md << "- **" << text_of(c, "case") << " / " << text_of(c, "mode") << "** " << text_of(set, "name") << ": "
+           << cell(note.is_string() ? note.get<std::string>() : note.dump()) << "\n";
+      }
+}
+
 }  // namespace
 
 std::string render_markdown(const json& report) {
@@ -207,6 +222,7 @@ std::string render_markdown(const json& report) {
   markdown_fp64(md, report);
   markdown_requant(md, report);
   markdown_tolerances(md, report);
+  markdown_reference_notes(md, report);
   bool any_error = false;
   for (const auto& c : report.at("cases")) {
     if (!c.value("error", json()).is_string()) continue;

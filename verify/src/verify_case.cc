@@ -168,6 +168,7 @@ bool run_stage(CaseRun& r, SetRun& s) {
 bool reference_stage(CaseRun& r, SetRun& s) {
   try {
     s.reference = run_reference(r.program, s.inputs, r.options.intermediates);
+    if (!s.reference.notes.empty()) s.entry.reference_notes = s.reference.notes;
     // Debugging the reference itself (docs/report.md): with --intermediates, every FX value it computed.
     if (const char* dir = std::getenv("PARITY_REFERENCE_DUMP_DIR"))
       for (const auto& [name, t] : s.reference.intermediates)

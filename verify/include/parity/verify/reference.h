@@ -28,6 +28,9 @@ struct ReferenceResult {
   // tensor (relu_) does not change the recorded value.
   std::map<std::string, Tensor> intermediates;
   std::map<std::string, Substitution> substituted;  // FX tensor name -> its substitution, in a substituted run
+  // What the run did that torch's ExportedProgram.module() would not: a runtime assertion on a
+  // data-dependent value that failed and was run past (reference_layout.h), one line each.
+  std::vector<std::string> notes;
 };
 
 // `user_inputs` follow Program::user_input_names(). Throws parity::Error naming the node and ATen op.

@@ -83,7 +83,8 @@ struct OutputEntry {
 struct InputSetEntry {
   std::string name;
   std::vector<OutputEntry> outputs;
-  Absent<nlohmann::json> intermediates;  // {compared, unmatched, values} with --intermediates
+  Absent<nlohmann::json> intermediates;              // {compared, unmatched, values} with --intermediates
+  Absent<std::vector<std::string>> reference_notes;  // ReferenceResult::notes of this set's reference run
 };
 
 // An input set with fresh dynamic dims (--fresh K): refrt vs libtorch only.
@@ -169,7 +170,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FirstDivergence, fx_node, value,
                                                 max_abs_error, mismatches, numel, problem, input_set, detail)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OutputEntry, index, name, kind, dtype, shape, refrt_vs_eager,
                                                 libtorch_vs_eager, refrt_vs_libtorch)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(InputSetEntry, name, outputs, intermediates)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(InputSetEntry, name, outputs, intermediates, reference_notes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(FreshSetEntry, name, dims, outputs)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileOp, op_type, count, ms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileSummary, input_set, total_ms, nodes, ops)
