@@ -621,10 +621,44 @@ bool undoes_unsqueeze(const onnx::GraphProto& g, const onnx::NodeProto& squeeze,
   return axes.size() == inserted->size() && axes == std::set<int64_t>(removed->begin(), removed->end());
 }
 
+// How many elements a computed 1-D piece of a shape holds, when that is known without running it: its
+// declared type, an Unsqueeze of a scalar, a Gather of constant 1-D indices from Shape(x), or a Slice
+// (constant bounds, step 1) of Shape(x) with x's rank known. nullopt otherwise: a piece of unknown length would misalign every later entry of the target.
+std::optional<int64_t> shape_piece_size(const onnx::GraphProto& g, const std::string& piece,
+                                        const std::map<std::string, int>& producer, const Scope& scope) {
+  const ValueType* t = scope.type(piece);
+  if (t && t->ranked && t->dims.size() == 1 && t->dims[0] >= 0) return t->dims[0];
+  auto p = producer.find(piece);
+  if (p == producer.end()) return std::nullopt;
+  const onnx::NodeProto& n = g.node(p->second);
+  if (!default_domain(n)) return std::nullopt;
+  const ValueType* in = n.input_size() > 0 ? scope.type(n.input(0)) : nullptr;
+  if (n.op_type() == "Unsqueeze" && in && in->ranked && in->dims.empty()) return 1;
+  auto shape_of = producer.find(n.input(0));
+  if (shape_of == producer.end() || g.node(shape_of->second).op_type() != "Shape") return std::nullopt;
+  if (n.op_type() == "Gather" && n.input_size() == 2) {  // Gather(Shape(x), constant 1-D indices)
+    const Tensor* indices = scope.constant(n.input(1));
+    return indices && indices->rank() == 1 ? std::optional<int64_t>(indices->numel()) : std::nullopt;
+  }
+  if (n.op_type() != "Slice" || n.input_size() < 3 || n.input_size() > 5) return std::nullopt;
+  const onnx::NodeProto& shape = g.node(shape_of->second);
+  const ValueType* x = shape.input_size() == 1 ? scope.type(shape.input(0)) : nullptr;
+  if (!x || !x->ranked || shape.attribute_size() != 0) return std::nullopt;  // start/end attributes: not here
+  std::optional<std::vector<int64_t>> bounds[4];  // starts, ends, axes, steps
+  for (int k = 1; k < n.input_size(); ++k) {
+    const Tensor* c = n.input(k).empty() ? nullptr : scope.constant(n.input(k));
+    if (!c || !(bounds[k - 1] = int_values(*c)) || bounds[k - 1]->size() != 1) return std::nullopt;
+  }
+  if ((bounds[2] && (*bounds[2])[0] != 0) || (bounds[3] && (*bounds[3])[0] != 1)) return std::nullopt;
+  const auto rank = static_cast<int64_t>(x->dims.size());
+  auto clamp = [&](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t{0}, rank); };
+  return std::max<int64_t>(0, clamp((*bounds[1])[0]) - clamp((*bounds[0])[0]));
+}
+
 // Reshape(x, Concat(pieces)) whose target, once the declared output type fills in what it knows
 // statically, has at most one unknown dim: that target as a constant (-1 for the unknown one, which
-// Reshape infers from x's size). Pieces are constants or scalar-sized values; the declared rank of the
-// output says how many elements the non-constant pieces hold together.
+// Reshape infers from x's size). Pieces are constants or computed pieces of known length
+// (shape_piece_size).
 std::optional<Tensor> inferable_reshape_target(const onnx::GraphProto& g, const onnx::NodeProto& reshape,
                                                const std::map<std::string, int>& producer, const Scope& scope) {
   if (reshape.input_size() != 2 || scope.constant(reshape.input(1))) return std::nullopt;
@@ -639,7 +673,9 @@ std::optional<Tensor> inferable_reshape_target(const onnx::GraphProto& g, const 
   for (const auto& piece : concat.input()) {
     const Tensor* c = piece.empty() ? nullptr : scope.constant(piece);
     if (!c) {
-      target.push_back(-2);
+      const auto size = piece.empty() ? std::nullopt : shape_piece_size(g, piece, producer, scope);
+      if (!size) return std::nullopt;
+      target.insert(target.end(), static_cast<size_t>(*size), -2);
       continue;
     }
     const auto values = int_values(*c);
@@ -648,7 +684,7 @@ std::optional<Tensor> inferable_reshape_target(const onnx::GraphProto& g, const 
       if (v < -1 || (v == 0 && allow_zero)) return std::nullopt;  // invalid, or a literal empty dim
     target.insert(target.end(), values->begin(), values->end());
   }
-  if (target.size() != out->dims.size()) return std::nullopt;  // a dynamic piece of several elements
+  if (target.size() != out->dims.size()) return std::nullopt;
   int unknown = 0;
   for (size_t k = 0; k < target.size(); ++k) {
     if (target[k] > 0) continue;

@@ -796,6 +796,32 @@ TEST(PassesShapeChains, ReshapeTargetWithOneUnknownDimBecomesAConstant) {
   expect_same_results(b.model, m, {{floats({1, 6})}, {floats({4, 6}, 3)}});
 }
 
+// nn.MultiheadAttention's unflatten: Shape(x)[0:2] (two elements), [3, 32], Shape(x)[3:3] (none). Counting
+// each computed piece as one element put 32 where 2 belongs ([-1, 3, 32, 32]); the pieces' own lengths
+// give the right target.
+TEST(PassesShapeChains, ReshapeTargetCountsEachPiecesLength) {
+  ModelBuilder b;
+  b.input("x", DType::kFloat32, {-1, 2, 96}, true);
+  for (const auto& [name, v] : std::vector<std::pair<std::string, int64_t>>{{"i0", 0}, {"i2", 2}, {"i3", 3}})
+    b.initializer(name, i64({1}, {v}));
+  b.initializer("heads", i64({2}, {3, 32}));
+  b.node("Shape", {"x"}, {"s"});
+  b.node("Slice", {"s", "i0", "i2"}, {"lead"});
+  b.node("Slice", {"s", "i3", "i3"}, {"rest"});
+  b.node("Concat", {"lead", "heads", "rest"}, {"target"});
+  ModelBuilder::attr(b.g().mutable_node(3), "axis", int64_t{0});
+  b.node("Reshape", {"x", "target"}, {"r"});
+  value_info(b, "r", DType::kFloat32, {-1, 2, 3, 32});
+  b.node("Relu", {"r"}, {"y"});
+  b.output("y");
+  onnx::ModelProto m = b.model;
+  exporter::optimize(m);
+  const auto* reshape = producer_of(m.graph(), "r");
+  ASSERT_NE(reshape, nullptr);
+  EXPECT_EQ(int64_initializer(m.graph(), reshape->input(1)), (std::vector<int64_t>{-1, 2, 3, 32}));
+  expect_same_results(b.model, m, {{floats({5, 2, 96})}});
+}
+
 TEST(PassesFuse, TransposedWeightBecomesAnInitializerUnlessSharedAndPairsCompose) {
   ModelBuilder b;
   b.input("x", DType::kFloat32, {2, 3});
