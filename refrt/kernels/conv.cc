@@ -66,12 +66,18 @@ class ConvKernel : public Kernel {
   }
 
   void compute(KernelIO& io) const override {
-    nn::run_float(node_, io, io.in(0).dtype(), [&](auto tag, KernelIO& f) { run<decltype(tag)>(f); });
+    // float16/bfloat16: float32 products and sums (constant weights widened once, at prepare), rounded once.
+    const DType dtype = io.in(0).dtype();
+    if (is_float16_like(dtype)) return with_float32(io, dtype, [&](KernelIO& f) { run<float>(f); }, &widened_);
+    nn::run_float(node_, io, dtype, [&](auto tag, KernelIO& f) { run<decltype(tag)>(f); });
   }
 
   void prepare(const std::vector<const Tensor*>& constants) override {
-    if (constants.size() > 1 && constants[1] && constants[1]->dtype() == DType::kFloat32)
-      dnnl_.set_weights(*constants[1]);
+    for (const Tensor* t : constants)
+      if (t) widened_.add(*t);
+    const Tensor* w = constants.size() > 1 ? constants[1] : nullptr;
+    const Tensor* w32 = !w ? nullptr : w->dtype() == DType::kFloat32 ? w : widened_.find(*w);
+    if (w32) dnnl_.set_weights(*w32);
   }
 
   double flops(const KernelIO& io) const override {  // 2 * output elements * (C/group * kernel volume)
@@ -601,6 +607,7 @@ class ConvKernel : public Kernel {
   int64_t group_;
   std::vector<ActStep> acts_;  // fused epilogue (FusedConv); empty for a plain Conv
   conv_dnnl::Conv dnnl_;       // oneDNN's primitives, when W is a constant
+  WidenedConstants widened_;   // float32 copies of float16/bfloat16 constant weights and bias
 };
 
 }  // namespace

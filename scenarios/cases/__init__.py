@@ -4,6 +4,7 @@ from . import (  # noqa: F401
     blocks,
     control_flow,
     custom_ops,
+    half,  # zoo models in float16 / bfloat16
     inplace,
     long_tail,
     models_text,
