@@ -126,7 +126,8 @@ def main(argv=None):
         m = r["ms"]
         ort_cells = (f"{m['ort']:.3f} | {m['refrt'] / m['ort']:.2f}" if "ort" in m else
                      f"cannot run ({r['ort_problem']}) | -")
-        print(f"| {r['model']} | {r['threads']} | {r['dtype']} | {m['refrt']:.3f} | {m['refrt'] / f32:.2f} | {ort_cells} |")
+        print(f"| {r['model']} | {r['threads']} | {r['dtype']} | {m['refrt']:.3f} | {m['refrt'] / f32:.2f} | "
+              f"{ort_cells} |")
     if a.json:
         Path(a.json).write_text(json.dumps(dict(date=str(datetime.date.today()), cpu=cpu, machine=machine, rows=rows),
                                            indent=1))
