@@ -623,7 +623,8 @@ bool undoes_unsqueeze(const onnx::GraphProto& g, const onnx::NodeProto& squeeze,
 
 // How many elements a computed 1-D piece of a shape holds, when that is known without running it: its
 // declared type, an Unsqueeze of a scalar, a Gather of constant 1-D indices from Shape(x), or a Slice
-// (constant bounds, step 1) of Shape(x) with x's rank known. nullopt otherwise: a piece of unknown length would misalign every later entry of the target.
+// (constant bounds, step 1) of Shape(x) with x's rank known. nullopt otherwise: a piece of unknown length would
+// misalign every later entry of the target.
 std::optional<int64_t> shape_piece_size(const onnx::GraphProto& g, const std::string& piece,
                                         const std::map<std::string, int>& producer, const Scope& scope) {
   const ValueType* t = scope.type(piece);
@@ -644,7 +645,7 @@ std::optional<int64_t> shape_piece_size(const onnx::GraphProto& g, const std::st
   const onnx::NodeProto& shape = g.node(shape_of->second);
   const ValueType* x = shape.input_size() == 1 ? scope.type(shape.input(0)) : nullptr;
   if (!x || !x->ranked || shape.attribute_size() != 0) return std::nullopt;  // start/end attributes: not here
-  std::optional<std::vector<int64_t>> bounds[4];  // starts, ends, axes, steps
+  std::optional<std::vector<int64_t>> bounds[4];                             // starts, ends, axes, steps
   for (int k = 1; k < n.input_size(); ++k) {
     const Tensor* c = n.input(k).empty() ? nullptr : scope.constant(n.input(k));
     if (!c || !(bounds[k - 1] = int_values(*c)) || bounds[k - 1]->size() != 1) return std::nullopt;

@@ -68,7 +68,9 @@ class ConvKernel : public Kernel {
   void compute(KernelIO& io) const override {
     // float16/bfloat16: float32 products and sums (constant weights widened once, at prepare), rounded once.
     const DType dtype = io.in(0).dtype();
-    if (is_float16_like(dtype)) return with_float32(io, dtype, [&](KernelIO& f) { run<float>(f); }, &widened_);
+    if (is_float16_like(dtype))
+      return with_float32(
+          io, dtype, [&](KernelIO& f) { run<float>(f); }, &widened_);
     nn::run_float(node_, io, dtype, [&](auto tag, KernelIO& f) { run<decltype(tag)>(f); });
   }
 

@@ -54,7 +54,8 @@ bool bf16_product(KernelIO& io, const ConstantB& packed, const WidenedConstants&
                   const Tensor* bias) {
   const Tensor& a = io.in(0);
   if (a.dtype() != DType::kBFloat16 || packed.kind() != ConstantB::Kind::kBFloat16 || !packed.holds(io.in(1)) ||
-      a.rank() < 2 || a.shape().back() != packed.k() || (bias && (bias->dtype() != a.dtype() || bias->numel() != packed.n())))
+      a.rank() < 2 || a.shape().back() != packed.k() ||
+      (bias && (bias->dtype() != a.dtype() || bias->numel() != packed.n())))
     return false;
   const Tensor* bias32 = bias ? widened.find(*bias) : nullptr;
   Tensor bias_copy;
@@ -90,9 +91,11 @@ class MatMulKernel : public Kernel {
     // float16/bfloat16: float32 products and sums, rounded once (torch's CPU matmul).
     if (is_float16_like(a.dtype())) {
       const Tensor* bias = io.optional(2);
-      if (a.rank() >= 2 && bf16_product(io, constant_b_, widened_, checked_numel(a.shape()) / std::max<int64_t>(a.shape().back(), 1), bias))
+      if (a.rank() >= 2 && bf16_product(io, constant_b_, widened_,
+                                        checked_numel(a.shape()) / std::max<int64_t>(a.shape().back(), 1), bias))
         return;
-      return with_float32(io, a.dtype(), [&](KernelIO& f) { compute(f); }, &widened_);
+      return with_float32(
+          io, a.dtype(), [&](KernelIO& f) { compute(f); }, &widened_);
     }
     // FusedMatMul with transB (optimize/fold_transpose_matmul.cc): B is stored [..., N, K].
     bool tb = false;
@@ -294,7 +297,8 @@ class GemmKernel : public Kernel {
     if (is_float16_like(a.dtype())) {
       const bool bias_row = !c || (beta_ == 1.0f && (c->rank() == 1 || (c->rank() == 2 && c->dim(0) == 1)));
       if (bias_row && bf16_product(io, constant_b_, widened_, a.dim(0), c)) return;
-      return with_float32(io, a.dtype(), [&](KernelIO& f) { compute(f); }, &widened_);
+      return with_float32(
+          io, a.dtype(), [&](KernelIO& f) { compute(f); }, &widened_);
     }
     const int64_t m = trans_a_ ? a.dim(1) : a.dim(0), k = trans_a_ ? a.dim(0) : a.dim(1);
     const int64_t kb = trans_b_ ? b.dim(1) : b.dim(0), n = trans_b_ ? b.dim(0) : b.dim(1);

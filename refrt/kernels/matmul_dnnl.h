@@ -42,13 +42,14 @@ struct Packs;
 class ConstantB {
  public:
   enum class Kind {
-    kFloat32,  // float32 A x float32 B -> float32 C (+ bias, then refrt's activations)
-    kInt8,     // uint8 A x int8 B -> exact int32 C (zero points are the caller's)
+    kFloat32,   // float32 A x float32 B -> float32 C (+ bias, then refrt's activations)
+    kInt8,      // uint8 A x int8 B -> exact int32 C (zero points are the caller's)
     kBFloat16,  // bfloat16 A x bfloat16 B -> float32 C (+ float32 bias, activations); the caller rounds C once
   };
   // b: [K, N] row-major, or [N, K] when trans (the transB of Gemm). Kept (a shared buffer). kInt8 takes
-  // an int8 B, kBFloat16 a bfloat16 B. `acts` (kFloat32, kBFloat16): the activations applied to C after the bias: as oneDNN post-ops where
-  // each has one (Relu, exact GELU: computed in the kernel's registers), else by refrt on each block.
+  // an int8 B, kBFloat16 a bfloat16 B. `acts` (kFloat32, kBFloat16): the activations applied to C after the bias: as
+  // oneDNN post-ops where each has one (Relu, exact GELU: computed in the kernel's registers), else by refrt on each
+  // block.
   void set(const Tensor& b, bool trans, Kind kind, std::vector<ActStep> acts = {});
   bool defined() const { return b_.defined(); }
   // Whether `b` is the tensor given to set() (a graph input overriding it would not be).
@@ -58,8 +59,9 @@ class ConstantB {
   int64_t n() const { return n_; }
 
   // C[m, n] (row stride n) = A[m, k] (row stride lda) x B (+ bias[n]), then the activations (kFloat32).
-  // For kInt8, A is uint8 and C int32 (bias must be null); for kBFloat16, A is bfloat16 and C float32. false: oneDNN declined this shape (nothing
-  // written; the caller runs its own kernel). On success io.impl names the implementation oneDNN chose.
+  // For kInt8, A is uint8 and C int32 (bias must be null); for kBFloat16, A is bfloat16 and C float32. false: oneDNN
+  // declined this shape (nothing written; the caller runs its own kernel). On success io.impl names the implementation
+  // oneDNN chose.
   bool run(const KernelIO& io, int64_t m, const void* a, int64_t lda, const float* bias, void* c) const;
 
  private:

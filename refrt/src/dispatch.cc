@@ -53,7 +53,8 @@ __attribute__((target("avx2,f16c"))) void half_widen_f16c(const uint16_t* src, f
 __attribute__((target("avx2,f16c"))) void half_narrow_f16c(const float* src, uint16_t* dst, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8)
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i),
+                     _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
   narrow_span<true>(src + i, dst + i, n - i);
 }
 #endif

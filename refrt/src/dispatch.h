@@ -77,8 +77,8 @@ void with_float32(KernelIO& io, DType dtype, Body&& body, const WidenedConstants
   body(f);
   if (!f.impl.empty()) io.impl = intern_impl("float32 " + std::string(f.impl));
   for (size_t i = 0; i < f.outputs.size(); ++i)
-    io.outputs[i] =
-        f.outputs[i].dtype() == DType::kFloat32 ? narrow_from_float32(f.outputs[i], dtype, &io) : std::move(f.outputs[i]);
+    io.outputs[i] = f.outputs[i].dtype() == DType::kFloat32 ? narrow_from_float32(f.outputs[i], dtype, &io)
+                                                            : std::move(f.outputs[i]);
 }
 
 // dispatch_numeric(dtype, fn) is common's (parity/dtype_lists.h).
