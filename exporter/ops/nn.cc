@@ -312,11 +312,16 @@ void layer_norm(TranslateContext& ctx) {
   const std::string shape = ctx.graph.constant_i64(normalized);
   std::vector<std::string> inputs = {ctx.tensor("input"), affine_or(ctx, "weight", 1, shape, t)};
   if (ctx.has("bias")) inputs.push_back(ctx.value("bias", t));
+  // Mean and InvStdDev of a float16 / bfloat16 X are float32 (stash_type 1); torch's are in X's dtype, so
+  // they are cast to it (the export's dead-node pass drops the casts of unused ones).
+  const bool half = t == DType::kFloat16 || t == DType::kBFloat16;
   std::vector<std::string> outputs = {ctx.output(0)};
-  for (size_t i = 1; i < ctx.output_count(); ++i) outputs.push_back(ctx.output(i));
+  for (size_t i = 1; i < ctx.output_count(); ++i) outputs.push_back(half ? ctx.temp("layer_norm_stat") : ctx.output(i));
   auto* node = ctx.emit("LayerNormalization", inputs, outputs);
   set_attr(node, "axis", -static_cast<int64_t>(normalized.size()));
   set_attr(node, "epsilon", static_cast<float>(ctx.float_arg("eps", 1e-5)));
+  for (size_t i = 1; half && i < outputs.size(); ++i)
+    ctx.alias_output(i, ctx.cast_if_needed(outputs[i], DType::kFloat32, t));
 }
 
 // native_group_norm(input, weight, bias, N, C, HxW, group, eps) -> (y, mean[N,G], rstd[N,G]); group_norm -> y.
