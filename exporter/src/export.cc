@@ -245,11 +245,24 @@ bool calls_torchao(const pt2::Graph& g) {
   return false;
 }
 
+// Whether a tensor of `g` or of one of its subgraphs is bfloat16.
+bool has_bfloat16(const pt2::Graph& g) {
+  for (const auto& [name, meta] : g.tensor_values)
+    if (meta.dtype == DType::kBFloat16) return true;
+  for (const auto& n : g.nodes)
+    for (const auto& in : n.inputs)
+      if (in.arg.is(pt2::ArgKind::as_graph) && has_bfloat16(in.arg.subgraph())) return true;
+  return false;
+}
+
 }  // namespace
 
 int resolve_opset(const pt2::Program& program, int requested) {
   if (requested != kAutoOpset) return requested;
-  return calls_torchao(program.graph) ? std::max(kDefaultOpset, 21) : kDefaultOpset;
+  int opset = calls_torchao(program.graph) ? std::max(kDefaultOpset, 21) : kDefaultOpset;
+  // bfloat16 Conv, pooling and most activations are valid ONNX from opset 22 only.
+  if (has_bfloat16(program.graph)) opset = std::max(opset, 22);
+  return opset;
 }
 
 std::string export_program(const pt2::Program& program, const ExportOptions& options) {

@@ -72,13 +72,24 @@ EXPECTED_CAPTURE_FAILED = {
 }
 
 
+# float16 / bfloat16 outputs: their dtype's numbers (common/tolerances.json), as `parity verify` uses.
+HALF_TOLERANCES = {k: v for k, v in json.loads((ROOT / "common" / "tolerances.json").read_text()).items()
+                   if k in ("float16", "bfloat16")}
+
+
 def assert_matches_eager(got, expected, what):
-    """Integers and bools exactly (same dtype, every element), floats within rtol 1e-4, atol 1e-5."""
+    """Integers and bools exactly (same dtype, every element), floats within rtol 1e-4, atol 1e-5 (float16 and
+    bfloat16 within their dtype's tolerance, compared in float64)."""
     got = np.asarray(got)
     assert got.shape == expected.shape, f"{what}: shape {got.shape} != eager {expected.shape}"
     if expected.dtype.kind in "iub":
         assert got.dtype == expected.dtype, f"{what}: dtype {got.dtype} != eager {expected.dtype}"
         np.testing.assert_array_equal(got, expected, err_msg=what)
+    elif str(expected.dtype) in HALF_TOLERANCES:
+        assert got.dtype == expected.dtype, f"{what}: dtype {got.dtype} != eager {expected.dtype}"
+        tol = HALF_TOLERANCES[str(expected.dtype)]
+        np.testing.assert_allclose(got.astype(np.float64), expected.astype(np.float64), rtol=tol["rtol"],
+                                   atol=tol["atol"], err_msg=what)
     else:
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5, err_msg=what)
 

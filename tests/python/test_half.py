@@ -3,6 +3,7 @@ bit, and the issue's attention + MLP block verifies through parity.verify in bot
 batch and sequence, its report stating the numbers it compared with.
 
 Oracles: torch's own tensors (the bits), eager PyTorch (the verdict's reference)."""
+import subprocess
 import sys
 from pathlib import Path
 
@@ -64,3 +65,18 @@ def test_attention_block_verifies_in_its_dtype(tmp_path, dtype):
     assert onnx_model.graph.input[0].type.tensor_type.elem_type == want  # exported as it is, not upcast
     report = Path(result.report_md).read_text()
     assert "## Tolerances" in report and f"| {str(dtype)[6:]} |" in report
+
+
+@pytest.mark.parametrize("dtype, opset", [(torch.float32, 18), (torch.float16, 18), (torch.bfloat16, 22)])
+def test_automatic_opset_makes_valid_onnx(tmp_path, dtype, opset):
+    """bfloat16 Conv and pooling are valid ONNX from opset 22: a bfloat16 program exports at 22 by itself (the
+    checker, with full shape inference, refuses a bfloat16 Conv at 18); others keep the default 18."""
+    model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU(), nn.MaxPool2d(2)).eval().to(dtype)
+    pt2, out = tmp_path / "m.pt2", tmp_path / "m.onnx"
+    torch.export.save(torch.export.export(model, (torch.randn(1, 3, 8, 8, dtype=dtype),), strict=False), pt2)
+    proc = subprocess.run([str(parity.parity_bin()), "export", str(pt2), "-o", str(out)], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    exported = onnx.load(str(out))
+    assert [o.version for o in exported.opset_import if o.domain in ("", "ai.onnx")] == [opset]
+    onnx.checker.check_model(exported, full_check=True)
