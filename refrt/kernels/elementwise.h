@@ -4,8 +4,10 @@
 // An op is a small struct: constructed from its node (attributes parsed once), with
 //   template <typename T> static constexpr bool accepts = ...;   // which C++ element types it takes
 //   R operator()(T x) const  /  R operator()(T a, T b) const       // R = T, or bool for predicates
-// float16/bfloat16 run through float32 (with_float32) whenever the op accepts float.
+// float16/bfloat16 run through float32 whenever the op accepts float: block by block for float -> float ops,
+// through float32 copies (with_float32) for the others.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -180,12 +182,48 @@ void call_span(const Op& op, const T* x, R* y, int64_t n) {
   op.span(x, y, n);
 }
 
+// float16/bfloat16 elementwise ops run block by block: kHalfBlock elements widened into float32 buffers
+// on the stack, computed, rounded once into the output. Materialising float32 copies of whole tensors
+// (with_float32) tripled the memory traffic of these memory-bound ops.
+inline constexpr int64_t kHalfBlock = 512;
+
+// n elements of a half tensor at stride `stride` (0: one value repeated) into x, as float32.
+inline void widen_strided(DType dtype, const uint16_t* p, int64_t stride, float* x, int64_t n) {
+  if (stride == 1) return widen_span(dtype, p, x, n);
+  const bool half = dtype == DType::kFloat16;
+  if (stride == 0) {
+    const float v = half ? half_to_float(p[0]) : bf16_to_float(p[0]);
+    for (int64_t j = 0; j < n; ++j) x[j] = v;
+    return;
+  }
+  for (int64_t j = 0; j < n; ++j) x[j] = half ? half_to_float(p[j * stride]) : bf16_to_float(p[j * stride]);
+}
+
+// Whether Op computes float -> float (Unary) or float, float -> float (Binary): the ops the blocked half
+// paths take (predicates keep the float32 copies).
+template <typename Op>
+constexpr bool unary_float_to_float() {
+  if constexpr (Op::template accepts<float>)
+    return std::is_same_v<std::invoke_result_t<const Op&, float>, float>;
+  else
+    return false;
+}
+template <typename Op>
+constexpr bool binary_float_to_float() {
+  if constexpr (Op::template accepts<float>)
+    return std::is_same_v<std::invoke_result_t<const Op&, float, float>, float>;
+  else
+    return false;
+}
+
 template <typename Op>
 class UnaryKernel : public Kernel {
  public:
   explicit UnaryKernel(const NodeDef& node) : node_(node), op_(node_) {}
   void compute(KernelIO& io) const override {
     const Tensor& x = io.in(0);
+    if constexpr (unary_float_to_float<Op>())
+      if (is_float16_like(x.dtype())) return half_blocks(io, x);
     if (is_float16_like(x.dtype()) && Op::template accepts<float>)
       return with_float32(io, x.dtype(), [&](KernelIO& f) { compute(f); });
     bool done = false;
@@ -212,6 +250,24 @@ class UnaryKernel : public Kernel {
   }
 
  private:
+  void half_blocks(KernelIO& io, const Tensor& x) const {
+    Tensor out(x.dtype(), x.shape());
+    const auto* px = static_cast<const uint16_t*>(x.raw());
+    auto* po = static_cast<uint16_t*>(out.mutable_raw());
+    parallel_for(io, x.numel(), 16384, [&](int64_t begin, int64_t end) {
+      float a[kHalfBlock], z[kHalfBlock];
+      for (int64_t b = begin; b < end; b += kHalfBlock) {
+        const int64_t n = std::min(kHalfBlock, end - b);
+        widen_span(x.dtype(), px + b, a, n);
+        if constexpr (has_float_span<Op>::value)
+          call_span(op_, static_cast<const float*>(a), z, n);
+        else
+          for (int64_t j = 0; j < n; ++j) z[j] = op_(a[j]);
+        narrow_span(x.dtype(), z, po + b, n);
+      }
+    });
+    io.outputs[0] = std::move(out);
+  }
   NodeDef node_;
   Op op_;  // after node_: ops may keep a pointer to it for errors
 };
@@ -225,6 +281,8 @@ class BinaryKernel : public Kernel {
     const Tensor& b = io.in(1);
     if (a.dtype() != b.dtype())
       node_.fail("input dtypes differ: " + dtype_name(a.dtype()) + " and " + dtype_name(b.dtype()));
+    if constexpr (binary_float_to_float<Op>())
+      if (is_float16_like(a.dtype())) return half_runs(io, a, b);
     if (is_float16_like(a.dtype()) && Op::template accepts<float>)
       return with_float32(io, a.dtype(), [&](KernelIO& f) { compute(f); });
     const auto plan = plan_broadcast<2>({&a.shape(), &b.shape()}, node_);
@@ -252,6 +310,30 @@ class BinaryKernel : public Kernel {
   }
 
  private:
+  // float16/bfloat16: float_runs' runs, each in blocks widened on the stack and rounded once.
+  void half_runs(KernelIO& io, const Tensor& a, const Tensor& b) const {
+    const auto plan = plan_broadcast<2>({&a.shape(), &b.shape()}, node_);
+    Tensor out(a.dtype(), plan.out);
+    const DType dt = a.dtype();
+    const auto* pa = static_cast<const uint16_t*>(a.raw());
+    const auto* pb = static_cast<const uint16_t*>(b.raw());
+    auto* po = static_cast<uint16_t*>(out.mutable_raw());
+    parallel_for(io, plan.numel, 16384, [&](int64_t begin, int64_t end) {
+      float x[kHalfBlock], y[kHalfBlock], z[kHalfBlock];
+      for_each_broadcast_run(
+          plan, begin, end,
+          [&](int64_t o, const std::array<int64_t, 2>& i, int64_t len, const std::array<int64_t, 2>& s) {
+            for (int64_t j0 = 0; j0 < len; j0 += kHalfBlock) {
+              const int64_t n = std::min(kHalfBlock, len - j0);
+              widen_strided(dt, pa + i[0] + j0 * s[0], s[0], x, n);
+              widen_strided(dt, pb + i[1] + j0 * s[1], s[1], y, n);
+              for (int64_t j = 0; j < n; ++j) z[j] = op_(x[j], y[j]);
+              narrow_span(dt, z, po + o + j0, n);
+            }
+          });
+    });
+    io.outputs[0] = std::move(out);
+  }
   // Output ranges over the pool (each element depends on its own inputs only), each range as runs in
   // which both operands move by fixed strides.
   template <typename T>

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "../src/vmath.h"
 #include "elementwise.h"
@@ -55,7 +56,6 @@ class SoftmaxKernel : public Kernel {
       : node_(node), coerce_2d_(node.opset < 13), axis_(node.attr_int("axis", coerce_2d_ ? 1 : -1)) {}
   void compute(KernelIO& io) const override {
     const Tensor& x = io.in(0);
-    if (is_float16_like(x.dtype())) return with_float32(io, x.dtype(), [&](KernelIO& f) { compute(f); });
     const int64_t rank = static_cast<int64_t>(x.rank());
     // The coerced 2-D form accepts a rank-0 input (one 1x1 row) and axis == rank (rows of one column).
     if (rank == 0 && !coerce_2d_) node_.fail("input must have rank >= 1");
@@ -69,6 +69,10 @@ class SoftmaxKernel : public Kernel {
         n *= x.dim(d);
       else
         inner *= x.dim(d);
+    }
+    if (is_float16_like(x.dtype())) {
+      if (inner == 1) return half_rows(io, x, outer, n);
+      return with_float32(io, x.dtype(), [&](KernelIO& f) { compute(f); });
     }
     const bool ok = dispatch_float(x.dtype(), [&](auto zero) {
       using T = decltype(zero);
@@ -90,6 +94,23 @@ class SoftmaxKernel : public Kernel {
   }
 
  private:
+  // float16/bfloat16 rows along the last axis: each row widened into a float32 buffer, normalised there and
+  // rounded once into the output (no float32 copy of the whole tensor).
+  void half_rows(KernelIO& io, const Tensor& x, int64_t rows, int64_t n) const {
+    Tensor out(x.dtype(), x.shape());
+    const auto* px = static_cast<const uint16_t*>(x.raw());
+    auto* po = static_cast<uint16_t*>(out.mutable_raw());
+    if (out.numel() > 0)
+      parallel_for(io, rows, std::max<int64_t>(1, 8192 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+        std::vector<float> row(static_cast<size_t>(n));
+        for (int64_t r = b; r < e; ++r) {
+          widen_span(x.dtype(), px + r * n, row.data(), n);
+          normalise_row(kMode, row.data(), row.data(), n, 1);
+          narrow_span(x.dtype(), row.data(), po + r * n, n);
+        }
+      });
+    io.outputs[0] = std::move(out);
+  }
   NodeDef node_;
   bool coerce_2d_;
   int64_t axis_;

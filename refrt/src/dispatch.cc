@@ -27,13 +27,14 @@ inline uint16_t float_to_bf16_bits(float f) {
   return static_cast<uint16_t>(nan ? ((u >> 16) & 0x8000u) | 0x7fc0u : rounded);
 }
 
+// Inlined into each target-specific caller below, so that they are vectorised for its ISA.
 template <bool kHalf>
-void widen_span(const uint16_t* src, float* dst, int64_t n) {
+[[gnu::always_inline]] inline void widen_span(const uint16_t* src, float* dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] = kHalf ? half_to_float(src[i]) : bf16_bits_to_float(src[i]);
 }
 
 template <bool kHalf>
-void narrow_span(const float* src, uint16_t* dst, int64_t n) {
+[[gnu::always_inline]] inline void narrow_span(const float* src, uint16_t* dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] = kHalf ? float_to_half(src[i]) : float_to_bf16_bits(src[i]);
 }
 
