@@ -1,12 +1,15 @@
 #include "passes.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <utility>
 #include <vector>
 
 #include "fold_eval.h"
+#include "parity/element.h"
 #include "parity/error.h"
 #include "parity/internal/onnx_tensor.h"
 #include "passes_internal.h"
@@ -664,6 +667,51 @@ std::optional<Tensor> inferable_reshape_target(const onnx::GraphProto& g, const 
   return int64_tensor(target);
 }
 
+// Slice(x, starts, ends[, axes, steps]) that keeps every element: starts 0, steps 1, ends at INT64_MAX
+// (torch's "to the end"). Axes do not matter then.
+bool slice_is_full(const onnx::NodeProto& n, const Scope& scope) {
+  if (n.input_size() < 3) return false;
+  const auto values = [&](int k) -> std::optional<std::vector<int64_t>> {
+    const Tensor* c = n.input_size() > k && !n.input(k).empty() ? scope.constant(n.input(k)) : nullptr;
+    return c ? int_values(*c) : std::nullopt;
+  };
+  const auto starts = values(1), ends = values(2);
+  if (!starts || !ends || starts->size() != ends->size()) return false;
+  std::vector<int64_t> steps(starts->size(), 1);  // when absent
+  if (n.input_size() > 4 && !n.input(4).empty()) {
+    const auto given = values(4);
+    if (!given) return false;
+    steps = *given;
+  }
+  if (steps.size() != starts->size()) return false;
+  for (size_t k = 0; k < starts->size(); ++k)
+    if ((*starts)[k] != 0 || (*ends)[k] != std::numeric_limits<int64_t>::max() || steps[k] != 1) return false;
+  return true;
+}
+
+// Mul or Div by one, Sub of zero, and Add of zero to an integer: the other operand itself, when the
+// constant is one element of its dtype and of no higher rank (nothing broadcasts). Exact in IEEE
+// arithmetic (x * 1, x / 1 and x - (+0) are x, -0 and NaN included); x + 0 turns -0 into +0: integers only.
+std::optional<std::string> neutral_operand(const onnx::NodeProto& n, const Scope& scope) {
+  const std::string& op = n.op_type();
+  if (n.input_size() != 2) return std::nullopt;
+  for (int c : {1, 0}) {  // the constant's position; first only where the op commutes
+    if (c == 0 && op != "Mul" && op != "Add") continue;
+    const Tensor* k = scope.constant(n.input(c));
+    const std::string& x = n.input(1 - c);
+    const ValueType* type = scope.type(x);
+    const Tensor* value = scope.constant(x);
+    if (!k || k->numel() != 1 || k->dtype() != scope.dtype(x) || (!value && (!type || !type->ranked))) continue;
+    if (k->rank() > (value ? value->rank() : type->dims.size())) continue;
+    const double v = element_as_double(*k, 0);
+    const bool floating = dtype_is_floating(k->dtype());
+    if (((op == "Mul" || op == "Div") && v == 1) || (op == "Sub" && v == 0 && !std::signbit(v)) ||
+        (op == "Add" && v == 0 && !floating))
+      return x;
+  }
+  return std::nullopt;
+}
+
 // Concat of one input with others that are empty along the axis (a cache that starts empty) is that one.
 std::optional<std::string> concat_survivor(const onnx::NodeProto& n, const Scope& scope) {
   const int64_t axis = int_attribute(n, "axis", 0);
@@ -691,12 +739,14 @@ std::optional<std::string> passthrough_input(const onnx::GraphProto& g, const on
                                              const std::map<std::string, int>& producer, const Scope& scope) {
   const std::string& op = n.op_type();
   if (n.input_size() == 0 || n.input(0).empty()) return std::nullopt;
+  if (op == "Mul" || op == "Div" || op == "Add" || op == "Sub") return neutral_operand(n, scope);
   const bool noop = op == "Concat" ||
                     (op == "Cast" && scope.dtype(n.input(0)) != DType::kUndefined &&
                      static_cast<int64_t>(scope.dtype(n.input(0))) == int_attribute(n, "to", -1)) ||
                     (op == "Reshape" && reshape_is_noop(n, scope)) ||
                     (op == "Expand" && n.input_size() == 2 && same_declared_shape(n, scope)) ||
-                    (op == "Squeeze" && undoes_unsqueeze(g, n, producer, scope));
+                    (op == "Squeeze" && undoes_unsqueeze(g, n, producer, scope)) ||
+                    (op == "Slice" && slice_is_full(n, scope));
   if (!noop) return std::nullopt;
   if (op == "Squeeze") return g.node(producer.at(n.input(0))).input(0);
   if (op == "Concat" && n.input_size() > 1) return concat_survivor(n, scope);
@@ -772,6 +822,7 @@ OptimizeStats optimize(onnx::ModelProto& model, const OptimizeOptions& options) 
       stats.fused += fold_weight_transposes(g, options);
       stats.fused += fuse_into_conv(g, options);
       stats.fused += merge_transposes(g, options);
+      stats.fused += merge_unsqueezes(g, options);
     }
     if (options.identities) stats.identities += remove_identities(g, options);
     if (options.dead_code) stats.dead_code += remove_dead_nodes(g, options);

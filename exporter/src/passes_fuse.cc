@@ -1,9 +1,11 @@
 // Cleanup rewrites that merge a node into its neighbour or into a weight (passes.h): transposed weights,
-// Pad and BatchNormalization into Conv, Transpose pairs. Each is exact or, for BatchNormalization, the
+// Pad and BatchNormalization into Conv, Transpose pairs, Unsqueeze pairs. Each is exact or, for BatchNormalization, the
 // same arithmetic refrt applies at load.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "fold_eval.h"
@@ -357,9 +359,72 @@ int transposes_in(onnx::GraphProto& g, const OptimizeOptions& options) {
   return changes;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Unsqueeze pairs
+
+// The axes of one Unsqueeze doing what Unsqueeze(Unsqueeze(x, inner), outer) does. `outer` are positions
+// in the final shape; `inner` are positions among the dims `outer` did not insert. Both non-negative and
+// free of repeats (the rank of x is not needed then), else nullopt.
+std::optional<std::vector<int64_t>> merged_unsqueeze_axes(const std::vector<int64_t>& inner,
+                                                          const std::vector<int64_t>& outer) {
+  const std::set<int64_t> in(inner.begin(), inner.end()), out(outer.begin(), outer.end());
+  if (in.size() != inner.size() || out.size() != outer.size() || in.empty() || out.empty() || *in.begin() < 0 ||
+      *out.begin() < 0)
+    return std::nullopt;
+  std::vector<int64_t> axes(outer.begin(), outer.end());
+  int64_t mid = 0;  // the position of final dim k in the intermediate shape, when outer did not insert k
+  for (int64_t k = 0; mid <= *in.rbegin(); ++k) {
+    if (out.count(k)) continue;
+    if (in.count(mid++)) axes.push_back(k);
+  }
+  std::sort(axes.begin(), axes.end());
+  return axes;
+}
+
+int unsqueezes_in(onnx::GraphProto& g, const OptimizeOptions& options) {
+  int changes = 0;
+  for (auto& n : *g.mutable_node())
+    for (auto* s : subgraphs(n)) changes += unsqueezes_in(*s, options);
+  const Names keep = identity_keep(g, options);
+  Names defined = defined_names(g);
+  const auto counts = read_counts(g);
+  const auto producer = producers(g);
+  Weights weights(g, options);
+  Names gone;
+  std::vector<bool> drop(static_cast<size_t>(g.node_size()), false);
+  for (int i = 0; i < g.node_size(); ++i) {
+    onnx::NodeProto& outer = *g.mutable_node(i);
+    if (!is_op(outer, "Unsqueeze") || outer.input_size() != 2 || outer.output_size() != 1) continue;
+    const std::string mid = outer.input(0);
+    auto p = producer.find(mid);
+    if (p == producer.end() || drop[static_cast<size_t>(p->second)] || keep.count(mid) || counts.at(mid) != 1) continue;
+    const onnx::NodeProto& inner = g.node(p->second);
+    if (!is_op(inner, "Unsqueeze") || inner.input_size() != 2 || inner.output_size() != 1) continue;
+    const auto a1 = weights.value(inner.input(1)), a2 = weights.value(outer.input(1));
+    const auto v1 = a1 ? int_values(*a1) : std::nullopt, v2 = a2 ? int_values(*a2) : std::nullopt;
+    const auto axes = v1 && v2 ? merged_unsqueeze_axes(*v1, *v2) : std::nullopt;
+    if (!axes) continue;
+    std::string name = outer.output(0) + "_axes";
+    for (int k = 1; defined.count(name); ++k) name = outer.output(0) + "_axes_" + std::to_string(k);
+    defined.insert(name);
+    weights.add(name, int64_tensor(*axes));
+    outer.set_input(0, inner.input(0));
+    outer.set_input(1, name);
+    drop[static_cast<size_t>(p->second)] = true;
+    gone.insert(mid);
+    ++changes;
+  }
+  weights.commit();
+  erase_nodes(g, drop);
+  erase_if(g.mutable_value_info(), [&](const onnx::ValueInfoProto& v, int) { return gone.count(v.name()) != 0; });
+  return changes;
+}
+
 }  // namespace
 
 int merge_transposes(onnx::GraphProto& graph, const OptimizeOptions& options) { return transposes_in(graph, options); }
+
+int merge_unsqueezes(onnx::GraphProto& graph, const OptimizeOptions& options) { return unsqueezes_in(graph, options); }
 
 int fold_weight_transposes(onnx::GraphProto& graph, const OptimizeOptions& options) {
   return weight_transposes_in(graph, options);
