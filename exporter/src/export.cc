@@ -211,13 +211,13 @@ void add_outputs(ModelBuild& b) {
   }
 }
 
-// The exporter's passes; parameter, buffer and constant names are the module's state, never merged away.
+// The exporter's passes; parameter and buffer names are the module's state, never merged away.
 void run_passes(const ModelBuild& b, onnx::ModelProto& model, std::vector<Tensor>& payloads) {
   OptimizeOptions passes;
   passes.payloads = &payloads;  // the passes may read large weights and add transposed or folded ones
   for (const auto& spec : b.program.input_specs)
-    if (spec.kind == pt2::InputSpec::Kind::kParameter || spec.kind == pt2::InputSpec::Kind::kBuffer ||
-        spec.kind == pt2::InputSpec::Kind::kTensorConstant)
+    // Lifted tensor constants (a torch.tensor(...) in forward) are not the module's state: they may fold.
+    if (spec.kind == pt2::InputSpec::Kind::kParameter || spec.kind == pt2::InputSpec::Kind::kBuffer)
       passes.protected_names.insert(spec.target);
   optimize(model, passes);
 }

@@ -689,14 +689,15 @@ bool slice_is_full(const onnx::NodeProto& n, const Scope& scope) {
   return true;
 }
 
-// Mul or Div by one, Sub of zero, and Add of zero to an integer: the other operand itself, when the
-// constant is one element of its dtype and of no higher rank (nothing broadcasts). Exact in IEEE
-// arithmetic (x * 1, x / 1 and x - (+0) are x, -0 and NaN included); x + 0 turns -0 into +0: integers only.
+// Mul or Div by one, Sub of zero, Add of zero to an integer, And with true, Or with false: the other
+// operand itself, when the constant is one element of its dtype and of no higher rank (nothing
+// broadcasts). Exact in IEEE arithmetic (x * 1, x / 1 and x - (+0) are x, -0 and NaN included);
+// x + 0 turns -0 into +0: integers only.
 std::optional<std::string> neutral_operand(const onnx::NodeProto& n, const Scope& scope) {
   const std::string& op = n.op_type();
   if (n.input_size() != 2) return std::nullopt;
   for (int c : {1, 0}) {  // the constant's position; first only where the op commutes
-    if (c == 0 && op != "Mul" && op != "Add") continue;
+    if (c == 0 && op != "Mul" && op != "Add" && op != "And" && op != "Or") continue;
     const Tensor* k = scope.constant(n.input(c));
     const std::string& x = n.input(1 - c);
     const ValueType* type = scope.type(x);
@@ -706,7 +707,7 @@ std::optional<std::string> neutral_operand(const onnx::NodeProto& n, const Scope
     const double v = element_as_double(*k, 0);
     const bool floating = dtype_is_floating(k->dtype());
     if (((op == "Mul" || op == "Div") && v == 1) || (op == "Sub" && v == 0 && !std::signbit(v)) ||
-        (op == "Add" && v == 0 && !floating))
+        (op == "Add" && v == 0 && !floating) || (op == "And" && v == 1) || (op == "Or" && v == 0))
       return x;
   }
   return std::nullopt;
@@ -739,7 +740,8 @@ std::optional<std::string> passthrough_input(const onnx::GraphProto& g, const on
                                              const std::map<std::string, int>& producer, const Scope& scope) {
   const std::string& op = n.op_type();
   if (n.input_size() == 0 || n.input(0).empty()) return std::nullopt;
-  if (op == "Mul" || op == "Div" || op == "Add" || op == "Sub") return neutral_operand(n, scope);
+  if (op == "Mul" || op == "Div" || op == "Add" || op == "Sub" || op == "And" || op == "Or")
+    return neutral_operand(n, scope);
   const bool noop = op == "Concat" ||
                     (op == "Cast" && scope.dtype(n.input(0)) != DType::kUndefined &&
                      static_cast<int64_t>(scope.dtype(n.input(0))) == int_attribute(n, "to", -1)) ||
@@ -823,6 +825,7 @@ OptimizeStats optimize(onnx::ModelProto& model, const OptimizeOptions& options) 
       stats.fused += fuse_into_conv(g, options);
       stats.fused += merge_transposes(g, options);
       stats.fused += merge_unsqueezes(g, options);
+      if (opset >= 15) stats.fused += slice_shapes(g, options);
     }
     if (options.identities) stats.identities += remove_identities(g, options);
     if (options.dead_code) stats.dead_code += remove_dead_nodes(g, options);

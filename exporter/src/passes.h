@@ -25,7 +25,7 @@ struct OptimizeOptions {
   bool cse = true;
   bool identities = true;
   bool shape_chains = true;
-  bool fuse = true;  // fold_weight_transposes, fuse_into_conv, merge_transposes, merge_unsqueezes
+  bool fuse = true;  // fold_weight_transposes, fuse_into_conv, merge_transposes, merge_unsqueezes, slice_shapes
   // Folded or merged constants stay this small, so weights are never duplicated.
   int64_t max_folded_elements = 1024;
   // Rounds of the whole pipeline; it stops earlier at a fixpoint.
@@ -91,6 +91,10 @@ int merge_transposes(onnx::GraphProto& graph, const OptimizeOptions& options = {
 // Unsqueeze(Unsqueeze(x, a), b) where nothing else reads the inner one and both axes are non-negative
 // constants: one Unsqueeze of x with the axes of both (as the final shape numbers them). Exact.
 int merge_unsqueezes(onnx::GraphProto& graph, const OptimizeOptions& options = {});
+
+// Slice(Shape(x), [s], [e]) and Unsqueeze(Gather(Shape(x), scalar k), [0]): one Shape(x) with start and
+// end (opset 15), the 1-D dims it picks. Needs opset >= 15.
+int slice_shapes(onnx::GraphProto& graph, const OptimizeOptions& options = {});
 
 struct OptimizeStats {
   int rounds = 0;

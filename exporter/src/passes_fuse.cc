@@ -1,9 +1,10 @@
 // Cleanup rewrites that merge a node into its neighbour or into a weight (passes.h): transposed weights,
-// Pad and BatchNormalization into Conv, Transpose pairs, Unsqueeze pairs. Each is exact or, for BatchNormalization, the
+// Pad and BatchNormalization into Conv, Transpose pairs, Unsqueeze pairs, slices of a Shape. Each is exact or, for BatchNormalization, the
 // same arithmetic refrt applies at load.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <set>
 #include <utility>
@@ -178,6 +179,13 @@ void set_ints(onnx::NodeProto& n, const std::string& name, const std::vector<int
   }
   attr->clear_ints();
   for (int64_t x : v) attr->add_ints(x);
+}
+
+void set_int(onnx::NodeProto& n, const std::string& name, int64_t v) {
+  auto* attr = n.add_attribute();
+  attr->set_name(name);
+  attr->set_type(onnx::AttributeProto::INT);
+  attr->set_i(v);
 }
 
 bool auto_pad_notset(const onnx::NodeProto& conv) {
@@ -420,11 +428,85 @@ int unsqueezes_in(onnx::GraphProto& g, const OptimizeOptions& options) {
   return changes;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Slices of a shape
+
+// The [start, end) of Shape(x) that `n` reads: Slice(Shape(x), [s], [e][, [0][, [1]]]) or
+// Unsqueeze(Gather(Shape(x), k), [0]) with a scalar k. nullopt for anything else. An end of nullopt
+// means "to the last dim" (INT64_MAX, or k = -1).
+struct ShapeRange {
+  std::string x;
+  int64_t start;
+  std::optional<int64_t> end;
+};
+
+std::optional<ShapeRange> shape_range(const onnx::GraphProto& g, const onnx::NodeProto& n,
+                                      const std::map<std::string, int>& producer, const Weights& weights) {
+  const auto ints = [&](const std::string& name) -> std::optional<std::vector<int64_t>> {
+    const auto t = weights.value(name);
+    return t ? int_values(*t) : std::nullopt;
+  };
+  const auto from = [&](const std::string& v) -> const onnx::NodeProto* {
+    auto p = producer.find(v);
+    return p == producer.end() ? nullptr : &g.node(p->second);
+  };
+  const auto plain_shape = [](const onnx::NodeProto* s) {
+    return s && is_op(*s, "Shape") && s->input_size() == 1 && s->attribute_size() == 0;
+  };
+  if (is_op(n, "Slice") && n.input_size() >= 3 && plain_shape(from(n.input(0)))) {
+    const auto starts = ints(n.input(1)), ends = ints(n.input(2));
+    const auto axes = n.input_size() > 3 && !n.input(3).empty() ? ints(n.input(3)) : std::vector<int64_t>{0};
+    const auto steps = n.input_size() > 4 && !n.input(4).empty() ? ints(n.input(4)) : std::vector<int64_t>{1};
+    if (!starts || !ends || !axes || !steps || starts->size() != 1 || ends->size() != 1 ||
+        (*axes != std::vector<int64_t>{0} && *axes != std::vector<int64_t>{-1}) || *steps != std::vector<int64_t>{1})
+      return std::nullopt;
+    const int64_t end = ends->front();
+    return ShapeRange{from(n.input(0))->input(0), starts->front(),
+                      end == std::numeric_limits<int64_t>::max() ? std::nullopt : std::optional<int64_t>(end)};
+  }
+  if (!is_op(n, "Unsqueeze") || n.input_size() != 2) return std::nullopt;
+  const auto axes = ints(n.input(1));
+  const onnx::NodeProto* gather = from(n.input(0));
+  if (!axes || (*axes != std::vector<int64_t>{0} && *axes != std::vector<int64_t>{-1}) || !gather ||
+      !is_op(*gather, "Gather") || gather->input_size() != 2 || int_attribute(*gather, "axis", 0) != 0 ||
+      !plain_shape(from(gather->input(0))))
+    return std::nullopt;
+  const auto index = weights.value(gather->input(1));
+  const auto k = index && index->rank() == 0 ? int_values(*index) : std::nullopt;
+  if (!k) return std::nullopt;
+  const int64_t start = k->front();
+  return ShapeRange{from(gather->input(0))->input(0), start,
+                    start == -1 ? std::nullopt : std::optional<int64_t>(start + 1)};
+}
+
+int shape_slices_in(onnx::GraphProto& g, const OptimizeOptions& options) {
+  int changes = 0;
+  for (auto& n : *g.mutable_node())
+    for (auto* s : subgraphs(n)) changes += shape_slices_in(*s, options);
+  const auto producer = producers(g);
+  Weights weights(g, options);
+  for (auto& n : *g.mutable_node()) {
+    const auto range = shape_range(g, n, producer, weights);
+    if (!range) continue;
+    // Shape's start/end (opset 15) count and clamp as Slice does on the shape vector.
+    n.set_op_type("Shape");
+    n.clear_input();
+    n.add_input(range->x);
+    n.clear_attribute();
+    set_int(n, "start", range->start);
+    if (range->end) set_int(n, "end", *range->end);
+    ++changes;
+  }
+  return changes;
+}
+
 }  // namespace
 
 int merge_transposes(onnx::GraphProto& graph, const OptimizeOptions& options) { return transposes_in(graph, options); }
 
 int merge_unsqueezes(onnx::GraphProto& graph, const OptimizeOptions& options) { return unsqueezes_in(graph, options); }
+
+int slice_shapes(onnx::GraphProto& graph, const OptimizeOptions& options) { return shape_slices_in(graph, options); }
 
 int fold_weight_transposes(onnx::GraphProto& graph, const OptimizeOptions& options) {
   return weight_transposes_in(graph, options);

@@ -255,6 +255,31 @@ TEST(PassesFold, EachOpMatchesHandComputedValues) {
   expect_same_results(b.model, m, {{}});
 }
 
+// Pow of float constants (bloom's ALiBi slopes) folds to what refrt's Pow computes: the refrt run of the
+// unfolded model is the oracle, and the powers of two are checked by hand. Integer powers stay.
+TEST(PassesFold, FloatPowFoldsIntegerPowStays) {
+  ModelBuilder b;
+  b.initializer("base", make<float>(DType::kFloat32, {}, {0.25f}));
+  b.initializer("exps", make<float>(DType::kFloat32, {4}, {1.0f, 2.0f, 3.0f, 4.0f}));
+  b.initializer("odd", make<float>(DType::kFloat32, {2}, {1.1f, 7.3f}));
+  b.initializer("frac", make<float>(DType::kFloat32, {}, {0.37f}));
+  b.initializer("ibase", i64({1}, {3}));
+  b.node("Pow", {"base", "exps"}, {"slopes"});
+  b.node("Pow", {"odd", "frac"}, {"roots"});
+  b.node("Pow", {"ibase", "ibase"}, {"ipow"});
+  for (const char* v : {"slopes", "roots", "ipow"}) {
+    b.node("Identity", {v}, {std::string(v) + "_out"});
+    b.output(std::string(v) + "_out");
+  }
+  onnx::ModelProto m = b.model;
+  EXPECT_EQ(exporter::fold_constants(*m.mutable_graph()), 2);
+  const auto slopes = tensor_from_proto(*initializer(m.graph(), "slopes"), "slopes");
+  EXPECT_TRUE(slopes.bitwise_equal(make<float>(DType::kFloat32, {4}, {0.25f, 0.0625f, 0.015625f, 0.00390625f})));
+  EXPECT_NE(initializer(m.graph(), "roots"), nullptr);
+  EXPECT_EQ(producer_of(m.graph(), "ipow")->op_type(), "Pow");
+  expect_same_results(b.model, m, {{}});
+}
+
 TEST(PassesFold, LeavesLargeDynamicInvalidAndOutputValuesAlone) {
   ModelBuilder b;
   b.input("x", DType::kFloat32, {-1, 3});  // dynamic first dim: Shape(x) is not a constant
@@ -820,6 +845,13 @@ TEST(PassesShapeChains, NeutralOperandsAreTheOtherOperand) {
   b.node("Mul", {"s", "two"}, {"m_two"});        // stays
   b.node("Mul", {"s", "one_2d"}, {"m_rank"});    // broadcasts to [1, 4]: stays
   b.node("Div", {"one", "s"}, {"recip"});        // 1 / x: stays
+  b.input("p", DType::kBool, {4});
+  b.initializer("yes", make<uint8_t>(DType::kBool, {}, {1}));
+  b.initializer("no", make<uint8_t>(DType::kBool, {1}, {0}));
+  b.node("And", {"yes", "p"}, {"p_and"});
+  b.node("Or", {"p_and", "no"}, {"p_or"});
+  b.node("Not", {"p_or"}, {"not_p"});  // reads p itself once And and Or go
+  b.output("not_p");
   b.output("af");
   b.output("sm");
   b.output("m_two");
@@ -838,9 +870,11 @@ TEST(PassesShapeChains, NeutralOperandsAreTheOtherOperand) {
   EXPECT_EQ(count_op(g, "Sub"), 1);
   EXPECT_EQ(count_op(g, "Div"), 1);
   EXPECT_EQ(producer_of(g, "ai2")->op_type(), "Identity");  // an output aliasing an input keeps one
+  EXPECT_EQ(producer_of(g, "not_p")->input(0), "p");
   const float nan = std::numeric_limits<float>::quiet_NaN();
   expect_same_results(b.model, m,
-                      {{make<float>(DType::kFloat32, {4}, {-0.0f, nan, 1.5f, -2.0f}), i64({4}, {-3, 0, 5, 7})}});
+                      {{make<float>(DType::kFloat32, {4}, {-0.0f, nan, 1.5f, -2.0f}), i64({4}, {-3, 0, 5, 7}),
+                        make<uint8_t>(DType::kBool, {4}, {1, 0, 0, 1})}});
 }
 
 TEST(PassesShapeChains, ReshapeTargetWithOneUnknownDimBecomesAConstant) {
@@ -917,7 +951,8 @@ TEST(PassesFuse, UnsqueezeChainsBecomeOneUnsqueeze) {
   b.node("Unsqueeze", {"u2", "a3"}, {"u3"});  // [1, 1, 3, 1, 2]: one Unsqueeze of x, axes [0, 1, 3]
   b.node("Unsqueeze", {"x", "a1"}, {"v1"});   // [3, 1, 2]
   b.node("Unsqueeze", {"v1", "a02"}, {"v2"});  // [1, 3, 1, 1, 2]: one Unsqueeze of x, axes [0, 2, 3]
-  b.node("Unsqueeze", {"x", "a0"}, {"s1"});   // read twice: stays
+  b.initializer("a2", i64({1}, {2}));
+  b.node("Unsqueeze", {"x", "a2"}, {"s1"});   // read twice: stays
   b.node("Unsqueeze", {"s1", "a0"}, {"s2"});
   b.node("Unsqueeze", {"s1", "neg"}, {"s3"});  // negative axes: left alone
   b.output("u3");
@@ -934,6 +969,39 @@ TEST(PassesFuse, UnsqueezeChainsBecomeOneUnsqueeze) {
   EXPECT_EQ(int64_initializer(g, producer_of(g, "v2")->input(1)), (std::vector<int64_t>{0, 2, 3}));
   EXPECT_EQ(producer_of(g, "s2")->input(0), "s1");
   expect_same_results(b.model, m, {{floats({3, 2})}});
+}
+
+TEST(PassesFuse, SlicesOfAShapeBecomeShapeRanges) {
+  ModelBuilder b;
+  b.input("x", DType::kFloat32, {-1, 3, -1});
+  b.initializer("zero", i64({1}, {0}));
+  b.initializer("two", i64({1}, {2}));
+  b.initializer("k", i64({}, {2}));
+  b.initializer("last", i64({}, {-1}));
+  b.node("Shape", {"x"}, {"s"});
+  b.node("Slice", {"s", "zero", "two"}, {"nc"});          // Shape(x, start 0, end 2)
+  b.node("Gather", {"s", "k"}, {"d2"});                   // x's dim 2, a scalar, also read by Range
+  b.node("Unsqueeze", {"d2", "zero"}, {"d2v"});           // Shape(x, start 2, end 3)
+  b.node("Gather", {"s", "last"}, {"dl"});
+  b.node("Unsqueeze", {"dl", "zero"}, {"dlv"});           // Shape(x, start -1)
+  b.node("Slice", {"s", "zero", "two", "zero", "two"}, {"every2"});  // step 2: stays
+  b.node("Concat", {"nc", "d2v", "dlv", "every2"}, {"y"});
+  ModelBuilder::attr(b.g().mutable_node(7), "axis", int64_t{0});
+  b.initializer("one_scalar", i64({}, {1}));
+  b.initializer("zero_scalar", i64({}, {0}));
+  b.node("Range", {"zero_scalar", "d2", "one_scalar"}, {"r"});
+  b.output("y");
+  b.output("r");
+  onnx::ModelProto m = b.model;
+  exporter::optimize(m);
+  const auto& g = m.graph();
+  EXPECT_EQ(count_op(g, "Shape"), 4);  // nc, d2v, dlv, and the one Gather(d2) and every2 read
+  EXPECT_EQ(count_op(g, "Slice"), 1);
+  EXPECT_EQ(count_op(g, "Gather"), 1);
+  EXPECT_EQ(count_op(g, "Unsqueeze"), 0);
+  EXPECT_EQ(producer_of(g, "nc")->op_type(), "Shape");
+  EXPECT_EQ(producer_of(g, "nc")->input(0), "x");
+  expect_same_results(b.model, m, {{floats({2, 3, 2})}, {floats({5, 3, 5})}});  // both dynamic dims are "n"
 }
 
 TEST(PassesFuse, PadAndBatchNormMergeIntoConv) {
