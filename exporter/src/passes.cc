@@ -624,6 +624,45 @@ bool undoes_unsqueeze(const onnx::GraphProto& g, const onnx::NodeProto& squeeze,
   return axes.size() == inserted->size() && axes == std::set<int64_t>(removed->begin(), removed->end());
 }
 
+// How many elements a non-constant piece of a Reshape target holds: an Unsqueeze (a sym size made 1-D) one;
+// a Gather from a shape one per index; a range of Shape(x), as Shape's start/end or as Slice(Shape(x), [s], [e]) with step 1, the dims it picks
+// where x's rank is known; anything else is unknown (nullopt).
+std::optional<int64_t> piece_elements(const onnx::GraphProto& g, const std::string& piece,
+                                      const std::map<std::string, int>& producer, const Scope& scope) {
+  auto p = producer.find(piece);
+  if (p == producer.end()) return std::nullopt;
+  const onnx::NodeProto* n = &g.node(p->second);
+  if (!default_domain(*n)) return std::nullopt;
+  if (n->op_type() == "Unsqueeze") return 1;
+  if (n->op_type() == "Gather" && n->input_size() == 2) {  // of a shape vector: one element per index
+    const Tensor* index = scope.constant(n->input(1));
+    auto q = producer.find(n->input(0));
+    if (!index || q == producer.end() || g.node(q->second).op_type() != "Shape") return std::nullopt;
+    return index->numel();
+  }
+  std::optional<std::pair<int64_t, int64_t>> sliced;  // Slice's [start, end) of the shape vector
+  if (n->op_type() == "Slice" && n->input_size() >= 3 && n->input_size() <= 4) {
+    const Tensor* a = scope.constant(n->input(1));
+    const Tensor* b = scope.constant(n->input(2));
+    const auto starts = a ? int_values(*a) : std::nullopt, ends = b ? int_values(*b) : std::nullopt;
+    auto q = producer.find(n->input(0));
+    if (!starts || !ends || starts->size() != 1 || ends->size() != 1 || q == producer.end()) return std::nullopt;
+    sliced = std::make_pair(starts->front(), ends->front());
+    n = &g.node(q->second);
+    if (n->attribute_size() != 0) return std::nullopt;
+  }
+  if (n->op_type() != "Shape" || !default_domain(*n) || n->input_size() != 1) return std::nullopt;
+  const ValueType* t = scope.type(n->input(0));
+  if (!t || !t->ranked) return std::nullopt;
+  const auto rank = static_cast<int64_t>(t->dims.size());
+  auto [begin, end] = shape_op_range(*n, rank);
+  if (sliced) {
+    const auto clamp = [rank](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t{0}, rank); };
+    begin = clamp(sliced->first), end = clamp(sliced->second);
+  }
+  return std::max<int64_t>(end - begin, 0);
+}
+
 // Reshape(x, Concat(pieces)) whose target, once the declared output type fills in what it knows
 // statically, has at most one unknown dim: that target as a constant (-1 for the unknown one, which
 // Reshape infers from x's size). Pieces are constants or scalar-sized values; the declared rank of the
@@ -642,7 +681,9 @@ std::optional<Tensor> inferable_reshape_target(const onnx::GraphProto& g, const 
   for (const auto& piece : concat.input()) {
     const Tensor* c = piece.empty() ? nullptr : scope.constant(piece);
     if (!c) {
-      target.push_back(-2);
+      const auto count = piece_elements(g, piece, producer, scope);
+      if (!count) return std::nullopt;
+      target.insert(target.end(), static_cast<size_t>(*count), -2);
       continue;
     }
     const auto values = int_values(*c);

@@ -1004,6 +1004,28 @@ TEST(PassesFuse, SlicesOfAShapeBecomeShapeRanges) {
   expect_same_results(b.model, m, {{floats({2, 3, 2})}, {floats({5, 3, 5})}});  // both dynamic dims are "n"
 }
 
+// torch's unflatten: Reshape(x, Concat(Shape(x)[0:2], [3, 16], Shape(x)[3:3])). Once the slices are Shape
+// ranges, the Reshape target counts two elements for the first and none for the empty one.
+TEST(PassesFuse, ShapeRangesInAReshapeTargetCountTheirDims) {
+  ModelBuilder b;
+  b.input("x", DType::kFloat32, {-1, 2, 48});
+  b.initializer("zero", i64({1}, {0}));
+  b.initializer("two", i64({1}, {2}));
+  b.initializer("three", i64({1}, {3}));
+  b.initializer("split", i64({2}, {3, 16}));
+  b.node("Shape", {"x"}, {"s"});
+  b.node("Slice", {"s", "zero", "two"}, {"lead"});
+  b.node("Slice", {"s", "three", "three"}, {"tail"});  // empty
+  b.node("Concat", {"lead", "split", "tail"}, {"target"});
+  ModelBuilder::attr(b.g().mutable_node(3), "axis", int64_t{0});
+  b.node("Reshape", {"x", "target"}, {"y"});
+  b.output("y");
+  value_info(b, "y", DType::kFloat32, {-1, 2, 3, 16});
+  onnx::ModelProto m = b.model;
+  exporter::optimize(m);
+  expect_same_results(b.model, m, {{floats({1, 2, 48})}, {floats({3, 2, 48})}});
+}
+
 TEST(PassesFuse, PadAndBatchNormMergeIntoConv) {
   ModelBuilder b;
   b.input("x", DType::kFloat32, {1, 2, 4, 4});
