@@ -486,8 +486,8 @@ Result dispatch_op(const onnx::NodeProto& n, const std::vector<const Tensor*>& i
 
 bool is_foldable_op(const std::string& op_type) {
   static const std::set<std::string> ops = {
-      "Identity", "Shape", "Size", "Cast",    "Neg",    "Sqrt",  "Unsqueeze",      "Squeeze", "Concat", "Slice",
-      "Add",      "Sub",   "Mul",  "Div",     "Pow",    "Reshape", "Gather", "Range", "ConstantOfShape"};
+      "Identity", "Shape", "Size", "Cast", "Neg", "Sqrt",    "Unsqueeze", "Squeeze", "Concat",         "Slice",
+      "Add",      "Sub",   "Mul",  "Div",  "Pow", "Reshape", "Gather",    "Range",   "ConstantOfShape"};
   return ops.count(op_type) != 0;
 }
 

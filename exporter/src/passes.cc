@@ -625,8 +625,8 @@ bool undoes_unsqueeze(const onnx::GraphProto& g, const onnx::NodeProto& squeeze,
 }
 
 // How many elements a non-constant piece of a Reshape target holds: an Unsqueeze (a sym size made 1-D) one;
-// a Gather from a shape one per index; a range of Shape(x), as Shape's start/end or as Slice(Shape(x), [s], [e]) with step 1, the dims it picks
-// where x's rank is known; anything else is unknown (nullopt).
+// a Gather from a shape one per index; a range of Shape(x), as Shape's start/end or as Slice(Shape(x), [s], [e]) with
+// step 1, the dims it picks where x's rank is known; anything else is unknown (nullopt).
 std::optional<int64_t> piece_elements(const onnx::GraphProto& g, const std::string& piece,
                                       const std::map<std::string, int>& producer, const Scope& scope) {
   auto p = producer.find(piece);

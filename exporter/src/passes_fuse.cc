@@ -1,6 +1,6 @@
 // Cleanup rewrites that merge a node into its neighbour or into a weight (passes.h): transposed weights,
-// Pad and BatchNormalization into Conv, Transpose pairs, Unsqueeze pairs, slices of a Shape. Each is exact or, for BatchNormalization, the
-// same arithmetic refrt applies at load.
+// Pad and BatchNormalization into Conv, Transpose pairs, Unsqueeze pairs, slices of a Shape. Each is exact or, for
+// BatchNormalization, the same arithmetic refrt applies at load.
 #include <algorithm>
 #include <cmath>
 #include <cstring>

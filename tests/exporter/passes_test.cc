@@ -809,10 +809,10 @@ TEST(PassesShapeChains, SliceOfEverythingIsItsInput) {
   b.initializer("one", i64({1}, {1}));
   b.initializer("two", i64({1}, {2}));
   b.node("Slice", {"x", "zero", "end", "one", "one"}, {"full"});
-  b.node("Slice", {"full", "zero", "end"}, {"full2"});        // no axes, no steps
-  b.node("Slice", {"full2", "zero", "three", "one"}, {"cut"});  // ends early: stays
+  b.node("Slice", {"full", "zero", "end"}, {"full2"});                  // no axes, no steps
+  b.node("Slice", {"full2", "zero", "three", "one"}, {"cut"});          // ends early: stays
   b.node("Slice", {"full2", "zero", "end", "one", "two"}, {"every2"});  // step 2: stays
-  b.node("Slice", {"full2", "one", "end", "one"}, {"from1"});            // starts at 1: stays
+  b.node("Slice", {"full2", "one", "end", "one"}, {"from1"});           // starts at 1: stays
   b.output("cut");
   b.output("every2");
   b.output("from1");
@@ -840,11 +840,11 @@ TEST(PassesShapeChains, NeutralOperandsAreTheOtherOperand) {
   b.node("Sub", {"d", "zero"}, {"s"});  // -0 - 0 is -0
   b.node("Add", {"i", "izero"}, {"ai"});
   b.node("Add", {"izero", "ai"}, {"ai2"});
-  b.node("Add", {"s", "zero"}, {"af"});          // -0 + 0 is +0: stays
-  b.node("Sub", {"s", "minus_zero"}, {"sm"});    // -0 - -0 is +0: stays
-  b.node("Mul", {"s", "two"}, {"m_two"});        // stays
-  b.node("Mul", {"s", "one_2d"}, {"m_rank"});    // broadcasts to [1, 4]: stays
-  b.node("Div", {"one", "s"}, {"recip"});        // 1 / x: stays
+  b.node("Add", {"s", "zero"}, {"af"});        // -0 + 0 is +0: stays
+  b.node("Sub", {"s", "minus_zero"}, {"sm"});  // -0 - -0 is +0: stays
+  b.node("Mul", {"s", "two"}, {"m_two"});      // stays
+  b.node("Mul", {"s", "one_2d"}, {"m_rank"});  // broadcasts to [1, 4]: stays
+  b.node("Div", {"one", "s"}, {"recip"});      // 1 / x: stays
   b.input("p", DType::kBool, {4});
   b.initializer("yes", make<uint8_t>(DType::kBool, {}, {1}));
   b.initializer("no", make<uint8_t>(DType::kBool, {1}, {0}));
@@ -946,13 +946,13 @@ TEST(PassesFuse, UnsqueezeChainsBecomeOneUnsqueeze) {
   b.initializer("a3", i64({1}, {3}));
   b.initializer("a02", i64({2}, {0, 2}));
   b.initializer("neg", i64({1}, {-1}));
-  b.node("Unsqueeze", {"x", "a0"}, {"u1"});   // [1, 3, 2]
-  b.node("Unsqueeze", {"u1", "a1"}, {"u2"});  // [1, 1, 3, 2]
-  b.node("Unsqueeze", {"u2", "a3"}, {"u3"});  // [1, 1, 3, 1, 2]: one Unsqueeze of x, axes [0, 1, 3]
-  b.node("Unsqueeze", {"x", "a1"}, {"v1"});   // [3, 1, 2]
+  b.node("Unsqueeze", {"x", "a0"}, {"u1"});    // [1, 3, 2]
+  b.node("Unsqueeze", {"u1", "a1"}, {"u2"});   // [1, 1, 3, 2]
+  b.node("Unsqueeze", {"u2", "a3"}, {"u3"});   // [1, 1, 3, 1, 2]: one Unsqueeze of x, axes [0, 1, 3]
+  b.node("Unsqueeze", {"x", "a1"}, {"v1"});    // [3, 1, 2]
   b.node("Unsqueeze", {"v1", "a02"}, {"v2"});  // [1, 3, 1, 1, 2]: one Unsqueeze of x, axes [0, 2, 3]
   b.initializer("a2", i64({1}, {2}));
-  b.node("Unsqueeze", {"x", "a2"}, {"s1"});   // read twice: stays
+  b.node("Unsqueeze", {"x", "a2"}, {"s1"});  // read twice: stays
   b.node("Unsqueeze", {"s1", "a0"}, {"s2"});
   b.node("Unsqueeze", {"s1", "neg"}, {"s3"});  // negative axes: left alone
   b.output("u3");
@@ -979,11 +979,11 @@ TEST(PassesFuse, SlicesOfAShapeBecomeShapeRanges) {
   b.initializer("k", i64({}, {2}));
   b.initializer("last", i64({}, {-1}));
   b.node("Shape", {"x"}, {"s"});
-  b.node("Slice", {"s", "zero", "two"}, {"nc"});          // Shape(x, start 0, end 2)
-  b.node("Gather", {"s", "k"}, {"d2"});                   // x's dim 2, a scalar, also read by Range
-  b.node("Unsqueeze", {"d2", "zero"}, {"d2v"});           // Shape(x, start 2, end 3)
+  b.node("Slice", {"s", "zero", "two"}, {"nc"});  // Shape(x, start 0, end 2)
+  b.node("Gather", {"s", "k"}, {"d2"});           // x's dim 2, a scalar, also read by Range
+  b.node("Unsqueeze", {"d2", "zero"}, {"d2v"});   // Shape(x, start 2, end 3)
   b.node("Gather", {"s", "last"}, {"dl"});
-  b.node("Unsqueeze", {"dl", "zero"}, {"dlv"});           // Shape(x, start -1)
+  b.node("Unsqueeze", {"dl", "zero"}, {"dlv"});                      // Shape(x, start -1)
   b.node("Slice", {"s", "zero", "two", "zero", "two"}, {"every2"});  // step 2: stays
   b.node("Concat", {"nc", "d2v", "dlv", "every2"}, {"y"});
   ModelBuilder::attr(b.g().mutable_node(7), "axis", int64_t{0});

@@ -223,7 +223,9 @@ std::string cases_table(const json& cases, const std::vector<size_t>& order, boo
   std::ostringstream h;
   h << "<h2>Cases</h2>\n<table id=\"summary\" class=\"sortable filtered\"><thead><tr>";
   std::vector<std::string> heads = {"case", "mode", "status", "max abs error", "first divergence", "seconds"};
-  if (with_peers) heads.insert(heads.end(), {"ours/refrt", "ours/ORT", "official/refrt", "official/ORT", "ours nodes", "official nodes"});
+  if (with_peers)
+    heads.insert(heads.end(),
+                 {"ours/refrt", "ours/ORT", "official/refrt", "official/ORT", "ours nodes", "official nodes"});
   for (const auto& t : heads) h << "<th>" << esc(t) << "</th>";
   h << "</tr></thead><tbody>\n";
   for (size_t i : order) h << case_row(cases[i], with_peers);
