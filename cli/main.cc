@@ -30,7 +30,7 @@ CLI::Option* add_opset_option(CLI::App* cmd, int& opset) {
   return cmd
       ->add_option("--opset", opset,
                    "ONNX opset to export to (default: " + std::to_string(exporter::kDefaultOpset) +
-                       ", or 21 for programs quantized with torchao's quantize_)")
+                       ", 20 for programs that call gelu, 21 for programs quantized with torchao's quantize_)")
       ->check(CLI::Range(exporter::kMinOpset, exporter::kMaxOpset));
 }
 

@@ -120,14 +120,15 @@ AdvancedIndex advanced_index(TranslateContext& ctx) {
   if (parts.empty()) ctx.fail("index with no index tensors");
   for (size_t i = 1; i < ai.positions.size(); ++i)
     ai.consecutive = ai.consecutive && ai.positions[i] == ai.positions[i - 1] + 1;
-  // Broadcast: add zero tensors of every part's shape.
-  std::string zero = ctx.emit1("Mul", {parts[0], ctx.graph.constant_i64({0}, true)});
-  for (size_t i = 1; i < parts.size(); ++i)
-    zero = ctx.emit1("Add", {zero, ctx.emit1("Mul", {parts[i], ctx.graph.constant_i64({0}, true)})});
+  // Broadcast: add a zero tensor of the parts' common shape (Max broadcasts them all); one part is
+  // already its own broadcast.
+  std::string zero;
+  if (parts.size() > 1) zero = ctx.emit1("Mul", {ctx.emit1("Max", parts), ctx.graph.constant_i64({0}, true)});
   ai.broadcast_rank = *std::max_element(part_ranks.begin(), part_ranks.end());
   std::vector<std::string> cols;
   for (const auto& p : parts)
-    cols.push_back(ctx.emit1("Unsqueeze", {ctx.emit1("Add", {p, zero}), ctx.graph.constant_i64({-1})}));
+    cols.push_back(
+        ctx.emit1("Unsqueeze", {zero.empty() ? p : ctx.emit1("Add", {p, zero}), ctx.graph.constant_i64({-1})}));
   auto* cat = ctx.emit("Concat", cols, {ctx.temp("indices")});
   set_attr(cat, "axis", int64_t{-1});
   ai.stacked = cat->output(0);

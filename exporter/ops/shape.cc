@@ -135,19 +135,9 @@ void squeeze_all(TranslateContext& ctx) {
 }
 
 // expand(self, size): torch's -1 keeps a dim; ONNX Expand broadcasts both ways, so -1 -> 1 does the same.
+// Only a literal -1 means "keep": tracing took each symbolic entry as a size (guarded, or assumed, not -1).
 void expand(TranslateContext& ctx) {
-  const pt2::Argument& size = ctx.required("size");
-  std::string shape;
-  if (size.is(pt2::ArgKind::as_ints)) {
-    auto v = size.as_ints();
-    for (auto& d : v) d = d == -1 ? 1 : d;
-    shape = ctx.graph.constant_i64(v);
-  } else {
-    shape = ctx.int_list_value("size");
-    shape = ctx.emit1("Where",
-                      {ctx.emit1("Equal", {shape, ctx.graph.constant_i64({-1})}), ctx.graph.constant_i64({1}), shape});
-  }
-  ctx.emit("Expand", {ctx.tensor("self"), shape}, {ctx.output()});
+  ctx.emit("Expand", {ctx.tensor("self"), ctx.int_list_value("size", 1)}, {ctx.output()});
 }
 
 // repeat(self, repeats): Tile, after adding the leading axes torch adds when repeats is longer.

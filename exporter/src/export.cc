@@ -211,13 +211,13 @@ void add_outputs(ModelBuild& b) {
   }
 }
 
-// The exporter's passes; parameter, buffer and constant names are the module's state, never merged away.
+// The exporter's passes; parameter and buffer names are the module's state, never merged away.
 void run_passes(const ModelBuild& b, onnx::ModelProto& model, std::vector<Tensor>& payloads) {
   OptimizeOptions passes;
   passes.payloads = &payloads;  // the passes may read large weights and add transposed or folded ones
   for (const auto& spec : b.program.input_specs)
-    if (spec.kind == pt2::InputSpec::Kind::kParameter || spec.kind == pt2::InputSpec::Kind::kBuffer ||
-        spec.kind == pt2::InputSpec::Kind::kTensorConstant)
+    // Lifted tensor constants (a torch.tensor(...) in forward) are not the module's state: they may fold.
+    if (spec.kind == pt2::InputSpec::Kind::kParameter || spec.kind == pt2::InputSpec::Kind::kBuffer)
       passes.protected_names.insert(spec.target);
   optimize(model, passes);
 }
@@ -236,11 +236,12 @@ void build_model(const pt2::Program& program, const ExportOptions& requested, on
   if (options.optimize) run_passes(b, model, payloads);
 }
 
-bool calls_torchao(const pt2::Graph& g) {
+// Whether `g` or one of its subgraphs calls a target that starts with `prefix`.
+bool calls(const pt2::Graph& g, const std::string& prefix) {
   for (const auto& n : g.nodes) {
-    if (n.target.rfind("torch.ops.torchao.", 0) == 0) return true;
+    if (n.target.rfind(prefix, 0) == 0) return true;
     for (const auto& in : n.inputs)
-      if (in.arg.is(pt2::ArgKind::as_graph) && calls_torchao(in.arg.subgraph())) return true;
+      if (in.arg.is(pt2::ArgKind::as_graph) && calls(in.arg.subgraph(), prefix)) return true;
   }
   return false;
 }
@@ -259,7 +260,11 @@ bool has_bfloat16(const pt2::Graph& g) {
 
 int resolve_opset(const pt2::Program& program, int requested) {
   if (requested != kAutoOpset) return requested;
-  int opset = calls_torchao(program.graph) ? std::max(kDefaultOpset, 21) : kDefaultOpset;
+  int opset = kDefaultOpset;
+  if (calls(program.graph, "torch.ops.torchao.")) opset = std::max(opset, 21);
+  // ONNX's Gelu (opset 20) is one node where opset 18 needs five (nine for the tanh form).
+  if (calls(program.graph, "torch.ops.aten.gelu.") || calls(program.graph, "torch.ops.aten.gelu_."))
+    opset = std::max(opset, 20);
   // bfloat16 Conv, pooling and most activations are valid ONNX from opset 22 only.
   if (has_bfloat16(program.graph)) opset = std::max(opset, 22);
   return opset;

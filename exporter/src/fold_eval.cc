@@ -149,6 +149,8 @@ bool arith(const std::string& op, T a, T b, T& out) {
       out = a - b;
     else if (op == "Mul")
       out = a * b;
+    else if (op == "Pow")  // as refrt's Pow: std::pow in double, rounded once
+      out = static_cast<T>(std::pow(static_cast<double>(a), static_cast<double>(b)));
     else
       out = a / b;
   } else {
@@ -241,6 +243,20 @@ Tensor negate(const Tensor& x) {
           static_cast<T>(std::make_unsigned_t<T>{0} - static_cast<std::make_unsigned_t<T>>(x.data<T>()[k]));
   }
   return out;
+}
+
+// Sqrt is correctly rounded in IEEE arithmetic: the folded value is the one any runtime computes.
+template <typename T>
+Tensor square_root(const Tensor& x) {
+  Tensor out(x.dtype(), x.shape());
+  for (int64_t k = 0; k < x.numel(); ++k) out.data<T>()[k] = std::sqrt(x.data<T>()[k]);
+  return out;
+}
+
+Result eval_sqrt(const Tensor& x) {
+  if (x.dtype() == DType::kFloat32) return square_root<float>(x);
+  if (x.dtype() == DType::kFloat64) return square_root<double>(x);
+  return std::nullopt;
 }
 
 Result eval_neg(const Tensor& x) {
@@ -449,6 +465,7 @@ Result dispatch_op(const onnx::NodeProto& n, const std::vector<const Tensor*>& i
   if (op == "Size") return int64_tensor({x->numel()}, true);
   if (op == "Cast") return eval_cast(n, *x);
   if (op == "Neg") return eval_neg(*x);
+  if (op == "Sqrt") return eval_sqrt(*x);
   if (op == "Unsqueeze") return eval_unsqueeze(*x, at(in, 1));
   if (op == "Squeeze") return eval_squeeze(*x, at(in, 1));
   if (op == "Concat") return eval_concat(n, in, limit);
@@ -457,6 +474,8 @@ Result dispatch_op(const onnx::NodeProto& n, const std::vector<const Tensor*>& i
   const Tensor* y = at(in, 1);
   if (!y) return std::nullopt;
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return eval_binary(op, *x, *y, limit);
+  if (op == "Pow" && (x->dtype() == DType::kFloat32 || x->dtype() == DType::kFloat64))
+    return eval_binary(op, *x, *y, limit);  // integer powers are left to the runtime
   if (op == "Reshape") return eval_reshape(n, *x, *y);
   if (op == "Gather") return eval_gather(n, *x, *y, limit);
   if (op == "Range" && at(in, 2)) return eval_range(*x, *y, *in[2], limit);
@@ -467,8 +486,8 @@ Result dispatch_op(const onnx::NodeProto& n, const std::vector<const Tensor*>& i
 
 bool is_foldable_op(const std::string& op_type) {
   static const std::set<std::string> ops = {
-      "Identity", "Shape", "Size", "Cast", "Neg",     "Unsqueeze", "Squeeze", "Concat",         "Slice",
-      "Add",      "Sub",   "Mul",  "Div",  "Reshape", "Gather",    "Range",   "ConstantOfShape"};
+      "Identity", "Shape", "Size", "Cast", "Neg", "Sqrt",    "Unsqueeze", "Squeeze", "Concat",         "Slice",
+      "Add",      "Sub",   "Mul",  "Div",  "Pow", "Reshape", "Gather",    "Range",   "ConstantOfShape"};
   return ops.count(op_type) != 0;
 }
 

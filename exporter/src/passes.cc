@@ -1,12 +1,15 @@
 #include "passes.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <utility>
 #include <vector>
 
 #include "fold_eval.h"
+#include "parity/element.h"
 #include "parity/error.h"
 #include "parity/internal/onnx_tensor.h"
 #include "passes_internal.h"
@@ -621,45 +624,49 @@ bool undoes_unsqueeze(const onnx::GraphProto& g, const onnx::NodeProto& squeeze,
   return axes.size() == inserted->size() && axes == std::set<int64_t>(removed->begin(), removed->end());
 }
 
-// How many elements a computed 1-D piece of a shape holds, when that is known without running it: its
-// declared type, an Unsqueeze of a scalar, a Gather of constant 1-D indices from Shape(x), or a Slice
-// (constant bounds, step 1) of Shape(x) with x's rank known. nullopt otherwise: a piece of unknown length would
-// misalign every later entry of the target.
-std::optional<int64_t> shape_piece_size(const onnx::GraphProto& g, const std::string& piece,
-                                        const std::map<std::string, int>& producer, const Scope& scope) {
-  const ValueType* t = scope.type(piece);
-  if (t && t->ranked && t->dims.size() == 1 && t->dims[0] >= 0) return t->dims[0];
+// How many elements a non-constant piece of a Reshape target holds: an Unsqueeze (a sym size made 1-D) one;
+// a Gather from a shape one per index; a range of Shape(x), as Shape's start/end or as Slice(Shape(x), [s], [e]) with
+// step 1, the dims it picks where x's rank is known; anything else is unknown (nullopt).
+std::optional<int64_t> piece_elements(const onnx::GraphProto& g, const std::string& piece,
+                                      const std::map<std::string, int>& producer, const Scope& scope) {
   auto p = producer.find(piece);
   if (p == producer.end()) return std::nullopt;
-  const onnx::NodeProto& n = g.node(p->second);
-  if (!default_domain(n)) return std::nullopt;
-  const ValueType* in = n.input_size() > 0 ? scope.type(n.input(0)) : nullptr;
-  if (n.op_type() == "Unsqueeze" && in && in->ranked && in->dims.empty()) return 1;
-  auto shape_of = producer.find(n.input(0));
-  if (shape_of == producer.end() || g.node(shape_of->second).op_type() != "Shape") return std::nullopt;
-  if (n.op_type() == "Gather" && n.input_size() == 2) {  // Gather(Shape(x), constant 1-D indices)
-    const Tensor* indices = scope.constant(n.input(1));
-    return indices && indices->rank() == 1 ? std::optional<int64_t>(indices->numel()) : std::nullopt;
+  const onnx::NodeProto* n = &g.node(p->second);
+  if (!default_domain(*n)) return std::nullopt;
+  if (n->op_type() == "Unsqueeze") return 1;
+  if (n->op_type() == "Gather" && n->input_size() == 2) {  // of a shape vector: one element per index
+    const Tensor* index = scope.constant(n->input(1));
+    auto q = producer.find(n->input(0));
+    if (!index || q == producer.end() || g.node(q->second).op_type() != "Shape") return std::nullopt;
+    return index->numel();
   }
-  if (n.op_type() != "Slice" || n.input_size() < 3 || n.input_size() > 5) return std::nullopt;
-  const onnx::NodeProto& shape = g.node(shape_of->second);
-  const ValueType* x = shape.input_size() == 1 ? scope.type(shape.input(0)) : nullptr;
-  if (!x || !x->ranked || shape.attribute_size() != 0) return std::nullopt;  // start/end attributes: not here
-  std::optional<std::vector<int64_t>> bounds[4];                             // starts, ends, axes, steps
-  for (int k = 1; k < n.input_size(); ++k) {
-    const Tensor* c = n.input(k).empty() ? nullptr : scope.constant(n.input(k));
-    if (!c || !(bounds[k - 1] = int_values(*c)) || bounds[k - 1]->size() != 1) return std::nullopt;
+  std::optional<std::pair<int64_t, int64_t>> sliced;  // Slice's [start, end) of the shape vector
+  if (n->op_type() == "Slice" && n->input_size() >= 3 && n->input_size() <= 4) {
+    const Tensor* a = scope.constant(n->input(1));
+    const Tensor* b = scope.constant(n->input(2));
+    const auto starts = a ? int_values(*a) : std::nullopt, ends = b ? int_values(*b) : std::nullopt;
+    auto q = producer.find(n->input(0));
+    if (!starts || !ends || starts->size() != 1 || ends->size() != 1 || q == producer.end()) return std::nullopt;
+    sliced = std::make_pair(starts->front(), ends->front());
+    n = &g.node(q->second);
+    if (n->attribute_size() != 0) return std::nullopt;
   }
-  if ((bounds[2] && (*bounds[2])[0] != 0) || (bounds[3] && (*bounds[3])[0] != 1)) return std::nullopt;
-  const auto rank = static_cast<int64_t>(x->dims.size());
-  auto clamp = [&](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t{0}, rank); };
-  return std::max<int64_t>(0, clamp((*bounds[1])[0]) - clamp((*bounds[0])[0]));
+  if (n->op_type() != "Shape" || !default_domain(*n) || n->input_size() != 1) return std::nullopt;
+  const ValueType* t = scope.type(n->input(0));
+  if (!t || !t->ranked) return std::nullopt;
+  const auto rank = static_cast<int64_t>(t->dims.size());
+  auto [begin, end] = shape_op_range(*n, rank);
+  if (sliced) {
+    const auto clamp = [rank](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t{0}, rank); };
+    begin = clamp(sliced->first), end = clamp(sliced->second);
+  }
+  return std::max<int64_t>(end - begin, 0);
 }
 
 // Reshape(x, Concat(pieces)) whose target, once the declared output type fills in what it knows
 // statically, has at most one unknown dim: that target as a constant (-1 for the unknown one, which
-// Reshape infers from x's size). Pieces are constants or computed pieces of known length
-// (shape_piece_size).
+// Reshape infers from x's size). Pieces are constants or scalar-sized values; the declared rank of the
+// output says how many elements the non-constant pieces hold together.
 std::optional<Tensor> inferable_reshape_target(const onnx::GraphProto& g, const onnx::NodeProto& reshape,
                                                const std::map<std::string, int>& producer, const Scope& scope) {
   if (reshape.input_size() != 2 || scope.constant(reshape.input(1))) return std::nullopt;
@@ -674,9 +681,9 @@ std::optional<Tensor> inferable_reshape_target(const onnx::GraphProto& g, const 
   for (const auto& piece : concat.input()) {
     const Tensor* c = piece.empty() ? nullptr : scope.constant(piece);
     if (!c) {
-      const auto size = piece.empty() ? std::nullopt : shape_piece_size(g, piece, producer, scope);
-      if (!size) return std::nullopt;
-      target.insert(target.end(), static_cast<size_t>(*size), -2);
+      const auto count = piece_elements(g, piece, producer, scope);
+      if (!count) return std::nullopt;
+      target.insert(target.end(), static_cast<size_t>(*count), -2);
       continue;
     }
     const auto values = int_values(*c);
@@ -685,7 +692,7 @@ std::optional<Tensor> inferable_reshape_target(const onnx::GraphProto& g, const 
       if (v < -1 || (v == 0 && allow_zero)) return std::nullopt;  // invalid, or a literal empty dim
     target.insert(target.end(), values->begin(), values->end());
   }
-  if (target.size() != out->dims.size()) return std::nullopt;
+  if (target.size() != out->dims.size()) return std::nullopt;  // a dynamic piece of several elements
   int unknown = 0;
   for (size_t k = 0; k < target.size(); ++k) {
     if (target[k] > 0) continue;
@@ -699,6 +706,52 @@ std::optional<Tensor> inferable_reshape_target(const onnx::GraphProto& g, const 
   }
   if (unknown > 1 || std::count(target.begin(), target.end(), -1) > 1) return std::nullopt;
   return int64_tensor(target);
+}
+
+// Slice(x, starts, ends[, axes, steps]) that keeps every element: starts 0, steps 1, ends at INT64_MAX
+// (torch's "to the end"). Axes do not matter then.
+bool slice_is_full(const onnx::NodeProto& n, const Scope& scope) {
+  if (n.input_size() < 3) return false;
+  const auto values = [&](int k) -> std::optional<std::vector<int64_t>> {
+    const Tensor* c = n.input_size() > k && !n.input(k).empty() ? scope.constant(n.input(k)) : nullptr;
+    return c ? int_values(*c) : std::nullopt;
+  };
+  const auto starts = values(1), ends = values(2);
+  if (!starts || !ends || starts->size() != ends->size()) return false;
+  std::vector<int64_t> steps(starts->size(), 1);  // when absent
+  if (n.input_size() > 4 && !n.input(4).empty()) {
+    const auto given = values(4);
+    if (!given) return false;
+    steps = *given;
+  }
+  if (steps.size() != starts->size()) return false;
+  for (size_t k = 0; k < starts->size(); ++k)
+    if ((*starts)[k] != 0 || (*ends)[k] != std::numeric_limits<int64_t>::max() || steps[k] != 1) return false;
+  return true;
+}
+
+// Mul or Div by one, Sub of zero, Add of zero to an integer, And with true, Or with false: the other
+// operand itself, when the constant is one element of its dtype and of no higher rank (nothing
+// broadcasts). Exact in IEEE arithmetic (x * 1, x / 1 and x - (+0) are x, -0 and NaN included);
+// x + 0 turns -0 into +0: integers only.
+std::optional<std::string> neutral_operand(const onnx::NodeProto& n, const Scope& scope) {
+  const std::string& op = n.op_type();
+  if (n.input_size() != 2) return std::nullopt;
+  for (int c : {1, 0}) {  // the constant's position; first only where the op commutes
+    if (c == 0 && op != "Mul" && op != "Add" && op != "And" && op != "Or") continue;
+    const Tensor* k = scope.constant(n.input(c));
+    const std::string& x = n.input(1 - c);
+    const ValueType* type = scope.type(x);
+    const Tensor* value = scope.constant(x);
+    if (!k || k->numel() != 1 || k->dtype() != scope.dtype(x) || (!value && (!type || !type->ranked))) continue;
+    if (k->rank() > (value ? value->rank() : type->dims.size())) continue;
+    const double v = element_as_double(*k, 0);
+    const bool floating = dtype_is_floating(k->dtype());
+    if (((op == "Mul" || op == "Div") && v == 1) || (op == "Sub" && v == 0 && !std::signbit(v)) ||
+        (op == "Add" && v == 0 && !floating) || (op == "And" && v == 1) || (op == "Or" && v == 0))
+      return x;
+  }
+  return std::nullopt;
 }
 
 // Concat of one input with others that are empty along the axis (a cache that starts empty) is that one.
@@ -728,12 +781,15 @@ std::optional<std::string> passthrough_input(const onnx::GraphProto& g, const on
                                              const std::map<std::string, int>& producer, const Scope& scope) {
   const std::string& op = n.op_type();
   if (n.input_size() == 0 || n.input(0).empty()) return std::nullopt;
+  if (op == "Mul" || op == "Div" || op == "Add" || op == "Sub" || op == "And" || op == "Or")
+    return neutral_operand(n, scope);
   const bool noop = op == "Concat" ||
                     (op == "Cast" && scope.dtype(n.input(0)) != DType::kUndefined &&
                      static_cast<int64_t>(scope.dtype(n.input(0))) == int_attribute(n, "to", -1)) ||
                     (op == "Reshape" && reshape_is_noop(n, scope)) ||
                     (op == "Expand" && n.input_size() == 2 && same_declared_shape(n, scope)) ||
-                    (op == "Squeeze" && undoes_unsqueeze(g, n, producer, scope));
+                    (op == "Squeeze" && undoes_unsqueeze(g, n, producer, scope)) ||
+                    (op == "Slice" && slice_is_full(n, scope));
   if (!noop) return std::nullopt;
   if (op == "Squeeze") return g.node(producer.at(n.input(0))).input(0);
   if (op == "Concat" && n.input_size() > 1) return concat_survivor(n, scope);
@@ -809,6 +865,8 @@ OptimizeStats optimize(onnx::ModelProto& model, const OptimizeOptions& options) 
       stats.fused += fold_weight_transposes(g, options);
       stats.fused += fuse_into_conv(g, options);
       stats.fused += merge_transposes(g, options);
+      stats.fused += merge_unsqueezes(g, options);
+      if (opset >= 15) stats.fused += slice_shapes(g, options);
     }
     if (options.identities) stats.identities += remove_identities(g, options);
     if (options.dead_code) stats.dead_code += remove_dead_nodes(g, options);

@@ -25,7 +25,7 @@ struct OptimizeOptions {
   bool cse = true;
   bool identities = true;
   bool shape_chains = true;
-  bool fuse = true;  // fold_weight_transposes, fuse_into_conv, merge_transposes
+  bool fuse = true;  // fold_weight_transposes, fuse_into_conv, merge_transposes, merge_unsqueezes, slice_shapes
   // Folded or merged constants stay this small, so weights are never duplicated.
   int64_t max_folded_elements = 1024;
   // Rounds of the whole pipeline; it stops earlier at a fixpoint.
@@ -68,8 +68,10 @@ int eliminate_common_subexpressions(onnx::GraphProto& graph, const OptimizeOptio
 int remove_identities(onnx::GraphProto& graph, const OptimizeOptions& options = {});
 
 // Shape -> Gather of static dims becomes a constant; no-op Reshape and Expand (same static or declared
-// shape), Cast to the same dtype, Squeeze undoing an Unsqueeze, and single-input Concat become Identity
-// (removed by remove_identities where names allow).
+// shape), Cast to the same dtype, Squeeze undoing an Unsqueeze, single-input Concat, Slice of everything
+// (starts 0, ends INT64_MAX, steps 1), and Mul/Div by one, Sub of zero, integer Add of zero (a
+// one-element constant that broadcasts nothing) become Identity (removed by remove_identities where
+// names allow).
 int simplify_shape_chains(onnx::GraphProto& graph, const OptimizeOptions& options = {});
 
 // Transpose of an initializer that nothing else reads becomes a transposed initializer named like the
@@ -85,6 +87,14 @@ int fuse_into_conv(onnx::GraphProto& graph, const OptimizeOptions& options = {})
 // Transpose(Transpose(x)) where nothing else reads the inner one: one Transpose with the composed
 // permutation, or an Identity when they cancel.
 int merge_transposes(onnx::GraphProto& graph, const OptimizeOptions& options = {});
+
+// Unsqueeze(Unsqueeze(x, a), b) where nothing else reads the inner one and both axes are non-negative
+// constants: one Unsqueeze of x with the axes of both (as the final shape numbers them). Exact.
+int merge_unsqueezes(onnx::GraphProto& graph, const OptimizeOptions& options = {});
+
+// Slice(Shape(x), [s], [e]) and Unsqueeze(Gather(Shape(x), scalar k), [0]): one Shape(x) with start and
+// end (opset 15), the 1-D dims it picks. Needs opset >= 15.
+int slice_shapes(onnx::GraphProto& graph, const OptimizeOptions& options = {});
 
 struct OptimizeStats {
   int rounds = 0;

@@ -1,9 +1,12 @@
 // Cleanup rewrites that merge a node into its neighbour or into a weight (passes.h): transposed weights,
-// Pad and BatchNormalization into Conv, Transpose pairs. Each is exact or, for BatchNormalization, the
-// same arithmetic refrt applies at load.
+// Pad and BatchNormalization into Conv, Transpose pairs, Unsqueeze pairs, slices of a Shape. Each is exact or, for
+// BatchNormalization, the same arithmetic refrt applies at load.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "fold_eval.h"
@@ -176,6 +179,13 @@ void set_ints(onnx::NodeProto& n, const std::string& name, const std::vector<int
   }
   attr->clear_ints();
   for (int64_t x : v) attr->add_ints(x);
+}
+
+void set_int(onnx::NodeProto& n, const std::string& name, int64_t v) {
+  auto* attr = n.add_attribute();
+  attr->set_name(name);
+  attr->set_type(onnx::AttributeProto::INT);
+  attr->set_i(v);
 }
 
 bool auto_pad_notset(const onnx::NodeProto& conv) {
@@ -357,9 +367,146 @@ int transposes_in(onnx::GraphProto& g, const OptimizeOptions& options) {
   return changes;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Unsqueeze pairs
+
+// The axes of one Unsqueeze doing what Unsqueeze(Unsqueeze(x, inner), outer) does. `outer` are positions
+// in the final shape; `inner` are positions among the dims `outer` did not insert. Both non-negative and
+// free of repeats (the rank of x is not needed then), else nullopt.
+std::optional<std::vector<int64_t>> merged_unsqueeze_axes(const std::vector<int64_t>& inner,
+                                                          const std::vector<int64_t>& outer) {
+  const std::set<int64_t> in(inner.begin(), inner.end()), out(outer.begin(), outer.end());
+  if (in.size() != inner.size() || out.size() != outer.size() || in.empty() || out.empty() || *in.begin() < 0 ||
+      *out.begin() < 0)
+    return std::nullopt;
+  std::vector<int64_t> axes(outer.begin(), outer.end());
+  int64_t mid = 0;  // the position of final dim k in the intermediate shape, when outer did not insert k
+  for (int64_t k = 0; mid <= *in.rbegin(); ++k) {
+    if (out.count(k)) continue;
+    if (in.count(mid++)) axes.push_back(k);
+  }
+  std::sort(axes.begin(), axes.end());
+  return axes;
+}
+
+int unsqueezes_in(onnx::GraphProto& g, const OptimizeOptions& options) {
+  int changes = 0;
+  for (auto& n : *g.mutable_node())
+    for (auto* s : subgraphs(n)) changes += unsqueezes_in(*s, options);
+  const Names keep = identity_keep(g, options);
+  Names defined = defined_names(g);
+  const auto counts = read_counts(g);
+  const auto producer = producers(g);
+  Weights weights(g, options);
+  Names gone;
+  std::vector<bool> drop(static_cast<size_t>(g.node_size()), false);
+  for (int i = 0; i < g.node_size(); ++i) {
+    onnx::NodeProto& outer = *g.mutable_node(i);
+    if (!is_op(outer, "Unsqueeze") || outer.input_size() != 2 || outer.output_size() != 1) continue;
+    const std::string mid = outer.input(0);
+    auto p = producer.find(mid);
+    if (p == producer.end() || drop[static_cast<size_t>(p->second)] || keep.count(mid) || counts.at(mid) != 1) continue;
+    const onnx::NodeProto& inner = g.node(p->second);
+    if (!is_op(inner, "Unsqueeze") || inner.input_size() != 2 || inner.output_size() != 1) continue;
+    const auto a1 = weights.value(inner.input(1)), a2 = weights.value(outer.input(1));
+    const auto v1 = a1 ? int_values(*a1) : std::nullopt, v2 = a2 ? int_values(*a2) : std::nullopt;
+    const auto axes = v1 && v2 ? merged_unsqueeze_axes(*v1, *v2) : std::nullopt;
+    if (!axes) continue;
+    std::string name = outer.output(0) + "_axes";
+    for (int k = 1; defined.count(name); ++k) name = outer.output(0) + "_axes_" + std::to_string(k);
+    defined.insert(name);
+    weights.add(name, int64_tensor(*axes));
+    outer.set_input(0, inner.input(0));
+    outer.set_input(1, name);
+    drop[static_cast<size_t>(p->second)] = true;
+    gone.insert(mid);
+    ++changes;
+  }
+  weights.commit();
+  erase_nodes(g, drop);
+  erase_if(g.mutable_value_info(), [&](const onnx::ValueInfoProto& v, int) { return gone.count(v.name()) != 0; });
+  return changes;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Slices of a shape
+
+// The [start, end) of Shape(x) that `n` reads: Slice(Shape(x), [s], [e][, [0][, [1]]]) or
+// Unsqueeze(Gather(Shape(x), k), [0]) with a scalar k. nullopt for anything else. An end of nullopt
+// means "to the last dim" (INT64_MAX, or k = -1).
+struct ShapeRange {
+  std::string x;
+  int64_t start;
+  std::optional<int64_t> end;
+};
+
+std::optional<ShapeRange> shape_range(const onnx::GraphProto& g, const onnx::NodeProto& n,
+                                      const std::map<std::string, int>& producer, const Weights& weights) {
+  const auto ints = [&](const std::string& name) -> std::optional<std::vector<int64_t>> {
+    const auto t = weights.value(name);
+    return t ? int_values(*t) : std::nullopt;
+  };
+  const auto from = [&](const std::string& v) -> const onnx::NodeProto* {
+    auto p = producer.find(v);
+    return p == producer.end() ? nullptr : &g.node(p->second);
+  };
+  const auto plain_shape = [](const onnx::NodeProto* s) {
+    return s && is_op(*s, "Shape") && s->input_size() == 1 && s->attribute_size() == 0;
+  };
+  if (is_op(n, "Slice") && n.input_size() >= 3 && plain_shape(from(n.input(0)))) {
+    const auto starts = ints(n.input(1)), ends = ints(n.input(2));
+    const auto axes = n.input_size() > 3 && !n.input(3).empty() ? ints(n.input(3)) : std::vector<int64_t>{0};
+    const auto steps = n.input_size() > 4 && !n.input(4).empty() ? ints(n.input(4)) : std::vector<int64_t>{1};
+    if (!starts || !ends || !axes || !steps || starts->size() != 1 || ends->size() != 1 ||
+        (*axes != std::vector<int64_t>{0} && *axes != std::vector<int64_t>{-1}) || *steps != std::vector<int64_t>{1})
+      return std::nullopt;
+    const int64_t end = ends->front();
+    return ShapeRange{from(n.input(0))->input(0), starts->front(),
+                      end == std::numeric_limits<int64_t>::max() ? std::nullopt : std::optional<int64_t>(end)};
+  }
+  if (!is_op(n, "Unsqueeze") || n.input_size() != 2) return std::nullopt;
+  const auto axes = ints(n.input(1));
+  const onnx::NodeProto* gather = from(n.input(0));
+  if (!axes || (*axes != std::vector<int64_t>{0} && *axes != std::vector<int64_t>{-1}) || !gather ||
+      !is_op(*gather, "Gather") || gather->input_size() != 2 || int_attribute(*gather, "axis", 0) != 0 ||
+      !plain_shape(from(gather->input(0))))
+    return std::nullopt;
+  const auto index = weights.value(gather->input(1));
+  const auto k = index && index->rank() == 0 ? int_values(*index) : std::nullopt;
+  if (!k) return std::nullopt;
+  const int64_t start = k->front();
+  return ShapeRange{from(gather->input(0))->input(0), start,
+                    start == -1 ? std::nullopt : std::optional<int64_t>(start + 1)};
+}
+
+int shape_slices_in(onnx::GraphProto& g, const OptimizeOptions& options) {
+  int changes = 0;
+  for (auto& n : *g.mutable_node())
+    for (auto* s : subgraphs(n)) changes += shape_slices_in(*s, options);
+  const auto producer = producers(g);
+  Weights weights(g, options);
+  for (auto& n : *g.mutable_node()) {
+    const auto range = shape_range(g, n, producer, weights);
+    if (!range) continue;
+    // Shape's start/end (opset 15) count and clamp as Slice does on the shape vector.
+    n.set_op_type("Shape");
+    n.clear_input();
+    n.add_input(range->x);
+    n.clear_attribute();
+    set_int(n, "start", range->start);
+    if (range->end) set_int(n, "end", *range->end);
+    ++changes;
+  }
+  return changes;
+}
+
 }  // namespace
 
 int merge_transposes(onnx::GraphProto& graph, const OptimizeOptions& options) { return transposes_in(graph, options); }
+
+int merge_unsqueezes(onnx::GraphProto& graph, const OptimizeOptions& options) { return unsqueezes_in(graph, options); }
+
+int slice_shapes(onnx::GraphProto& graph, const OptimizeOptions& options) { return shape_slices_in(graph, options); }
 
 int fold_weight_transposes(onnx::GraphProto& graph, const OptimizeOptions& options) {
   return weight_transposes_in(graph, options);

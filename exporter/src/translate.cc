@@ -358,21 +358,27 @@ std::string TranslateContext::int_value(const std::string& name) const {
   fail("argument '" + name + "' is not an int: " + a.describe());
 }
 
-std::string TranslateContext::int_list_value(const std::string& name) const {
+std::string TranslateContext::int_list_value(const std::string& name, std::optional<int64_t> minus_one_as) const {
   const pt2::Argument& a = required(name);
-  if (a.is(pt2::ArgKind::as_ints)) return graph.constant_i64(a.as_ints());
+  const auto literal = [&](int64_t v) { return v == -1 && minus_one_as ? *minus_one_as : v; };
+  const auto constant = [&] {
+    auto v = a.as_ints();
+    for (auto& d : v) d = literal(d);
+    return graph.constant_i64(v);
+  };
+  if (a.is(pt2::ArgKind::as_ints)) return constant();
   if (!a.is(pt2::ArgKind::as_sym_ints)) fail("argument '" + name + "' is not an int list: " + a.describe());
   using SymKind = pt2::schema::SymIntArgument::Kind;
   const auto& items = a.typed().as_sym_ints();
   bool all_static = true;
   for (const auto& s : items) all_static = all_static && s.kind() == SymKind::as_int;
-  if (all_static) return graph.constant_i64(a.as_ints());
+  if (all_static) return constant();
   // Mixed static/symbolic: unsqueeze each scalar to [1] and concatenate.
   std::vector<std::string> parts;
   const std::string axes = graph.constant_i64({0});
   for (const auto& s : items) {
     if (s.kind() == SymKind::as_int) {
-      parts.push_back(graph.constant_i64({s.as_int()}));
+      parts.push_back(graph.constant_i64({literal(s.as_int())}));
     } else {
       const std::string out = graph.unique_name(node.name + "_dim");
       graph.add_node("Unsqueeze", {symbol_value(s.as_name()), axes}, {out});

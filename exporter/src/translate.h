@@ -60,7 +60,8 @@ class TranslateContext {
   const pt2::TensorMeta& output_meta(size_t i = 0) const;
   // A sym-int or int-list argument as an ONNX int64 value (scalar / 1-D), static parts as constants.
   std::string int_value(const std::string& name) const;
-  std::string int_list_value(const std::string& name) const;
+  // `minus_one_as`: what a literal -1 in the list becomes (expand's "keep this dim" is 1 for ONNX Expand).
+  std::string int_list_value(const std::string& name, std::optional<int64_t> minus_one_as = std::nullopt) const;
 
   // --- outputs ---
   // The ONNX value name of the node's i-th output (= its FX name, so both sides align).

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -251,6 +252,31 @@ TEST(PassesFold, EachOpMatchesHandComputedValues) {
   EXPECT_EQ(initializer(m.graph(), "sq")->dims_size(), 1);
   EXPECT_EQ(initializer(m.graph(), "size")->dims_size(), 0);
   EXPECT_EQ(m.graph().node_size(), static_cast<int>(expected.size()));  // only the output Identities
+  expect_same_results(b.model, m, {{}});
+}
+
+// Pow of float constants (bloom's ALiBi slopes) folds to what refrt's Pow computes: the refrt run of the
+// unfolded model is the oracle, and the powers of two are checked by hand. Integer powers stay.
+TEST(PassesFold, FloatPowFoldsIntegerPowStays) {
+  ModelBuilder b;
+  b.initializer("base", make<float>(DType::kFloat32, {}, {0.25f}));
+  b.initializer("exps", make<float>(DType::kFloat32, {4}, {1.0f, 2.0f, 3.0f, 4.0f}));
+  b.initializer("odd", make<float>(DType::kFloat32, {2}, {1.1f, 7.3f}));
+  b.initializer("frac", make<float>(DType::kFloat32, {}, {0.37f}));
+  b.initializer("ibase", i64({1}, {3}));
+  b.node("Pow", {"base", "exps"}, {"slopes"});
+  b.node("Pow", {"odd", "frac"}, {"roots"});
+  b.node("Pow", {"ibase", "ibase"}, {"ipow"});
+  for (const char* v : {"slopes", "roots", "ipow"}) {
+    b.node("Identity", {v}, {std::string(v) + "_out"});
+    b.output(std::string(v) + "_out");
+  }
+  onnx::ModelProto m = b.model;
+  EXPECT_EQ(exporter::fold_constants(*m.mutable_graph()), 2);
+  const auto slopes = tensor_from_proto(*initializer(m.graph(), "slopes"), "slopes");
+  EXPECT_TRUE(slopes.bitwise_equal(make<float>(DType::kFloat32, {4}, {0.25f, 0.0625f, 0.015625f, 0.00390625f})));
+  EXPECT_NE(initializer(m.graph(), "roots"), nullptr);
+  EXPECT_EQ(producer_of(m.graph(), "ipow")->op_type(), "Pow");
   expect_same_results(b.model, m, {{}});
 }
 
@@ -773,6 +799,84 @@ TEST(PassesShapeChains, ConcatOntoAnEmptyCacheIsItsOtherInput) {
   expect_same_results(b.model, m, {{Tensor(DType::kFloat32, {2, 0}), floats({2, 3})}});
 }
 
+TEST(PassesShapeChains, SliceOfEverythingIsItsInput) {
+  constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();  // torch's "to the end"
+  ModelBuilder b;
+  b.input("x", DType::kFloat32, {-1, 4});
+  b.initializer("zero", i64({1}, {0}));
+  b.initializer("end", i64({1}, {kEnd}));
+  b.initializer("three", i64({1}, {3}));
+  b.initializer("one", i64({1}, {1}));
+  b.initializer("two", i64({1}, {2}));
+  b.node("Slice", {"x", "zero", "end", "one", "one"}, {"full"});
+  b.node("Slice", {"full", "zero", "end"}, {"full2"});                  // no axes, no steps
+  b.node("Slice", {"full2", "zero", "three", "one"}, {"cut"});          // ends early: stays
+  b.node("Slice", {"full2", "zero", "end", "one", "two"}, {"every2"});  // step 2: stays
+  b.node("Slice", {"full2", "one", "end", "one"}, {"from1"});           // starts at 1: stays
+  b.output("cut");
+  b.output("every2");
+  b.output("from1");
+  onnx::ModelProto m = b.model;
+  exporter::optimize(m);
+  EXPECT_EQ(count_op(m.graph(), "Slice"), 3);
+  EXPECT_EQ(count_op(m.graph(), "Identity"), 0);
+  for (const char* v : {"cut", "every2", "from1"}) EXPECT_EQ(producer_of(m.graph(), v)->input(0), "x") << v;
+  expect_same_results(b.model, m, {{floats({2, 4})}, {floats({5, 4})}});
+}
+
+TEST(PassesShapeChains, NeutralOperandsAreTheOtherOperand) {
+  ModelBuilder b;
+  b.input("x", DType::kFloat32, {4});
+  b.input("i", DType::kInt64, {4});
+  b.initializer("one", make<float>(DType::kFloat32, {}, {1.0f}));
+  b.initializer("zero", make<float>(DType::kFloat32, {1}, {0.0f}));
+  b.initializer("minus_zero", make<float>(DType::kFloat32, {}, {-0.0f}));
+  b.initializer("two", make<float>(DType::kFloat32, {}, {2.0f}));
+  b.initializer("one_2d", make<float>(DType::kFloat32, {1, 1}, {1.0f}));
+  b.initializer("izero", i64({}, {0}));
+  b.node("Mul", {"x", "one"}, {"m1"});
+  b.node("Mul", {"one", "m1"}, {"m2"});
+  b.node("Div", {"m2", "one"}, {"d"});
+  b.node("Sub", {"d", "zero"}, {"s"});  // -0 - 0 is -0
+  b.node("Add", {"i", "izero"}, {"ai"});
+  b.node("Add", {"izero", "ai"}, {"ai2"});
+  b.node("Add", {"s", "zero"}, {"af"});        // -0 + 0 is +0: stays
+  b.node("Sub", {"s", "minus_zero"}, {"sm"});  // -0 - -0 is +0: stays
+  b.node("Mul", {"s", "two"}, {"m_two"});      // stays
+  b.node("Mul", {"s", "one_2d"}, {"m_rank"});  // broadcasts to [1, 4]: stays
+  b.node("Div", {"one", "s"}, {"recip"});      // 1 / x: stays
+  b.input("p", DType::kBool, {4});
+  b.initializer("yes", make<uint8_t>(DType::kBool, {}, {1}));
+  b.initializer("no", make<uint8_t>(DType::kBool, {1}, {0}));
+  b.node("And", {"yes", "p"}, {"p_and"});
+  b.node("Or", {"p_and", "no"}, {"p_or"});
+  b.node("Not", {"p_or"}, {"not_p"});  // reads p itself once And and Or go
+  b.output("not_p");
+  b.output("af");
+  b.output("sm");
+  b.output("m_two");
+  b.output("m_rank");
+  b.output("recip");
+  b.output("ai2");
+  onnx::ModelProto m = b.model;
+  exporter::optimize(m);
+  const auto& g = m.graph();
+  for (const char* v : {"af", "sm", "m_two", "m_rank", "recip"}) {  // m1, m2, d and s were x itself
+    const auto& in = producer_of(g, v)->input();
+    EXPECT_NE(std::find(in.begin(), in.end(), "x"), in.end()) << v;
+  }
+  EXPECT_EQ(count_op(g, "Mul"), 2);
+  EXPECT_EQ(count_op(g, "Add"), 1);
+  EXPECT_EQ(count_op(g, "Sub"), 1);
+  EXPECT_EQ(count_op(g, "Div"), 1);
+  EXPECT_EQ(producer_of(g, "ai2")->op_type(), "Identity");  // an output aliasing an input keeps one
+  EXPECT_EQ(producer_of(g, "not_p")->input(0), "p");
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  expect_same_results(b.model, m,
+                      {{make<float>(DType::kFloat32, {4}, {-0.0f, nan, 1.5f, -2.0f}), i64({4}, {-3, 0, 5, 7}),
+                        make<uint8_t>(DType::kBool, {4}, {1, 0, 0, 1})}});
+}
+
 TEST(PassesShapeChains, ReshapeTargetWithOneUnknownDimBecomesAConstant) {
   ModelBuilder b;
   b.input("x", DType::kFloat32, {-1, 6}, true);
@@ -858,6 +962,94 @@ TEST(PassesFuse, TransposedWeightBecomesAnInitializerUnlessSharedAndPairsCompose
   EXPECT_EQ(producer_of(g, "t3")->input(0), "h3");
   EXPECT_EQ(ints_attribute(*producer_of(g, "t3"), "perm"), (std::vector<int64_t>{2, 1, 0}));
   expect_same_results(b.model, m, {{floats({2, 3})}});
+}
+
+TEST(PassesFuse, UnsqueezeChainsBecomeOneUnsqueeze) {
+  ModelBuilder b;
+  b.input("x", DType::kFloat32, {3, 2});
+  b.initializer("a0", i64({1}, {0}));
+  b.initializer("a1", i64({1}, {1}));
+  b.initializer("a3", i64({1}, {3}));
+  b.initializer("a02", i64({2}, {0, 2}));
+  b.initializer("neg", i64({1}, {-1}));
+  b.node("Unsqueeze", {"x", "a0"}, {"u1"});    // [1, 3, 2]
+  b.node("Unsqueeze", {"u1", "a1"}, {"u2"});   // [1, 1, 3, 2]
+  b.node("Unsqueeze", {"u2", "a3"}, {"u3"});   // [1, 1, 3, 1, 2]: one Unsqueeze of x, axes [0, 1, 3]
+  b.node("Unsqueeze", {"x", "a1"}, {"v1"});    // [3, 1, 2]
+  b.node("Unsqueeze", {"v1", "a02"}, {"v2"});  // [1, 3, 1, 1, 2]: one Unsqueeze of x, axes [0, 2, 3]
+  b.initializer("a2", i64({1}, {2}));
+  b.node("Unsqueeze", {"x", "a2"}, {"s1"});  // read twice: stays
+  b.node("Unsqueeze", {"s1", "a0"}, {"s2"});
+  b.node("Unsqueeze", {"s1", "neg"}, {"s3"});  // negative axes: left alone
+  b.output("u3");
+  b.output("v2");
+  b.output("s2");
+  b.output("s3");
+  onnx::ModelProto m = b.model;
+  exporter::optimize(m);
+  const auto& g = m.graph();
+  EXPECT_EQ(count_op(g, "Unsqueeze"), 5);  // u3, v2, s1, s2, s3
+  EXPECT_EQ(producer_of(g, "u3")->input(0), "x");
+  EXPECT_EQ(int64_initializer(g, producer_of(g, "u3")->input(1)), (std::vector<int64_t>{0, 1, 3}));
+  EXPECT_EQ(producer_of(g, "v2")->input(0), "x");
+  EXPECT_EQ(int64_initializer(g, producer_of(g, "v2")->input(1)), (std::vector<int64_t>{0, 2, 3}));
+  EXPECT_EQ(producer_of(g, "s2")->input(0), "s1");
+  expect_same_results(b.model, m, {{floats({3, 2})}});
+}
+
+TEST(PassesFuse, SlicesOfAShapeBecomeShapeRanges) {
+  ModelBuilder b;
+  b.input("x", DType::kFloat32, {-1, 3, -1});
+  b.initializer("zero", i64({1}, {0}));
+  b.initializer("two", i64({1}, {2}));
+  b.initializer("k", i64({}, {2}));
+  b.initializer("last", i64({}, {-1}));
+  b.node("Shape", {"x"}, {"s"});
+  b.node("Slice", {"s", "zero", "two"}, {"nc"});  // Shape(x, start 0, end 2)
+  b.node("Gather", {"s", "k"}, {"d2"});           // x's dim 2, a scalar, also read by Range
+  b.node("Unsqueeze", {"d2", "zero"}, {"d2v"});   // Shape(x, start 2, end 3)
+  b.node("Gather", {"s", "last"}, {"dl"});
+  b.node("Unsqueeze", {"dl", "zero"}, {"dlv"});                      // Shape(x, start -1)
+  b.node("Slice", {"s", "zero", "two", "zero", "two"}, {"every2"});  // step 2: stays
+  b.node("Concat", {"nc", "d2v", "dlv", "every2"}, {"y"});
+  ModelBuilder::attr(b.g().mutable_node(7), "axis", int64_t{0});
+  b.initializer("one_scalar", i64({}, {1}));
+  b.initializer("zero_scalar", i64({}, {0}));
+  b.node("Range", {"zero_scalar", "d2", "one_scalar"}, {"r"});
+  b.output("y");
+  b.output("r");
+  onnx::ModelProto m = b.model;
+  exporter::optimize(m);
+  const auto& g = m.graph();
+  EXPECT_EQ(count_op(g, "Shape"), 4);  // nc, d2v, dlv, and the one Gather(d2) and every2 read
+  EXPECT_EQ(count_op(g, "Slice"), 1);
+  EXPECT_EQ(count_op(g, "Gather"), 1);
+  EXPECT_EQ(count_op(g, "Unsqueeze"), 0);
+  EXPECT_EQ(producer_of(g, "nc")->op_type(), "Shape");
+  EXPECT_EQ(producer_of(g, "nc")->input(0), "x");
+  expect_same_results(b.model, m, {{floats({2, 3, 2})}, {floats({5, 3, 5})}});  // both dynamic dims are "n"
+}
+
+// torch's unflatten: Reshape(x, Concat(Shape(x)[0:2], [3, 16], Shape(x)[3:3])). Once the slices are Shape
+// ranges, the Reshape target counts two elements for the first and none for the empty one.
+TEST(PassesFuse, ShapeRangesInAReshapeTargetCountTheirDims) {
+  ModelBuilder b;
+  b.input("x", DType::kFloat32, {-1, 2, 48});
+  b.initializer("zero", i64({1}, {0}));
+  b.initializer("two", i64({1}, {2}));
+  b.initializer("three", i64({1}, {3}));
+  b.initializer("split", i64({2}, {3, 16}));
+  b.node("Shape", {"x"}, {"s"});
+  b.node("Slice", {"s", "zero", "two"}, {"lead"});
+  b.node("Slice", {"s", "three", "three"}, {"tail"});  // empty
+  b.node("Concat", {"lead", "split", "tail"}, {"target"});
+  ModelBuilder::attr(b.g().mutable_node(3), "axis", int64_t{0});
+  b.node("Reshape", {"x", "target"}, {"y"});
+  b.output("y");
+  value_info(b, "y", DType::kFloat32, {-1, 2, 3, 16});
+  onnx::ModelProto m = b.model;
+  exporter::optimize(m);
+  expect_same_results(b.model, m, {{floats({1, 2, 48})}, {floats({3, 2, 48})}});
 }
 
 TEST(PassesFuse, PadAndBatchNormMergeIntoConv) {

@@ -83,3 +83,23 @@ def test_opset_picks_the_translation_and_numbers_agree(captured, tmp_path, opset
     ]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(run_refrt(path, x, tmp_path), want, rtol=1e-5, atol=1e-5)
+
+
+def test_default_opset_is_20_when_the_program_calls_gelu(captured, tmp_path):
+    """Without --opset the exporter picks 18, or 20 when the program calls gelu (one Gelu node, not five)."""
+    pt2, x, want = captured
+    proc = subprocess.run([str(PARITY), "export", str(pt2), "-o", str(tmp_path / "g.onnx")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    model = onnx.load(str(tmp_path / "g.onnx"))
+    assert {o.version for o in model.opset_import if o.domain in ("", "ai.onnx")} == {20}
+    assert "Gelu" in {n.op_type for n in model.graph.node} and "Erf" not in {n.op_type for n in model.graph.node}
+    np.testing.assert_allclose(run_refrt(tmp_path / "g.onnx", x, tmp_path), want, rtol=1e-5, atol=1e-5)
+    plain = tmp_path / "relu.pt2"
+    torch.export.save(torch.export.export(nn.Sequential(nn.Linear(8, 4), nn.ReLU()), (torch.from_numpy(x),), strict=False),
+                      plain)
+    proc = subprocess.run([str(PARITY), "export", str(plain), "-o", str(tmp_path / "r.onnx")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    model = onnx.load(str(tmp_path / "r.onnx"))
+    assert {o.version for o in model.opset_import if o.domain in ("", "ai.onnx")} == {18}

@@ -147,4 +147,9 @@ def test_peers_columns(captured, tmp_path):
     alone = tmp_path / "alone.onnx"
     parity("export", case_dir / "model.pt2", "-o", alone)
     assert alone.read_bytes() == (out / "model.onnx").read_bytes()
-    assert "| ours/refrt | ours/ORT | official/refrt | official/ORT |" in (out / "report.md").read_text()
+    md = (out / "report.md").read_text()
+    assert "| ours/refrt | ours/ORT | official/refrt | official/ORT | ours nodes | official nodes |" in md
+    # The node-count columns: each side's ONNX file, counted here by onnx itself.
+    ours_nodes, official_nodes = len(onnx.load(alone).graph.node), len(official.graph.node)
+    assert (peers["ours"]["nodes"], peers["official"]["nodes"]) == (ours_nodes, official_nodes), peers
+    assert f"| pass | pass | pass | pass | {ours_nodes} | {official_nodes} |" in md, md

@@ -208,8 +208,13 @@ std::string case_row(const json& c, bool with_peers) {
     << esc(scientific(c.value("max_abs_error", json()))) << "</td><td>"
     << (d.is_object() ? esc(text_of(d, "fx_node") + " (" + text_of(d, "op") + ")") : "") << "</td><td data-sort=\""
     << secs << "\">" << std::fixed << std::setprecision(1) << secs << "</td>";
-  if (with_peers)
+  if (with_peers) {
     for (const auto& col : kPeerColumns) h << "<td>" << status_cell(peer_cell(c, col[0], col[1])) << "</td>";
+    for (const char* side : {"ours", "official"}) {
+      const std::string n = nodes_cell(c, side);
+      h << "<td data-sort=\"" << (n.empty() ? "-1" : n) << "\">" << n << "</td>";
+    }
+  }
   h << "</tr>\n";
   return h.str();
 }
@@ -218,7 +223,9 @@ std::string cases_table(const json& cases, const std::vector<size_t>& order, boo
   std::ostringstream h;
   h << "<h2>Cases</h2>\n<table id=\"summary\" class=\"sortable filtered\"><thead><tr>";
   std::vector<std::string> heads = {"case", "mode", "status", "max abs error", "first divergence", "seconds"};
-  if (with_peers) heads.insert(heads.end(), {"ours/refrt", "ours/ORT", "official/refrt", "official/ORT"});
+  if (with_peers)
+    heads.insert(heads.end(),
+                 {"ours/refrt", "ours/ORT", "official/refrt", "official/ORT", "ours nodes", "official nodes"});
   for (const auto& t : heads) h << "<th>" << esc(t) << "</th>";
   h << "</tr></thead><tbody>\n";
   for (size_t i : order) h << case_row(cases[i], with_peers);

@@ -73,6 +73,13 @@ PeerRun refrt_on(const std::string& onnx_path, const std::string& case_dir) {
   }
 }
 
+// A side's "nodes" (its ONNX file's node count); absent when scenarios.peers gave none (no file, or null).
+Absent<int64_t> node_count(const json& side) {
+  Absent<int64_t> n;
+  if (side.contains("nodes") && side["nodes"].is_number_integer()) n = side["nodes"].get<int64_t>();
+  return n;
+}
+
 Peers empty_peers(const std::string& ours_refrt) {
   Peers p;
   p.ours.refrt = ours_refrt, p.ours.ort = "error";
@@ -99,11 +106,13 @@ Peers peers_from_line(const json& line, const std::string& case_dir, const std::
   try {
     result.ours.ort = line.at("ours").at("ort").value("status", "error");
     result.ours.ort_detail.emplace(line["ours"]["ort"]);
+    result.ours.nodes = node_count(line["ours"]);
     const json& off = line.at("official");
     result.official.export_status = off.value("export", "error");
     result.official.export_error.emplace(off.value("error", json()));
     result.official.ort = off.at("ort").value("status", "error");
     result.official.ort_detail.emplace(off["ort"]);
+    result.official.nodes = node_count(off);
     if (result.official.export_status == "not_run") result.official.refrt = "not_run";
     if (off.value("export", "") == "ok") {
       PeerRun refrt = refrt_on(off.at("onnx").get<std::string>(), case_dir);

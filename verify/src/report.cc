@@ -53,6 +53,15 @@ std::string peer_cell(const json& c, const char* side, const char* engine) {
              : "";
 }
 
+// A side's ONNX node count ("ours" or "official"), or "" when the report has none.
+std::string nodes_cell(const json& c, const char* side) {
+  if (!c.contains("peers") || !c["peers"].is_object()) return "";
+  const json& p = c["peers"];
+  return p.contains(side) && p[side].contains("nodes") && p[side]["nodes"].is_number_integer()
+             ? std::to_string(p[side]["nodes"].get<int64_t>())
+             : "";
+}
+
 bool any_peers(const json& report) {
   for (const auto& c : report.at("cases"))
     if (c.contains("peers")) return true;
@@ -177,8 +186,9 @@ std::string render_markdown(const json& report) {
     md << "; " << s["fp64_rule"]["cases"].get<int>() << " passed only by the fp64 rule (below)";
   const bool with_peers = any_peers(report);
   md << "\n\n| case | mode | status | export | run | verify | max abs error | max rel error | first divergence |"
-     << (with_peers ? " ours/refrt | ours/ORT | official/refrt | official/ORT |" : "") << "\n"
-     << "|---|---|---|---|---|---|---|---|---|" << (with_peers ? "---|---|---|---|" : "") << "\n";
+     << (with_peers ? " ours/refrt | ours/ORT | official/refrt | official/ORT | ours nodes | official nodes |" : "")
+     << "\n"
+     << "|---|---|---|---|---|---|---|---|---|" << (with_peers ? "---|---|---|---|--:|--:|" : "") << "\n";
   for (const auto& c : report.at("cases")) {
     std::string divergence;
     if (c.contains("first_divergence") && c["first_divergence"].is_object()) {
@@ -194,6 +204,7 @@ std::string render_markdown(const json& report) {
     if (with_peers)
       for (const auto& col : kPeerColumns)
         md << " " << peer_cell(c, col[0], col[1]) << (fp64_passes(c, col[0], col[1]) > 0 ? " (fp64)" : "") << " |";
+    if (with_peers) md << " " << nodes_cell(c, "ours") << " | " << nodes_cell(c, "official") << " |";
     md << "\n";
   }
   if (s.contains("peers")) {

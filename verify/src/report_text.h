@@ -23,6 +23,8 @@ inline std::string text_of(const nlohmann::json& j, const char* key) {
 std::string scientific(const nlohmann::json& v);
 // A case's peers cell ("pass", "fail", ...), "" when it has no peers.
 std::string peer_cell(const nlohmann::json& c, const char* side, const char* engine);
+// A case's ONNX node count on one side ("ours", "official"), "" when its peers record none.
+std::string nodes_cell(const nlohmann::json& c, const char* side);
 // Whether any case of the report carries peers.
 bool any_peers(const nlohmann::json& report);
 

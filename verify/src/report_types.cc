@@ -39,7 +39,8 @@ void to_json(json& j, const OfficialPeers& v) {
        {"ort_detail", v.ort_detail},
        {"refrt_detail", v.refrt_detail},
        {"onnx", v.onnx},
-       {"known_failure", v.known_failure}};
+       {"known_failure", v.known_failure},
+       {"nodes", v.nodes}};
 }
 
 void from_json(const json& j, OfficialPeers& v) {
@@ -52,6 +53,7 @@ void from_json(const json& j, OfficialPeers& v) {
   v.refrt_detail = j.value("refrt_detail", d.refrt_detail);
   v.onnx = j.value("onnx", d.onnx);
   v.known_failure = j.value("known_failure", d.known_failure);
+  v.nodes = j.value("nodes", d.nodes);
 }
 
 void to_json(json& j, const CaseEntry& v) {

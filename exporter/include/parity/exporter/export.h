@@ -49,8 +49,9 @@ struct ExportOptions {
 // Throws parity::Error (stage "export") naming node, ATen target and reason; unsupported ops are
 // collected first and reported together.
 // `requested`, or for kAutoOpset: kDefaultOpset, raised to 21 when the program calls torchao's affine
-// quantization ops (their group-wise weights need opset 21's blocked DequantizeLinear and INT4 tensors), to 22
-// when it holds bfloat16 tensors (ONNX allows bfloat16 in Conv, pooling and most activations from 22).
+// quantization ops (their group-wise weights need opset 21's blocked DequantizeLinear and INT4 tensors), to 20
+// when it calls aten.gelu (ONNX's Gelu, one node instead of the erf or tanh formula), and to 22 when it holds
+// bfloat16 tensors (ONNX allows bfloat16 in Conv, pooling and most activations from 22).
 int resolve_opset(const pt2::Program& program, int requested);
 
 std::string export_program(const pt2::Program& program, const ExportOptions& options = {});

@@ -119,12 +119,14 @@ struct PeerRun {
 struct OursPeers {
   std::string refrt, ort;             // pass | fail | error | skipped
   Absent<nlohmann::json> ort_detail;  // scenarios.peers' own record
+  Absent<int64_t> nodes;              // our ONNX file's node count, subgraph bodies included
 };
 struct OfficialPeers {  // JSON key "export" (a C++ keyword, hence export_status)
   std::string export_status = "error", refrt = "skipped", ort = "skipped";
   Absent<nlohmann::json> export_error, ort_detail, onnx;
   Absent<PeerRun> refrt_detail;
   Absent<std::string> known_failure;  // the reason scenarios/known_failures.json gives (side "official")
+  Absent<int64_t> nodes;              // the official ONNX file's node count, when it exported one
 };
 struct Peers {
   OursPeers ours;
@@ -176,7 +178,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileOp, op_type, count, ms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProfileSummary, input_set, total_ms, nodes, ops)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PeerRun, status, max_abs_error, mismatches, error, fp64_rule,
                                                 fp64_outputs)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OursPeers, refrt, ort, ort_detail)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OursPeers, refrt, ort, ort_detail, nodes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ExpectedFailure, mode, reason)
 // By hand: their JSON keys "case" and "export" are C++ keywords.
 void to_json(nlohmann::json& j, const OfficialPeers& v);
