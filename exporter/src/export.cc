@@ -215,6 +215,7 @@ void add_outputs(ModelBuild& b) {
 void run_passes(const ModelBuild& b, onnx::ModelProto& model, std::vector<Tensor>& payloads) {
   OptimizeOptions passes;
   passes.payloads = &payloads;  // the passes may read large weights and add transposed or folded ones
+  passes.aliases = b.options.value_aliases;
   for (const auto& spec : b.program.input_specs)
     // Lifted tensor constants (a torch.tensor(...) in forward) are not the module's state: they may fold.
     if (spec.kind == pt2::InputSpec::Kind::kParameter || spec.kind == pt2::InputSpec::Kind::kBuffer)

@@ -455,6 +455,19 @@ int merge_initializers(onnx::GraphProto& g, const Names& keep, int64_t limit, Re
   });
 }
 
+// Adds `renames` (removed name -> the name its value lives on as) to options.aliases, chains resolved.
+void record_aliases(const Renames& renames, const OptimizeOptions& options) {
+  if (!options.aliases) return;
+  auto& aliases = *options.aliases;
+  for (const auto& [from, to] : renames) aliases[from] = to;
+  for (auto& [from, to] : aliases)
+    for (size_t hops = 0; hops < aliases.size(); ++hops) {
+      auto it = aliases.find(to);
+      if (it == aliases.end() || it->second == from) break;
+      to = it->second;
+    }
+}
+
 int cse_in(onnx::GraphProto& g, const OptimizeOptions& options) {
   int changes = 0;
   for (auto& n : *g.mutable_node())
@@ -485,6 +498,7 @@ int cse_in(onnx::GraphProto& g, const OptimizeOptions& options) {
   }
   rename_reads(g, renames, false);  // explicit inputs are done; this reaches subgraph reads
   erase_nodes(g, drop);
+  record_aliases(renames, options);
   return changes;
 }
 
@@ -540,6 +554,7 @@ int identities_in(onnx::GraphProto& g, const OptimizeOptions& options) {
   rename_reads(g, renames, false);
   erase_nodes(g, drop);
   erase_if(g.mutable_value_info(), [&](const onnx::ValueInfoProto& v, int) { return gone.count(v.name()) != 0; });
+  record_aliases(renames, options);
   return changes;
 }
 

@@ -9,6 +9,7 @@
 // Opset >= 13 semantics are assumed (axes of Squeeze/Unsqueeze/Slice are inputs).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 
@@ -40,6 +41,10 @@ struct OptimizeOptions {
   // The most bytes of new weights (transposed or BatchNorm-scaled copies) one export may hold in memory:
   // beyond it the weights stay views of the .pt2 and the rewrites that would copy them are skipped.
   int64_t max_materialized_bytes = int64_t{1} << 30;
+  // When set: every value name the passes remove while its value lives on under another name (an alias
+  // dropped with its Identity, a duplicate merged by CSE) -> that name, chains resolved. The verifier
+  // maps the program's values to the ONNX model's through it.
+  std::map<std::string, std::string>* aliases = nullptr;
   // What the passes have materialised so far (they count it through a const reference: it is a tally,
   // not a setting).
   mutable int64_t materialized_bytes = 0;

@@ -1094,5 +1094,28 @@ TEST(PassesFuse, PadAndBatchNormMergeIntoConv) {
                 1e-5f * (1.0f + std::abs(plain[0].data<float>()[i])));
 }
 
+// The verifier finds a program value the passes renamed away under the name that carries it now: a
+// duplicate merged by CSE, an alias dropped with its Identity, and the two chained.
+TEST(PassesAliases, MergedAndAliasedValuesAreRecorded) {
+  ModelBuilder b;
+  b.input("x", DType::kFloat32, {2, 3});
+  b.node("Relu", {"x"}, {"r1"});
+  b.node("Relu", {"x"}, {"r2"});             // a duplicate of r1
+  b.node("Identity", {"r2"}, {"r2_alias"});  // an alias of the duplicate
+  b.node("Add", {"r1", "r2_alias"}, {"y"});
+  b.output("y");
+  onnx::ModelProto m = b.model;
+  std::map<std::string, std::string> aliases;
+  exporter::OptimizeOptions options;
+  options.aliases = &aliases;
+  exporter::optimize(m, options);
+  EXPECT_EQ(count_op(m.graph(), "Relu"), 1);
+  EXPECT_EQ(count_op(m.graph(), "Identity"), 0);
+  EXPECT_EQ(aliases["r2"], "r1");
+  EXPECT_EQ(aliases["r2_alias"], "r1");
+  EXPECT_FALSE(aliases.count("r1"));
+  expect_same_results(b.model, m, {{floats({2, 3})}});
+}
+
 }  // namespace
 }  // namespace parity

@@ -61,17 +61,29 @@ std::vector<std::string> quantized_activations(const pt2::Program& program) {
 }
 
 RequantRun requantized_reference(const pt2::Program& program, const refrt::Session& session,
-                                 const std::vector<Tensor>& inputs, const std::vector<std::string>& activations) {
+                                 const std::vector<Tensor>& inputs, const std::vector<std::string>& activations,
+                                 const std::map<std::string, std::string>& aliases) {
   RequantRun run;
   refrt::RunOptions ro;
-  ro.keep_values = std::set<std::string>(activations.begin(), activations.end());
+  // Each activation under the name the ONNX model gives its value.
+  std::map<std::string, std::string> onnx_name;
+  for (const auto& a : activations) {
+    const auto it = aliases.find(a);
+    onnx_name[a] = it == aliases.end() ? a : it->second;
+    ro.keep_values.insert(onnx_name[a]);
+  }
   // The plan that produced the compared outputs (fused kernels included), so its activations are theirs.
   const refrt::RunResult ours = session.run(inputs, ro);
-  if (ours.intermediates.empty()) {
+  std::map<std::string, Tensor> substitutes;
+  for (const auto& [fx, name] : onnx_name) {
+    const auto it = ours.intermediates.find(name);
+    if (it != ours.intermediates.end()) substitutes.emplace(fx, it->second);
+  }
+  if (substitutes.empty()) {
     run.base.problem = "refrt's run keeps none of the program's quantized activations";
     return run;
   }
-  run.reference = run_reference(program, inputs, false, &ours.intermediates);
+  run.reference = run_reference(program, inputs, false, &substitutes);
   for (const auto& [name, sub] : run.reference->substituted) {
     ++run.base.activations;
     run.base.one_step += sub.differing;

@@ -2,6 +2,7 @@
 // libtorch runs again with them in place of its own, and refrt's floating outputs are judged against that
 // run.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,9 +22,12 @@ struct RequantRun {
   RequantRule base;                          // activations, one_step, max_steps; problem when it cannot apply
 };
 
-// Runs refrt (its usual plan, keeping `activations`) and libtorch with those values substituted.
+// Runs refrt (its usual plan, keeping `activations`) and libtorch with those values substituted. `aliases`
+// (the export's ExportOptions::value_aliases): an activation the ONNX model carries under another name (a
+// duplicate quantization merged by CSE) is read under that name.
 RequantRun requantized_reference(const pt2::Program& program, const refrt::Session& session,
-                                 const std::vector<Tensor>& inputs, const std::vector<std::string>& activations);
+                                 const std::vector<Tensor>& inputs, const std::vector<std::string>& activations,
+                                 const std::map<std::string, std::string>& aliases = {});
 
 // The verdict on refrt's output `index` (`ours`) against the substituted run.
 RequantRule requant_verdict(const RequantRun& run, size_t index, const Tensor& ours);

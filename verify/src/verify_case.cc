@@ -63,6 +63,8 @@ struct CaseRun {
   std::string onnx_path;
   std::unique_ptr<refrt::Session> session;
   std::map<std::string, OnnxProducer> producers;
+  // Program value -> the ONNX value that carries it, for the values the export's passes renamed away.
+  std::map<std::string, std::string> value_aliases;
   std::vector<std::vector<Tensor>> captured_inputs;
   double max_abs = 0, max_rel = 0;
   bool all_passed = true;
@@ -110,6 +112,7 @@ bool export_stage(CaseRun& r) {
       exporter::ExportOptions eo;
       eo.opset = r.options.opset;
       eo.plugins = r.info.export_plugins;
+      eo.value_aliases = &r.value_aliases;
       fs::create_directories(r.out_dir);
       exporter::export_program_to_file(r.program, r.onnx_path, eo);  // external data past 2 GiB, streamed
       r.entry.export_status = "ok";
@@ -219,7 +222,7 @@ void requant(CaseRun& r, SetRun& s, size_t i, Comparison& ours, Comparison& cros
     const auto activations = quantized_activations(r.program);
     if (activations.empty()) return;
     try {
-      s.requant = requantized_reference(r.program, *r.session, s.inputs, activations);
+      s.requant = requantized_reference(r.program, *r.session, s.inputs, activations, r.value_aliases);
     } catch (const Error& e) {
       s.requant = RequantRun{};
       s.requant->base.problem = e.what();

@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct ExportOptions {
   // Graph passes before serialisation: dead code, constant folding, CSE, identity removal, shape-chain
   // simplification (FX value names, inputs and outputs are kept; see exporter/src/passes.h).
   bool optimize = true;
+  // When set, filled by the passes: each program value name the ONNX model no longer has because its value
+  // lives on under another name (an Identity alias removed, a duplicate merged) -> that name.
+  std::map<std::string, std::string>* value_aliases = nullptr;
   // ONNX external data (export_file / export_program_to_file only): initializers of at least
   // `external_data_threshold` bytes are written to `external_data_file` next to the .onnx (default
   // "<onnx file name>.data"), offsets aligned (64 KiB from 1 MiB up, else 64 bytes). Used when
