@@ -111,9 +111,6 @@ case("aten::clamp.default", lambda a: aten.clamp.default(a, -0.5, 0.5), lambda: 
 case("aten::clamp.Tensor", lambda a, lo, hi: aten.clamp.Tensor(a, lo, hi), lambda: (r(3, 4), r(4) - 1, r(4) + 1))
 case("aten::where.self", lambda c, a, b: aten.where.self(c, a, b), lambda: (rb(3, 4), r(3, 4), r(1, 4)))
 case("aten::_to_copy.default", lambda a: aten._to_copy.default(a, dtype=torch.int32), lambda: (r(3, 4) * 5,))
-# A number as self (vmap's batching rule for `x + 1` leaves `_to_copy(1, dtype=float32)`): a 0-d tensor.
-case("aten::_to_copy.default", lambda a: a * 2 + aten._to_copy.default(3, dtype=torch.float32)
-     + aten._to_copy.default(2.75, dtype=torch.int64), lambda: (r(3, 4),), tag="number")
 case("aten::copy.default", lambda a, b: aten.copy.default(a, b), lambda: (r(3, 4), ri(5, 4)))
 case("aten::fill.Scalar", lambda a: aten.fill.Scalar(a, 2.5), lambda: (r(3, 4),))
 case("aten::clone.default", lambda a: aten.clone.default(a), lambda: (r(3, 4),))
@@ -808,6 +805,9 @@ def _grad_region_complex(x, t):
 
 
 case("higher_order::wrap_with_set_grad_enabled", _grad_region_complex, lambda: (r(3, 4, 2), r(3, 4)), tag="complex")
+# A number as self (vmap's batching rule for `x + 1` leaves `_to_copy(1, dtype=float32)`): a 0-d tensor.
+case("aten::_to_copy.default", lambda a: a * 2 + aten._to_copy.default(3, dtype=torch.float32)
+     + aten._to_copy.default(2.75, dtype=torch.int64), lambda: (r(3, 4),), tag="number")
 
 
 def core_overloads() -> list[str]:

@@ -96,8 +96,8 @@ def test_default_opset_is_20_when_the_program_calls_gelu(captured, tmp_path):
     assert "Gelu" in {n.op_type for n in model.graph.node} and "Erf" not in {n.op_type for n in model.graph.node}
     np.testing.assert_allclose(run_refrt(tmp_path / "g.onnx", x, tmp_path), want, rtol=1e-5, atol=1e-5)
     plain = tmp_path / "relu.pt2"
-    torch.export.save(torch.export.export(nn.Sequential(nn.Linear(8, 4), nn.ReLU()), (torch.from_numpy(x),), strict=False),
-                      plain)
+    program = torch.export.export(nn.Sequential(nn.Linear(8, 4), nn.ReLU()), (torch.from_numpy(x),), strict=False)
+    torch.export.save(program, plain)
     proc = subprocess.run([str(PARITY), "export", str(plain), "-o", str(tmp_path / "r.onnx")],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
