@@ -455,17 +455,21 @@ int merge_initializers(onnx::GraphProto& g, const Names& keep, int64_t limit, Re
   });
 }
 
+// Follows renames to their end (a -> b -> c reads c); the passes never create a cycle.
+void resolve_chains(Renames& renames) {
+  for (auto& [from, to] : renames)
+    for (size_t hops = 0; hops < renames.size(); ++hops) {
+      auto it = renames.find(to);
+      if (it == renames.end() || it->second == from) break;
+      to = it->second;
+    }
+}
+
 // Adds `renames` (removed name -> the name its value lives on as) to options.aliases, chains resolved.
 void record_aliases(const Renames& renames, const OptimizeOptions& options) {
   if (!options.aliases) return;
-  auto& aliases = *options.aliases;
-  for (const auto& [from, to] : renames) aliases[from] = to;
-  for (auto& [from, to] : aliases)
-    for (size_t hops = 0; hops < aliases.size(); ++hops) {
-      auto it = aliases.find(to);
-      if (it == aliases.end() || it->second == from) break;
-      to = it->second;
-    }
+  for (const auto& [from, to] : renames) (*options.aliases)[from] = to;
+  resolve_chains(*options.aliases);
 }
 
 int cse_in(onnx::GraphProto& g, const OptimizeOptions& options) {
@@ -504,16 +508,6 @@ int cse_in(onnx::GraphProto& g, const OptimizeOptions& options) {
 
 // ---------------------------------------------------------------------------------------------
 // Identities
-
-// Follows renames to their end (a -> b -> c reads c); the passes never create a cycle.
-void resolve_chains(Renames& renames) {
-  for (auto& [from, to] : renames)
-    for (size_t hops = 0; hops < renames.size(); ++hops) {
-      auto it = renames.find(to);
-      if (it == renames.end() || it->second == from) break;
-      to = it->second;
-    }
-}
 
 int identities_in(onnx::GraphProto& g, const OptimizeOptions& options) {
   int changes = 0;
