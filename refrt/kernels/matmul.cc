@@ -57,10 +57,9 @@ bool bf16_product(KernelIO& io, const ConstantB& packed, const WidenedConstants&
       a.rank() < 2 || a.shape().back() != packed.k() ||
       (bias && (bias->dtype() != a.dtype() || bias->numel() != packed.n())))
     return false;
+  Tensor bias_copy;  // a bias that is not a constant, widened for this call
   const Tensor* bias32 = bias ? widened.find(*bias) : nullptr;
-  Tensor bias_copy;
-  if (bias && !bias32) bias_copy = widen_to_float32(*bias);
-  if (bias && !bias32) bias32 = &bias_copy;
+  if (bias && !bias32) bias32 = &(bias_copy = widen_to_float32(*bias));
   Tensor c32(DType::kFloat32, {rows, packed.n()});
   if (!packed.run(io, rows, a.raw(), packed.k(), bias32 ? bias32->data<float>() : nullptr, c32.data<float>()))
     return false;
