@@ -34,6 +34,9 @@ class Case:
     # oracle of the fp64 rule (scenarios/fp64.py) for outputs that miss the fixed rule by float32 noise.
     # Cheap (4 s per mode over the 125 built-in cases, whose capture takes minutes); False turns it off.
     fp64_reference: bool = True
+    # The CPU class whose predicates capture forces for this case (a key of scenarios/cpu_branches.BRANCHES):
+    # the export and the eager reference then take that class's library branch on every host.
+    cpu_branch: Optional[str] = None
 
     @property
     def seed(self) -> int:
