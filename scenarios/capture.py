@@ -31,7 +31,7 @@ import onnx.numpy_helper
 import torch
 import torch.utils._pytree as pytree
 
-from . import fp64, subclasses, suite
+from . import cpu_branches, fp64, subclasses, suite
 from .registry import Case
 
 MODES = ("strict", "nonstrict", "decomposed")
@@ -135,6 +135,8 @@ def tensor_proto(value: torch.Tensor, name: str) -> onnx.TensorProto:
 def source_hash(case: Case) -> str:
     path = case.source_file()
     text = Path(path).read_text() if path and Path(path).is_file() else case.name
+    if case.cpu_branch:  # what the forced predicates are is part of what the program is
+        text += case.cpu_branch + Path(cpu_branches.__file__).read_text()
     return hashlib.sha256((text + torch.__version__).encode()).hexdigest()
 
 
@@ -204,51 +206,12 @@ def capture_case(case: Case, mode: str, out_dir, force: bool = False, programs: 
     info = {"schema_version": SCHEMA_VERSION, "name": case.name, "mode": mode, "status": "captured",
             "error": None, "torch_version": torch.__version__, "description": case.description,
             "input_names": [], "output_names": [], "input_sets": 0, "dynamic_dims": [], "source_hash": digest}
+    if case.cpu_branch:
+        info["cpu_branch"] = case.cpu_branch
+    # The export and the eager reference both run under the case's forced CPU predicates (cpu_branches.py).
     try:
-        info["torch_libraries"] = case.torch_libraries() if case.torch_libraries else []
-        info["export_plugins"] = case.export_plugins() if case.export_plugins else []
-        examples = case.examples()
-        info["input_sets"] = len(examples)
-        args0, kwargs0 = examples[0]
-        ep = export(case, mode, args0, kwargs0, (programs or {}).get("nonstrict"))
-        if programs is not None:
-            programs[mode] = ep
-        mapping, info["dynamic_dims"] = dim_names(ep, case.module(), args0, kwargs0, case.shapes())
-        torch.export.save(ep, str(case_dir / "model.pt2"), extra_files={"parity_dims.json": json.dumps(mapping)})
-        info["python_op_modules"] = python_op_modules(ep)
-        if decompose_with:
-            _decompose_unsupported(case_dir / "model.pt2", decompose_with, info)
-        # Constant user inputs (Python scalars and None specialised at capture) are not program inputs.
-        user_inputs = list(ep.graph_signature.user_inputs)
-        info["input_names"] = [n for n in user_inputs if isinstance(n, str)]
-        info["output_names"] = output_names = [str(o) for o in ep.graph_signature.user_outputs]
-        scales = output_quant_scales(ep)
-        if any(scales):
-            info["output_quant_scales"] = scales
-        fp64_outputs: list[int] = []  # per set, the float64 outputs saved (scenarios/fp64.py)
-        for k, (args, kwargs) in enumerate(examples):
-            # A fresh module per set: the oracle is eager PyTorch from the state the program was exported
-            # in (a module that mutates a buffer would otherwise carry state from one set to the next).
-            eager = case.module()
-            set_dir = case_dir / f"test_data_set_{k}"
-            set_dir.mkdir()
-            leaves = pytree.tree_leaves((args, kwargs))
-            program_inputs = [(leaf, name) for leaf, name in zip(leaves, user_inputs) if isinstance(name, str)]
-            for i, (leaf, name) in enumerate(program_inputs):
-                _save_tensor(set_dir / f"input_{i}.pb", leaf, name)
-            # The float64 twin is copied before the float32 run, which may mutate the module or its inputs.
-            twin = fp64.prepare(eager, args, kwargs) if case.fp64_reference else None
-            with torch.no_grad():
-                outputs = pytree.tree_leaves(eager(*args, **kwargs))
-            names = output_names if len(output_names) == len(outputs) else [str(i) for i in range(len(outputs))]
-            for i, (out, name) in enumerate(zip(outputs, names)):
-                _save_tensor(set_dir / f"output_{i}.pb", out, name)
-            if case.fp64_reference:
-                saved, why = fp64.run_and_save(twin, set_dir, outputs, names, _save_tensor)
-                fp64_outputs.append(saved)
-                info["fp64_note"] = info.get("fp64_note") or why or None
-        if case.fp64_reference:
-            info["fp64_outputs"] = fp64_outputs
+        with cpu_branches.forced(case.cpu_branch):
+            _capture_into(case, mode, case_dir, info, programs, decompose_with)
     except Exception as e:  # a case torch.export cannot capture is a result, not the end of the run
         traceback.print_exc(file=sys.stderr)
         _clear(case_dir)
@@ -256,6 +219,55 @@ def capture_case(case: Case, mode: str, out_dir, force: bool = False, programs: 
     info["capture_seconds"] = round(time.perf_counter() - start, 3)
     _write_json_atomic(case_dir / "case.json", info)
     return line(info["status"], info["error"])
+
+
+def _capture_into(case: Case, mode: str, case_dir: Path, info: dict, programs: dict | None,
+                  decompose_with: str | None):
+    """capture_case's work: the program, its archive and the eager input/output sets, into `info`."""
+    info["torch_libraries"] = case.torch_libraries() if case.torch_libraries else []
+    info["export_plugins"] = case.export_plugins() if case.export_plugins else []
+    examples = case.examples()
+    info["input_sets"] = len(examples)
+    args0, kwargs0 = examples[0]
+    ep = export(case, mode, args0, kwargs0, (programs or {}).get("nonstrict"))
+    if programs is not None:
+        programs[mode] = ep
+    mapping, info["dynamic_dims"] = dim_names(ep, case.module(), args0, kwargs0, case.shapes())
+    torch.export.save(ep, str(case_dir / "model.pt2"), extra_files={"parity_dims.json": json.dumps(mapping)})
+    info["python_op_modules"] = python_op_modules(ep)
+    if decompose_with:
+        _decompose_unsupported(case_dir / "model.pt2", decompose_with, info)
+    # Constant user inputs (Python scalars and None specialised at capture) are not program inputs.
+    user_inputs = list(ep.graph_signature.user_inputs)
+    info["input_names"] = [n for n in user_inputs if isinstance(n, str)]
+    info["output_names"] = output_names = [str(o) for o in ep.graph_signature.user_outputs]
+    scales = output_quant_scales(ep)
+    if any(scales):
+        info["output_quant_scales"] = scales
+    fp64_outputs: list[int] = []  # per set, the float64 outputs saved (scenarios/fp64.py)
+    for k, (args, kwargs) in enumerate(examples):
+        # A fresh module per set: the oracle is eager PyTorch from the state the program was exported
+        # in (a module that mutates a buffer would otherwise carry state from one set to the next).
+        eager = case.module()
+        set_dir = case_dir / f"test_data_set_{k}"
+        set_dir.mkdir()
+        leaves = pytree.tree_leaves((args, kwargs))
+        program_inputs = [(leaf, name) for leaf, name in zip(leaves, user_inputs) if isinstance(name, str)]
+        for i, (leaf, name) in enumerate(program_inputs):
+            _save_tensor(set_dir / f"input_{i}.pb", leaf, name)
+        # The float64 twin is copied before the float32 run, which may mutate the module or its inputs.
+        twin = fp64.prepare(eager, args, kwargs) if case.fp64_reference else None
+        with torch.no_grad():
+            outputs = pytree.tree_leaves(eager(*args, **kwargs))
+        names = output_names if len(output_names) == len(outputs) else [str(i) for i in range(len(outputs))]
+        for i, (out, name) in enumerate(zip(outputs, names)):
+            _save_tensor(set_dir / f"output_{i}.pb", out, name)
+        if case.fp64_reference:
+            saved, why = fp64.run_and_save(twin, set_dir, outputs, names, _save_tensor)
+            fp64_outputs.append(saved)
+            info["fp64_note"] = info.get("fp64_note") or why or None
+    if case.fp64_reference:
+        info["fp64_outputs"] = fp64_outputs
 
 
 def output_quant_scales(ep) -> list:

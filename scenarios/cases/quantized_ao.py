@@ -11,6 +11,12 @@ weights in groups of 32).
 
 Random weights under the case's seed, nothing downloaded; torchao is imported only when a module is built.
 Names: quant_<model>_ao_<config>, in the quantized family (quant_*) next to the PT2E cases of quantized.py.
+
+da8w8 programs depend on the CPU that captures them (torchao's int_scaled_matmul, docs/cpu-branches.md), so
+each is captured twice with torchao's CPU predicates forced (scenarios/cpu_branches.py), on every host:
+quant_<model>_ao_da8w8 as an AMX CPU (the s8s8 program: _int_mm(int8, int8); a CPU without VNNI captures
+the same one) and quant_<model>_ao_da8w8_u8s8 as a CPU with VNNI and without AMX (the u8s8 program: x + 128
+as uint8, _int_mm(uint8, int8), minus 128 * colsum(W)). The other configs have no CPU branch.
 """
 import copy
 import warnings
@@ -24,7 +30,10 @@ from ._zoo import BATCH, CausalLM, text_shapes, token_inputs
 from .blocks import LlamaBlock, P, S
 from .models_text import _DEC
 
-CONFIGS = ("w8", "w4g32", "w4g128", "da8w8", "da8w4")
+CONFIGS = ("w8", "w4g32", "w4g128", "da8w8", "da8w8_u8s8", "da8w4")
+# Case suffix -> the CPU class forced at capture (scenarios/cpu_branches.BRANCHES); the torchao config is the
+# suffix's first part.
+CPU_BRANCH = {"da8w8": "torchao_amx", "da8w8_u8s8": "torchao_vnni"}
 
 
 def _config(key: str):
@@ -43,7 +52,7 @@ def _config(key: str):
         "da8w8": lambda: Int8DynamicActivationInt8WeightConfig(),
         "da8w4": lambda: Int8DynamicActivationIntxWeightConfig(weight_dtype=torch.int4,
                                                                weight_granularity=PerGroup(32)),
-    }[key]()
+    }[key.split("_")[0]]()
 
 
 def _family(name, build, inputs, dynamic_shapes, description, configs=CONFIGS):
@@ -62,7 +71,8 @@ def _family(name, build, inputs, dynamic_shapes, description, configs=CONFIGS):
             return copy.deepcopy(quantized["module"])
 
         register(Case(name=f"quant_{name}_ao_{key}", make_module=make_module, input_sets=inputs,
-                      dynamic_shapes=dynamic_shapes, description=f"{description} (torchao quantize_, {key})"))
+                      dynamic_shapes=dynamic_shapes, description=f"{description} (torchao quantize_, {key})",
+                      cpu_branch=CPU_BRANCH.get(key)))
 
 
 # Widths for the LLaMA-style models: every Linear's in_features (128 or 256) is a multiple of both group
@@ -88,7 +98,7 @@ def _llama_block_inputs():
 # "input size ... 64 to be divisible by block_size ... 128"), so it has no w4g128 case.
 _family("mlp", lambda: nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 32)),
         lambda: [(torch.randn(b, 64),) for b in (2, 3)], ({0: BATCH},), "Linear-ReLU-Linear, 64-128-32",
-        configs=("w8", "w4g32", "da8w8", "da8w4"))
+        configs=("w8", "w4g32", "da8w8", "da8w8_u8s8", "da8w4"))
 _family("llama_decoder", lambda: LlamaBlock(DIM, HEADS, KV_HEADS, HIDDEN), _llama_block_inputs,
         ({1: S}, {0: S}, {0: S}, {2: P}, {2: P}), "blocks.LlamaBlock at dim 128, hidden 256")
 
