@@ -1,6 +1,7 @@
 // Mixture-of-experts ops: transformers' own grouped matmul (transformers::grouped_mm_fallback, what it runs
 // its experts with where torch's bfloat16-only _grouped_mm kernel does not apply; aten::_grouped_mm is in
-// grouped_mm_det.cc) and index_add (the per-token accumulation of the experts' outputs), in standard ONNX.
+// grouped_mm_det.cc), in standard ONNX; index_add (the per-token accumulation of the experts' outputs) is in
+// index_along_dim.cc.
 #include <string>
 #include <vector>
 
@@ -59,47 +60,8 @@ void transformers_grouped_mm(TranslateContext& ctx) {
   grouped_mm_2d_3d(ctx, compute_dtype(ctx.input_meta("input").dtype), "input", "weight");
 }
 
-// index_add(self, dim, index, source, alpha=1): self[..., index[i], ...] += alpha * source[..., i, ...], as
-// a ScatterND with reduction "add" on `dim` moved to the front (updates apply in index order, as torch's
-// CPU loop adds them).
-void index_add(TranslateContext& ctx) {
-  const DType t = ctx.output_meta().dtype;
-  const int64_t rank = std::max<int64_t>(ctx.rank("self"), 1);
-  const int64_t dim = ctx.normalized_dim(ctx.int_arg("dim", 0), rank);
-  std::string self = ctx.tensor("self"), source = ctx.value("source", t);
-  if (ctx.rank("self") == 0) {
-    self = ctx.emit1("Reshape", {self, i64s(ctx, {1})});
-    source = ctx.emit1("Reshape", {source, i64s(ctx, {1})});
-  }
-  if (ctx.has("alpha") && ctx.float_arg("alpha", 1.0) != 1.0)
-    source = ctx.emit1("Mul", {source, ctx.value("alpha", t)});
-  std::vector<int64_t> perm = {dim};
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != dim) perm.push_back(d);
-  auto front = [&](const std::string& v) {
-    if (dim == 0) return v;
-    auto* tr = ctx.emit("Transpose", {v}, {ctx.temp("dim_first")});
-    set_attr(tr, "perm", perm);
-    return tr->output(0);
-  };
-  const std::string idx = ctx.emit1("Reshape", {ctx.value("index", DType::kInt64), i64s(ctx, {-1, 1})});
-  auto* sc = ctx.emit("ScatterND", {front(self), idx, front(source)}, {ctx.temp("index_added")});
-  set_attr(sc, "reduction", std::string("add"));
-  std::string y = sc->output(0);
-  if (dim != 0) {
-    std::vector<int64_t> inverse(perm.size());
-    for (size_t i = 0; i < perm.size(); ++i) inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
-    auto* tr = ctx.emit("Transpose", {y}, {ctx.temp("dim_back")});
-    set_attr(tr, "perm", inverse);
-    y = tr->output(0);
-  }
-  if (ctx.rank("self") == 0) y = ctx.emit1("Reshape", {y, i64s(ctx, {})});
-  ctx.alias_output(0, y);
-}
-
 }  // namespace
 
-PARITY_TRANSLATION("aten::index_add.default", index_add, 18);
 PARITY_TRANSLATION("transformers::grouped_mm_fallback.default", transformers_grouped_mm, 18);
 
 }  // namespace parity::exporter

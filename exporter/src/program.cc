@@ -7,6 +7,8 @@
 
 #include "parity/error.h"
 #include "parity/exporter/program.h"
+
+#include "in_place_aliases.h"
 #include "parity/sym_expr.h"
 
 namespace parity::pt2 {
@@ -136,7 +138,12 @@ std::string Argument::symbol() const {
 
 Graph Argument::subgraph() const {
   if (!is(ArgKind::as_graph)) wrong_kind("graph");
-  return to_graph(a_.as_graph().graph);
+  // A subgraph may write its own temporaries in place (a while_loop body's clone); torch refuses writes
+  // to a subgraph's inputs, so there are no output specs to follow.
+  Graph g = to_graph(a_.as_graph().graph);
+  std::vector<OutputSpec> none;
+  resolve_in_place_aliases(g, none);
+  return g;
 }
 
 namespace {
@@ -260,17 +267,16 @@ std::vector<std::string> Program::user_output_names() const {
   return out;
 }
 
-namespace {
+namespace {}  // namespace
 
-bool is_view(const std::string& target) {
+bool is_view_target(const std::string& fx_target) {
   static const std::set<std::string> views = {
-      "slice", "select",    "view",    "_unsafe_view", "unsqueeze", "squeeze", "alias",  "as_strided",
-      "t",     "transpose", "permute", "expand",       "diagonal",  "narrow",  "unfold", "detach"};
-  const OpTarget t = OpTarget::parse(target);
+      "slice", "select",           "view",    "_unsafe_view", "unsqueeze", "squeeze", "alias",        "as_strided",
+      "t",     "transpose",        "permute", "expand",       "diagonal",  "narrow",  "unfold",       "detach",
+      "split", "split_with_sizes", "unbind",  "chunk",        "view_as",   "movedim", "tensor_split", "unflatten"};
+  const OpTarget t = OpTarget::parse(fx_target);
   return t.is_aten() && views.count(t.op) != 0;
 }
-
-}  // namespace
 
 OpTarget OpTarget::parse(const std::string& fx_target) {
   static const std::string prefix = "torch.ops.";
@@ -330,10 +336,14 @@ std::vector<Program::Mutation> Program::mutations() const {
   std::map<std::string, const Node*> producer;
   for (const auto& n : graph.nodes)
     for (const auto& o : n.outputs)
-      if (o.is(pt2::ArgKind::as_tensor)) producer[o.tensor_name()] = &n;
+      for (const auto& t : o.is(pt2::ArgKind::as_tensor)    ? std::vector<std::string>{o.tensor_name()}
+                           : o.is(pt2::ArgKind::as_tensors) ? o.tensor_names()
+                                                            : std::vector<std::string>{})
+        producer[t] = &n;
   std::set<std::string> written;
   auto mark = [&](std::string t) {
-    for (auto it = producer.find(t); it != producer.end() && is_view(it->second->target); it = producer.find(t)) {
+    for (auto it = producer.find(t); it != producer.end() && is_view_target(it->second->target);
+         it = producer.find(t)) {
       const Argument* base = it->second->input("self");
       if (!base || !base->is_tensor()) break;
       t = base->tensor_name();

@@ -7,6 +7,7 @@
 
 #include "parity/error.h"
 #include "parity/exporter/program.h"
+#include "in_place_aliases.h"
 #include "zip_reader.h"
 
 namespace parity::pt2 {
@@ -310,6 +311,7 @@ Program read_pt2(const std::string& path) {
       throw Error({"pt2"}, "export schema major version " + std::to_string(version.major) +
                                " is not supported (Parity reads major " + std::to_string(kSupportedSchemaMajor) + ")");
     read_program(read_schema<schema::ExportedProgram>(model, "ExportedProgram"), p);
+    resolve_in_place_aliases(p.graph, p.output_specs);
   } catch (const Error& e) {
     if (!e.context().file.empty()) throw;
     r.fail(model_record, e.message());

@@ -410,10 +410,17 @@ void TranslateContext::rebind(const std::string& tensor_arg, const std::string& 
 
 namespace {
 
-const pt2::Node* producer_of(const pt2::Graph& graph, const std::string& fx) {
+// The node that produced `fx` and which of its tensor outputs it is (split and unbind make several).
+const pt2::Node* producer_of(const pt2::Graph& graph, const std::string& fx, size_t& element) {
   for (const auto& node : graph.nodes)
-    for (const auto& out : node.outputs)
-      if (out.is(pt2::ArgKind::as_tensor) && out.tensor_name() == fx) return &node;
+    for (const auto& out : node.outputs) {
+      if (out.is(pt2::ArgKind::as_tensor) && out.tensor_name() == fx) return element = 0, &node;
+      if (out.is(pt2::ArgKind::as_tensors)) {
+        const auto names = out.tensor_names();
+        for (size_t i = 0; i < names.size(); ++i)
+          if (names[i] == fx) return element = i, &node;
+      }
+    }
   return nullptr;
 }
 
@@ -422,46 +429,103 @@ bool target_is(const pt2::Node& node, const std::string& op_and_overload) {
   return t.op + "." + t.overload == op_and_overload;
 }
 
+pt2::Argument int_argument(int64_t v) {
+  pt2::schema::Argument a;
+  a.set_as_int(v);
+  return pt2::Argument(std::move(a));
+}
+
+// Writes `updated` (the view's new value) into the base through the functional scatter of the view
+// (slice_scatter / select_scatter), run as a synthetic node whose output is the base's new value.
+void scatter_into_base(TranslateContext& ctx, const pt2::Node& view, const std::string& view_fx, bool slice,
+                       const std::vector<std::pair<const char*, pt2::Argument>>& where) {
+  const std::string base_fx = view.input("self")->tensor_name();
+  pt2::Node scatter;
+  scatter.name = view.name + "_write_back";
+  scatter.target = slice ? "torch.ops.aten.slice_scatter.default" : "torch.ops.aten.select_scatter.default";
+  scatter.metadata = ctx.node.metadata;
+  constexpr auto positional = pt2::schema::ArgumentKind::POSITIONAL;
+  scatter.inputs.push_back({"self", *view.input("self"), positional});
+  scatter.inputs.push_back({"src", pt2::Argument::tensor(view_fx), positional});
+  for (const auto& [name, arg] : where) scatter.inputs.push_back({name, arg, positional});
+  scatter.outputs.push_back(pt2::Argument::tensor(base_fx));
+  const std::string key = slice ? "aten::slice_scatter.default" : "aten::select_scatter.default";
+  TranslateContext sub(ctx.program, ctx.fx_graph, scatter, ctx.graph, ctx.opset, ctx.values());
+  sub.replace_bound_outputs();
+  find_translation(key, ctx.opset)->run(sub);
+}
+
+std::vector<std::pair<const char*, pt2::Argument>> view_arguments(const pt2::Node& view,
+                                                                  std::initializer_list<const char*> names) {
+  std::vector<std::pair<const char*, pt2::Argument>> out;
+  for (const char* name : names)
+    if (const pt2::Argument* a = view.input(name)) out.emplace_back(name, *a);
+  return out;
+}
+
 }  // namespace
 
 void write_back_to_base(TranslateContext& ctx, const std::string& view_fx) {
-  const pt2::Node* view = producer_of(ctx.fx_graph, view_fx);
-  if (!view) return;  // a graph input or a value from outside: nothing to write back into
+  size_t element = 0;
+  const pt2::Node* view = producer_of(ctx.fx_graph, view_fx, element);
+  // A graph input, a value from outside or a computed tensor (clone, add): the write stays in this tensor.
+  if (!view || !pt2::is_view_target(view->target)) return;
   const pt2::Argument* base = view->input("self");
   if (!base || !base->is_tensor()) return;
   const std::string base_fx = base->tensor_name();
   auto& values = ctx.values();
   const std::string updated = values.at(view_fx);
-  const bool reshape_like = target_is(*view, "view.default") || target_is(*view, "_unsafe_view.default") ||
-                            target_is(*view, "unsqueeze.default") || target_is(*view, "squeeze.dim") ||
-                            target_is(*view, "squeeze.dims") || target_is(*view, "squeeze.default") ||
-                            target_is(*view, "alias.default");
-  if (reshape_like) {
-    const std::string shape = ctx.emit1("Shape", {values.at(base_fx)}, "base_shape");
+  const std::string op = pt2::OpTarget::parse(view->target).op;
+  auto rebind_base = [&](const std::string& onnx_op, std::vector<std::string> inputs) {
     const std::string out = ctx.graph.unique_name(base_fx);
     ctx.graph.reserve_name(out);
-    ctx.emit("Reshape", {updated, shape}, {out});
+    onnx::NodeProto* node = ctx.emit(onnx_op, std::move(inputs), {out});
     values[base_fx] = out;
-  } else if (target_is(*view, "slice.Tensor") || target_is(*view, "select.int")) {
-    // The functional scatter of the same view (slice_scatter / select_scatter), as a synthetic node whose
-    // output is the base's new value.
-    const bool slice = target_is(*view, "slice.Tensor");
-    pt2::Node scatter;
-    scatter.name = view->name + "_write_back";
-    scatter.target = slice ? "torch.ops.aten.slice_scatter.default" : "torch.ops.aten.select_scatter.default";
-    scatter.metadata = ctx.node.metadata;
-    constexpr auto positional = pt2::schema::ArgumentKind::POSITIONAL;
-    scatter.inputs.push_back({"self", *base, positional});
-    scatter.inputs.push_back({"src", pt2::Argument::tensor(view_fx), positional});
-    for (const char* name : {"dim", "start", "step", "index"})
-      if (const pt2::Argument* a = view->input(name)) scatter.inputs.push_back({name, *a, positional});
-    scatter.outputs.push_back(pt2::Argument::tensor(base_fx));
-    const std::string key = slice ? "aten::slice_scatter.default" : "aten::select_scatter.default";
-    TranslateContext sub(ctx.program, ctx.fx_graph, scatter, ctx.graph, ctx.opset, values);
-    sub.replace_bound_outputs();
-    find_translation(key, ctx.opset)->run(sub);
+    return node;
+  };
+  static const std::set<std::string> reshape_like = {"view",  "_unsafe_view", "unsqueeze", "squeeze",
+                                                     "alias", "detach",       "view_as",   "unflatten"};
+  if (reshape_like.count(op)) {
+    rebind_base("Reshape", {updated, ctx.emit1("Shape", {values.at(base_fx)}, "base_shape")});
+  } else if (op == "transpose" || op == "t" || op == "permute") {
+    const int64_t rank = static_cast<int64_t>(ctx.fx_graph.meta(base_fx, "write back").sizes.size());
+    std::vector<int64_t> perm(static_cast<size_t>(rank));
+    for (int64_t i = 0; i < rank; ++i) perm[static_cast<size_t>(i)] = i;
+    auto axis = [&](int64_t d) { return d < 0 ? d + rank : d; };
+    if (op == "permute") {
+      const auto dims = view->input("dims")->as_ints();
+      for (size_t i = 0; i < dims.size(); ++i) perm[static_cast<size_t>(axis(dims[i]))] = static_cast<int64_t>(i);
+    } else if (rank >= 2) {
+      const int64_t a = op == "t" ? 0 : axis(view->input("dim0")->as_int());
+      const int64_t b = op == "t" ? 1 : axis(view->input("dim1")->as_int());
+      std::swap(perm[static_cast<size_t>(a)], perm[static_cast<size_t>(b)]);
+    }
+    set_attr(rebind_base("Transpose", {updated}), "perm", perm);  // the inverse permutation
+  } else if (op == "slice") {
+    scatter_into_base(ctx, *view, view_fx, true, view_arguments(*view, {"dim", "start", "end", "step"}));
+  } else if (op == "select") {
+    scatter_into_base(ctx, *view, view_fx, false, view_arguments(*view, {"dim", "index"}));
+  } else if (op == "unbind") {
+    auto where = view_arguments(*view, {"dim"});
+    where.emplace_back("index", int_argument(static_cast<int64_t>(element)));
+    scatter_into_base(ctx, *view, view_fx, false, where);
+  } else if (op == "split" || op == "split_with_sizes") {
+    int64_t start = 0, size = 0;
+    if (op == "split") {
+      size = view->input("split_size")->as_int();
+      start = size * static_cast<int64_t>(element);
+    } else {
+      const auto sizes = view->input("split_sizes")->as_ints();
+      for (size_t i = 0; i < element; ++i) start += sizes[i];
+      size = sizes.at(element);
+    }
+    auto where = view_arguments(*view, {"dim"});
+    where.emplace_back("start", int_argument(start));
+    where.emplace_back("end", int_argument(start + size));
+    scatter_into_base(ctx, *view, view_fx, true, where);
   } else {
-    return;  // not a view (clone, a computed tensor): the mutation stays local
+    ctx.fail("writes in place into '" + view_fx + "', a `" + op + "` view of '" + base_fx +
+             "'; Parity cannot write such a view back into its base (the base would keep its old value)");
   }
   write_back_to_base(ctx, base_fx);
 }

@@ -9,6 +9,7 @@ from . import (  # noqa: F401
     long_tail,
     models_text,
     models_vision,
+    mutations,  # state written more than once per call
     ops,
     quantized,
     quantized_ao,  # torchao quantize_ (tensor-subclass weights)

@@ -173,6 +173,10 @@ struct OpTarget {
   bool is_in_place() const;
 };
 
+// An aten op whose result shares its input's storage (slice, view, transpose, split, ...): a write to either
+// is seen through the other.
+bool is_view_target(const std::string& fx_target);
+
 // A graph of the export schema (the root graph or a higher-order op's subgraph, e.g. a cond branch).
 Graph to_graph(const schema::Graph& g);
 TensorMeta to_tensor_meta(const schema::TensorMeta& m);
