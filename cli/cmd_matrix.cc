@@ -7,6 +7,7 @@
 #include "parity/error.h"
 #include "parity/verify/matrix.h"
 #include "parity/verify/merge.h"
+#include "parity/verify/report.h"
 
 namespace fs = std::filesystem;
 
@@ -17,6 +18,7 @@ struct MatrixArgs {
   verify::MatrixOptions o;
   std::string known_failures;
   std::string official = "one";
+  std::string junit;  // --junit FILE
   bool no_peers = false, list = false;
 };
 
@@ -62,7 +64,9 @@ int run_matrix_command(MatrixArgs& a) {
     return kExitOk;
   }
   const verify::MatrixResult result = verify::run_matrix(o);
+  if (!a.junit.empty()) verify::write_junit(a.junit, result.report, (fs::path(o.out_dir) / "report.html").string());
   print_summary(result, o.out_dir);
+  if (!a.junit.empty()) std::cout << "junit: " << a.junit << std::endl;
   return result.exit_code;
 }
 
@@ -101,6 +105,8 @@ std::function<int()> setup_matrix(CLI::App& app) {
       ->allow_extra_args(false)
       ->option_text("FILE.py[:NAME]|DIR");
   cmd->add_flag("--with-builtin", o.with_builtin, "with --scenarios: the built-in cases as well");
+  cmd->add_option("--junit", a->junit, "also write the results as JUnit XML (one testcase per case and mode)")
+      ->option_text("FILE");
   cmd->add_option("--shard", o.shard, "run the K-th of N shares of the (case, mode) pairs")->option_text("K/N");
   return [a] { return run_matrix_command(*a); };
 }

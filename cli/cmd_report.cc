@@ -15,7 +15,7 @@ namespace {
 
 struct ReportArgs {
   std::vector<std::string> reports;
-  std::string out;
+  std::string out, junit;
   bool merge = false;
 };
 
@@ -32,6 +32,7 @@ int merge(const ReportArgs& a) {
   fs::create_directories(out);
   write_file_atomic((out / "report.json").string(), report.dump(2) + "\n", "report");
   write_renderings(report, out);
+  if (!a.junit.empty()) verify::write_junit(a.junit, report, (out / "report.html").string());
   const auto& s = report["summary"];
   std::cout << "merged " << a.reports.size() << " reports: " << s["pass"].get<int>() << "/" << s["total"].get<int>()
             << " passed";
@@ -65,6 +66,7 @@ int run_report(const ReportArgs& a) {
                            : fs::path(a.out);
   fs::create_directories(out);
   write_renderings(report, out);
+  if (!a.junit.empty()) verify::write_junit(a.junit, report, (out / "report.html").string());
   std::cout << "wrote " << (out / "report.md").string() << " and " << (out / "report.html").string() << "\n";
   return kExitOk;
 }
@@ -76,6 +78,8 @@ std::function<int()> setup_report(CLI::App& app) {
   cmd->add_option("REPORT.json", a->reports, "a report.json (with --merge: the report.json of every shard)");
   cmd->add_option("--out", a->out, "output folder (default: the report's folder; required with --merge)")
       ->option_text("DIR");
+  cmd->add_option("--junit", a->junit, "also write the report as JUnit XML (one testcase per case and mode)")
+      ->option_text("FILE");
   cmd->add_flag("--merge", a->merge, "join the reports of the shards of one matrix run");
   return [a] { return run_report(*a); };
 }

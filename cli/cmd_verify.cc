@@ -26,7 +26,7 @@ void abort_if_requested(const std::string& case_dir) {
 }
 
 struct VerifyArgs {
-  std::string dir, out;
+  std::string dir, out, junit;
   verify::VerifyOptions options;
   bool quiet = false, no_html = false;
 };
@@ -94,6 +94,8 @@ int run_verify(VerifyArgs& a) {
   }
   const auto report = verify::make_report("parity verify " + a.dir, cases);
   verify::write_report(out, report, !a.no_html);
+  if (!a.junit.empty())
+    verify::write_junit(a.junit, report, (fs::path(out) / (a.no_html ? "report.md" : "report.html")).string());
   if (!a.quiet) {
     for (const auto& c : cases) {
       std::cout << c.case_name << "/" << c.mode << ": " << c.status << (c.error ? " — " + *c.error : "");
@@ -124,6 +126,8 @@ std::function<int()> setup_verify(CLI::App& app) {
       ->capture_default_str()
       ->option_text("K");
   cmd->add_flag("--peers", a->options.peers, "the official exporter and ONNX Runtime columns");
+  cmd->add_option("--junit", a->junit, "also write the result as JUnit XML (one testcase per case and mode)")
+      ->option_text("FILE");
   cmd->add_flag("--no-html", a->no_html, "write report.json and report.md only");
   cmd->add_flag("--quiet", a->quiet, "no per-output lines");
   return [a] { return run_verify(*a); };
