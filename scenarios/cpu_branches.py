@@ -7,54 +7,71 @@ calls _int_mm(uint8, int8) and subtracts 128 * colsum(W) ("u8s8"); elsewhere (no
 _int_mm(int8, int8) ("s8s8"). A Case declares `cpu_branch=<name>` and scenarios/capture.py runs the export
 and the eager reference of that case inside `forced(name)`, whatever CPU runs the capture.
 
-intmm.py imported the predicates by name (`from torchao.utils import _cpu_is_vnni_supported, ...`), so they
-are patched where it looks them up (torchao.kernel.intmm) and where torchao.utils keeps them; torch's own
-(torch.cpu._is_vnni_supported, _is_amx_tile_supported) get the same values, for code that asks torch directly.
+What is patched: torch.cpu.get_capabilities (torch.cpu._is_vnni_supported, _is_amx_tile_supported, ... read
+it; in torch 2.13 "VNNI" is avx512_vnni only, so an AVX-VNNI-only CPU counts as no VNNI), and torchao's
+predicates where torchao.utils defines them and where intmm.py looks them up: intmm imported them by name
+(`from torchao.utils import _cpu_is_vnni_supported, ...`), so patching torchao.utils alone would not reach it.
 """
 from __future__ import annotations
 
 import contextlib
 import importlib
+import types
 
-# Name -> the predicate values of one CPU class. Programs: torchao_amx and torchao_no_vnni capture s8s8
-# (tests/python/test_cpu_branches.py proves the two programs equal), torchao_vnni captures u8s8.
+# Name -> the capabilities of one CPU class (keys of torch.cpu.get_capabilities(); the host's other keys stay).
+# Programs: torchao_amx and torchao_no_vnni capture s8s8 (tests/python/test_cpu_branches.py proves the two
+# programs equal), torchao_vnni captures u8s8.
+_NO_AMX = {"amx_tile": False, "amx_int8": False, "amx_bf16": False, "amx_fp16": False}
 BRANCHES: dict[str, dict[str, bool]] = {
-    "torchao_amx": {"vnni": True, "amx_tile": True},        # Sapphire Rapids and later Xeons: s8s8
-    "torchao_vnni": {"vnni": True, "amx_tile": False},      # Zen 4/5, Ice/Cascade Lake: u8s8
-    "torchao_no_vnni": {"vnni": False, "amx_tile": False},  # AVX2 only (Zen 3, Haswell): s8s8
+    # Sapphire / Emerald / Granite Rapids Xeons: s8s8
+    "torchao_amx": {"avx512_vnni": True, "amx_tile": True, "amx_int8": True, "amx_bf16": True},
+    # Zen 4/5, Ice Lake and Cascade Lake servers: u8s8
+    "torchao_vnni": {"avx512_vnni": True, **_NO_AMX},
+    # AVX2 (Zen 3, Haswell) or AVX-512 without VNNI (Skylake-X): s8s8
+    "torchao_no_vnni": {"avx512_vnni": False, "avx_vnni": False, **_NO_AMX},
 }
 
-# Where each predicate is looked up: (module, attribute). A module that no longer has the attribute fails
-# loudly: a torchao that renamed its predicate would otherwise capture the host's branch in silence.
-# (torch 2.13's torch.cpu._is_vnni_supported reads get_capabilities()["avx512_vnni"]: AVX-VNNI alone, as on
-# Alder Lake, counts as no VNNI; torch._C._cpu has no such predicate in 2.13, torchao.utils falls back to torch.cpu.)
-_LOOKUPS = {
-    "vnni": [("torchao.kernel.intmm", "_cpu_is_vnni_supported"), ("torchao.utils", "_cpu_is_vnni_supported"),
-             ("torch.cpu", "_is_vnni_supported")],
-    "amx_tile": [("torchao.kernel.intmm", "_cpu_is_amx_tile_supported"),
-                 ("torchao.utils", "_cpu_is_amx_tile_supported"), ("torch.cpu", "_is_amx_tile_supported")],
-}
+# torchao's own predicates, (module, attribute) -> the capability each answers from. A module that no longer
+# has the attribute fails loudly: a torchao that renamed its predicate would otherwise capture the host's
+# branch in silence.
+_TORCHAO = {("torchao.kernel.intmm", "_cpu_is_vnni_supported"): "avx512_vnni",
+            ("torchao.kernel.intmm", "_cpu_is_amx_tile_supported"): "amx_tile",
+            ("torchao.utils", "_cpu_is_vnni_supported"): "avx512_vnni",
+            ("torchao.utils", "_cpu_is_amx_tile_supported"): "amx_tile"}
+
+
+@contextlib.contextmanager
+def capabilities(values: dict[str, bool]):
+    """Inside: torch.cpu.get_capabilities() is the host's with `values` over it, and torchao's predicates
+    answer from the same map."""
+    import torch
+    caps = dict(torch.cpu.get_capabilities())
+    caps.update(values)
+    frozen = types.MappingProxyType(caps)
+    saved = []
+    try:
+        saved.append((torch.cpu, "get_capabilities", torch.cpu.get_capabilities))
+        torch.cpu.get_capabilities = lambda: frozen
+        for (module_name, attr), key in _TORCHAO.items():
+            module = importlib.import_module(module_name)
+            if not hasattr(module, attr):
+                raise RuntimeError(f"{module_name}.{attr} is gone: scenarios/cpu_branches.py cannot force torchao's "
+                                   "CPU branch (a new torchao? update _TORCHAO and docs/cpu-branches.md)")
+            saved.append((module, attr, getattr(module, attr)))
+            setattr(module, attr, lambda key=key: bool(frozen.get(key, False)))
+        yield frozen
+    finally:
+        for module, attr, original in reversed(saved):
+            setattr(module, attr, original)
 
 
 @contextlib.contextmanager
 def forced(branch: str | None):
-    """Inside: the predicates answer as the CPU class `branch` (a key of BRANCHES); None forces nothing."""
+    """Inside: the CPU predicates answer as the CPU class `branch` (a key of BRANCHES); None forces nothing."""
     if branch is None:
-        yield
+        yield None
         return
     if branch not in BRANCHES:
         raise KeyError(f"unknown CPU branch {branch!r} (scenarios/cpu_branches.py knows: {', '.join(BRANCHES)})")
-    saved = []
-    try:
-        for predicate, value in BRANCHES[branch].items():
-            for module_name, attr in _LOOKUPS[predicate]:
-                module = importlib.import_module(module_name)
-                if not hasattr(module, attr):
-                    raise RuntimeError(f"{module_name}.{attr} is gone: scenarios/cpu_branches.py cannot force the "
-                                       f"{branch} branch (a new torch/torchao? update _LOOKUPS)")
-                saved.append((module, attr, getattr(module, attr)))
-                setattr(module, attr, lambda value=value: value)
-        yield
-    finally:
-        for module, attr, original in reversed(saved):
-            setattr(module, attr, original)
+    with capabilities(BRANCHES[branch]) as caps:
+        yield caps
