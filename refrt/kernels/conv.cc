@@ -5,6 +5,7 @@
 // column matrix), and so does a stride-1 conv with outputs >= 56 wide (direct_2d: the GEMM reads a
 // zero-padded copy of the input in place).
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <type_traits>
@@ -29,7 +30,8 @@ namespace {
 const std::string_view kImplDepthwise = intern_impl("refrt depthwise (avx2)");
 const std::string_view kImplDirect = intern_impl("refrt direct");
 const std::string_view kImplInPlace = intern_impl("refrt conv-gemm in place (avx2)");
-const std::string_view kImplIm2col = intern_impl("refrt im2col + conv-gemm (avx2)");
+// " + " joins the backends of one label (gemm.h backend_label): none inside a name.
+const std::string_view kImplIm2col = intern_impl("refrt im2col conv-gemm (avx2)");
 
 using nn::WindowGeometry;
 
@@ -145,8 +147,7 @@ class ConvKernel : public Kernel {
       }
     }
     if (g.rank() == 2 && cg > 1 && z_ok && numel > 0) {
-      io.impl = own_gemm_ok ? kImplIm2col : gemm_impl_name(std::is_same_v<T, float>);
-      chunked_2d(io, g, n, c, m, cg, pointwise, px, pw, pb, pz, py);
+      chunked_2d(io, g, n, c, m, cg, pointwise, px, pw, pb, pz, py);  // names what ran its products
       return true;
     }
     return false;
@@ -161,6 +162,7 @@ class ConvKernel : public Kernel {
     const int64_t col_rows = cg * ksize;
     // Uninitialised: im2col writes every element (zeroing megabytes per call is measurable).
     std::unique_ptr<T[]> col(pointwise ? nullptr : new T[static_cast<size_t>(checked_numel({col_rows, out_size}))]);
+    BackendSet ran = 0;
     for (int64_t i = 0; i < n; ++i)
       for (int64_t gi = 0; gi < group_; ++gi) {
         const T* xg = px + (i * c + gi * cg) * in_size;
@@ -172,9 +174,10 @@ class ConvKernel : public Kernel {
           });
           cols = col.get();
         }
-        gemm<T>(node_, false, false, mg, out_size, col_rows, T(1), pw + gi * mg * col_rows, col_rows, cols, out_size,
-                T(0), yg, out_size);
+        ran |= backend_bit(gemm<T>(node_, false, false, mg, out_size, col_rows, T(1), pw + gi * mg * col_rows, col_rows,
+                                   cols, out_size, T(0), yg, out_size));
       }
+    note_backends(io, ran);
   }
 
   // A 1x1 convolution is Y = W X per image, NCHW as it is: on AVX-512 CPUs oneDNN's sgemm (AVX-512 kernels)
@@ -186,9 +189,11 @@ class ConvKernel : public Kernel {
   }
   void pointwise_sgemm(const KernelIO& io, int64_t n, int64_t c, int64_t m, int64_t plane, const float* px,
                        const float* pw, const float* pb, const float* pz, float* py) const {
+    BackendSet ran = 0;
     for (int64_t i = 0; i < n; ++i)
-      pool_gemm<float>(io, false, false, m, plane, c, 1.0f, pw, c, px + i * c * plane, plane, 0.0f, py + i * m * plane,
-                       plane);
+      ran |= pool_gemm<float>(io, false, false, m, plane, c, 1.0f, pw, c, px + i * c * plane, plane, 0.0f,
+                              py + i * m * plane, plane);
+    note_backends(io, ran);
     epilogue<float>(io, n * m, m, plane, pb, pz, true, py);
   }
 
@@ -430,6 +435,7 @@ class ConvKernel : public Kernel {
     };
     // Input channels per thread when the pool prepares one chunk's columns: about 16 KiB of columns each.
     const int64_t prep_grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, kh * kw * rows_per * ow));
+    std::atomic<BackendSet> ran{0};  // the library products' backends (not own_gemm)
     for (int64_t i = 0; i < n; ++i)
       for (int64_t gi = 0; gi < group_; ++gi) {
         const T* xg = px + (i * c + gi * cg) * in_size;
@@ -466,8 +472,10 @@ class ConvKernel : public Kernel {
                   return;
                 }
               }
-              gemm<T>(node_, false, false, o1 - o0, ncols, col_rows, T(1), pw + (gi * mg + o0) * col_rows, col_rows,
-                      cols, ldb, T(0), yg + o0 * out_size + r0 * ow, out_size);
+              const Backend used =
+                  gemm<T>(node_, false, false, o1 - o0, ncols, col_rows, T(1), pw + (gi * mg + o0) * col_rows, col_rows,
+                          cols, ldb, T(0), yg + o0 * out_size + r0 * ow, out_size);
+              ran.fetch_or(backend_bit(used), std::memory_order_relaxed);
               rows_epilogue(yg + o0 * out_size + r0 * ow, pb ? pb + gi * mg + o0 : nullptr,
                             pz ? pz + (i * m + gi * mg + o0) * out_size + r0 * ow : nullptr, o1 - o0, ncols, out_size);
             };
@@ -492,6 +500,10 @@ class ConvKernel : public Kernel {
         else
           parallel_each(io, chunks, run_chunks);
       }
+    if (own_gemm)
+      io.impl = kImplIm2col;
+    else
+      note_backends(io, ran.load());
   }
 
   // Stride-1 2-D convs with outputs >= 56 wide: no im2col. The group's input is copied once into a

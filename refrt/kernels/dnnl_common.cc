@@ -3,11 +3,12 @@
 
 #include <dlfcn.h>
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
-
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <optional>
+#include <string>
+#include <utility>
 
 #include "../src/kernel.h"
 #include "parity/refrt/cpu_isa.h"
@@ -33,12 +34,53 @@ dnnl::cpu_isa dnnl_isa(IsaLevel level) {
   }
 }
 
+// oneDNN's own cap, ONEDNN_MAX_CPU_ISA (or its older name DNNL_MAX_CPU_ISA), as oneDNN spells the levels;
+// nullopt when unset or not one of them. oneDNN reads it only when nobody calls set_max_cpu_isa, which
+// refrt does: refrt applies it itself (onednn_isa_cap), so that the variable caps oneDNN inside refrt too.
+std::optional<dnnl::cpu_isa> env_isa_cap() {
+  const char* v = std::getenv("ONEDNN_MAX_CPU_ISA");
+  if (v == nullptr || *v == '\0') v = std::getenv("DNNL_MAX_CPU_ISA");
+  if (v == nullptr || *v == '\0') return std::nullopt;
+  std::string name = v;
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::toupper(c); });
+  using I = dnnl::cpu_isa;
+  const std::pair<const char*, I> names[] = {{"ALL", I::all},
+                                             {"SSE41", I::sse41},
+                                             {"AVX", I::avx},
+                                             {"AVX2", I::avx2},
+                                             {"AVX2_VNNI", I::avx2_vnni},
+                                             {"AVX512_CORE", I::avx512_core},
+                                             {"AVX512_CORE_VNNI", I::avx512_core_vnni},
+                                             {"AVX512_CORE_BF16", I::avx512_core_bf16},
+                                             {"AVX512_CORE_AMX", I::avx512_core_amx}};
+  for (const auto& [n, isa] : names)
+    if (name == n) return isa;
+  return std::nullopt;
+}
+
 }  // namespace
+
+dnnl::cpu_isa onednn_isa_cap() {
+  static const dnnl::cpu_isa cap = [] {
+    const dnnl::cpu_isa own = dnnl_isa(isa_info().error.empty() ? isa_info().level : IsaLevel::kScalar);
+    const auto env = env_isa_cap();
+    if (!env || *env == dnnl::cpu_isa::all) return own;
+    // oneDNN's ISA values are sets of feature bits, each level holding the ones below it: the common part
+    // of two caps is their bitwise and (avx2_vnni & avx512_core = avx2).
+    return static_cast<dnnl::cpu_isa>(static_cast<unsigned>(own) & static_cast<unsigned>(*env));
+  }();
+  return cap;
+}
+
+bool onednn_allows(dnnl::cpu_isa isa) {
+  const unsigned want = static_cast<unsigned>(isa);
+  return (static_cast<unsigned>(onednn_isa_cap()) & want) == want;
+}
 
 const dnnl::engine& cpu_engine() {
   static const dnnl::engine engine = [] {
     try {
-      dnnl::set_max_cpu_isa(dnnl_isa(isa_level()));
+      dnnl::set_max_cpu_isa(onednn_isa_cap());
     } catch (const dnnl::error&) {  // only before oneDNN's first JIT; nothing else in refrt runs one
     }
     return dnnl::engine(dnnl::engine::kind::cpu, 0);
@@ -105,17 +147,11 @@ bool float_gemm_prefers_onednn() {
 
 bool has_vnni() {
   static const bool vnni = [] {
-    if (isa_allows(IsaLevel::kAvx512Vnni)) return true;
+    if (isa_allows(IsaLevel::kAvx512Vnni)) return onednn_allows(dnnl::cpu_isa::avx512_core_vnni);
     // AVX-VNNI (the VEX form: Alder Lake and newer) counts only at refrt's avx2 level, where oneDNN is capped
     // at avx2_vnni; capped at avx512_core, oneDNN would not use it.
-    if (isa_info().level != IsaLevel::kAvx2) return false;
-#if defined(__x86_64__)
-    // CPUID leaf 7, subleaf 1, EAX bit 4 (clang 14's __builtin_cpu_supports does not know "avxvnni").
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    return __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 4)) != 0;
-#else
-    return false;
-#endif
+    return isa_info().level == IsaLevel::kAvx2 && cpu_has(CpuFeature::kAvxVnni) &&
+           onednn_allows(dnnl::cpu_isa::avx2_vnni);
   }();
   return vnni;
 }

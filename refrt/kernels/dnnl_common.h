@@ -16,7 +16,12 @@
 
 namespace parity::refrt::dnnl_common {
 
-// The engine, created on first use with oneDNN's ISA capped at refrt's level.
+// The ceiling oneDNN runs under: refrt's level (PARITY_REFRT_ISA) as oneDNN names it, lowered further by
+// ONEDNN_MAX_CPU_ISA when that is set (the variable oneDNN reads itself when nobody sets the cap).
+dnnl::cpu_isa onednn_isa_cap();
+// Whether that ceiling includes `isa` (the CPU may still lack it: oneDNN then stays below).
+bool onednn_allows(dnnl::cpu_isa isa);
+// The engine, created on first use with oneDNN's ISA capped at onednn_isa_cap().
 const dnnl::engine& cpu_engine();
 // A stream of the calling thread on that engine.
 dnnl::stream& thread_stream();
@@ -41,8 +46,8 @@ bool allowed(const char* env);
 // where OpenBLAS runs a generic core (or the BLAS is not OpenBLAS); no on AVX2 CPUs with OpenBLAS's AVX2
 // core (oneDNN 2.6 has no AVX2 brgemm matmul; its gemm:jit measured ~6 % slower there).
 bool float_gemm_prefers_onednn();
-// Whether this CPU (at refrt's level) has exact 8-bit dot products: AVX-512 VNNI or AVX-VNNI. Without them
-// oneDNN's u8 x s8 kernels sum pairs in a saturating int16 (vpmaddubsw), which refrt never inherits.
+// Whether this CPU (at refrt's level and oneDNN's cap) has exact 8-bit dot products: AVX-512 VNNI or AVX-VNNI. Without
+// them oneDNN's u8 x s8 kernels sum pairs in a saturating int16 (vpmaddubsw), which refrt never inherits.
 bool has_vnni();
 
 // The ISA oneDNN actually dispatches to, as it names it ("avx512_core_amx", "avx2", ...).

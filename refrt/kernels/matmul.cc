@@ -1,6 +1,7 @@
 // MatMul (numpy semantics, batch dims broadcast as broadcast.h does) and Gemm, on gemm.h.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <climits>
 #include <cstring>
 #include <optional>
@@ -165,7 +166,8 @@ class MatMulKernel : public Kernel {
     if (b_single && batch_a.size() >= batch_b.size()) {
       const int64_t rows = checked_numel(batch) * m;
       check_blas_dims(node_, rows, n, k);
-      return pool_gemm<T>(io, false, tb, rows, n, k, T(1), a.data<T>(), k, b.data<T>(), ldb, T(0), po, n);
+      return note_backends(
+          io, pool_gemm<T>(io, false, tb, rows, n, k, T(1), a.data<T>(), k, b.data<T>(), ldb, T(0), po, n));
     }
     // Batch index -> matrix index in a and b (numpy broadcasting of the batch dims, broadcast.h).
     const auto plan = plan_broadcast<2>({&batch_a, &batch_b}, node_);
@@ -183,30 +185,36 @@ class MatMulKernel : public Kernel {
     // costs more than they do.)
     const int64_t threads = io.pool ? io.pool->size() : 1;
     if (threads > 1 && count >= threads && count * m * n * k >= (int64_t{1} << 15))
-      return batch_over_pool<T>(io, count, threads, matrix, tb, m, k, n, po);
+      return note_backends(io, batch_over_pool<T>(io, count, threads, matrix, tb, m, k, n, po));
+    BackendSet ran = 0;
     for (int64_t i = 0; i < count; ++i) {
       const auto [pa, pb] = matrix(i);
-      pool_gemm<T>(io, false, tb, m, n, k, T(1), pa, k, pb, ldb, T(0), po + i * m * n, n);
+      ran |= pool_gemm<T>(io, false, tb, m, n, k, T(1), pa, k, pb, ldb, T(0), po + i * m * n, n);
     }
+    note_backends(io, ran);
   }
   // The products of a batch as tasks taken by whichever pool thread is free next (one running late
   // takes fewer). When the count does not divide by the threads, each product is cut into `parts`
   // column blocks so that the tasks do (5 heads on 2 threads: 10 halves), while blocks keep >= 16
   // columns; otherwise the last round of whole products would leave threads idle.
   template <typename T, typename Matrix>
-  static void batch_over_pool(const KernelIO& io, int64_t count, int64_t threads, const Matrix& matrix, bool tb,
-                              int64_t m, int64_t k, int64_t n, T* po) {
+  static BackendSet batch_over_pool(const KernelIO& io, int64_t count, int64_t threads, const Matrix& matrix, bool tb,
+                                    int64_t m, int64_t k, int64_t n, T* po) {
     int64_t parts = 1;
     while ((count * parts) % threads != 0 && n / (parts + 1) >= 16) ++parts;
     if ((count * parts) % threads != 0) parts = 1;
     const int64_t ldb = tb ? k : n;
+    std::atomic<BackendSet> ran{0};
     parallel_each(io, count * parts, [&](int64_t t0, int64_t t1) {
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t i = t / parts, c0 = n * (t % parts) / parts, c1 = n * (t % parts + 1) / parts;
         const auto [pa, pb] = matrix(i);
-        gemm<T>(false, tb, m, c1 - c0, k, T(1), pa, k, tb ? pb + c0 * ldb : pb + c0, ldb, T(0), po + i * m * n + c0, n);
+        const Backend used = gemm<T>(false, tb, m, c1 - c0, k, T(1), pa, k, tb ? pb + c0 * ldb : pb + c0, ldb, T(0),
+                                     po + i * m * n + c0, n);
+        ran.fetch_or(backend_bit(used), std::memory_order_relaxed);
       }
     });
+    return ran.load();
   }
   // B given as X with the Transpose of its last two axes (and a Reshape to b_shape_) folded away:
   // (storage, logical shape of B, transposed). The transpose stays virtual when the Reshape keeps the
@@ -359,8 +367,8 @@ class GemmKernel : public Kernel {
       for (int64_t i = 0; i < m * n; ++i) po[i] *= beta;
       return;
     }
-    pool_gemm<T>(io, trans_a_, trans_b_, m, n, k, static_cast<T>(alpha_), a.data<T>(), a.dim(1), b.data<T>(), b.dim(1),
-                 beta, po, n);
+    note_backends(io, pool_gemm<T>(io, trans_a_, trans_b_, m, n, k, static_cast<T>(alpha_), a.data<T>(), a.dim(1),
+                                   b.data<T>(), b.dim(1), beta, po, n));
   }
   NodeDef node_;
   float alpha_, beta_;

@@ -205,7 +205,12 @@ bool ConstantB::run(const KernelIO& io, int64_t m, const void* a, int64_t lda, c
     if (!it->second) return false;
     prims[static_cast<size_t>(t)] = it->second;
   }
+  // The primitives that run, named: one implementation for every task almost always (a narrower last block
+  // may get another kernel from oneDNN; then both are named).
   io.impl = prims[0]->impl;
+  for (const auto& p : prims)
+    if (p->impl != prims[0]->impl && std::string(io.impl).find(p->impl) == std::string::npos)
+      io.impl = intern_impl(std::string(io.impl) + " + " + std::string(p->impl));
   const size_t c_size = 4;  // float32 or int32
   parallel_each(io, tasks, [&](int64_t t0, int64_t t1) {
     const dnnl_common::OneOpenmpThread one_thread;
@@ -227,6 +232,7 @@ bool ConstantB::run(const KernelIO& io, int64_t m, const void* a, int64_t lda, c
                                               {DNNL_ARG_DST, memory(p.dst_md, engine, dense)},
                                               {DNNL_ARG_SCRATCHPAD, memory(p.scratch_md, engine, pad)}};
       if (bias) args.emplace(DNNL_ARG_BIAS, memory(p.bias_md, engine, const_cast<float*>(bias + blk.n0)));
+      backend_probe::hit(Backend::kOnednnMatmul);
       p.matmul.execute(stream, args);
       stream.wait();
       // Activations on each row while it is in cache, then the row to its place in C.

@@ -2,6 +2,8 @@
 // the whole K in registers, work split over tiles on the session's pool.
 #include "qgemm.h"
 
+#include "../src/backend_probe.h"
+
 #include <immintrin.h>
 
 #include <algorithm>
@@ -162,6 +164,7 @@ void gemm(const KernelIO& io, int64_t m, const int16_t* a, int64_t lda, const Pa
 void gemm_tiles(const KernelIO& io, int64_t m, const int16_t* a, int64_t lda, const PackedB& b, const GemmSink& sink) {
   const int64_t mt = (m + kRows - 1) / kRows, panels = b.panels();
   if (m == 0 || b.n == 0) return;
+  backend_probe::hit(Backend::kRefrtQgemm);
   // The outer loop walks the larger operand once; the inner one reuses the smaller from cache.
   const bool panel_outer = b.data.size() >= static_cast<size_t>(m * lda);
   const int64_t outer = panel_outer ? panels : mt, inner = panel_outer ? mt : panels;

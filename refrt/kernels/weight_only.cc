@@ -18,6 +18,7 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 
@@ -307,12 +308,16 @@ class WeightOnlyMatMulKernel : public Kernel {
         for (int64_t p = p0; p < p1; ++p) dequantize_panel(path_, w_, p, b + p * kLanes, ld);
       });
       const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(io.pool ? io.pool->size() : 1, n / 64));
+      std::atomic<BackendSet> ran{0};
       parallel_for(io, blocks, 1, [&](int64_t b0, int64_t b1) {
         for (int64_t i = b0; i < b1; ++i) {
           const int64_t c0 = n * i / blocks, c1 = n * (i + 1) / blocks;
-          gemm<float>(false, false, m, c1 - c0, k, 1.0f, px, k, b + c0, ld, 0.0f, py + c0, n);
+          const Backend used = gemm<float>(false, false, m, c1 - c0, k, 1.0f, px, k, b + c0, ld, 0.0f, py + c0, n);
+          ran.fetch_or(backend_bit(used), std::memory_order_relaxed);
         }
       });
+      // The weights dequantized by refrt's panels, the product on the backends that ran it.
+      io.impl = intern_impl(std::string(impl_) + " dequantized + " + std::string(backend_label(ran.load())));
     } else {
       parallel_for(io, w_.count, 1, [&](int64_t p0, int64_t p1) {
         for (int64_t p = p0; p < p1; ++p) panel_product(path_, w_, p, px, m, py);

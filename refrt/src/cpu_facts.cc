@@ -10,10 +10,6 @@
 #include "../kernels/dnnl_common.h"
 #include "parity/refrt/cpu_isa.h"
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
-
 namespace parity::refrt {
 namespace {
 
@@ -52,15 +48,8 @@ const CpuFacts& cpu_facts() {
   static const CpuFacts facts = [] {
     CpuFacts f;
     f.model_name = cpuinfo_model_name();
-#if defined(__x86_64__)
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    if (__get_cpuid(1, &a, &b, &c, &d)) {
-      const unsigned base_family = (a >> 8) & 0xf, ext_family = (a >> 20) & 0xff;
-      const unsigned base_model = (a >> 4) & 0xf, ext_model = (a >> 16) & 0xf;
-      f.family = static_cast<int>(base_family == 0xf ? base_family + ext_family : base_family);
-      f.model = static_cast<int>(base_family == 0x6 || base_family == 0xf ? (ext_model << 4) + base_model : base_model);
-    }
-#endif
+    f.family = cpu_features().family;  // CPUID is read in cpu_isa.cc only
+    f.model = cpu_features().model;
     f.refrt_isa = isa_summary();
     f.onednn = dnnl_common::version();
     f.onednn_isa = dnnl_common::effective_isa();

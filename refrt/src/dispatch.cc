@@ -10,8 +10,8 @@ namespace {
 // Why these loops: a float16/bfloat16 node widens its inputs and narrows its outputs on every run, so the
 // conversions are on the hot path of every half-precision model. Written as plain integer arithmetic (the
 // same rounding as parity/float16.h: nearest even, NaN kept NaN with its sign) so that the compiler
-// vectorises them; float16 uses the F16C instructions where the CPU has AVX2 (every such x86 CPU has F16C,
-// and they round exactly as IEEE says).
+// vectorises them; float16 uses the F16C instructions where refrt's level has AVX2 and CPUID says F16C (a
+// hypervisor may hide F16C from a guest that has AVX2; they round exactly as IEEE says).
 inline float bf16_bits_to_float(uint16_t b) {
   const uint32_t u = static_cast<uint32_t>(b) << 16;
   float f;
@@ -39,10 +39,10 @@ template <bool kHalf>
 }
 
 #if defined(__x86_64__)
-__attribute__((target("avx2,f16c"))) void bf16_widen_avx2(const uint16_t* src, float* dst, int64_t n) {
+__attribute__((target("avx2"))) void bf16_widen_avx2(const uint16_t* src, float* dst, int64_t n) {
   widen_span<false>(src, dst, n);
 }
-__attribute__((target("avx2,f16c"))) void bf16_narrow_avx2(const float* src, uint16_t* dst, int64_t n) {
+__attribute__((target("avx2"))) void bf16_narrow_avx2(const float* src, uint16_t* dst, int64_t n) {
   narrow_span<false>(src, dst, n);
 }
 __attribute__((target("avx2,f16c"))) void half_widen_f16c(const uint16_t* src, float* dst, int64_t n) {
@@ -65,12 +65,20 @@ bool use_avx2() {
   return avx2;
 }
 
+bool use_f16c() {
+  static const bool f16c = use_avx2() && cpu_has(CpuFeature::kF16c);
+  return f16c;
+}
+
 }  // namespace
+
+const char* half_conversion_path() { return use_f16c() ? "f16c" : "portable"; }
 
 void widen_span(DType from, const uint16_t* src, float* dst, int64_t n) {
   const bool half = from == DType::kFloat16;
 #if defined(__x86_64__)
-  if (use_avx2()) return half ? half_widen_f16c(src, dst, n) : bf16_widen_avx2(src, dst, n);
+  if (half && use_f16c()) return half_widen_f16c(src, dst, n);
+  if (!half && use_avx2()) return bf16_widen_avx2(src, dst, n);
 #endif
   half ? widen_span<true>(src, dst, n) : widen_span<false>(src, dst, n);
 }
@@ -78,7 +86,8 @@ void widen_span(DType from, const uint16_t* src, float* dst, int64_t n) {
 void narrow_span(DType to, const float* src, uint16_t* dst, int64_t n) {
   const bool half = to == DType::kFloat16;
 #if defined(__x86_64__)
-  if (use_avx2()) return half ? half_narrow_f16c(src, dst, n) : bf16_narrow_avx2(src, dst, n);
+  if (half && use_f16c()) return half_narrow_f16c(src, dst, n);
+  if (!half && use_avx2()) return bf16_narrow_avx2(src, dst, n);
 #endif
   half ? narrow_span<true>(src, dst, n) : narrow_span<false>(src, dst, n);
 }

@@ -29,6 +29,8 @@ inline bool is_float16_like(DType t) { return t == DType::kFloat16 || t == DType
 // the values of parity/float16.h's conversions.
 void widen_span(DType from, const uint16_t* src, float* dst, int64_t n);
 void narrow_span(DType to, const float* src, uint16_t* dst, int64_t n);
+// Which float16 conversion those run: "f16c" (AVX2 level and CPUID's F16C) or "portable" (integer code).
+const char* half_conversion_path();
 // A float32 copy of a float16/bfloat16 tensor (other dtypes: returned as is); over io's pool when given.
 Tensor widen_to_float32(const Tensor& t, const KernelIO* io = nullptr);
 // `t` (float32) rounded to float16 or bfloat16.

@@ -1,8 +1,12 @@
-// gemm.h: the float32 product on oneDNN, and the names of what runs gemm<T>.
+// gemm.h: the float32 product on oneDNN, the BLAS calls, and the names of the backends that ran a product.
 #include "gemm.h"
 
+#include <cblas.h>
+
 #include <cstdlib>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "../kernels/dnnl_common.h"
 #include "parity/refrt/cpu_isa.h"
@@ -16,6 +20,7 @@ bool sgemm_on_onednn() {
 
 void onednn_sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
                   const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  backend_probe::hit(Backend::kOnednnSgemm);
   dnnl_common::cpu_engine();  // the ISA cap is set before oneDNN's first JIT
   const dnnl_common::OneOpenmpThread one_thread;
   const dnnl_status_t status = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -24,12 +29,58 @@ void onednn_sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha
                                std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n));
 }
 
-std::string_view gemm_impl_name(bool float32) {
-  static const std::string_view onednn = intern_impl("onednn sgemm (" + dnnl_common::effective_isa() + ")");
-  static const std::string_view sgemm = intern_impl("openblas sgemm (core " + cpu_facts().openblas_core + ")");
-  static const std::string_view dgemm = intern_impl("openblas dgemm (core " + cpu_facts().openblas_core + ")");
-  if (!float32) return dgemm;
-  return sgemm_on_onednn() ? onednn : sgemm;
+namespace {
+
+CBLAS_TRANSPOSE op(bool t) { return t ? CblasTrans : CblasNoTrans; }
+int i32(int64_t v) { return static_cast<int>(v); }  // callers checked the range (check_blas_dims)
+
+}  // namespace
+
+void openblas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                   const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  backend_probe::hit(Backend::kOpenblasSgemm);
+  cblas_sgemm(CblasRowMajor, op(ta), op(tb), i32(m), i32(n), i32(k), alpha, a, i32(lda), b, i32(ldb), beta, c,
+              i32(ldc));
+}
+
+void openblas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
+                   const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  backend_probe::hit(Backend::kOpenblasDgemm);
+  cblas_dgemm(CblasRowMajor, op(ta), op(tb), i32(m), i32(n), i32(k), alpha, a, i32(lda), b, i32(ldb), beta, c,
+              i32(ldc));
+}
+
+void openblas_gemv(bool trans, int64_t rows, int64_t cols, float alpha, const float* a, int64_t lda, const float* x,
+                   int64_t incx, float beta, float* y, int64_t incy) {
+  backend_probe::hit(Backend::kOpenblasSgemv);
+  cblas_sgemv(CblasRowMajor, op(trans), i32(rows), i32(cols), alpha, a, i32(lda), x, i32(incx), beta, y, i32(incy));
+}
+
+void openblas_gemv(bool trans, int64_t rows, int64_t cols, double alpha, const double* a, int64_t lda, const double* x,
+                   int64_t incx, double beta, double* y, int64_t incy) {
+  backend_probe::hit(Backend::kOpenblasDgemv);
+  cblas_dgemv(CblasRowMajor, op(trans), i32(rows), i32(cols), alpha, a, i32(lda), x, i32(incx), beta, y, i32(incy));
+}
+
+std::string_view backend_label(BackendSet set) {
+  if (set == 0) return {};
+  static std::mutex mutex;
+  static std::unordered_map<BackendSet, std::string_view> labels;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = labels.find(set);
+  if (it != labels.end()) return it->second;
+  const std::string core = " (core " + cpu_facts().openblas_core + ")";
+  std::string label;
+  for (size_t i = 1; i < kBackendCount; ++i) {
+    const auto b = static_cast<Backend>(i);
+    if ((set & backend_bit(b)) == 0) continue;
+    std::string part = backend_probe::name(b);
+    if (b == Backend::kRefrtGemv) part += " (avx2)";
+    if (b == Backend::kOnednnSgemm) part += " (" + dnnl_common::effective_isa() + ")";
+    if (part.rfind("openblas ", 0) == 0) part += core;
+    label += (label.empty() ? "" : " + ") + part;
+  }
+  return labels.emplace(set, intern_impl(label)).first->second;
 }
 
 }  // namespace parity::refrt

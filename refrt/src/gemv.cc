@@ -118,6 +118,7 @@ bool refrt_sgemv_available() {
 
 void refrt_sgemv(bool trans, int64_t rows, int64_t cols, float alpha, const float* a, int64_t lda, const float* x,
                  float beta, float* y) {
+  backend_probe::hit(Backend::kRefrtGemv);
   if (trans)
     rows_axpy(rows, cols, alpha, a, lda, x, beta, y);
   else

@@ -16,9 +16,14 @@ namespace avx2 {
 }  // namespace avx2
 #pragma GCC pop_options
 
-const bool kAvx2 = isa_allows(IsaLevel::kAvx2);
+// arch=haswell lets the compiler use every Haswell extension, not only AVX2 + FMA (refrt's avx2 level):
+// BMI1/2, LZCNT, MOVBE and F16C are checked too (a VM may hide one of them).
+const bool kAvx2 = isa_allows(IsaLevel::kAvx2) && cpu_has(CpuFeature::kF16c) && cpu_has(CpuFeature::kBmi1) &&
+                   cpu_has(CpuFeature::kBmi2) && cpu_has(CpuFeature::kLzcnt) && cpu_has(CpuFeature::kMovbe);
 
 }  // namespace
+
+const char* path() { return kAvx2 ? "haswell" : "portable"; }
 
 void exp(const float* x, float* y, int64_t n) { kAvx2 ? avx2::exp_impl(x, y, n) : base::exp_impl(x, y, n); }
 void erf(const float* x, float* y, int64_t n) { kAvx2 ? avx2::erf_impl(x, y, n) : base::erf_impl(x, y, n); }

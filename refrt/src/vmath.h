@@ -17,5 +17,7 @@ void silu(float* p, int64_t n);                                    // x * sigmoi
 void gelu_erf(float* p, int64_t n, float c0, float c1, float c2);  // (x * c1) * (erf(x * c0) + c2), in place
 // y = softmax(x) over one contiguous row of n > 0 elements.
 void softmax_row(const float* x, float* y, int64_t n);
+// The variant in use: "haswell" (refrt's AVX2 level and the other Haswell extensions in CPUID) or "portable".
+const char* path();
 
 }  // namespace parity::refrt::vmath

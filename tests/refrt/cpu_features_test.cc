@@ -1,0 +1,158 @@
+// The CPU features refrt reads (cpu_isa.h): CPUID's answer against /proc/cpuinfo (the kernel's reading, an
+// independent oracle), the level each feature set reaches, and the test-only mask PARITY_REFRT_MASK_FEATURES:
+// with a feature masked, every path that depends on it is not taken (ctest runs this file once per mask,
+// tests/refrt/CMakeLists.txt; without a mask the same checks see the paths taken where the CPU has them).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../../refrt/kernels/dnnl_common.h"
+#include "../../refrt/src/dispatch.h"
+#include "../../refrt/src/vmath.h"
+#include "parity/float16.h"
+#include "parity/refrt/cpu_isa.h"
+
+namespace parity::refrt {
+namespace {
+
+std::set<std::string> cpuinfo_flags() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("flags", 0) == 0) {
+      std::istringstream words(line.substr(line.find(':') + 1));
+      std::set<std::string> flags;
+      for (std::string w; words >> w;) flags.insert(w);
+      return flags;
+    }
+  return {};
+}
+
+std::set<std::string> masked_names() {
+  std::set<std::string> out;
+  const char* v = std::getenv("PARITY_REFRT_MASK_FEATURES");
+  std::stringstream ss(v ? v : "");
+  for (std::string name; std::getline(ss, name, ',');)
+    if (!name.empty()) out.insert(name);
+  return out;
+}
+
+CpuFeatures all_but(std::initializer_list<CpuFeature> absent) {
+  CpuFeatures f;
+  f.bits.fill(true);
+  for (CpuFeature x : absent) f.set(x, false);
+  return f;
+}
+
+TEST(CpuFeatures, CpuidAgreesWithProcCpuinfo) {
+  const std::set<std::string> flags = cpuinfo_flags();
+  if (flags.empty()) GTEST_SKIP() << "no /proc/cpuinfo flags line (not Linux x86-64)";
+  const CpuFeatures f = read_cpu_features();
+  for (size_t i = 0; i < kCpuFeatureCount; ++i) {
+    const auto feature = static_cast<CpuFeature>(i);
+    std::string flag = feature_name(feature);
+    if (flag == "lzcnt") flag = "abm";  // the kernel's name for LZCNT
+    EXPECT_EQ(f.has(feature), flags.count(flag) == 1) << flag;
+  }
+}
+
+TEST(CpuFeatures, NamesRoundTrip) {
+  for (size_t i = 0; i < kCpuFeatureCount; ++i)
+    EXPECT_EQ(parse_feature(feature_name(static_cast<CpuFeature>(i))), static_cast<CpuFeature>(i));
+  EXPECT_FALSE(parse_feature("AVX2"));
+}
+
+TEST(CpuFeatures, EachLevelNeedsEveryExtensionItsKernelsUse) {
+  using F = CpuFeature;
+  EXPECT_EQ(isa_of(all_but({}), true), IsaLevel::kAmx);
+  EXPECT_EQ(isa_of(all_but({}), false), IsaLevel::kAvx512Bf16);  // AMX without the kernel's grant
+  EXPECT_EQ(isa_of(all_but({F::kAmxInt8}), true), IsaLevel::kAvx512Bf16);
+  EXPECT_EQ(isa_of(all_but({F::kAvx512Bf16}), true), IsaLevel::kAvx512Vnni);
+  EXPECT_EQ(isa_of(all_but({F::kAvx512Vnni}), true), IsaLevel::kAvx512);
+  EXPECT_EQ(isa_of(all_but({F::kAvx512dq}), true), IsaLevel::kAvx2);
+  EXPECT_EQ(isa_of(all_but({F::kAvx512vl}), true), IsaLevel::kAvx2);
+  EXPECT_EQ(isa_of(all_but({F::kFma}), true), IsaLevel::kScalar);
+  EXPECT_EQ(isa_of(all_but({F::kAvx}), true), IsaLevel::kScalar);
+  EXPECT_EQ(isa_of(all_but({F::kPopcnt}), true), IsaLevel::kScalar);
+  // F16C, BMI and AVX-VNNI are not part of a level: the paths that use them check them apart.
+  EXPECT_EQ(isa_of(all_but({F::kF16c, F::kBmi2, F::kAvxVnni}), true), IsaLevel::kAmx);
+}
+
+TEST(CpuFeatures, MaskRemovesNamedFeaturesAndRefusesUnknownNames) {
+  std::string error;
+  const CpuFeatures f = mask_features(all_but({}), "f16c,,avx_vnni", &error);
+  EXPECT_TRUE(error.empty()) << error;
+  EXPECT_FALSE(f.has(CpuFeature::kF16c));
+  EXPECT_FALSE(f.has(CpuFeature::kAvxVnni));
+  EXPECT_TRUE(f.has(CpuFeature::kAvx2));
+  mask_features(all_but({}), "f16c,sse5", &error);
+  EXPECT_NE(error.find("'sse5', which is not a feature"), std::string::npos) << error;
+}
+
+// The process's features are CPUID's minus the mask, and each dependent path follows them: run plain and
+// with PARITY_REFRT_MASK_FEATURES=f16c / =avx_vnni (with PARITY_REFRT_ISA=avx2) / =fma by ctest.
+TEST(CpuFeatureMask, DependentPathsFollowTheMask) {
+  const std::set<std::string> masked = masked_names();
+  const CpuFeatures raw = read_cpu_features();
+  for (size_t i = 0; i < kCpuFeatureCount; ++i) {
+    const auto f = static_cast<CpuFeature>(i);
+    EXPECT_EQ(cpu_has(f), raw.has(f) && masked.count(feature_name(f)) == 0) << feature_name(f);
+  }
+  if (masked.count("fma")) {
+    EXPECT_EQ(isa_level(), IsaLevel::kScalar);
+  }
+  const bool avx2 = isa_allows(IsaLevel::kAvx2);
+  // float16 conversions: F16C only where CPUID says so.
+  EXPECT_STREQ(half_conversion_path(), avx2 && cpu_has(CpuFeature::kF16c) ? "f16c" : "portable");
+  if (masked.count("f16c")) {
+    EXPECT_STREQ(half_conversion_path(), "portable");
+  } else if (avx2 && raw.has(CpuFeature::kF16c)) {
+    EXPECT_STREQ(half_conversion_path(), "f16c");
+  }
+  // vmath's Haswell build: F16C, BMI1/2, LZCNT and MOVBE too.
+  const bool haswell = avx2 && cpu_has(CpuFeature::kF16c) && cpu_has(CpuFeature::kBmi1) && cpu_has(CpuFeature::kBmi2) &&
+                       cpu_has(CpuFeature::kLzcnt) && cpu_has(CpuFeature::kMovbe);
+  EXPECT_STREQ(vmath::path(), haswell ? "haswell" : "portable");
+  // AVX-VNNI counts for int8 only at the avx2 level, and only when CPUID (and oneDNN's cap) has it.
+  if (isa_info().level == IsaLevel::kAvx2) {
+    EXPECT_EQ(dnnl_common::has_vnni(),
+              cpu_has(CpuFeature::kAvxVnni) && dnnl_common::onednn_allows(dnnl::cpu_isa::avx2_vnni));
+    if (masked.count("avx_vnni")) {
+      EXPECT_FALSE(dnnl_common::has_vnni());
+    }
+  }
+  // Whichever path converts, the values are Eigen's (parity/float16.h): every float16 bit pattern widens
+  // exactly, and a sweep of floats (ties, subnormals, overflow, NaN) narrows to nearest-even.
+  std::vector<uint16_t> bits(65536);
+  for (size_t i = 0; i < bits.size(); ++i) bits[i] = static_cast<uint16_t>(i);
+  std::vector<float> wide(bits.size());
+  widen_span(DType::kFloat16, bits.data(), wide.data(), static_cast<int64_t>(bits.size()));
+  for (size_t i = 0; i < bits.size(); ++i) {
+    const float want = half_to_float(bits[i]);
+    if (std::isnan(want))
+      EXPECT_TRUE(std::isnan(wide[i])) << i;
+    else
+      EXPECT_EQ(wide[i], want) << i;
+  }
+  std::vector<float> floats;
+  for (float x = 1e-8f; x < 1e5f; x *= 1.0009765625f) floats.insert(floats.end(), {x, -x, x * 0.5f + 0.25f});
+  floats.insert(floats.end(), {0.0f, -0.0f, 65504.0f, 65520.0f, 1e9f, std::nanf(""), -INFINITY, 2049.0f, 2051.0f});
+  std::vector<uint16_t> narrow(floats.size());
+  narrow_span(DType::kFloat16, floats.data(), narrow.data(), static_cast<int64_t>(floats.size()));
+  for (size_t i = 0; i < floats.size(); ++i) {
+    if (std::isnan(floats[i])) {
+      EXPECT_TRUE(std::isnan(half_to_float(narrow[i]))) << i;
+    } else {
+      EXPECT_EQ(narrow[i], float_to_half(floats[i])) << floats[i];
+    }
+  }
+}
+
+}  // namespace
+}  // namespace parity::refrt
