@@ -12,7 +12,7 @@
 //   quantize_affine   -> torch's own arithmetic (round(x * (1 / scale)) + zp, clamp, cast): QuantizeLinear
 //                        divides, which differs from torch's reciprocal-then-multiply by a step at ties.
 //   choose_qparams_affine -> torch's min/max arithmetic step by step (float32, as torch).
-//   aten._int_mm      -> MatMulInteger (exact int32 sums).
+//   aten._int_mm      -> MatMulInteger (exact int32 sums; int8 or uint8 self, int8 mat2).
 // Exactness: dequantize is bit-exact for float32 outputs (small integer differences times the scale, one
 // rounding); float16 / bfloat16 outputs are the float32 result rounded once, which torch's arithmetic equals
 // because q - zp and its product with a half-precision scale are exact in float32.
@@ -423,11 +423,15 @@ void choose_qparams_affine(TranslateContext& ctx) {
   ctx.alias_output(1, ctx.cast_if_needed(zero_point, DType::kFloat32, ctx.output_dtype(1)));
 }
 
-// _int_mm(self int8 [m, k], mat2 int8 [k, n]) -> int32 [m, n]: exact integer sums.
+// _int_mm(self int8 or uint8 [m, k], mat2 int8 [k, n]) -> int32 [m, n]: exact integer sums. torch 2.13
+// accepts exactly these two pairs (its meta function and CPU kernel refuse a uint8 mat2). The uint8 self is
+// what torchao's int_scaled_matmul captures on a CPU with VNNI and without AMX (x + 128, then
+// _int_mm(uint8, int8) minus 128 * colsum(W): docs/cpu-branches.md); MatMulInteger takes uint8 A x int8 B.
 void int_mm(TranslateContext& ctx) {
-  for (const char* name : {"self", "mat2"})
-    if (ctx.input_meta(name).dtype != DType::kInt8)
-      ctx.fail(std::string("_int_mm's ") + name + " must be int8, got " + dtype_name(ctx.input_meta(name).dtype));
+  const DType self = ctx.input_meta("self").dtype, mat2 = ctx.input_meta("mat2").dtype;
+  if ((self != DType::kInt8 && self != DType::kUInt8) || mat2 != DType::kInt8)
+    ctx.fail("_int_mm takes int8 x int8 or uint8 x int8 (as torch), got " + dtype_name(self) + " x " +
+             dtype_name(mat2));
   ctx.emit("MatMulInteger", {ctx.tensor("self"), ctx.tensor("mat2")}, {ctx.output()});
 }
 

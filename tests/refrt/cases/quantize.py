@@ -228,6 +228,19 @@ def build_integer_products(api):
     a, b = q("uint8", 4, 6), q("uint8", 6, 3)
     case("matmul_integer_no_zero_points", [node("MatMulInteger", ["a", "b"], ["y"])], {"a": a, "b": b},
          {"y": (a.astype(np.int64) @ b.astype(np.int64)).astype(np.int32)}, opset=10)
+    # What the exporter emits for torch's _int_mm (no zero points): int8 x int8 and torchao's uint8 x int8
+    # (docs/cpu-branches.md), full range with the extreme corners (255 or -128 times -128 on every k: a
+    # byte-pair kernel that saturates int16 sums fails these), odd k, more columns than one 16-wide panel.
+    # Their own generator: the shared RNG's stream stays as it was for every later row.
+    own = np.random.default_rng(44)
+    for name, (ta, tb) in (("s8_s8", ("int8", "int8")), ("u8_s8", ("uint8", "int8"))):
+        a = own.integers(RANGES[ta][0], RANGES[ta][1] + 1, size=(9, 67)).astype(ta)
+        b = own.integers(-128, 128, size=(67, 21)).astype(tb)
+        a[0, :], b[:, 0] = RANGES[ta][1] if ta == "uint8" else -128, -128
+        a[1, :], b[:, 1] = RANGES[ta][1], 127
+        case(f"matmul_integer_{name}_no_zero_points_full_range", [node("MatMulInteger", ["a", "b"], ["y"])],
+             {"a": a, "b": b}, {"y": (a.astype(np.int64) @ b.astype(np.int64)).astype(np.int32)}, opset=10,
+             ort_differs=ORT_U8S8 if ta == "uint8" else None)
 
     # ---- QLinearMatMul (random scales: no rounding tie, so onnxruntime's float32 epilogue agrees)
     for name, (sa, sb), (ta, tb, ty), per_col in (
