@@ -1,22 +1,25 @@
-"""Which implementation runs refrt's hot nodes on this CPU, read from `parity profile`'s summary. A float 3x3
-Conv, a MatMul and a Gemm with constant weights (and a bfloat16 Gemm: native bfloat16 products where the CPU
-has AVX-512 BF16), a QDQ MatMul and a QDQ Conv (fused into integer products) and a
-QLinearConv run on oneDNN wherever the CPU has AVX2: with an AVX-512 kernel where it has AVX-512, an exact VNNI /
-AMX int8 kernel where it has VNNI, and also when OpenBLAS falls back to its generic core
-(OPENBLAS_CORETYPE=Prescott, what it does on a CPU newer than its table). The one exception, by measurement: a
-float GEMM on an AVX2-only CPU whose OpenBLAS core has AVX2 kernels stays on OpenBLAS. The CPU's features come
-from /proc/cpuinfo, not from refrt's own CPUID reading. These tests fail, never skip, when a path is missed,
-so the first machine with a feature refrt does not use catches it. Below AVX2 (PARITY_REFRT_ISA=scalar)
-nothing may run on oneDNN."""
+"""Which implementation runs refrt's heavy nodes, per CPU class, read from `parity profile`'s summary and compared
+with the documented path of that class (tests/python/cpu_classes.py, docs/cpu-classes.md): a float 3x3 Conv, a
+MatMul and a Gemm with constant weights, a MatMul of two activations, a one-row (decode) MatMul, a bfloat16 Gemm,
+a QDQ MatMul and a QDQ Conv (fused into integer products) and a QLinearConv. Every class the host has runs here
+(a class is refrt's cap + oneDNN's ONEDNN_MAX_CPU_ISA + OpenBLAS's OPENBLAS_CORETYPE); one the host lacks is
+skipped naming the missing flags. The CPU's features come from /proc/cpuinfo and the OpenBLAS core from
+OpenBLAS itself (openblas_get_corename through ctypes, the library `parity` links, under the class's
+environment), never from refrt's own reading. These tests fail, never skip, when a path is missed, so the first
+machine with a feature refrt does not use catches it. Below AVX2 (PARITY_REFRT_ISA=scalar) nothing may run on
+oneDNN."""
 import json
 import os
+import re
 import subprocess
+import sys
 
 import ml_dtypes
 import numpy as np
 import onnx
 import pytest
 from conftest import PARITY
+from cpu_classes import CLASS_VARIABLES, CLASSES, expected, missing, onednn_isa
 from onnx import TensorProto, helper, numpy_helper
 
 
@@ -31,8 +34,9 @@ def _flags():
 FLAGS = _flags()
 AVX2 = {"avx2", "fma"} <= FLAGS
 AVX512 = {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= FLAGS
-VNNI512 = AVX512 and "avx512_vnni" in FLAGS
-BF16_512 = AVX512 and "avx512_bf16" in FLAGS  # Zen 4, Cooper Lake, Sapphire Rapids and newer
+HOST_CLASSES = [c for c in CLASSES if not missing(c, FLAGS)]
+# The class this host is with nothing forced: its widest AVX-512 class, else avx2_vnni / avx2.
+NATIVE = ([c for c in HOST_CLASSES if c.startswith("avx512") or c == "amx"] or HOST_CLASSES or ["none"])[-1]
 
 
 def _save(path, nodes, inputs, output, inits, opset=18, out_type=TensorProto.FLOAT):
@@ -60,6 +64,14 @@ def _models(tmp_path):
     _save(tmp_path / "gemm.onnx", [helper.make_node("Gemm", ["x", "w", "c"], ["y"], name="gemm", transB=1)], [x2], "y",
           {"w": rng.standard_normal((512, 256)).astype(f32), "c": rng.standard_normal(512).astype(f32)})
     out["gemm_linear"] = ("gemm.onnx", "gemm", "float")
+    xw = helper.make_tensor_value_info("w", TensorProto.FLOAT, [256, 512])
+    _save(tmp_path / "matmul_act.onnx", [helper.make_node("MatMul", ["x", "w"], ["y"], name="matmul")], [x2, xw], "y",
+          {})
+    out["matmul_activations"] = ("matmul_act.onnx", "matmul", "float")
+    x1 = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 256])
+    _save(tmp_path / "matmul_decode.onnx", [helper.make_node("MatMul", ["x", "w"], ["y"], name="matmul")], [x1], "y",
+          {"w": rng.standard_normal((256, 512)).astype(f32)})
+    out["matmul_decode"] = ("matmul_decode.onnx", "matmul", "float")
     xb = helper.make_tensor_value_info("x", TensorProto.BFLOAT16, [16, 256])
     _save(tmp_path / "gemm_bf16.onnx", [helper.make_node("Gemm", ["x", "w", "c"], ["y"], name="gemm", transB=1)], [xb],
           "y", {"w": rng.standard_normal((512, 256)).astype(ml_dtypes.bfloat16),
@@ -102,10 +114,15 @@ def _models(tmp_path):
     return out
 
 
+def _class_env(extra):
+    env = {k: v for k, v in os.environ.items() if k not in CLASS_VARIABLES}
+    env.update(extra)
+    return env
+
+
 def _impls(tmp_path, env_extra, threads=2):
-    """name -> (impl, summary's machine facts) for every model, profiled by `parity profile`."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PARITY_REFRT_ISA", "OPENBLAS_CORETYPE")}
-    env.update(env_extra)
+    """name -> (impl, kind, summary's machine facts) for every model, profiled by `parity profile`."""
+    env = _class_env(env_extra)
     result = {}
     for name, (file, node, kind) in _models(tmp_path).items():
         out = tmp_path / f"prof_{name}"
@@ -120,69 +137,75 @@ def _impls(tmp_path, env_extra, threads=2):
     return result
 
 
-def _check(impls, level):
-    for name, (impl, kind, _) in impls.items():
-        where = f"{name} at {level}: {impl}"
-        if level == "scalar":
-            assert not impl.startswith("onednn"), where
-            continue
-        if kind == "bf16":
-            # Native bfloat16 products (oneDNN's avx512_core_bf16 / AMX kernels) where refrt's level has
-            # AVX-512 BF16; below it, the float32 path with the weights widened once.
-            if level == "native" and BF16_512:
-                assert impl.startswith("onednn") and "bf16" in impl, where
-            else:
-                assert "bf16" not in impl and (level == "scalar" or impl.startswith("float32 ")), where
-            continue
-        if kind == "int8":
-            # Exact 8-bit products need VNNI (or AMX); without them (or capped below them: avx512 is
-            # AVX-512 without VNNI) refrt's own exact int16 kernel runs.
-            if level == "native" and VNNI512:
-                assert impl.startswith("onednn") and ("vnni" in impl or "amx" in impl), where
-            elif level == "avx512":
-                assert impl == "refrt", where
-            else:
-                assert impl == "refrt" or (impl.startswith("onednn") and "vnni" in impl), where
-            continue
-        machine = impls[name][2]
-        openblas_avx2 = machine["openblas_core"] and not machine["openblas_generic"]
-        if level == "avx2" and name != "conv3x3" and openblas_avx2:
-            # Float GEMMs on an AVX2 CPU stay on OpenBLAS when its core has AVX2 kernels (measured faster than
-            # oneDNN 2.6's gemm:jit; dnnl_common.h, float_gemm_prefers_onednn); a generic core goes to oneDNN.
-            assert impl == f"openblas sgemm (core {machine['openblas_core']})", where
-            continue
-        assert impl.startswith("onednn "), where
-        if level == "avx2":
-            assert "avx2" in impl, where
-        else:
-            assert "avx512" in impl, where
+def _openblas_library():
+    """The OpenBLAS `parity` runs with (its dynamic linker's answer)."""
+    out = subprocess.run(["ldd", str(PARITY)], capture_output=True, text=True, check=True).stdout
+    found = re.search(r"(libopenblas[^ ]*) => (\S+)", out) or re.search(r"(libblas[^ ]*) => (\S+)", out)
+    assert found, f"parity links no OpenBLAS: {out}"
+    return found.group(2)
 
 
-def test_hot_nodes_take_onednn_at_the_cpus_level(tmp_path):
+def _openblas_core(env_extra):
+    """OpenBLAS's core as OpenBLAS itself reports it under the class's environment (it reads OPENBLAS_CORETYPE
+    when the library loads): an oracle apart from refrt's profile."""
+    code = ("import ctypes, sys; lib = ctypes.CDLL(sys.argv[1]); lib.openblas_get_corename.restype = ctypes.c_char_p;"
+            " print(lib.openblas_get_corename().decode().strip())")
+    proc = subprocess.run([sys.executable, "-c", code, _openblas_library()], capture_output=True, text=True,
+                          env=_class_env(env_extra), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
+
+
+def _check_class(impls, cls, core):
+    """Every node took its documented path under `cls` (OpenBLAS on `core`); the machine facts agree."""
+    wrong = []
+    for name, (impl, _, machine) in impls.items():
+        want = expected(cls, name, core)
+        if not re.fullmatch(want, impl):
+            wrong.append(f"{name}: {impl!r}, documented {want!r}")
+        if machine["openblas_core"] != core:
+            wrong.append(f"{name}: profile says OpenBLAS core {machine['openblas_core']!r}, OpenBLAS says {core!r}")
+        if machine["onednn_isa"] != onednn_isa(cls):
+            wrong.append(f"{name}: oneDNN ISA {machine['onednn_isa']!r}, the class's is {onednn_isa(cls)!r}")
+    assert not wrong, f"class {cls}:\n  " + "\n  ".join(wrong)
+
+
+@pytest.mark.parametrize("cls", list(CLASSES))
+def test_each_cpu_class_takes_its_documented_path(tmp_path, cls):
+    if missing(cls, FLAGS):
+        pytest.skip(f"this host lacks {', '.join(missing(cls, FLAGS))} (/proc/cpuinfo)")
+    env = CLASSES[cls][0]
+    _check_class(_impls(tmp_path, env), cls, _openblas_core(env))
+
+
+def test_the_host_with_nothing_forced_is_its_own_class(tmp_path):
     assert AVX2, "refrt's development and CI hosts have AVX2; this test is written for them"
+    _check_class(_impls(tmp_path, {}), NATIVE, _openblas_core({}))
+
+
+def test_a_wrong_path_or_label_fails_the_check(tmp_path):
+    """The check itself can fail: a forced other path (oneDNN's matmul switched off), a planted wrong label, and a
+    profile whose OpenBLAS core disagrees with OpenBLAS's own answer are each caught."""
+    core = _openblas_core({})
     impls = _impls(tmp_path, {})
-    _check(impls, "native" if AVX512 else "avx2")
-    machine = next(iter(impls.values()))[2]
-    assert machine["onednn"].startswith("oneDNN ") and machine["onednn_isa"]
-    assert ("avx512" in machine["onednn_isa"]) == AVX512, machine
+    _check_class(impls, NATIVE, core)
+    forced = _impls(tmp_path, {"PARITY_REFRT_MATMUL_DNNL": "0"})
+    with pytest.raises(AssertionError, match="matmul_weights"):
+        _check_class(forced, NATIVE, core)
+    for name, (impl, kind, machine) in impls.items():
+        for wrong in ("refrt", "refrt gemv (avx2)", f"openblas sgemm (core {core})", "onednn brg:avx512_core_vnni",
+                      "onednn jit_uni_int8:avx2_vnni", "float32 onednn brg:avx512_core"):
+            if wrong == impl:
+                continue
+            planted = dict(impls, **{name: (wrong, kind, machine)})
+            with pytest.raises(AssertionError, match=name):
+                _check_class(planted, NATIVE, core)
+    name, (impl, kind, machine) = next(iter(impls.items()))
+    planted = dict(impls, **{name: (impl, kind, dict(machine, openblas_core=core + "X"))})
+    with pytest.raises(AssertionError, match="OpenBLAS says"):
+        _check_class(planted, NATIVE, core)
 
 
-def test_hot_nodes_take_onednn_when_openblas_does_not_know_the_cpu(tmp_path):
-    impls = _impls(tmp_path, {"OPENBLAS_CORETYPE": "Prescott"})
-    _check(impls, "native" if AVX512 else "avx2")
-    machine = next(iter(impls.values()))[2]
-    assert machine["openblas_core"] == "Prescott" and machine["openblas_generic"] is True, machine
-
-
-def test_avx2_with_a_generic_openblas_takes_onednn(tmp_path):
-    impls = _impls(tmp_path, {"PARITY_REFRT_ISA": "avx2", "OPENBLAS_CORETYPE": "Prescott"}, threads=1)
-    assert next(iter(impls.values()))[2]["openblas_generic"] is True
-    _check(impls, "avx2")
-    assert all(impl.startswith("onednn") for impl, kind, _ in impls.values() if kind == "float"), impls
-
-
-@pytest.mark.parametrize("level", ["scalar", "avx2", "avx512"])
-def test_each_isa_cap_takes_its_own_path(tmp_path, level):
-    if level == "avx512" and not AVX512:
-        pytest.skip("this CPU has no AVX-512 (the cap would run at its own level, tested above)")
-    _check(_impls(tmp_path, {"PARITY_REFRT_ISA": level}, threads=1), level)
+def test_below_avx2_nothing_runs_on_onednn(tmp_path):
+    for name, (impl, _, _) in _impls(tmp_path, {"PARITY_REFRT_ISA": "scalar"}, threads=1).items():
+        assert not impl.startswith("onednn") and "refrt gemv" not in impl, f"{name} at scalar: {impl}"
