@@ -1,10 +1,11 @@
 // Gather/scatter style ATen ops -> ONNX: index_select, gather, scatter*, index, index_put, *_scatter,
-// masked_scatter, nonzero, embedding, padding.
+// masked_scatter, masked_select, nonzero (static too), embedding, padding.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "../src/translate.h"
+#include "int_lists.h"
 
 namespace parity::exporter {
 namespace {
@@ -268,6 +269,42 @@ void nonzero(TranslateContext& ctx) {
   set_attr(ctx.emit("Transpose", {nz}, {ctx.output()}), "perm", std::vector<int64_t>{1, 0});
 }
 
+// nonzero_static(self, size, fill_value) -> [size, rank]: nonzero's rows, cut to `size` or filled up to it
+// with rows of fill_value (Concat of `size` fill rows, then the first `size` rows).
+void nonzero_static(TranslateContext& ctx) {
+  const std::string nz = ctx.emit1("NonZero", {ctx.tensor("self")});
+  auto* rows = ctx.emit("Transpose", {nz}, {ctx.temp("rows")});
+  set_attr(rows, "perm", std::vector<int64_t>{1, 0});
+  const std::string size = unsqueeze0(ctx, ctx.int_value("size"));
+  const std::string fill_shape = concat(ctx, {size, ctx.graph.constant_i64({ctx.rank("self")})}, 0, "fill_shape");
+  const std::string fill =
+      ctx.emit1("Expand", {ctx.graph.constant_i64({ctx.int_arg("fill_value", -1)}, true), fill_shape}, "fill");
+  const std::string all = concat(ctx, {rows->output(0), fill}, 0, "filled");
+  ctx.emit("Slice", {all, ctx.graph.constant_i64({0}), size, ctx.graph.constant_i64({0})}, {ctx.output()});
+}
+
+// masked_select(self, mask) -> 1-D: the elements of self and mask broadcast together where mask holds, in
+// row-major order (Compress of the flattened pair).
+void masked_select(TranslateContext& ctx) {
+  std::string self = ctx.tensor("self");
+  std::string mask = ctx.value("mask", DType::kBool);
+  const auto same_sizes = [](const pt2::TensorMeta& a, const pt2::TensorMeta& b) {
+    if (a.sizes.size() != b.sizes.size()) return false;
+    for (size_t i = 0; i < a.sizes.size(); ++i)
+      if (a.sizes[i].value != b.sizes[i].value || a.sizes[i].expr != b.sizes[i].expr) return false;
+    return true;
+  };
+  if (!same_sizes(ctx.input_meta("self"), ctx.input_meta("mask"))) {
+    // ONNX Expand broadcasts both ways: self to the common shape, then mask to self's new shape.
+    self = ctx.emit1("Expand", {self, shape_of(ctx, mask)}, "self_broadcast");
+    mask = ctx.emit1("Expand", {mask, shape_of(ctx, self)}, "mask_broadcast");
+  }
+  const std::string flat = ctx.graph.constant_i64({-1});
+  set_attr(
+      ctx.emit("Compress", {ctx.emit1("Reshape", {self, flat}), ctx.emit1("Reshape", {mask, flat})}, {ctx.output()}),
+      "axis", int64_t{0});
+}
+
 // embedding(weight, indices, ...): rows of the table.
 void embedding(TranslateContext& ctx) {
   set_attr(ctx.emit("Gather", {ctx.tensor("weight"), ctx.tensor("indices")}, {ctx.output()}), "axis", int64_t{0});
@@ -385,30 +422,50 @@ std::vector<int64_t> onnx_pads(const std::vector<int64_t>& torch_pads, int64_t r
   return pads;
 }
 
+// ONNX Pad's `pads` input from torch's pad list argument `name`: a constant when every amount is static;
+// when some come from the data (`.item()`, unbacked SymInts), the list is built at run time and reordered
+// by one Gather (a trailing 0 fills the axes torch leaves unpadded).
+std::string pads_value(TranslateContext& ctx, const std::string& name) {
+  const pt2::Argument& a = ctx.required(name);
+  const int64_t rank = ctx.rank("self");
+  if (list_symbols(a).empty()) return ctx.graph.constant_i64(onnx_pads(ctx.ints_arg(name), rank));
+  const int64_t count = static_cast<int64_t>(a.list_length());
+  if (count % 2 != 0 || count / 2 > rank)
+    ctx.fail("argument '" + name + "' has " + std::to_string(count) + " amounts for a rank-" + std::to_string(rank) +
+             " input");
+  std::vector<int64_t> order(static_cast<size_t>(2 * rank), count);  // index `count`: the appended 0
+  for (int64_t i = 0; i < count; i += 2) {
+    const int64_t axis = rank - 1 - i / 2;
+    order[static_cast<size_t>(axis)] = i;
+    order[static_cast<size_t>(axis + rank)] = i + 1;
+  }
+  const std::string amounts = concat(ctx, {ctx.int_list_value(name), ctx.graph.constant_i64({0})}, 0, "pad_amounts");
+  auto* g = ctx.emit("Gather", {amounts, ctx.graph.constant_i64(order)}, {ctx.temp("pads")});
+  set_attr(g, "axis", int64_t{0});
+  return g->output(0);
+}
+
 // reflection_padNd / replication_padNd(self, padding)
 void pad_with(TranslateContext& ctx, const std::string& mode) {
-  const auto pads = onnx_pads(ctx.ints_arg("padding"), ctx.rank("self"));
-  set_attr(ctx.emit("Pad", {ctx.tensor("self"), ctx.graph.constant_i64(pads)}, {ctx.output()}), "mode", mode);
+  set_attr(ctx.emit("Pad", {ctx.tensor("self"), pads_value(ctx, "padding")}, {ctx.output()}), "mode", mode);
 }
 
 void constant_pad_nd(TranslateContext& ctx) {
   const DType out = ctx.output_meta().dtype;
-  const auto pads = onnx_pads(ctx.ints_arg("pad"), ctx.rank("self"));
   const std::string value = ctx.has("value") ? ctx.value("value", out) : ctx.constant(0, out);
-  set_attr(ctx.emit("Pad", {ctx.tensor("self"), ctx.graph.constant_i64(pads), value}, {ctx.output()}), "mode",
+  set_attr(ctx.emit("Pad", {ctx.tensor("self"), pads_value(ctx, "pad"), value}, {ctx.output()}), "mode",
            std::string("constant"));
 }
 // pad(self, pad, mode, value): F.pad before decomposition.
 void pad(TranslateContext& ctx) {
   const std::string mode = ctx.string_arg("mode", "constant");
   if (mode == "constant") return constant_pad_nd(ctx);
-  const auto pads = onnx_pads(ctx.ints_arg("pad"), ctx.rank("self"));
   const std::string onnx_mode = mode == "reflect"     ? "reflect"
                                 : mode == "replicate" ? "edge"
                                 : mode == "circular"  ? "wrap"
                                                       : "";
   if (onnx_mode.empty()) ctx.fail("unknown pad mode '" + mode + "'");
-  set_attr(ctx.emit("Pad", {ctx.tensor("self"), ctx.graph.constant_i64(pads)}, {ctx.output()}), "mode", onnx_mode);
+  set_attr(ctx.emit("Pad", {ctx.tensor("self"), pads_value(ctx, "pad")}, {ctx.output()}), "mode", onnx_mode);
 }
 
 void reflection_pad(TranslateContext& ctx) { pad_with(ctx, "reflect"); }
@@ -429,6 +486,8 @@ PARITY_TRANSLATION("aten::slice_scatter.default", slice_scatter, 18);
 PARITY_TRANSLATION("aten::select_scatter.default", select_scatter, 18);
 PARITY_TRANSLATION("aten::masked_scatter.default", masked_scatter, 18);
 PARITY_TRANSLATION("aten::nonzero.default", nonzero, 18);
+PARITY_TRANSLATION("aten::nonzero_static.default", nonzero_static, 18);
+PARITY_TRANSLATION("aten::masked_select.default", masked_select, 18);
 PARITY_TRANSLATION("aten::embedding.default", embedding, 18);
 PARITY_TRANSLATION("aten::_embedding_bag.default", embedding_bag, 18);
 PARITY_TRANSLATION("aten::constant_pad_nd.default", constant_pad_nd, 18);

@@ -100,39 +100,79 @@ void unique_dim(TranslateContext& ctx) {
   ctx.alias_output(2, u.counts);
 }
 
-// unique_consecutive(self, return_inverse, return_counts, dim=None): runs of equal neighbours in the
-// flattened input collapse to one element; inverse = run number, counts = run lengths.
-void unique_consecutive(TranslateContext& ctx) {
-  if (ctx.has("dim")) ctx.fail("unique_consecutive with a dim is not supported");
-  const std::string x = ctx.tensor("self");
-  const std::string flat = ctx.emit1("Reshape", {x, i64(ctx, {-1})});
+// Runs of equal neighbours among the n items of `items` (a flat tensor, or rows [n, D]): the items where
+// a run starts ([n] bool) and their positions ([K] int64).
+struct Runs {
+  std::string starts;
+  std::string positions;
+};
+Runs consecutive_runs(TranslateContext& ctx, const std::string& items, bool rows) {
   const std::string end = i64(ctx, {std::numeric_limits<int64_t>::max()});
-  const std::string prev = ctx.emit1("Slice", {flat, i64(ctx, {0}), i64(ctx, {-1})});
-  const std::string next = ctx.emit1("Slice", {flat, i64(ctx, {1}), end});
-  auto* starts = ctx.emit("Concat",
-                          {ctx.emit1("Expand", {ctx.constant(1, DType::kBool), i64(ctx, {1})}),
-                           ctx.emit1("Not", {ctx.emit1("Equal", {next, prev})})},
-                          {ctx.temp("run_starts")});
+  const std::string prev = ctx.emit1("Slice", {items, i64(ctx, {0}), i64(ctx, {-1})});
+  const std::string next = ctx.emit1("Slice", {items, i64(ctx, {1}), end});
+  std::string differs = ctx.emit1("Not", {ctx.emit1("Equal", {next, prev})});
+  // Rows differ when any column does (ReduceMax of an empty row is the lowest int64: equal rows).
+  if (rows) differs = ctx.emit1("Greater", {reduce(ctx, "ReduceMax", to_i64(ctx, differs), {1}), i64(ctx, {0}, true)});
+  const std::string first = ctx.emit1("Expand", {ctx.constant(1, DType::kBool), i64(ctx, {1})});
+  auto* starts = ctx.emit("Concat", {first, differs}, {ctx.temp("run_starts")});
   set_attr(starts, "axis", int64_t{0});
-  // n elements: 1 + (n - 1) flags, cut back to n so that an empty input gives no run.
-  const std::string start_mask = ctx.emit1("Slice", {starts->output(0), i64(ctx, {0}), ctx.emit1("Shape", {flat})});
-  const std::string pos =
-      ctx.emit1("Reshape", {ctx.emit1("Transpose", {ctx.emit1("NonZero", {start_mask})}), i64(ctx, {-1})});
-  ctx.emit("Gather", {flat, pos}, {ctx.output(0)});
+  // n items: 1 + (n - 1) flags, cut back to n so that an empty input gives no run.
+  const std::string n = ctx.emit1("Slice", {shape_of(ctx, items), i64(ctx, {0}), i64(ctx, {1})});
+  Runs r;
+  r.starts = ctx.emit1("Slice", {starts->output(0), i64(ctx, {0}), n});
+  r.positions = ctx.emit1("Reshape", {ctx.emit1("Transpose", {ctx.emit1("NonZero", {r.starts})}), i64(ctx, {-1})});
+  return r;
+}
+// Run number of each item ([n]) and run lengths ([K]) into `out`.
+void run_inverse(TranslateContext& ctx, const Runs& r, const std::string& out) {
+  auto* cs = ctx.emit("CumSum", {to_i64(ctx, r.starts), i64(ctx, {0}, true)}, {ctx.temp("run")});
+  ctx.emit("Sub", {cs->output(0), i64(ctx, {1}, true)}, {out});
+}
+void run_counts(TranslateContext& ctx, const Runs& r, const std::string& out) {
+  const std::string end = i64(ctx, {std::numeric_limits<int64_t>::max()});
+  auto* ends = ctx.emit("Concat", {ctx.emit1("Slice", {r.positions, i64(ctx, {1}), end}), shape_of(ctx, r.starts)},
+                        {ctx.temp("run_ends")});
+  set_attr(ends, "axis", int64_t{0});
+  ctx.emit("Sub", {ends->output(0), r.positions}, {out});
+}
+
+// unique_consecutive(self, return_inverse, return_counts, dim=None): runs of equal neighbours collapse to
+// one element: of the flattened input without a dim (unrequested outputs empty), of the slices along dim
+// with one (inverse [size(dim)] and counts returned whatever the flags say, as torch does).
+void unique_consecutive(TranslateContext& ctx) {
+  const std::string x = ctx.tensor("self");
+  if (ctx.has("dim")) {
+    const int64_t rank = ctx.rank("self");
+    const int64_t dim = ctx.normalized_dim(ctx.int_arg("dim", 0), rank);
+    std::vector<int64_t> perm = {dim};
+    for (int64_t i = 0; i < rank; ++i)
+      if (i != dim) perm.push_back(i);
+    auto* tr = ctx.emit("Transpose", {x}, {ctx.temp("dim_first")});
+    set_attr(tr, "perm", perm);
+    const Runs r = consecutive_runs(ctx, ctx.emit1("Reshape", {tr->output(0), i64(ctx, {0, -1})}), true);
+    auto* g = ctx.emit("Gather", {tr->output(0), r.positions}, {ctx.temp("slices")});
+    set_attr(g, "axis", int64_t{0});
+    std::vector<int64_t> back(static_cast<size_t>(rank));
+    for (int64_t i = 0; i < rank; ++i) back[static_cast<size_t>(perm[static_cast<size_t>(i)])] = i;
+    set_attr(ctx.emit("Transpose", {g->output(0)}, {ctx.output(0)}), "perm", back);
+    run_inverse(ctx, r, ctx.output(1));
+    run_counts(ctx, r, ctx.output(2));
+    return;
+  }
+  const std::string flat = ctx.emit1("Reshape", {x, i64(ctx, {-1})});
+  const Runs r = consecutive_runs(ctx, flat, false);
+  ctx.emit("Gather", {flat, r.positions}, {ctx.output(0)});
   if (ctx.bool_arg("return_inverse", false)) {
-    auto* cs = ctx.emit("CumSum", {to_i64(ctx, start_mask), i64(ctx, {0}, true)}, {ctx.temp("run")});
-    ctx.emit("Reshape", {ctx.emit1("Sub", {cs->output(0), i64(ctx, {1}, true)}), shape_of(ctx, x)}, {ctx.output(1)});
+    const std::string run = ctx.temp("run_index");
+    run_inverse(ctx, r, run);
+    ctx.emit("Reshape", {run, shape_of(ctx, x)}, {ctx.output(1)});
   } else {
     ctx.alias_output(1, empty_i64(ctx));
   }
-  if (ctx.bool_arg("return_counts", false)) {
-    auto* ends = ctx.emit("Concat", {ctx.emit1("Slice", {pos, i64(ctx, {1}), end}), ctx.emit1("Shape", {flat})},
-                          {ctx.temp("run_ends")});
-    set_attr(ends, "axis", int64_t{0});
-    ctx.emit("Sub", {ends->output(0), pos}, {ctx.output(2)});
-  } else {
+  if (ctx.bool_arg("return_counts", false))
+    run_counts(ctx, r, ctx.output(2));
+  else
     ctx.alias_output(2, empty_i64(ctx));
-  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@ from . import (  # noqa: F401
     blocks,
     control_flow,
     custom_ops,
+    data_dependent,  # output sizes and op arguments from the data
     half,  # zoo models in float16 / bfloat16
     inplace,
     long_tail,

@@ -808,6 +808,8 @@ case("higher_order::wrap_with_set_grad_enabled", _grad_region_complex, lambda: (
 # A number as self (vmap's batching rule for `x + 1` leaves `_to_copy(1, dtype=float32)`): a 0-d tensor.
 case("aten::_to_copy.default", lambda a: a * 2 + aten._to_copy.default(3, dtype=torch.float32)
      + aten._to_copy.default(2.75, dtype=torch.int64), lambda: (r(3, 4),), tag="number")
+# Data-dependent output sizes (masked_select, nonzero_static, unique_consecutive along a dim): their own table.
+import aten_cases_data_dependent  # noqa: E402,F401,I001
 
 
 def core_overloads() -> list[str]:
