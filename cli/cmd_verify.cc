@@ -42,14 +42,15 @@ void print_case_details(const verify::CaseEntry& c) {
   for (const auto& set : c.input_sets)
     for (const auto& o : set.outputs) {
       const auto& cross = o.refrt_vs_libtorch;
-      if (o.kind) {  // mutated state: libtorch is its oracle
+      if (o.kind && !o.refrt_vs_eager) {  // mutated state without eager's record: libtorch is its oracle
         std::cout << "  " << label << " " << set.name << " " << o.name.value_or("") << ": refrt vs libtorch max_abs "
                   << cross.max_abs_error << (cross.passed ? " ok" : " MISMATCH") << "\n";
         print_detail("refrt vs libtorch", cross);
         continue;
       }
       const auto &ours = *o.refrt_vs_eager, &torch = *o.libtorch_vs_eager;
-      std::cout << "  " << label << " " << set.name << " output " << o.index << ": refrt max_abs " << ours.max_abs_error
+      const std::string what = o.kind ? o.name.value_or("") : "output " + std::to_string(o.index);
+      std::cout << "  " << label << " " << set.name << " " << what << ": refrt max_abs " << ours.max_abs_error
                 << (ours.passed ? " ok" : " MISMATCH") << (ours.ties ? " (" + std::to_string(ours.ties) + " ties)" : "")
                 << ", libtorch max_abs " << torch.max_abs_error << (torch.passed ? " ok" : " MISMATCH") << "\n";
       print_detail("refrt vs eager", ours);

@@ -173,7 +173,8 @@ def verified(all_captured, name, tmp_path_factory):
 
 def check_libtorch_reference(report_path, name, mode, n_sets):
     """`parity verify`'s report.json: the libtorch reference matches eager and refrt on every output of
-    every input set (mutated state: refrt vs libtorch), and the case passes."""
+    every input set, mutated state included (capture records eager's final state: case.json eager_state), and
+    the case passes."""
     report = json.loads(report_path.read_text())
     assert report["schema_version"] == 2
     entries = [e for e in report["cases"] if (e["case"], e["mode"]) == (name, mode)]
@@ -183,10 +184,9 @@ def check_libtorch_reference(report_path, name, mode, n_sets):
     for s in entry["input_sets"]:
         assert s["outputs"], s["name"]
         for out in s["outputs"]:
-            legs = (
-                ("refrt_vs_libtorch",) if out.get("kind") == "mutation" else ("libtorch_vs_eager", "refrt_vs_libtorch")
-            )
-            for leg in legs:
+            if out.get("kind") == "mutation":  # judged against eager's state, not only against libtorch
+                assert "refrt_vs_eager" in out, f"{name}/{mode}: {out['name']} has no eager record"
+            for leg in ("libtorch_vs_eager", "refrt_vs_libtorch"):
                 if not out[leg]["passed"]:
                     bad.append(f"{s['name']} output {out['index']} ({out['name']}) {leg}: {out[leg]}")
     assert not bad, f"{name}/{mode}:\n" + "\n".join(bad)

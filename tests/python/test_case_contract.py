@@ -86,6 +86,7 @@ MALFORMED = [
     ({"schema_version": 2}, '"schema_version": expected 1'),
     ({"capture_seconds": "fast"}, '"capture_seconds": expected a number, got string'),
     ({"description": []}, '"description": expected a string, got array'),
+    ({"eager_state": "yes"}, '"eager_state": expected true or false, got string'),
 ]
 
 
@@ -135,3 +136,65 @@ def test_a_failed_capture_is_reported_with_its_error(minimal_case, tmp_path):
     entry = json.loads((tmp_path / "out" / "report.json").read_text())["cases"][0]
     assert (entry["status"], entry["error"]) == ("capture_failed", "torch.export said no")
     assert proc.returncode == 0, proc.stderr  # torch.export's refusal is a result, not Parity's failure
+
+
+class Counter(nn.Module):
+    """A buffer written twice per call: eager leaves 2."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("count", torch.zeros(()))
+
+    def forward(self, x):
+        self.count.add_(1)
+        self.count.add_(1)
+        return x * self.count
+
+
+@pytest.fixture(scope="module")
+def counter_case(tmp_path_factory):
+    """A hand-written case whose program writes its buffer; case.json says eager's state is recorded."""
+    folder = tmp_path_factory.mktemp("hand") / "counter"
+    (folder / "test_data_set_0").mkdir(parents=True)
+    x = torch.randn(2, 3)
+    torch.export.save(torch.export.export(Counter(), (x,)), str(folder / "model.pt2"))
+    write_pb(folder / "test_data_set_0" / "input_0.pb", x.numpy(), "x")
+    write_pb(folder / "test_data_set_0" / "output_0.pb", (x * 2).numpy(), "out")
+    (folder / "case.json").write_text(json.dumps({"eager_state": True}))
+    return folder
+
+
+@pytest.mark.parametrize("recorded, passes, headline", [
+    (2.0, True, None),
+    (3.0, False, "mutated_buffer.count (test_data_set_0): eager 3, refrt 2"),  # a wrong record is caught
+    # No record: eager left the buffer as it was (0), so an export that writes it fails.
+    (None, False, "mutated_buffer.count (test_data_set_0): eager 0, refrt 2"),
+])
+def test_mutation_outputs_are_judged_against_eagers_recorded_state(counter_case, tmp_path, recorded, passes,
+                                                                    headline):
+    folder = tmp_path / "case"
+    shutil.copytree(counter_case, folder)
+    if recorded is not None:
+        write_pb(folder / "test_data_set_0" / "state_0.pb", torch.tensor(recorded).numpy(), "mutated_buffer.count")
+    proc = verify(folder, tmp_path / "out")
+    assert proc.returncode == (0 if passes else 1), proc.stderr  # 1: a case failed
+    entry = json.loads((tmp_path / "out" / "report.json").read_text())["cases"][0]
+    state = entry["input_sets"][0]["outputs"][1]
+    assert (state["name"], state["kind"]) == ("mutated_buffer.count", "mutation")
+    assert state["refrt_vs_eager"]["passed"] is passes and state["libtorch_vs_eager"]["passed"] is passes
+    assert entry["status"] == ("pass" if passes else "fail"), entry["error"]
+    if headline:
+        assert headline in entry["error"] and entry["max_abs_error"] > 0, entry["error"]
+
+
+def test_state_eager_wrote_without_an_output_fails(counter_case, tmp_path):
+    """Eager's record names a tensor the model returns no output for: that lost update fails the case."""
+    folder = tmp_path / "case"
+    shutil.copytree(counter_case, folder)
+    write_pb(folder / "test_data_set_0" / "state_0.pb", torch.tensor(2.0).numpy(), "mutated_buffer.count")
+    write_pb(folder / "test_data_set_0" / "state_1.pb", torch.tensor(5.0).numpy(), "mutated_buffer.elsewhere")
+    proc = verify(folder, tmp_path / "out")
+    entry = json.loads((tmp_path / "out" / "report.json").read_text())["cases"][0]
+    assert entry["status"] == "fail", proc.stderr
+    assert "mutated_buffer.elsewhere (test_data_set_0): eager writes this state, but the exported model has no " \
+           "output for it" in entry["error"], entry["error"]

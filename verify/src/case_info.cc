@@ -134,6 +134,10 @@ CaseInfo load_case_info(const std::string& case_dir) {
   info.dynamic_dims = f.dynamic_dims();
   info.torch_libraries = f.strings("torch_libraries");
   info.export_plugins = f.strings("export_plugins");
+  if (const json* v = f.get("eager_state")) {
+    if (!v->is_boolean()) f.fail("eager_state", "expected true or false, got " + Fields::type_of(*v));
+    info.eager_state = v->get<bool>();
+  }
   f.strings("decomposed_ops");     // informative: ATen overloads capture re-decomposed (--decompose-unsupported)
   f.strings("python_op_modules");  // for scenarios.peers: the modules defining Python custom ops
 

@@ -20,7 +20,8 @@ constexpr size_t kMaxErrorChars = 4000;  // a case's error text (tracebacks are 
 
 json error_number(const json& v) { return v.is_number() ? json(v.get<double>()) : v.is_string() ? v : json(); }
 
-// [max_abs, passed] of one comparison, or null when there is none (mutations have no eager record).
+// [max_abs, passed] of one comparison, or null when there is none (mutations from case folders without
+// eager's record of the state).
 json verdict(const json& cmp) {
   if (!cmp.is_object() || cmp.empty()) return json();
   return json::array({error_number(cmp.value("max_abs_error", json())), cmp.value("passed", false)});

@@ -94,8 +94,11 @@ std::string ours_refrt_verdict(const CaseEntry& entry) {
   for (const auto& set : entry.input_sets)
     for (const auto& out : set.outputs) {
       any = true;
-      const bool mutation = out.kind && *out.kind == "mutation";  // no eager record: libtorch is its oracle
-      const bool passed = mutation ? out.refrt_vs_libtorch.passed : out.refrt_vs_eager && out.refrt_vs_eager->passed;
+      // Mutated state from case folders without eager's record (case.json eager_state): libtorch is its oracle.
+      const bool mutation = out.kind && *out.kind == "mutation";
+      const bool passed = out.refrt_vs_eager ? out.refrt_vs_eager->passed && (!mutation || out.refrt_vs_libtorch.passed)
+                          : mutation         ? out.refrt_vs_libtorch.passed
+                                             : false;
       if (!passed) return "fail";
     }
   return any ? "pass" : "error";

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <optional>
+#include <set>
 
 #include "fresh_inputs.h"
 #include "intermediates.h"
@@ -77,7 +78,8 @@ struct SetRun {
   InputSetEntry entry;
   std::vector<Tensor> inputs;
   std::vector<NamedTensor> expected;
-  std::vector<Tensor> fp64;  // eager's float64 outputs, where capture saved them (undefined elsewhere)
+  std::vector<NamedTensor> state;  // eager's final value of each tensor the call wrote (case.json eager_state)
+  std::vector<Tensor> fp64;        // eager's float64 outputs, where capture saved them (undefined elsewhere)
   refrt::RunResult ours;
   ReferenceResult reference;
   std::optional<std::map<std::string, Tensor>> kept;  // every libtorch value, for index ties
@@ -144,6 +146,7 @@ bool read_set(CaseRun& r, const std::string& set_dir, SetRun& s) {
     for (auto& n : read_tensor_dir(set_dir, "input")) s.inputs.push_back(std::move(n.tensor));
     s.expected = read_tensor_dir(set_dir, "output");
     s.fp64 = read_fp64_outputs(set_dir, s.expected.size());
+    if (r.info.eager_state) s.state = read_tensor_dir(set_dir, "state");
   } catch (const Error& e) {
     fail(r.entry, "error", "inputs", e.what());
     return false;
@@ -263,17 +266,76 @@ void compare_user_outputs(CaseRun& r, SetRun& s) {
   }
 }
 
-// Mutated state has no eager record: libtorch's run of the same program is its oracle.
+// The value the tensor behind mutation output `name` held before the call: a user input of this set, or
+// the program's stored parameter / buffer.
+std::optional<Tensor> initial_state(const CaseRun& r, const SetRun& s, const std::string& name) {
+  using Kind = pt2::InputSpec::Kind;
+  const auto users = r.program.user_input_names();
+  for (const auto& spec : r.program.input_specs) {
+    if (!spec.arg.is_tensor()) continue;
+    const std::string placeholder = spec.arg.tensor_name();
+    if (spec.kind == Kind::kUserInput && name == "mutated_input." + placeholder) {
+      const auto k = std::find(users.begin(), users.end(), placeholder) - users.begin();
+      if (static_cast<size_t>(k) < s.inputs.size()) return s.inputs[static_cast<size_t>(k)];
+    }
+    if ((spec.kind == Kind::kBuffer && name == "mutated_buffer." + spec.target) ||
+        (spec.kind == Kind::kParameter && name == "mutated_parameter." + spec.target))
+      return r.program.stored_tensor(spec);
+  }
+  return std::nullopt;
+}
+
+// Mutated state against eager's final state (recorded at capture: the tensors the call wrote; the others
+// kept their initial value), and against libtorch's run of the same program. Without an eager record
+// (case folders from before it, or from elsewhere) libtorch is the only oracle.
 void compare_mutations(CaseRun& r, SetRun& s) {
   const size_t n_user = s.expected.size();
+  const auto mutations = r.program.mutations();
+  std::set<std::string> judged;
   for (size_t i = 0; i < s.reference.mutations.size(); ++i) {
-    const Tensor& want = s.reference.mutations[i];
-    const Comparison cross = compare_tensors(want, s.ours.outputs[n_user + i]);
+    const Tensor& got = s.ours.outputs[n_user + i];
+    const Tensor& libtorch = s.reference.mutations[i];
+    const std::string name = i < mutations.size() ? mutations[i].output_name : output_name(r, n_user + i);
+    const Comparison cross = compare_tensors(libtorch, got);
+    OutputEntry o{
+        n_user + i, output_name(r, n_user + i), "mutation", dtype_name(libtorch.dtype()), libtorch.shape(), {}, {},
+        cross};
     r.all_passed = r.all_passed && cross.passed;
-    OutputEntry o{n_user + i, output_name(r, n_user + i), "mutation", dtype_name(want.dtype()), want.shape(), {}, {},
-                  cross};
+    std::optional<Tensor> eager;
+    for (const auto& recorded : s.state)
+      if (recorded.name == name) eager = recorded.tensor;
+    if (r.info.eager_state && !eager) eager = initial_state(r, s, name);
+    if (eager) {
+      judged.insert(name);
+      const Comparison ours = compare_with_eager(*eager, got, Tensor());
+      const Comparison torch = compare_with_eager(*eager, libtorch, Tensor());
+      r.all_passed = r.all_passed && ours.passed && torch.passed;
+      r.max_abs = std::max(r.max_abs, ours.problem.empty() ? ours.max_abs_error : INFINITY);
+      r.max_rel = std::max(r.max_rel, ours.max_rel_error);
+      o.refrt_vs_eager = ours, o.libtorch_vs_eager = torch;
+    } else {
+      r.max_abs = std::max(r.max_abs, cross.problem.empty() ? cross.max_abs_error : INFINITY);
+    }
     s.entry.outputs.push_back(std::move(o));
   }
+  // State eager wrote that the export returns no output for: the model would lose that update.
+  for (const auto& recorded : s.state)
+    if (!judged.count(recorded.name)) {
+      Comparison missing;
+      missing.passed = false;
+      missing.problem = "eager writes this state, but the exported model has no output for it";
+      OutputEntry o{n_user + s.reference.mutations.size(),
+                    recorded.name,
+                    "mutation",
+                    dtype_name(recorded.tensor.dtype()),
+                    recorded.tensor.shape(),
+                    missing,
+                    missing,
+                    missing};
+      r.all_passed = false;
+      r.max_abs = INFINITY;
+      s.entry.outputs.push_back(std::move(o));
+    }
 }
 
 // Every FX value of one set against the ONNX value of the same name; the earliest divergence over all
@@ -314,6 +376,38 @@ json localise(CaseRun& r, const std::vector<Tensor>& inputs, const std::string& 
 
 bool output_failed(const OutputEntry& o) {
   return !o.refrt_vs_libtorch.passed || (o.refrt_vs_eager && !o.refrt_vs_eager->passed);
+}
+
+// The failing outputs named for the headline, at most three: "mutated_buffer.child.buf (test_data_set_0):
+// eager 13, refrt 11" (the worst element; the index where the output has several), or what made them
+// incomparable.
+std::string failing_outputs(const CaseRun& r) {
+  std::vector<std::string> parts;
+  size_t count = 0;
+  for (const auto& set : r.entry.input_sets)
+    for (const auto& o : set.outputs) {
+      if (!output_failed(o)) continue;
+      if (++count > 3) continue;
+      const bool vs_eager = o.refrt_vs_eager && !o.refrt_vs_eager->passed;
+      const Comparison& c = vs_eager ? *o.refrt_vs_eager : o.refrt_vs_libtorch;
+      const std::string reference = vs_eager ? "eager" : "libtorch";
+      std::string text = (o.name ? *o.name : "output " + std::to_string(o.index)) + " (" + set.name + "): ";
+      if (!c.problem.empty()) {
+        text += c.problem;
+      } else if (c.detail && !c.detail->worst.empty()) {
+        const WorstElement& w = c.detail->worst.front();
+        std::string index;
+        for (size_t k = 0; k < w.index.size(); ++k) index += (k ? "," : "") + std::to_string(w.index[k]);
+        text += (index.empty() ? "" : "at [" + index + "] ") + reference + " " + w.expected + ", refrt " + w.actual;
+      } else {
+        text += "max abs error " + std::to_string(c.max_abs_error) + " against " + reference;
+      }
+      parts.push_back(text);
+    }
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
+  if (count > parts.size()) out += "; and " + std::to_string(count - parts.size()) + " more";
+  return out;
 }
 
 // Every failing output is one that libtorch, running the same exported program, gets wrong the same way
@@ -363,7 +457,8 @@ bool compare_stage(CaseRun& r, SetRun& s) {
     return false;
   }
   compare_user_outputs(r, s);
-  if (with_mutations) compare_mutations(r, s);
+  // A given model (--onnx) without state outputs is judged on its user outputs only.
+  if (with_mutations || (n_mutated == 0 && r.options.onnx_path.empty())) compare_mutations(r, s);
   if (r.options.intermediates) compare_intermediate_values(r, s);
   return true;
 }
@@ -390,10 +485,10 @@ bool input_sets_stage(CaseRun& r) {
       fail(r.entry, "fail", "verify",
            "outputs differ from eager beyond tolerance, and so does the exported program run by libtorch (refrt "
            "matches it): the capture, not the export, differs from eager" +
-               (problem.empty() ? std::string() : " (" + problem + ")"));
+               (problem.empty() ? std::string() : " (" + problem + ")") + ": " + failing_outputs(r));
       return true;
     }
-    fail(r.entry, "fail", "verify", "outputs differ from eager beyond tolerance");
+    fail(r.entry, "fail", "verify", "outputs differ from eager beyond tolerance: " + failing_outputs(r));
     if (!r.options.intermediates) localise_first_failing_set(r);
     add_divergence_to_error(r);
   }

@@ -27,6 +27,10 @@ struct CaseInfo {
   std::vector<std::string> input_names, output_names;
   std::vector<CaseDynamicDim> dynamic_dims;
   std::vector<std::string> torch_libraries, export_plugins;  // absolute paths (custom ops)
+  // Capture recorded eager's final state (test_data_set_<k>/state_<j>.pb: each tensor the call wrote, named
+  // by its mutation output; a tensor not recorded kept its initial value). Without it, the mutation outputs
+  // have only libtorch as their oracle.
+  bool eager_state = false;
 };
 
 // Reads <case_dir>/case.json. A missing file, broken JSON or a field of the wrong type or value is a
