@@ -19,39 +19,120 @@ const pt2::Graph& subgraph_of(TranslateContext& ctx, size_t i, pt2::Graph& stora
   return storage;
 }
 
-std::vector<std::string> outer_tensors(TranslateContext& ctx, size_t i) {
+// One item of a higher-order op's operand list as an ONNX value: a tensor, or a number (a 0-d tensor).
+struct Operand {
+  std::string value;
+  DType dtype;
+};
+
+// The items of a higher-order op's operand list (argument #i). Besides tensors, while_loop carries numbers:
+// constants (as_ints), symbols (as_sym_ints), and the symbol of an `.item()` which the serializer lists
+// among the tensors by name.
+std::vector<Operand> outer_operands(TranslateContext& ctx, size_t i) {
   const pt2::Argument& a = ctx.positional(i);
-  std::vector<std::string> out;
-  if (!a.is(pt2::ArgKind::as_tensors))
-    ctx.fail("argument #" + std::to_string(i) + " is not a tensor list: " + a.describe());
-  for (const auto& fx : a.tensor_names()) {
-    const pt2::Argument t = pt2::Argument::tensor(fx);
-    out.push_back(ctx.value(t, ctx.dtype_of(t)));
+  const std::string where = "argument #" + std::to_string(i);
+  auto symbol = [&](const std::string& name, DType dtype) {
+    auto it = ctx.values().find(name);
+    if (it == ctx.values().end()) ctx.fail(where + ": symbol '" + name + "' is not defined before use");
+    return Operand{it->second, dtype};
+  };
+  std::vector<Operand> out;
+  using SymInt = pt2::schema::SymIntArgument::Kind;
+  using SymBool = pt2::schema::SymBoolArgument::Kind;
+  switch (a.kind()) {
+    case pt2::ArgKind::as_tensors:
+      for (const auto& fx : a.tensor_names()) {
+        if (ctx.fx_graph.tensor_values.count(fx)) {
+          const pt2::Argument t = pt2::Argument::tensor(fx);
+          out.push_back({ctx.value(t, ctx.dtype_of(t)), ctx.dtype_of(t)});
+        } else if (ctx.fx_graph.sym_int_values.count(fx)) {
+          out.push_back(symbol(fx, DType::kInt64));
+        } else {
+          ctx.fail(where + ": '" + fx + "' is neither a tensor nor a SymInt of the graph");
+        }
+      }
+      break;
+    case pt2::ArgKind::as_ints:
+      for (int64_t v : a.as_ints()) out.push_back({ctx.graph.constant_i64({v}, true), DType::kInt64});
+      break;
+    case pt2::ArgKind::as_sym_ints:
+      for (const auto& s : a.typed().as_sym_ints())
+        out.push_back(s.kind() == SymInt::as_int ? Operand{ctx.graph.constant_i64({s.as_int()}, true), DType::kInt64}
+                                                 : symbol(s.as_name(), DType::kInt64));
+      break;
+    case pt2::ArgKind::as_floats:
+      for (double v : a.as_floats()) out.push_back({ctx.graph.constant_scalar(v, DType::kFloat64), DType::kFloat64});
+      break;
+    case pt2::ArgKind::as_bools:
+      for (bool v : a.typed().as_bools()) out.push_back({ctx.graph.constant_scalar(v, DType::kBool), DType::kBool});
+      break;
+    case pt2::ArgKind::as_sym_bools:
+      for (const auto& s : a.typed().as_sym_bools())
+        out.push_back(s.kind() == SymBool::as_bool
+                          ? Operand{ctx.graph.constant_scalar(s.as_bool(), DType::kBool), DType::kBool}
+                          : symbol(s.as_name(), DType::kBool));
+      break;
+    default:
+      ctx.fail(where + " is not a list of tensors or numbers: " + a.describe());
   }
   return out;
 }
 
+std::vector<std::string> values_of(const std::vector<Operand>& operands) {
+  std::vector<std::string> out;
+  for (const auto& o : operands) out.push_back(o.value);
+  return out;
+}
+
+std::vector<std::string> outer_tensors(TranslateContext& ctx, size_t i) { return values_of(outer_operands(ctx, i)); }
+
+// The dtype a subgraph output has in ONNX: its tensor's, or int64 / float64 / bool for a number.
+DType subgraph_output_dtype(TranslateContext& ctx, const pt2::Graph& graph, const pt2::Argument& o) {
+  if (o.is_tensor()) return graph.meta(o.tensor_name(), ctx.node.name).dtype;
+  return ctx.dtype_of(o);
+}
+
 // Translates `graph`'s nodes into `builder` with `values` binding its inputs (the same driver as the root
-// graph); returns the ONNX names of its outputs.
+// graph); returns the ONNX names of its outputs. A number output (a branch's `return 3`, a loop's `i + 1`)
+// is a 0-d tensor: its symbol's value, or a constant made in the subgraph.
 std::vector<std::string> translate_graph(TranslateContext& outer, const pt2::Graph& graph, GraphBuilder& builder,
                                          Values& values) {
   translate_nodes(outer.program, graph, builder, outer.opset, values);
   std::vector<std::string> outs;
   for (const auto& o : graph.outputs) {
-    if (!o.is_tensor()) outer.fail("a subgraph output of kind " + std::string(o.kind_name()) + " is not supported");
-    auto found = values.find(o.tensor_name());
-    if (found == values.end()) outer.fail("subgraph output '" + o.tensor_name() + "' is never produced");
-    outs.push_back(found->second);
+    if (o.is_tensor() || o.is_symbolic_scalar()) {
+      const std::string fx = o.is_tensor() ? o.tensor_name() : o.symbol();
+      auto found = values.find(fx);
+      if (found == values.end()) outer.fail("subgraph output '" + fx + "' is never produced");
+      outs.push_back(found->second);
+    } else if (o.is(pt2::ArgKind::as_int) || o.is(pt2::ArgKind::as_sym_int)) {
+      outs.push_back(builder.constant_i64({o.as_int()}, true));
+    } else if (o.is(pt2::ArgKind::as_float) || o.is(pt2::ArgKind::as_sym_float)) {
+      outs.push_back(builder.constant_scalar(o.as_float(), DType::kFloat64));
+    } else if (o.is(pt2::ArgKind::as_bool) || o.is(pt2::ArgKind::as_sym_bool)) {
+      outs.push_back(builder.constant_scalar(o.as_bool() ? 1.0 : 0.0, DType::kBool));
+    } else {
+      outer.fail("a subgraph output of kind " + std::string(o.kind_name()) + " is not supported");
+    }
   }
   return outs;
 }
 
+// Binds a subgraph's formal inputs (tensors, or the symbols of numbers) to ONNX values.
 void bind_inputs(TranslateContext& ctx, const pt2::Graph& graph, const std::vector<std::string>& onnx_names,
                  Values& values) {
   if (graph.inputs.size() != onnx_names.size())
     ctx.fail("a subgraph takes " + std::to_string(graph.inputs.size()) + " inputs, " +
              std::to_string(onnx_names.size()) + " were given");
-  for (size_t i = 0; i < onnx_names.size(); ++i) values[graph.inputs[i].tensor_name()] = onnx_names[i];
+  for (size_t i = 0; i < onnx_names.size(); ++i) {
+    const pt2::Argument& formal = graph.inputs[i];
+    if (formal.is_tensor())
+      values[formal.tensor_name()] = onnx_names[i];
+    else if (formal.is_symbolic_scalar())
+      values[formal.symbol()] = onnx_names[i];
+    else
+      ctx.fail("subgraph input #" + std::to_string(i) + " is " + formal.describe() + ", not a tensor or a symbol");
+  }
 }
 
 // Subgraph outputs get their own names (an Identity each): an output may otherwise be an outer value.
@@ -120,7 +201,8 @@ void translate_while_loop(TranslateContext& ctx) {
   pt2::Graph cond_storage, body_storage;
   const pt2::Graph& cond_graph = subgraph_of(ctx, 0, cond_storage);
   const pt2::Graph& body_graph = subgraph_of(ctx, 1, body_storage);
-  const std::vector<std::string> carried = outer_tensors(ctx, 2);
+  const std::vector<Operand> carried_operands = outer_operands(ctx, 2);
+  const std::vector<std::string> carried = values_of(carried_operands);
   const std::vector<std::string> additional = outer_tensors(ctx, 3);
   const std::vector<DType> dtypes = output_dtypes(ctx, carried.size());
 
@@ -133,7 +215,7 @@ void translate_while_loop(TranslateContext& ctx) {
   bind_inputs(ctx, cond_graph, with_additional(carried), first);
   const std::string cond0 =
       ctx.cast_if_needed(translate_graph(ctx, cond_graph, ctx.graph, first).at(0),
-                         cond_graph.meta(cond_graph.outputs.at(0).tensor_name(), ctx.node.name).dtype, DType::kBool);
+                         subgraph_output_dtype(ctx, cond_graph, cond_graph.outputs.at(0)), DType::kBool);
   ctx.graph.set_current_node(ctx.node.name, {});
 
   onnx::GraphProto body;

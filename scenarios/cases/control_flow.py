@@ -89,6 +89,49 @@ class MapRows(nn.Module):
         return map_rows(body, x, bias)
 
 
+class CondReturnsInt(nn.Module):
+    """Both branches return a Python int (an unbacked SymInt after the cond) that scales the input."""
+
+    def forward(self, x):
+        return x * torch.cond(x.sum() > 0, lambda t: 3, lambda t: 5, (x,))
+
+
+class CondTensorAndInt(nn.Module):
+    """Branches return (tensor, int); the int is also a user output (a number, 0-d in the case folder)."""
+
+    def forward(self, x):
+        a, b = torch.cond(x.sum() > 0, lambda t: (t + 1, 2), lambda t: (t - 1, 7), (x,))
+        return a * b, b
+
+
+class WhileIntCounters(nn.Module):
+    """while_loop carrying two Python ints (as_ints in the program): i counts to the dynamic batch size,
+    s sums 0..i-1; both leave the loop as SymInts, one scales x, one is a user output."""
+
+    def forward(self, x):
+        def cond_fn(i, s):
+            return i < x.shape[0]
+
+        def body_fn(i, s):
+            return i + 1, s + i
+        i, s = while_loop(cond_fn, body_fn, (0, 0))
+        return x * s, i
+
+
+class WhileItemCounter(nn.Module):
+    """while_loop whose carried counter starts at n.item(): the serializer lists that symbol among the
+    carried tensors by name (strict only: non-strict capture refuses an unbacked SymInt input)."""
+
+    def forward(self, x, n):
+        def cond_fn(i, acc):
+            return i > 0
+
+        def body_fn(i, acc):
+            return i - 1, acc * 2
+        _, acc = while_loop(cond_fn, body_fn, (n.item(), x))
+        return acc
+
+
 register(Case(name="cond_simple", make_module=CondSimple,
               input_sets=lambda: [(torch.randn(b, 3).abs(),) for b in (2, 4)] + [(-torch.randn(3, 3).abs(),)],
               dynamic_shapes=({0: B},), description="torch.cond on the sign of a sum (both branches run)"))
@@ -124,3 +167,15 @@ register(Case(name="map_rows", make_module=MapRows,
               input_sets=lambda: [(torch.randn(r, 4), torch.randn(4)) for r in (3, 6)],
               dynamic_shapes=({0: Dim("rows", min=2, max=64)}, None),
               description="torch map over rows with an extra operand and submodule weights (Scan without carries)"))
+register(Case(name="cond_returns_int", make_module=CondReturnsInt,
+              input_sets=lambda: [(torch.randn(b, 4).abs(),) for b in (2, 5)] + [(-torch.randn(3, 4).abs(),)],
+              dynamic_shapes=({0: B},), description="cond branches return Python ints (3 or 5) scaling x"))
+register(Case(name="cond_tensor_and_int", make_module=CondTensorAndInt,
+              input_sets=lambda: [(torch.randn(b, 4).abs(),) for b in (2, 5)] + [(-torch.randn(3, 4).abs(),)],
+              dynamic_shapes=({0: B},), description="cond branches return (tensor, int); the int is an output"))
+register(Case(name="while_int_counters", make_module=WhileIntCounters,
+              input_sets=lambda: [(torch.randn(b),) for b in (3, 6)], dynamic_shapes=({0: B},),
+              description="while_loop carrying two Python ints up to the dynamic batch size"))
+register(Case(name="while_item_counter", make_module=WhileItemCounter,
+              input_sets=lambda: [(torch.randn(3), torch.tensor(n)) for n in (3, 5, 0)],
+              description="while_loop whose counter starts at n.item() (strict only)"))

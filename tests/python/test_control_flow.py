@@ -15,15 +15,43 @@ ROOT = Path(__file__).resolve().parents[2]
 PARITY = ROOT / os.environ.get("PARITY_BUILD_DIR", "build") / "parity"
 CASES = ("cond_simple", "cond_multiple_outputs", "cond_nested", "cond_submodules", "while_count_up",
          "while_count_down", "scan_cumsum", "scan_two_carries_reverse", "map_rows")
+# Branches and loops carrying Python ints (issue 45): numbers are 0-d int64 values inside the ONNX graph.
+NUMBER_CASES = ("cond_returns_int", "cond_tensor_and_int", "while_int_counters", "while_item_counter")
 MODES = ("strict", "nonstrict")
+# non-strict torch.export refuses an unbacked SymInt (n.item()) as a while_loop input.
+CAPTURED = [(name, mode) for name in CASES + NUMBER_CASES for mode in MODES
+            if (name, mode) != ("while_item_counter", "nonstrict")]
+# A number among the user's outputs (`return a * b, b`) is not an output of the ONNX yet: export.cc's
+# add_outputs lists Program::user_output_names(), tensors only (exporter/src, the lead's files).
+NUMBER_OUTPUT_DROPPED = {"cond_tensor_and_int", "while_int_counters"}
+# The libtorch reference (verify/src/reference.cc) binds only tensors to a subgraph's inputs and outputs
+# and to a higher-order op's operands and results: it stops on `return 3`, on as_ints carried values and on
+# a SymInt among the carried names.
+REFERENCE_LACKS_NUMBERS = set(NUMBER_CASES)
+
+
+def _expected_failure(name, reasons):
+    for cases, reason in reasons:
+        if name in cases:
+            return [pytest.mark.xfail(strict=True, reason=reason)]
+    return []
+
+
+def _params(reasons):
+    return [pytest.param(name, mode, marks=_expected_failure(name, reasons), id=f"{name}-{mode}")
+            for name, mode in CAPTURED]
 ONNX_OP = {"cond": "If", "while": "Loop", "scan": "Scan", "map": "Scan"}
 
 
 @pytest.fixture(scope="module")
 def cases(tmp_path_factory):
     root = tmp_path_factory.mktemp("control_flow")
-    proc = run_capture("--out", root, "--modes", ",".join(MODES), "--filter", "^(" + "|".join(CASES) + ")$")
+    proc = run_capture("--out", root, "--modes", ",".join(MODES), "--filter",
+                       "^(" + "|".join(CASES + NUMBER_CASES) + ")$")
     assert proc.returncode == 0, proc.stderr
+    # torch refuses while_item_counter non-strict, the one pair CAPTURED leaves out
+    info = json.loads((root / "while_item_counter" / "nonstrict" / "case.json").read_text())
+    assert info["status"] == "capture_failed" and "wrap unbacked SymInt" in info["error"], info
     return root
 
 
@@ -32,8 +60,8 @@ def parity(*args):
     assert proc.returncode == 0, f"parity {' '.join(map(str, args))}: {proc.stdout}\n{proc.stderr}"
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize(("name", "mode"), _params([(NUMBER_OUTPUT_DROPPED, "a number user output is not an ONNX "
+                                                    "output yet (export.cc add_outputs: tensors only)")]))
 def test_control_flow_matches_eager(cases, tmp_path, name, mode):
     case_dir = cases / name / mode
     model = tmp_path / "model.onnx"
@@ -44,8 +72,8 @@ def test_control_flow_matches_eager(cases, tmp_path, name, mode):
     assert_runtimes_match_eager(model, case_dir, tmp_path)
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize(("name", "mode"), _params([(REFERENCE_LACKS_NUMBERS, "the libtorch reference binds only "
+                                                    "tensors to subgraph inputs/outputs and higher-order operands")]))
 def test_libtorch_reference_interprets_higher_order_ops(cases, tmp_path, name, mode):
     parity("verify", cases / name / mode, "--out", tmp_path, "--quiet")
     entry = json.loads((tmp_path / "report.json").read_text())["cases"][0]
