@@ -52,6 +52,12 @@ echo "== ctest"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j 2 || status=1
 echo "== pytest${PARITY_SCENARIOS:+ (scenario sample: $PARITY_SCENARIOS)}"
 PARITY_BUILD_DIR="$BUILD_DIR" .venv/bin/python -m pytest "${PYTEST_ARGS[@]}" || status=1
+if [ "$QUICK" = 0 ]; then
+  # Every CPU class this host has (docs/cpu-classes.md), a sample: refrt's tables, the implementation selection and
+  # a few quantized/half cases as on an AVX2, AVX-VNNI, AVX-512, VNNI, BF16 and AMX CPU (about 2 minutes).
+  echo "== CPU classes (scripts/cpu_classes.py --quick)"
+  PARITY_BUILD_DIR="$BUILD_DIR" .venv/bin/python scripts/cpu_classes.py --quick || status=1
+fi
 if [ -n "$FUZZ_PREPARE" ]; then
   echo "== fuzz ($FUZZ_SECONDS s per target)"
   prepared=0
