@@ -456,15 +456,12 @@ class ConvKernel : public Kernel {
             }
             const T* cols = pointwise ? xg + r0 * ow : col;
             const int64_t ldb = pointwise ? out_size : ncols;
-            // Output channels [o0, o1): GEMM then epilogue (bias, added input, activations).
-            auto channels = [&](int64_t o0, int64_t o1, const float* packed) {
+            auto channels = [&](int64_t o0, int64_t o1, const float* packed) {  // GEMM + epilogue of [o0, o1)
               if constexpr (std::is_same_v<T, float>) {
                 if (own_gemm) {  // bias, added input and a lone Relu in the GEMM's registers
-                  conv_gemm::Epilogue ep;
-                  ep.bias = pb ? pb + gi * mg + o0 : nullptr;
-                  ep.add = pz ? pz + (i * m + gi * mg + o0) * out_size + r0 * ow : nullptr;
-                  ep.ldz = out_size;
-                  ep.relu = relu_only;
+                  const conv_gemm::Epilogue ep{pb ? pb + gi * mg + o0 : nullptr,
+                                               pz ? pz + (i * m + gi * mg + o0) * out_size + r0 * ow : nullptr,
+                                               out_size, relu_only};
                   conv_gemm::gemm(o1 - o0, ncols, col_rows, pw + (gi * mg + o0) * col_rows, col_rows, packed,
                                   yg + o0 * out_size + r0 * ow, out_size, ep);
                   if (!relu_only)
@@ -472,10 +469,9 @@ class ConvKernel : public Kernel {
                   return;
                 }
               }
-              const Backend used =
-                  gemm<T>(node_, false, false, o1 - o0, ncols, col_rows, T(1), pw + (gi * mg + o0) * col_rows, col_rows,
-                          cols, ldb, T(0), yg + o0 * out_size + r0 * ow, out_size);
-              ran.fetch_or(backend_bit(used), std::memory_order_relaxed);
+              ran.fetch_or(backend_bit(gemm<T>(node_, false, false, o1 - o0, ncols, col_rows, T(1),
+                                               pw + (gi * mg + o0) * col_rows, col_rows, cols, ldb, T(0),
+                                               yg + o0 * out_size + r0 * ow, out_size)));
               rows_epilogue(yg + o0 * out_size + r0 * ow, pb ? pb + gi * mg + o0 : nullptr,
                             pz ? pz + (i * m + gi * mg + o0) * out_size + r0 * ow : nullptr, o1 - o0, ncols, out_size);
             };
@@ -500,10 +496,7 @@ class ConvKernel : public Kernel {
         else
           parallel_each(io, chunks, run_chunks);
       }
-    if (own_gemm)
-      io.impl = kImplIm2col;
-    else
-      note_backends(io, ran.load());
+    io.impl = own_gemm ? kImplIm2col : backend_label(ran.load());
   }
 
   // Stride-1 2-D convs with outputs >= 56 wide: no im2col. The group's input is copied once into a
