@@ -181,6 +181,7 @@ class AttentionKernel : public Kernel {
 
     const Shape y_shape = three_d ? Shape{b, sq, qh * vd} : Shape{b, qh, sq, vd};
     Tensor y(q.dtype(), y_shape);
+    BackendSet ran = 0;  // what ran the products, for the profile
     const bool want_qk = io.outputs.size() > 3;
     Tensor qk_out = want_qk ? Tensor(q.dtype(), {b, qh, sq, total}) : Tensor();
     std::vector<T> scores(static_cast<size_t>(sq * total));
@@ -192,15 +193,17 @@ class AttentionKernel : public Kernel {
         const int64_t ldq = three_d ? qh * hd : hd;
         const T* kp = kk.data<T>() + (bi * kvh + kvi) * total * hd;
         const T* vp = vv.data<T>() + (bi * kvh + kvi) * total * vd;
-        gemm<T>(node_, false, true, sq, total, hd, static_cast<T>(scale), qp, ldq, kp, hd, T(0), scores.data(), total);
+        ran |= backend_bit(gemm<T>(node_, false, true, sq, total, hd, static_cast<T>(scale), qp, ldq, kp, hd, T(0),
+                                   scores.data(), total));
         T* qk_rows = want_qk ? qk_out.data<T>() + (bi * qh + h) * sq * total : nullptr;
         for (int64_t i = 0; i < sq; ++i)
           softmax_row<T>(scores.data() + i * total, total, row, qk_rows ? qk_rows + i * total : nullptr,
                          [&](int64_t j) { return bias_at(bi, h, i, j); });
         T* yp = three_d ? y.data<T>() + bi * sq * qh * vd + h * vd : y.data<T>() + (bi * qh + h) * sq * vd;
-        gemm<T>(node_, false, false, sq, vd, total, T(1), scores.data(), total, vp, vd, T(0), yp,
-                three_d ? qh * vd : vd);
+        ran |= backend_bit(gemm<T>(node_, false, false, sq, vd, total, T(1), scores.data(), total, vp, vd, T(0), yp,
+                                   three_d ? qh * vd : vd));
       }
+    note_backends(io, ran);
     io.outputs[0] = std::move(y);
     if (io.outputs.size() > 1) io.outputs[1] = kk;
     if (io.outputs.size() > 2) io.outputs[2] = vv;

@@ -104,11 +104,12 @@ class ConvTransposeKernel : public Kernel {
     const T* px = x.data<T>();
     const T* pw = w.data<T>();
     T* py = y.data<T>();
+    BackendSet ran = 0;  // what ran the products, for the profile
     for (int64_t i = 0; i < n && !col.empty(); ++i)
       for (int64_t gi = 0; gi < group_; ++gi) {
         // col[mg*k, in] = W_g^T [mg*k, cg] x X_g [cg, in]
-        gemm<T>(node_, true, false, col_rows, in_size, cg, T(1), pw + gi * cg * col_rows, col_rows,
-                px + (i * c + gi * cg) * in_size, in_size, T(0), col.data(), in_size);
+        ran |= backend_bit(gemm<T>(node_, true, false, col_rows, in_size, cg, T(1), pw + gi * cg * col_rows, col_rows,
+                                   px + (i * c + gi * cg) * in_size, in_size, T(0), col.data(), in_size));
         nn::col2im(g, mg, col.data(), py + (i * m + gi * mg) * out_size);
       }
     if (b)
@@ -118,6 +119,7 @@ class ConvTransposeKernel : public Kernel {
           const T bias = b->data<T>()[o];
           for (int64_t j = 0; j < out_size; ++j) row[j] += bias;
         }
+    note_backends(io, ran);
     io.outputs[0] = std::move(y);
   }
 

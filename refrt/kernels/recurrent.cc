@@ -216,6 +216,7 @@ class LstmKernel : public RecurrentBase {
   template <typename T>
   void run(KernelIO& io) const {
     const RecurrentDims d = check(io);
+    BackendSet ran = 0;  // what ran the products, for the profile
     const int64_t H = d.hidden, G = 4 * H;
     const Tensor* initial_c = io.optional(6);
     const Tensor* peepholes = io.optional(7);
@@ -235,9 +236,10 @@ class LstmKernel : public RecurrentBase {
       const T* r = io.in(2).data<T>() + dir * G * H;
       const T* p = peepholes ? peepholes->data<T>() + dir * 3 * H : nullptr;
       std::vector<T> h = initial_state<T>(io.optional(5), d, dir), c = initial_state<T>(initial_c, d, dir);
-      gemm<T>(node_, false, true, d.seq * d.batch, G, d.input, T(1), x.data(), d.input, w, d.input, T(0), gx.data(), G);
+      ran |= backend_bit(gemm<T>(node_, false, true, d.seq * d.batch, G, d.input, T(1), x.data(), d.input, w, d.input,
+                                 T(0), gx.data(), G));
       for (int64_t s = 0; s < d.seq; ++s) {
-        gemm<T>(node_, false, true, d.batch, G, H, T(1), h.data(), H, r, H, T(0), rec.data(), G);
+        ran |= backend_bit(gemm<T>(node_, false, true, d.batch, G, H, T(1), h.data(), H, r, H, T(0), rec.data(), G));
         for (int64_t b = 0; b < d.batch; ++b) {
           const int64_t len = lens[static_cast<size_t>(b)];
           if (s >= len) continue;
@@ -268,6 +270,7 @@ class LstmKernel : public RecurrentBase {
         std::copy_n(c.data() + b * H, H, y_c.data<T>() + state_row(d, dir, b));
       }
     }
+    note_backends(io, ran);
     if (io.outputs.size() > 0) io.outputs[0] = std::move(y);
     if (io.outputs.size() > 1) io.outputs[1] = std::move(y_h);
     if (io.outputs.size() > 2) io.outputs[2] = std::move(y_c);
@@ -297,6 +300,7 @@ class GruKernel : public RecurrentBase {
   template <typename T>
   void run(KernelIO& io) const {
     const RecurrentDims d = check(io);
+    BackendSet ran = 0;  // what ran the products, for the profile
     const int64_t H = d.hidden, G = 3 * H;
     for (const Tensor* t : {io.optional(3), io.optional(5)})
       if (t && t->dtype() != io.in(0).dtype()) node_.fail("B and initial_h must have the dtype of X");
@@ -316,11 +320,12 @@ class GruKernel : public RecurrentBase {
       const T* w = io.in(1).data<T>() + dir * G * d.input;
       const T* r = io.in(2).data<T>() + dir * G * H;
       std::vector<T> h = initial_state<T>(io.optional(5), d, dir);
-      gemm<T>(node_, false, true, d.seq * d.batch, G, d.input, T(1), x.data(), d.input, w, d.input, T(0), gx.data(), G);
+      ran |= backend_bit(gemm<T>(node_, false, true, d.seq * d.batch, G, d.input, T(1), x.data(), d.input, w, d.input,
+                                 T(0), gx.data(), G));
       for (int64_t s = 0; s < d.seq; ++s) {
         // z and r (and, before reset, the h part) of H_{t-1}·R^T
-        gemm<T>(node_, false, true, d.batch, linear_before_reset_ ? G : 2 * H, H, T(1), h.data(), H, r, H, T(0),
-                rec.data(), G);
+        ran |= backend_bit(gemm<T>(node_, false, true, d.batch, linear_before_reset_ ? G : 2 * H, H, T(1), h.data(), H,
+                                   r, H, T(0), rec.data(), G));
         auto step = [&](int64_t b) -> int64_t {  // the time index of entry b at step s, or -1 when done
           const int64_t len = lens[static_cast<size_t>(b)];
           return s >= len ? -1 : (reversed(dir) ? len - 1 - s : s);
@@ -339,7 +344,8 @@ class GruKernel : public RecurrentBase {
           }
         }
         if (!linear_before_reset_)
-          gemm<T>(node_, false, true, d.batch, H, H, T(1), reset_h.data(), H, r + 2 * H * H, H, T(0), rec_h.data(), H);
+          ran |= backend_bit(gemm<T>(node_, false, true, d.batch, H, H, T(1), reset_h.data(), H, r + 2 * H * H, H, T(0),
+                                     rec_h.data(), H));
         for (int64_t b = 0; b < d.batch; ++b) {
           const int64_t t = step(b);
           if (t < 0) continue;
@@ -357,6 +363,7 @@ class GruKernel : public RecurrentBase {
       }
       for (int64_t b = 0; b < d.batch; ++b) std::copy_n(h.data() + b * H, H, y_h.data<T>() + state_row(d, dir, b));
     }
+    note_backends(io, ran);
     if (io.outputs.size() > 0) io.outputs[0] = std::move(y);
     if (io.outputs.size() > 1) io.outputs[1] = std::move(y_h);
   }
@@ -382,6 +389,7 @@ class RnnKernel : public RecurrentBase {
   template <typename T>
   void run(KernelIO& io) const {
     const RecurrentDims d = check(io);
+    BackendSet ran = 0;  // what ran the products, for the profile
     const int64_t H = d.hidden;
     for (const Tensor* t : {io.optional(3), io.optional(5)})
       if (t && t->dtype() != io.in(0).dtype()) node_.fail("B and initial_h must have the dtype of X");
@@ -395,9 +403,10 @@ class RnnKernel : public RecurrentBase {
       const T* w = io.in(1).data<T>() + dir * H * d.input;
       const T* r = io.in(2).data<T>() + dir * H * H;
       std::vector<T> h = initial_state<T>(io.optional(5), d, dir);
-      gemm<T>(node_, false, true, d.seq * d.batch, H, d.input, T(1), x.data(), d.input, w, d.input, T(0), gx.data(), H);
+      ran |= backend_bit(gemm<T>(node_, false, true, d.seq * d.batch, H, d.input, T(1), x.data(), d.input, w, d.input,
+                                 T(0), gx.data(), H));
       for (int64_t s = 0; s < d.seq; ++s) {
-        gemm<T>(node_, false, true, d.batch, H, H, T(1), h.data(), H, r, H, T(0), rec.data(), H);
+        ran |= backend_bit(gemm<T>(node_, false, true, d.batch, H, H, T(1), h.data(), H, r, H, T(0), rec.data(), H));
         for (int64_t b = 0; b < d.batch; ++b) {
           const int64_t len = lens[static_cast<size_t>(b)];
           if (s >= len) continue;
@@ -413,6 +422,7 @@ class RnnKernel : public RecurrentBase {
       }
       for (int64_t b = 0; b < d.batch; ++b) std::copy_n(h.data() + b * H, H, y_h.data<T>() + state_row(d, dir, b));
     }
+    note_backends(io, ran);
     if (io.outputs.size() > 0) io.outputs[0] = std::move(y);
     if (io.outputs.size() > 1) io.outputs[1] = std::move(y_h);
   }

@@ -232,6 +232,38 @@ NodeCase qdq_matmul(const std::string& name, int64_t m) {
   return c;
 }
 
+// Nodes whose kernels call GEMMs inside their own loops: Attention's two products per head, ConvTranspose's
+// columns, the recurrent cells' input and recurrence products.
+NodeCase attention(const std::string& name, int64_t seq) {
+  ModelBuilder mb(23);
+  for (const char* v : {"q", "k", "v"}) mb.input(v, DType::kFloat32, {1, 2, seq, 32});
+  mb.node("Attention", {"q", "k", "v"}, {"y"}, "product");
+  mb.output("y");
+  NodeCase c{name, mb.bytes(), {}, "product", Backend::kNone};
+  for (uint32_t seed : {3u, 5u, 7u}) c.inputs.push_back(random_tensor(DType::kFloat32, {1, 2, seq, 32}, seed));
+  return c;
+}
+
+NodeCase conv_transpose(const std::string& name) {
+  ModelBuilder mb;
+  mb.input("x", DType::kFloat32, {1, 16, 8, 8});
+  mb.initializer("w", random_tensor(DType::kFloat32, {16, 8, 3, 3}, 13));
+  mb.node("ConvTranspose", {"x", "w"}, {"y"}, "product");
+  mb.output("y");
+  return {name, mb.bytes(), {random_tensor(DType::kFloat32, {1, 16, 8, 8}, 7)}, "product", Backend::kNone};
+}
+
+NodeCase recurrent(const std::string& op, int64_t gates) {
+  const int64_t hidden = 32, input = 24;
+  ModelBuilder mb;
+  mb.input("x", DType::kFloat32, {5, 2, input});
+  mb.initializer("w", random_tensor(DType::kFloat32, {1, gates * hidden, input}, 13));
+  mb.initializer("r", random_tensor(DType::kFloat32, {1, gates * hidden, hidden}, 17));
+  ModelBuilder::attr(mb.node(op, {"x", "w", "r"}, {"y"}, "product"), "hidden_size", hidden);
+  mb.output("y");
+  return {op, mb.bytes(), {random_tensor(DType::kFloat32, {5, 2, input}, 7)}, "product", Backend::kNone};
+}
+
 std::vector<NodeCase> node_cases() {
   using D = DType;
   return {
@@ -260,6 +292,12 @@ std::vector<NodeCase> node_cases() {
       conv("conv 3-D", {1, 8, 6, 6, 6}, {16, 8, 3, 3, 3}, {1, 1, 1, 1, 1, 1}),
       qdq_matmul("int8 qdq matmul", 64),
       qdq_matmul("int8 qdq matmul m=1", 1),
+      attention("attention", 16),
+      attention("attention one query", 1),
+      conv_transpose("conv transpose"),
+      recurrent("LSTM", 4),
+      recurrent("GRU", 3),
+      recurrent("RNN", 1),
   };
 }
 
