@@ -155,7 +155,7 @@ void adaptive_avg_pool_backward(TranslateContext& ctx) {
 // native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
 void layer_norm_backward(TranslateContext& ctx) {
   const int64_t rank = ctx.rank("input");
-  const int64_t k = static_cast<int64_t>(ctx.ints_arg("normalized_shape").size());
+  const int64_t k = static_cast<int64_t>(ctx.required("normalized_shape").list_length());
   const auto norm_axes = range_from(rank - k, rank), batch_axes = range_from(0, rank - k);
   const std::string grad = ctx.tensor("grad_out");
   const std::string x_hat =

@@ -294,7 +294,7 @@ void batch_norm_impl_index(TranslateContext& ctx) {
 void fused_rms_norm(TranslateContext& ctx) {
   const DType t = ctx.output_meta().dtype;
   const std::string x = ctx.value("input", t);
-  const int64_t rank = ctx.rank("input"), n = static_cast<int64_t>(ctx.ints_arg("normalized_shape").size());
+  const int64_t rank = ctx.rank("input"), n = static_cast<int64_t>(ctx.required("normalized_shape").list_length());
   std::vector<int64_t> axes;
   for (int64_t d = rank - n; d < rank; ++d) axes.push_back(d);
   double eps = t == DType::kFloat64 ? std::numeric_limits<double>::epsilon() : std::numeric_limits<float>::epsilon();

@@ -308,9 +308,11 @@ void batch_norm(TranslateContext& ctx) {
 // native_layer_norm(input, normalized_shape, weight, bias, eps) -> (y, mean, rstd); layer_norm -> y.
 void layer_norm(TranslateContext& ctx) {
   const DType t = ctx.output_meta().dtype;
-  const auto normalized = ctx.ints_arg("normalized_shape");
-  const std::string shape = ctx.graph.constant_i64(normalized);
-  std::vector<std::string> inputs = {ctx.tensor("input"), affine_or(ctx, "weight", 1, shape, t)};
+  // The axis count is the list's length even when its sizes are symbolic (unbacked sizes of a masked
+  // select, non-strict); the sizes themselves are only needed for a default weight, at run time.
+  const auto normalized = static_cast<int64_t>(ctx.required("normalized_shape").list_length());
+  std::vector<std::string> inputs = {ctx.tensor("input"),
+                                     affine_or(ctx, "weight", 1, ctx.int_list_value("normalized_shape"), t)};
   if (ctx.has("bias")) inputs.push_back(ctx.value("bias", t));
   // Mean and InvStdDev of a float16 / bfloat16 X are float32 (stash_type 1); torch's are in X's dtype, so
   // they are cast to it (the export's dead-node pass drops the casts of unused ones).
@@ -318,7 +320,7 @@ void layer_norm(TranslateContext& ctx) {
   std::vector<std::string> outputs = {ctx.output(0)};
   for (size_t i = 1; i < ctx.output_count(); ++i) outputs.push_back(half ? ctx.temp("layer_norm_stat") : ctx.output(i));
   auto* node = ctx.emit("LayerNormalization", inputs, outputs);
-  set_attr(node, "axis", -static_cast<int64_t>(normalized.size()));
+  set_attr(node, "axis", -normalized);
   set_attr(node, "epsilon", static_cast<float>(ctx.float_arg("eps", 1e-5)));
   for (size_t i = 1; half && i < outputs.size(); ++i)
     ctx.alias_output(i, ctx.cast_if_needed(outputs[i], DType::kFloat32, t));
@@ -464,20 +466,19 @@ double rms_norm_eps(TranslateContext& ctx, DType compute) {
 // rms_norm from opset 23: RMSNormalization.
 void rms_norm_op(TranslateContext& ctx) {
   const DType t = ctx.output_meta().dtype;
-  const auto normalized = ctx.ints_arg("normalized_shape");
-  const std::string scale = affine_or(ctx, "weight", 1, ctx.graph.constant_i64(normalized), t);
+  const auto normalized = static_cast<int64_t>(ctx.required("normalized_shape").list_length());
+  const std::string scale = affine_or(ctx, "weight", 1, ctx.int_list_value("normalized_shape"), t);
   auto* node = ctx.emit("RMSNormalization", {ctx.tensor("input"), scale}, {ctx.output()});
-  set_attr(node, "axis", -static_cast<int64_t>(normalized.size()));
+  set_attr(node, "axis", -normalized);
   set_attr(node, "epsilon", static_cast<float>(rms_norm_eps(ctx, t == DType::kFloat64 ? t : DType::kFloat32)));
 }
 
 // rms_norm below opset 23: x * rsqrt(mean(x^2) + eps) * weight, in float32 for 16-bit inputs.
 void rms_norm_formula(TranslateContext& ctx) {
   const DType t = ctx.output_meta().dtype;
-  const auto normalized = ctx.ints_arg("normalized_shape");
   const DType compute = t == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
   const double eps = rms_norm_eps(ctx, compute);
-  const int64_t axis = -static_cast<int64_t>(normalized.size());
+  const int64_t axis = -static_cast<int64_t>(ctx.required("normalized_shape").list_length());
   std::vector<int64_t> axes;
   for (int64_t a = axis; a < 0; ++a) axes.push_back(a);
   const std::string x = ctx.cast_if_needed(ctx.tensor("input"), t, compute);

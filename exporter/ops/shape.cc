@@ -2,6 +2,7 @@
 #include <limits>
 
 #include "../src/translate.h"
+#include "int_lists.h"
 
 namespace parity::exporter {
 namespace {
@@ -55,10 +56,9 @@ void view(TranslateContext& ctx) {
       return ctx.emit1("Slice", {shape, ctx.graph.constant_i64({from}), ctx.graph.constant_i64({to})});
     };
     const std::string target = ctx.temp("shape");
-    set_attr(ctx.emit("Concat",
-                      {shape_slice(0, dim), ctx.graph.constant_i64(ctx.ints_arg("sizes")), shape_slice(dim + 1, rank)},
-                      {target}),
-             "axis", int64_t{0});
+    set_attr(
+        ctx.emit("Concat", {shape_slice(0, dim), ctx.int_list_value("sizes"), shape_slice(dim + 1, rank)}, {target}),
+        "axis", int64_t{0});
     ctx.emit("Reshape", {ctx.tensor("self"), target}, {ctx.output()});
     return;
   }
@@ -247,7 +247,11 @@ void flip(TranslateContext& ctx) {
 // roll(self, shifts, dims): per axis, concat(last s, first n-s). No dims = roll the flattened tensor.
 void roll(TranslateContext& ctx) {
   std::string x = ctx.tensor("self");
-  const auto shifts = ctx.ints_arg("shifts");
+  // Shifts read from the data (`.item()`) are SymInts: taken from a run-time list, always through the modulo.
+  const bool symbolic_shifts = !list_symbols(ctx.required("shifts")).empty();
+  const std::string shift_list = symbolic_shifts ? ctx.int_list_value("shifts") : "";
+  const auto shifts =
+      symbolic_shifts ? std::vector<int64_t>(ctx.required("shifts").list_length(), 0) : ctx.ints_arg("shifts");
   auto dims = ctx.ints_arg("dims");
   const auto& meta = ctx.input_meta("self");
   const bool flat = dims.empty();
@@ -258,10 +262,9 @@ void roll(TranslateContext& ctx) {
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t axis = flat ? 0 : normalized_dim(ctx, dims[i], rank_of(ctx, "self"));
     const std::string a = ctx.graph.constant_i64({axis});
-    const std::string s = ctx.graph.constant_i64({-shifts[i]});
     // Slice clamps, so shifts beyond the size need a modulo first; static sizes make it a constant.
-    std::string start = s;
-    if (!flat && meta.sizes[static_cast<size_t>(axis)].value) {
+    std::string start;
+    if (!symbolic_shifts && !flat && meta.sizes[static_cast<size_t>(axis)].value) {
       const int64_t size = *meta.sizes[static_cast<size_t>(axis)].value;
       const int64_t k = size == 0 ? 0 : ((shifts[i] % size) + size) % size;
       start = ctx.graph.constant_i64({size - k});
@@ -269,8 +272,10 @@ void roll(TranslateContext& ctx) {
       const std::string size = ctx.emit1(
           "Slice",
           {shape_of(ctx, x), a, ctx.emit1("Add", {a, ctx.graph.constant_i64({1})}), ctx.graph.constant_i64({0})});
-      const std::string k = ctx.emit1(
-          "Mod", {ctx.emit1("Add", {ctx.emit1("Mod", {ctx.graph.constant_i64({shifts[i]}), size}), size}), size});
+      const int64_t at = static_cast<int64_t>(i);
+      const std::string shift =
+          symbolic_shifts ? slice_shape(ctx, shift_list, at, at + 1) : ctx.graph.constant_i64({shifts[i]});
+      const std::string k = ctx.emit1("Mod", {ctx.emit1("Add", {ctx.emit1("Mod", {shift, size}), size}), size});
       start = ctx.emit1("Sub", {size, k});
     }
     const std::string tail = ctx.emit1("Slice", {x, start, ctx.graph.constant_i64({kToEnd}), a}, "tail");
