@@ -12,6 +12,7 @@
 #include "../src/broadcast.h"
 #include "../src/dispatch.h"
 #include "../src/gemm.h"
+#include "../src/gemv_packed.h"
 #include "../src/strided_copy.h"
 #include "matmul_dnnl.h"
 
@@ -49,6 +50,20 @@ void pack_constant_b(ConstantB& packed, const WidenedConstants& widened, const T
   }
 }
 
+// A float32 B kept for the packed AVX-512 GEMV of one-row products (gemv_packed.h), where it runs.
+void keep_for_gemv(PackedGemv& gemv, const Tensor& b, bool trans) {
+  if (b.dtype() == DType::kFloat32 && b.rank() == 2 && packed_gemv_available()) gemv.set(b, trans);
+}
+
+// One row x the packed B (+ bias), then the activations: the node's output and label. The caller checked
+// that B is gemv's and that the row has its K.
+void gemv_product(KernelIO& io, const PackedGemv& gemv, const float* x, const float* bias, Tensor out,
+                  const std::vector<ActStep>& acts) {
+  note_backends(io, backend_bit(gemv.run(io, x, bias, out.data<float>())));
+  rows_epilogue<float>(io, out, nullptr, gemv.n(), acts);
+  io.outputs[0] = std::move(out);
+}
+
 // A x the packed bfloat16 B (A's leading dims are `rows` rows of K) + bias, then the activations, in
 // float32 on oneDNN, rounded to bfloat16 once. false (nothing written): not this path, the caller computes.
 bool bf16_product(KernelIO& io, const ConstantB& packed, const WidenedConstants& widened, int64_t rows,
@@ -83,7 +98,10 @@ class MatMulKernel : public Kernel {
     for (const Tensor* t : constants)
       if (t) widened_.add(*t);
     const Tensor* b = constants.size() > 1 ? constants[1] : nullptr;
-    if (b && b->rank() == 2 && !b_shape_) pack_constant_b(constant_b_, widened_, *b, trans_b_, acts_);
+    if (b && b->rank() == 2 && !b_shape_) {
+      pack_constant_b(constant_b_, widened_, *b, trans_b_, acts_);
+      keep_for_gemv(gemv_b_, *b, trans_b_);
+    }
   }
   void compute(KernelIO& io) const override {
     const Tensor& a = io.in(0);
@@ -124,8 +142,11 @@ class MatMulKernel : public Kernel {
       node_.fail("bias " + shape_str(bias->shape()) + " must have the " + std::to_string(n) +
                  " columns of the product");
     if (a.dtype() == DType::kFloat32) {
-      // B the packed constant: A's batch is more rows of one product. One row (a decode step) is a GEMV,
-      // bound by memory: refrt's own (gemm.h) streams B as it is stored.
+      // One row (a decode step) is a GEMV, bound by memory: with B a constant, refrt's AVX-512 GEMV streams it
+      // packed (gemv_packed.h); otherwise refrt's AVX2 GEMV (gemm.h) streams it as it is stored.
+      if (gemv_b_.holds(io.in(1)) && k > 0 && checked_numel(batch) * m == 1)
+        return gemv_product(io, gemv_b_, a.data<float>(), bias ? bias->data<float>() : nullptr, std::move(out), acts_);
+      // B the packed constant: A's batch is more rows of one product.
       if (constant_b_.holds(io.in(1)) && a.rank() >= 2 && k > 0 && checked_numel(batch) * m > 1 &&
           constant_b_.run(io, checked_numel(batch) * m, a.data<float>(), k, bias ? bias->data<float>() : nullptr,
                           out.data<float>())) {
@@ -273,6 +294,7 @@ class MatMulKernel : public Kernel {
   bool trans_b_;
   std::optional<std::vector<int64_t>> b_shape_;
   matmul_dnnl::ConstantB constant_b_;
+  PackedGemv gemv_b_;
   WidenedConstants widened_;
 };
 
@@ -291,7 +313,10 @@ class GemmKernel : public Kernel {
     for (const Tensor* t : constants)
       if (t) widened_.add(*t);
     const Tensor* b = constants.size() > 1 ? constants[1] : nullptr;
-    if (b && b->rank() == 2 && !trans_a_ && alpha_ == 1.0f) pack_constant_b(constant_b_, widened_, *b, trans_b_, acts_);
+    if (b && b->rank() == 2 && !trans_a_ && alpha_ == 1.0f) {
+      pack_constant_b(constant_b_, widened_, *b, trans_b_, acts_);
+      keep_for_gemv(gemv_b_, *b, trans_b_);
+    }
   }
 
   void compute(KernelIO& io) const override {
@@ -315,6 +340,8 @@ class GemmKernel : public Kernel {
     // C as a bias row (a Linear): [N] or [1, N] with beta 1.
     const bool c_is_bias =
         c && beta_ == 1.0f && c->numel() == n && (c->rank() == 1 || (c->rank() == 2 && c->dim(0) == 1));
+    if (a.dtype() == DType::kFloat32 && gemv_b_.holds(b) && (!c || c_is_bias) && k > 0 && m == 1)
+      return gemv_product(io, gemv_b_, a.data<float>(), c ? c->data<float>() : nullptr, std::move(out), acts_);
     if (a.dtype() == DType::kFloat32 && constant_b_.holds(b) && (!c || c_is_bias) && k > 0 && m > 1 &&
         constant_b_.run(io, m, a.data<float>(), k, c ? c->data<float>() : nullptr, out.data<float>())) {
       io.outputs[0] = std::move(out);
@@ -375,6 +402,7 @@ class GemmKernel : public Kernel {
   bool trans_a_, trans_b_;
   std::vector<ActStep> acts_;
   matmul_dnnl::ConstantB constant_b_;
+  PackedGemv gemv_b_;
   WidenedConstants widened_;
 };
 

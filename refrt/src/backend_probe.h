@@ -20,8 +20,9 @@ enum class Backend : int {
   kOpenblasDgemm,
   kOpenblasSgemv,
   kOpenblasDgemv,
-  kOnednnMatmul,  // a oneDNN matmul primitive on a packed constant B (matmul_dnnl.h)
-  kRefrtQgemm,    // refrt's exact int16 integer GEMM (qgemm.h)
+  kOnednnMatmul,     // a oneDNN matmul primitive on a packed constant B (matmul_dnnl.h)
+  kRefrtQgemm,       // refrt's exact int16 integer GEMM (qgemm.h)
+  kRefrtPackedGemv,  // gemv_packed.h: one row x a constant B packed in panels, AVX-512
   kCount,
 };
 constexpr size_t kBackendCount = static_cast<size_t>(Backend::kCount);
@@ -42,7 +43,7 @@ inline void hit(Backend b) {
 void enable(bool on);
 // The counts so far, by Backend.
 std::array<uint64_t, kBackendCount> counts();
-// "refrt gemv", "onednn sgemm", "openblas sgemm", ... (the prefix of each backend's label).
+// "refrt gemv", "refrt packed gemv", "onednn sgemm", "openblas sgemm", ... (the prefix of each backend's label).
 const char* name(Backend b);
 
 }  // namespace backend_probe

@@ -1,0 +1,142 @@
+// gemv_packed.h: the one-row product with a constant B, B packed in panels of 64 columns, AVX-512.
+#include "gemv_packed.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "parity/error.h"
+#include "parity/refrt/cpu_isa.h"
+
+namespace parity::refrt {
+
+namespace {
+
+constexpr int64_t kPanel = 64;  // columns per panel: four ZMM registers of sums
+
+int64_t round16(int64_t v) { return (v + 15) / 16 * 16; }
+
+}  // namespace
+
+// Panel p holds columns [64p, 64p + w) (w = 64 but for the last) as K rows of `stride` floats (w rounded up to
+// 16, zero-filled), at data + 64 p K; every row starts on a 64-byte boundary.
+struct PackedGemv::Panels {
+  float* data = nullptr;
+  int64_t count = 0;
+  ~Panels() { std::free(data); }
+};
+
+namespace {
+
+using Panels = PackedGemv::Panels;
+
+// Columns [c0, c0 + w) of B (row-major [k, n], or [n, k] when trans) into one panel of `stride`-float rows.
+void pack_panel(const float* b, bool trans, int64_t k, int64_t n, int64_t c0, int64_t w, int64_t stride, float* dst) {
+  if (trans) {
+    // Each column of the panel is a row of B: read in order, written into the panel (it stays in L2).
+    for (int64_t c = 0; c < w; ++c) {
+      const float* src = b + (c0 + c) * k;
+      for (int64_t i = 0; i < k; ++i) dst[i * stride + c] = src[i];
+    }
+  } else {
+    for (int64_t i = 0; i < k; ++i)
+      std::memcpy(dst + i * stride, b + i * n + c0, static_cast<size_t>(w) * sizeof(float));
+  }
+  if (stride > w)
+    for (int64_t i = 0; i < k; ++i) std::fill(dst + i * stride + w, dst + (i + 1) * stride, 0.0f);
+}
+
+// y[0, w) = sum over i < k of x[i] * panel row i (+ bias), the panel V registers wide. Each column is one FMA
+// chain over k in order from zero (the same sums as gemv.cc's single-thread AVX2 path).
+template <int V>
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) void panel_product(int64_t k, const float* p,
+                                                                                 const float* x, const float* bias,
+                                                                                 int64_t w, float* y) {
+  __m512 acc[V];
+  for (int v = 0; v < V; ++v) acc[v] = _mm512_setzero_ps();
+  for (int64_t i = 0; i < k; ++i) {
+    const __m512 xi = _mm512_set1_ps(x[i]);
+    const float* row = p + i * 16 * V;
+    for (int v = 0; v < V; ++v) acc[v] = _mm512_fmadd_ps(_mm512_load_ps(row + 16 * v), xi, acc[v]);
+  }
+  for (int v = 0; v < V; ++v) {
+    const int64_t c = 16 * v, left = std::min<int64_t>(16, w - c);
+    const auto mask = static_cast<__mmask16>(left >= 16 ? 0xffffu : (1u << left) - 1u);
+    __m512 s = acc[v];
+    if (bias) s = _mm512_add_ps(s, _mm512_maskz_loadu_ps(mask, bias + c));
+    _mm512_mask_storeu_ps(y + c, mask, s);
+  }
+}
+
+void run_panel(int64_t k, const float* p, int64_t stride, const float* x, const float* bias, int64_t w, float* y) {
+  switch (stride / 16) {
+    case 1:
+      return panel_product<1>(k, p, x, bias, w, y);
+    case 2:
+      return panel_product<2>(k, p, x, bias, w, y);
+    case 3:
+      return panel_product<3>(k, p, x, bias, w, y);
+    default:
+      return panel_product<4>(k, p, x, bias, w, y);
+  }
+}
+
+}  // namespace
+
+bool packed_gemv_available() {
+  static const bool on = [] {
+    const char* v = std::getenv("PARITY_REFRT_PACKED_GEMV");
+    return !(v && std::string(v) == "0") && isa_allows(IsaLevel::kAvx512);
+  }();
+  return on;
+}
+
+PackedGemv::PackedGemv() = default;
+PackedGemv::~PackedGemv() = default;
+
+void PackedGemv::set(const Tensor& b, bool trans) {
+  b_ = b;
+  trans_ = trans;
+  k_ = trans ? b.dim(1) : b.dim(0);
+  n_ = trans ? b.dim(0) : b.dim(1);
+}
+
+const PackedGemv::Panels& PackedGemv::panels(const KernelIO& io) const {
+  std::call_once(packed_, [&] {
+    auto made = std::make_unique<Panels>();
+    made->count = (n_ + kPanel - 1) / kPanel;
+    const int64_t tail = n_ - (made->count - 1) * kPanel;
+    const int64_t floats = ((made->count - 1) * kPanel + round16(tail)) * k_;
+    const size_t bytes = (static_cast<size_t>(floats) * sizeof(float) + 63) / 64 * 64;
+    made->data = static_cast<float*>(std::aligned_alloc(64, std::max<size_t>(bytes, 64)));
+    if (!made->data) throw Error({"refrt"}, "cannot allocate " + std::to_string(bytes) + " bytes for a packed GEMV");
+    const float* b = b_.data<float>();
+    parallel_for(io, made->count, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t w = std::min(kPanel, n_ - p * kPanel);
+        pack_panel(b, trans_, k_, n_, p * kPanel, w, round16(w), made->data + p * kPanel * k_);
+      }
+    });
+    panels_ = std::move(made);
+  });
+  return *panels_;
+}
+
+Backend PackedGemv::run(const KernelIO& io, const float* x, const float* bias, float* y) const {
+  backend_probe::hit(Backend::kRefrtPackedGemv);
+  const Panels& packed = panels(io);
+  // A panel is 64 k multiply-adds; below ~32k per task, waking the pool costs more than it saves.
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 15) / (kPanel * std::max<int64_t>(k_, 1)));
+  parallel_for(io, packed.count, grain, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      const int64_t c0 = p * kPanel, w = std::min(kPanel, n_ - c0);
+      run_panel(k_, packed.data + c0 * k_, round16(w), x, bias ? bias + c0 : nullptr, w, y + c0);
+    }
+  });
+  return Backend::kRefrtPackedGemv;
+}
+
+}  // namespace parity::refrt

@@ -1,0 +1,54 @@
+// Internal: the one-row product with a constant B (weights) on AVX-512, B packed for streaming: the decode
+// step of a language model (MatMul / Gemm / FusedMatMul with M == 1).
+//
+// Why packed: a GEMV reads every weight once, so its speed is the speed at which B streams from memory. B as
+// stored ([K, N] rows, or a Linear's [N, K]) is read either in short pieces of each row (threads split by
+// columns) or whole rows into an accumulator row (gemv.cc's AVX2 path, threads split by K with a sum of partial
+// rows at the end). Packed, each panel of 64 output columns is one contiguous stream along K (64 floats per k:
+// four cache lines), its 64 sums stay in four ZMM registers, and threads take whole panels: every thread reads
+// one sequential stream and writes its own columns, and the result is the same for every thread count (each
+// column is summed over k in order from zero, as the AVX2 path's single-thread sums are).
+//
+// The panels are made at the first one-row run, not when the session loads: a model that never runs one row
+// (prefill, batches) does not hold its weights twice. PARITY_REFRT_PACKED_GEMV=0 turns the path off (the
+// AVX2 gemv / BLAS paths of gemm.h then run), and refrt's level must have AVX-512 (PARITY_REFRT_ISA caps it).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include "backend_probe.h"
+#include "kernel.h"
+
+namespace parity::refrt {
+
+// Whether the packed GEMV may run: refrt's level has AVX-512 (F, BW, VL, DQ) and PARITY_REFRT_PACKED_GEMV is not 0.
+bool packed_gemv_available();
+
+class PackedGemv {
+ public:
+  PackedGemv();
+  ~PackedGemv();
+  // b: a float32 [K, N] matrix, or [N, K] when trans (Gemm's transB, a Linear's weight). Kept (a shared
+  // buffer); packed at the first run.
+  void set(const Tensor& b, bool trans);
+  // Whether `b` is the tensor given to set() (a graph input overriding it would not be).
+  bool holds(const Tensor& b) const { return b_.defined() && b.raw() == b_.raw(); }
+  int64_t k() const { return k_; }
+  int64_t n() const { return n_; }
+  // y[0, n) = x[0, k) B, + bias[0, n) when given (added after the sum, as an epilogue does), columns split
+  // over io's pool. Returns the backend that ran (kRefrtPackedGemv), for the node's label.
+  Backend run(const KernelIO& io, const float* x, const float* bias, float* y) const;
+
+  struct Panels;
+
+ private:
+  const Panels& panels(const KernelIO& io) const;
+  Tensor b_;
+  bool trans_ = false;
+  int64_t k_ = 0, n_ = 0;
+  mutable std::once_flag packed_;
+  mutable std::unique_ptr<Panels> panels_;
+};
+
+}  // namespace parity::refrt
