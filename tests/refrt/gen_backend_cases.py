@@ -29,11 +29,14 @@ def ints(*shape, dtype=np.int64, low=-9, high=10):
     return RNG.integers(low, high, size=shape).astype(dtype)
 
 
-def case(name, nodes, inputs, outputs, opset=18, initializers=None, tol=None, external=False, ort_differs=None):
+def case(name, nodes, inputs, outputs, opset=18, initializers=None, tol=None, external=False, ort_differs=None,
+         threads=()):
     """inputs/outputs: ordered dicts name -> numpy array (outputs are the numpy oracle).
-    ort_differs: why onnxruntime is known to disagree with the numpy oracle here (skips that check)."""
+    ort_differs: why onnxruntime is known to disagree with the numpy oracle here (skips that check).
+    threads: thread counts the case also runs at (threads.txt), beside serial and a 3-thread pool."""
     CASES.append(dict(name=name, nodes=nodes, inputs=inputs, outputs=outputs, opset=opset,
-                      initializers=initializers or {}, tol=tol, external=external, ort_differs=ort_differs))
+                      initializers=initializers or {}, tol=tol, external=external, ort_differs=ort_differs,
+                      threads=tuple(threads)))
 
 
 def node(op, ins, outs, **attrs):
@@ -83,6 +86,9 @@ def write_case(out_dir, c):
     if c["tol"]:
         with open(os.path.join(case_dir, "tolerance.txt"), "w") as f:
             f.write(f"{c['tol'][0]} {c['tol'][1]}\n")
+    if c["threads"]:
+        with open(os.path.join(case_dir, "threads.txt"), "w") as f:
+            f.write(" ".join(str(t) for t in c["threads"]) + "\n")
     return path
 
 
