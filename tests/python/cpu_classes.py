@@ -44,6 +44,7 @@ NODES = {
     "gemm_linear": "float32 Gemm (Linear) [16, 256] x weights^T, bias",
     "matmul_activations": "float32 MatMul of two activations [16, 256] x [256, 512]",
     "matmul_decode": "float32 MatMul, one row (decode) [1, 256] x weights [256, 512]",
+    "gemm_decode": "float32 Gemm (Linear), one row (decode) [1, 256] x weights^T, bias",
     "gemm_linear_bf16": "bfloat16 Gemm (Linear) with bfloat16 weights",
     "qdq_matmul": "int8 QDQ MatMul (fused into an integer product)",
     "qdq_conv": "int8 QDQ Conv 3x3",
@@ -82,8 +83,9 @@ def expected(cls, node, openblas_core):
         return weights
     if node == "matmul_activations":
         return rf"openblas sgemm \(core {core}\)" if float_on_openblas else rf"onednn sgemm \({onednn_isa(cls)}\)"
-    if node == "matmul_decode":
-        return r"refrt gemv \(avx2\)"
+    if node in ("matmul_decode", "gemm_decode"):
+        # one row x constant weights: refrt's packed AVX-512 GEMV (refrt/src/gemv_packed.h), its AVX2 GEMV below
+        return r"refrt packed gemv \(avx512\)" if avx512 else r"refrt gemv \(avx2\)"
     if node == "gemm_linear_bf16":
         # native bfloat16 products where the class has AVX-512 BF16; float32 products (weights widened once) below
         if cls == "amx":

@@ -72,6 +72,9 @@ def _models(tmp_path):
     _save(tmp_path / "matmul_decode.onnx", [helper.make_node("MatMul", ["x", "w"], ["y"], name="matmul")], [x1], "y",
           {"w": rng.standard_normal((256, 512)).astype(f32)})
     out["matmul_decode"] = ("matmul_decode.onnx", "matmul", "float")
+    _save(tmp_path / "gemm_decode.onnx", [helper.make_node("Gemm", ["x", "w", "c"], ["y"], name="gemm", transB=1)],
+          [x1], "y", {"w": rng.standard_normal((512, 256)).astype(f32), "c": rng.standard_normal(512).astype(f32)})
+    out["gemm_decode"] = ("gemm_decode.onnx", "gemm", "float")
     xb = helper.make_tensor_value_info("x", TensorProto.BFLOAT16, [16, 256])
     _save(tmp_path / "gemm_bf16.onnx", [helper.make_node("Gemm", ["x", "w", "c"], ["y"], name="gemm", transB=1)], [xb],
           "y", {"w": rng.standard_normal((512, 256)).astype(ml_dtypes.bfloat16),
@@ -192,9 +195,14 @@ def test_a_wrong_path_or_label_fails_the_check(tmp_path):
     forced = _impls(tmp_path, {"PARITY_REFRT_MATMUL_DNNL": "0"})
     with pytest.raises(AssertionError, match="matmul_weights"):
         _check_class(forced, NATIVE, core)
+    if AVX512:  # the packed AVX-512 GEMV switched off: the decode nodes fall back to the AVX2 one
+        forced = _impls(tmp_path, {"PARITY_REFRT_PACKED_GEMV": "0"})
+        with pytest.raises(AssertionError, match="gemm_decode"):
+            _check_class(forced, NATIVE, core)
     for name, (impl, kind, machine) in impls.items():
-        for wrong in ("refrt", "refrt gemv (avx2)", f"openblas sgemm (core {core})", "onednn brg:avx512_core_vnni",
-                      "onednn jit_uni_int8:avx2_vnni", "float32 onednn brg:avx512_core"):
+        for wrong in ("refrt", "refrt gemv (avx2)", "refrt packed gemv (avx512)", f"openblas sgemm (core {core})",
+                      "onednn brg:avx512_core_vnni", "onednn jit_uni_int8:avx2_vnni",
+                      "float32 onednn brg:avx512_core"):
             if wrong == impl:
                 continue
             planted = dict(impls, **{name: (wrong, kind, machine)})
@@ -208,4 +216,4 @@ def test_a_wrong_path_or_label_fails_the_check(tmp_path):
 
 def test_below_avx2_nothing_runs_on_onednn(tmp_path):
     for name, (impl, _, _) in _impls(tmp_path, {"PARITY_REFRT_ISA": "scalar"}, threads=1).items():
-        assert not impl.startswith("onednn") and "refrt gemv" not in impl, f"{name} at scalar: {impl}"
+        assert not impl.startswith("onednn") and "gemv (avx" not in impl, f"{name} at scalar: {impl}"
