@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/runtime_vs_ort.py [--threads 1,2] [--rounds 5] [--runs 10] [--warmup 3]
                                                   [--filter REGEX] [--out out/bench] [--json FILE] [--lock FILE]
-                                                  [--openblas-core NAME] [--export-only]
+                                                  [--cpu-class NAME] [--openblas-core NAME] [--export-only]
 
 Each model comes from the scenario library (scenarios/cases: the zoo's classes at real sizes), random
 weights, captured with torch.export + run_decompositions() and exported by `parity export`. Per model and
@@ -20,9 +20,16 @@ the table's last column. The JSON and the table record the CPU (model, family/mo
 refrt's kernels used, oneDNN's ISA and OpenBLAS's core (profile's "machine" facts), the JSON also the CPU's
 flags. With --lock FILE each model's export, measurement and profile hold an flock on FILE.
 Leave OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE unset for the command: a user's machine does not set them.
---openblas-core NAME (e.g. Prescott) runs with OPENBLAS_CORETYPE=NAME: OpenBLAS reads it once, when it
-loads, so the script re-executes itself with the variable set before it imports numpy, torch,
-onnxruntime or refrt. The JSON's "openblas_coretype" is the value the run had (null: unset).
+--cpu-class NAME (avx2, avx2_vnni, avx512_core, avx512_core_vnni, avx512_core_bf16, amx: tests/python/cpu_classes.py)
+runs refrt, oneDNN and OpenBLAS as that CPU (bench_env.py; ONNX Runtime ignores the caps); every printed figure
+names the class ("amx (host)" with nothing forced). --openblas-core NAME (e.g. Prescott) runs with
+OPENBLAS_CORETYPE=NAME. The libraries read these once, when they load, so the script re-executes itself with the
+variables set before it imports numpy, torch, onnxruntime or refrt. The JSON's "openblas_coretype" is the value the
+run had (null: unset), "cpu_class" the class.
+Memory bandwidth is measured in the same run, before the models (bench_env.memory_bandwidth: STREAM's triad on
+three float64 arrays together 4x the largest cache, at each thread count), and each decode step's row gets its
+achieved bandwidth: the model's weight bytes (its initializers, each read once per step) / the step's median time,
+and that as a fraction of the triad's at the same thread count.
 """
 from __future__ import annotations
 
@@ -40,19 +47,12 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_env  # noqa: E402
 
-def openblas_core_reexec():
-    """With --openblas-core NAME on the command line and OPENBLAS_CORETYPE not NAME, re-execute the same command
-    with OPENBLAS_CORETYPE=NAME. OpenBLAS reads the variable once, when it loads, so this runs before the imports
-    below (quantized_vs_ort.py, same option, imports this module before anything else for it)."""
-    pre = argparse.ArgumentParser(add_help=False)
-    pre.add_argument("--openblas-core")
-    name = pre.parse_known_args()[0].openblas_core
-    if name and os.environ.get("OPENBLAS_CORETYPE") != name:
-        os.execve(sys.executable, sys.orig_argv, {**os.environ, "OPENBLAS_CORETYPE": name})
-
-
-openblas_core_reexec()
+# With --cpu-class / --openblas-core: re-executes this command with their variables set, before the imports below
+# load OpenBLAS, oneDNN or refrt (the other benchmarks import this module before anything else for it).
+bench_env.reexec_for_environment()
 
 import numpy as np  # noqa: E402
 import onnx  # noqa: E402
@@ -143,6 +143,11 @@ def models():
                                                            (torch.randn(1, 3, 224, 224),))),
         "bert4": ("BERT-base x4, seq 128", _bert4),
         "llama_decode": ("LLaMA-style decode step (4 layers, KV 256)", lambda: (LlamaDecode(), llama_decode_inputs())),
+        # TinyLlama-1.1B's layer sizes: 706 MB of weights, past a server's last-level cache (300 MiB on the AMX Xeon
+        # these figures come from), so the step streams its weights from memory, not from L3.
+        "llama_decode_wide": ("LLaMA-style decode step, 2048 wide (4 layers, KV 256)",
+                              lambda: (LlamaDecode(dim=2048, heads=32, kv_heads=4, hidden=5632),
+                                       llama_decode_inputs(dim=2048, heads=32, kv_heads=4))),
         "zoo_transformer_block": ("zoo block_transformer_encoder (2x5x32)",
                                   lambda: zoo_case("block_transformer_encoder")),
         "vit_b16": ("ViT-B/16 encoder, 224", _vit_b16),
@@ -311,12 +316,34 @@ def cpu_lock(path):
 
 def table(results, cpu, machine):
     lines = [cpu_line(cpu, machine), "",
-             "| model | threads | refrt ms | ORT ms | eager ms | refrt/ORT | refrt/eager | heaviest nodes ran on |",
+             "| model | class | threads | refrt ms | ORT ms | eager ms | refrt/ORT | refrt/eager "
+             "| heaviest nodes ran on |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        lines.append(f"| {r['title']} | {r['cpu_class']} | {r['threads']} | {r['refrt_ms']:.3f} | {r['ort_ms']:.3f} "
+                     f"| {r['eager_ms']:.3f} | {r['refrt_over_ort']:.2f} | {r['refrt_over_eager']:.2f} "
+                     f"| {nodes_text(r.get('heaviest_nodes'))} |")
+    return "\n".join(lines)
+
+
+def decode_bandwidth(r, weights, triad):
+    """A decode row's achieved bandwidth: weight bytes / median time, per engine, and its fraction of the triad's."""
+    r["weight_bytes"] = weights
+    for e in ("refrt", "ort", "eager"):
+        gbps = weights / (r[f"{e}_ms"] * 1e-3) / 1e9
+        r[f"{e}_gbps"], r[f"{e}_of_triad"] = gbps, gbps / triad[r["threads"]]
+
+
+def bandwidth_table(results, triad, array_bytes):
+    lines = [f"Memory bandwidth, same run: STREAM triad (float64, 3 arrays of {array_bytes >> 20} MiB, best of 5): "
+             + ", ".join(f"{g:.1f} GB/s at {t} thread{'s' if t > 1 else ''}" for t, g in triad.items()), "",
+             "| decode step | class | threads | weights MB | refrt GB/s | of triad | ORT GB/s | of triad |",
              "|---|---|---|---|---|---|---|---|"]
     for r in results:
-        lines.append(f"| {r['title']} | {r['threads']} | {r['refrt_ms']:.3f} | {r['ort_ms']:.3f} | {r['eager_ms']:.3f} "
-                     f"| {r['refrt_over_ort']:.2f} | {r['refrt_over_eager']:.2f} "
-                     f"| {nodes_text(r.get('heaviest_nodes'))} |")
+        if "weight_bytes" in r:
+            lines.append(f"| {r['title']} | {r['cpu_class']} | {r['threads']} | {r['weight_bytes'] / 1e6:.1f} "
+                         f"| {r['refrt_gbps']:.1f} | {r['refrt_of_triad']:.0%} | {r['ort_gbps']:.1f} "
+                         f"| {r['ort_of_triad']:.0%} |")
     return "\n".join(lines)
 
 
@@ -332,16 +359,19 @@ def main(argv=None):
     ap.add_argument("--json", default="")
     ap.add_argument("--fresh", action="store_true", help="re-export even when model.onnx exists")
     ap.add_argument("--lock", default="", help="flock this file around each model's export, measurement and profile")
-    ap.add_argument("--openblas-core", metavar="NAME",
-                    help="run with OPENBLAS_CORETYPE=NAME (re-executes itself with it set); default: the environment's")
+    bench_env.add_environment_options(ap)
     ap.add_argument("--export-only", action="store_true",
                     help="only write OUT/<model>/model.onnx and its inputs (OUT/<model>/inputs/input_<i>.pb, for "
                          "`parity profile MODEL.onnx --inputs DIR`), no timing")
     a = ap.parse_args(argv)
     build = Path(a.build) if Path(a.build).is_absolute() else ROOT / a.build
     threads = [int(t) for t in a.threads.split(",")]
-    cpu, isa = cpu_facts(), rt.isa_level()
+    cpu, isa, cls = cpu_facts(), rt.isa_level(), bench_env.class_label()
     results, machine = [], None
+    triad, array_bytes = ({}, 0) if a.export_only else bench_env.memory_bandwidth(threads)
+    for t, g in triad.items():
+        print(f"[{cls}] memory bandwidth (STREAM triad, {array_bytes >> 20} MiB arrays) T={t}: {g:.1f} GB/s",
+              flush=True)
     for key, (title, make) in models().items():
         if a.filter and not re.search(a.filter, key):
             continue
@@ -355,15 +385,21 @@ def main(argv=None):
             machine, heaviest = heaviest_nodes(build / "parity", onnx_path, onnx_path.parent / "inputs", max(threads))
         nodes = len(onnx.load(str(onnx_path), load_external_data=False).graph.node)
         for t in threads:
-            r = {"model": key, "title": title, "threads": t, "onnx_nodes": nodes,
+            r = {"model": key, "title": title, "cpu_class": cls, "threads": t, "onnx_nodes": nodes,
                  "refrt_ms": medians[(t, "refrt")], "ort_ms": medians[(t, "ort")], "eager_ms": medians[(t, "eager")],
                  "round_medians_ms": {e: per_round[(t, e)] for e in ("refrt", "ort", "eager")}}
             r["refrt_over_ort"], r["refrt_over_eager"] = r["refrt_ms"] / r["ort_ms"], r["refrt_ms"] / r["eager_ms"]
             if t == max(threads):
                 r["heaviest_nodes"] = heaviest
+            bandwidth = ""
+            if "decode" in key:
+                decode_bandwidth(r, bench_env.weight_bytes(onnx_path), triad)
+                bandwidth = (f"  refrt {r['refrt_gbps']:.1f} GB/s = {r['refrt_of_triad']:.0%} of triad, ORT "
+                             f"{r['ort_gbps']:.1f} GB/s = {r['ort_of_triad']:.0%}")
             results.append(r)
-            print(f"{title:45s} T={t}  refrt {r['refrt_ms']:9.3f}  ORT {r['ort_ms']:9.3f}  eager {r['eager_ms']:9.3f}"
-                  f"  refrt/ORT {r['refrt_over_ort']:5.2f}  refrt/eager {r['refrt_over_eager']:5.2f}", flush=True)
+            print(f"[{cls}] {title:45s} T={t}  refrt {r['refrt_ms']:9.3f}  ORT {r['ort_ms']:9.3f}  eager "
+                  f"{r['eager_ms']:9.3f}  refrt/ORT {r['refrt_over_ort']:5.2f}  refrt/eager "
+                  f"{r['refrt_over_eager']:5.2f}{bandwidth}  [T={max(threads)}: {nodes_text(heaviest)}]", flush=True)
         del module, args
     if a.export_only:
         return 0
@@ -371,11 +407,17 @@ def main(argv=None):
     gm_eager = {t: geomean([r["refrt_over_eager"] for r in results if r["threads"] == t]) for t in threads}
     print()
     print(table(results, cpu, machine))
-    print("refrt/ORT geomean " + ", ".join(f"{g:.2f} at {t} thread{'s' if t > 1 else ''}" for t, g in gm.items()))
+    print(f"[{cls}] refrt/ORT geomean " + ", ".join(f"{g:.2f} at {t} thread{'s' if t > 1 else ''}"
+                                                    for t, g in gm.items()))
+    print()
+    print(bandwidth_table(results, triad, array_bytes))
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     doc = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "commit": commit,
-           "cpu": cpu, "refrt_isa_level": isa, "refrt_cpu_isa_level": rt.cpu_isa_level(),
+           "cpu": cpu, "cpu_class": cls, "refrt_isa_level": isa,
+           "memory_bandwidth": {"triad_gbps": {str(t): g for t, g in triad.items()}, "array_bytes": array_bytes,
+                                "method": "STREAM triad a = b + 3 c, float64, torch.add(out=), best of 5"},
+           "refrt_cpu_isa_level": rt.cpu_isa_level(),
            "platform": platform.platform(), "machine": machine,
            "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
            "openblas_env": {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if k in os.environ},
