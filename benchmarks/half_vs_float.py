@@ -2,12 +2,14 @@
 
     .venv/bin/python benchmarks/half_vs_float.py [--build build] [--out out/halfbench] [--models mlp,bert4,...]
                                                  [--threads 1,2] [--rounds 3] [--runs 10] [--warmup 3] [--json F]
+                                                 [--cpu-class NAME] [--openblas-core NAME]
 
 Each model (runtime_vs_ort.py's definitions) is cast with `.to(dtype)`, captured with torch.export
 (non-strict) and exported by `parity export`; refrt and ORT run the ONNX of each dtype, timed by
 runtime_vs_ort.py's rotating loop in one process. ORT has no bfloat16 kernels for most ops on CPU: its cell
-says so. Run it once as it is and once with PARITY_REFRT_ISA=avx512 (or avx2) to see refrt's float32 path
-for half precision, what a CPU without AVX-512 BF16 runs; the first line names the level.
+says so. Run it once as it is and once with --cpu-class avx512_core (or avx2) to see refrt's float32 path for half
+precision, what a CPU without AVX-512 BF16 runs; the first line names the level, every line and row the CPU class
+(runtime_vs_ort.py, bench_env.py) and the implementations of refrt's heaviest nodes in that dtype (`parity profile`).
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ import runtime_vs_ort as base  # noqa: E402
 # isort: split
 import ml_dtypes  # noqa: E402
 import numpy as np  # noqa: E402
+import onnx  # noqa: E402
 import onnxruntime as ort  # noqa: E402
 import torch  # noqa: E402
 
@@ -43,6 +46,13 @@ def as_numpy(t: torch.Tensor):
     if t.dtype == torch.bfloat16:  # numpy has no bfloat16: the same bits as ml_dtypes'
         return t.contiguous().view(torch.int16).numpy().view(ml_dtypes.bfloat16)
     return t.numpy()
+
+
+def write_inputs(args, folder: Path):
+    """The inputs as input_<i>.pb for `parity profile --inputs` (bfloat16 through ml_dtypes, which onnx reads)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, t in enumerate(args):
+        (folder / f"input_{i}.pb").write_bytes(onnx.numpy_helper.from_array(as_numpy(t)).SerializeToString())
 
 
 def export(module, args, folder: Path, parity: Path) -> Path:
@@ -96,10 +106,12 @@ def main(argv=None):
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--json")
+    base.bench_env.add_environment_options(p)
     a = p.parse_args(argv)
     parity = Path(a.build).resolve() / "parity"
     threads = [int(t) for t in a.threads.split(",")]
     known = base.models()
+    cls = base.bench_env.class_label()
     cpu, machine, rows = base.cpu_facts(), None, []
     for key in a.models.split(","):
         title, make = known[key]
@@ -113,29 +125,29 @@ def main(argv=None):
             calls = {t: c for t, (c, _) in built.items()}
             check(calls[threads[0]]["refrt"], module, args, dtype)
             medians, _ = base.rotating_rounds(calls, a.rounds, a.runs, a.warmup)
-            if dname == "float32":
-                base.write_inputs(args, path.parent / "in")
+            write_inputs(args, path.parent / "in")
+            machine, heaviest = base.heaviest_nodes(parity, path, path.parent / "in", max(threads))
             for t in threads:
-                rows.append(dict(model=title, dtype=dname, threads=t, ms={e: medians[(t, e)] for e in calls[t]},
-                                 ort_problem=built[t][1]))
-                print(f"{title} {dname} T={t}: " + ", ".join(f"{e} {medians[(t, e)]:.3f} ms" for e in calls[t]),
-                      flush=True)
-        machine, _ = base.heaviest_nodes(parity, Path(a.out) / key / "float32" / "model.onnx",
-                                         Path(a.out) / key / "float32" / "in", max(threads))
+                rows.append(dict(model=title, dtype=dname, cpu_class=cls, threads=t,
+                                 ms={e: medians[(t, e)] for e in calls[t]}, ort_problem=built[t][1],
+                                 heaviest_nodes=heaviest))
+                print(f"[{cls}] {title} {dname} T={t}: " + ", ".join(f"{e} {medians[(t, e)]:.3f} ms" for e in calls[t])
+                      + f"  [T={max(threads)}: {base.nodes_text(heaviest)}]", flush=True)
     print(f"\n{base.cpu_line(cpu, machine)}; {datetime.date.today()}\n")
-    print("| model | threads | dtype | refrt ms | refrt / float32 | ORT ms | refrt / ORT |")
-    print("|---|---|---|---|---|---|---|")
+    print("| model | class | threads | dtype | refrt ms | refrt / float32 | ORT ms | refrt / ORT "
+          "| refrt's heaviest nodes |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         f32 = next(x for x in rows if x["model"] == r["model"] and x["threads"] == r["threads"]
                    and x["dtype"] == "float32")["ms"]["refrt"]
         m = r["ms"]
         ort_cells = (f"{m['ort']:.3f} | {m['refrt'] / m['ort']:.2f}" if "ort" in m else
                      f"cannot run ({r['ort_problem']}) | -")
-        print(f"| {r['model']} | {r['threads']} | {r['dtype']} | {m['refrt']:.3f} | {m['refrt'] / f32:.2f} | "
-              f"{ort_cells} |")
+        print(f"| {r['model']} | {r['cpu_class']} | {r['threads']} | {r['dtype']} | {m['refrt']:.3f} | "
+              f"{m['refrt'] / f32:.2f} | {ort_cells} | {base.nodes_text(r['heaviest_nodes'])} |")
     if a.json:
-        Path(a.json).write_text(json.dumps(dict(date=str(datetime.date.today()), cpu=cpu, machine=machine, rows=rows),
-                                           indent=1))
+        Path(a.json).write_text(json.dumps(dict(date=str(datetime.date.today()), cpu=cpu, cpu_class=cls,
+                                                machine=machine, rows=rows), indent=1))
 
 
 if __name__ == "__main__":

@@ -8,6 +8,10 @@ mapped pages included). Prints peak / W per command, and checks the exported mod
 path) and onnxruntime against the eager output.
 
     .venv/bin/python benchmarks/memory_large_model.py [--work DIR] [--parity build/parity] [--keep]
+                                                      [--cpu-class NAME] [--openblas-core NAME]
+
+--cpu-class NAME runs the parity commands as that CPU class (bench_env.py: the class's PARITY_REFRT_ISA,
+ONEDNN_MAX_CPU_ISA, OPENBLAS_CORETYPE); every line names the class.
 
 Needs about 8 GB of free disk (archive + ONNX data) and W + 1 GB of free memory.
 """
@@ -24,6 +28,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import bench_env  # noqa: E402
+
+bench_env.reexec_for_environment()  # the class's variables, for this process and the parity commands it runs
 
 CAPTURE = r"""
 import sys, torch, parity
@@ -86,7 +94,9 @@ def main() -> int:
     ap.add_argument("--parity", default=str(ROOT / "build" / "parity"))
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
     ap.add_argument("--json", default=None, help="also write the figures to this file")
+    bench_env.add_environment_options(ap)
     args = ap.parse_args()
+    cls = bench_env.class_label()
     work = Path(args.work or tempfile.mkdtemp(prefix="parity_mem_"))
     work.mkdir(parents=True, exist_ok=True)
     py = sys.executable
@@ -116,9 +126,10 @@ def main() -> int:
         ]
         for label, cmd in steps:
             code, peak, seconds, last = run_measured(cmd, label)
-            rows.append({"command": label, "exit": code, "peak_rss_bytes": int(peak), "peak_over_w": peak / weights,
+            rows.append({"command": label, "cpu_class": cls, "exit": code, "peak_rss_bytes": int(peak),
+                         "peak_over_w": peak / weights,
                          "seconds": round(seconds, 1), "last_line": last})
-            print(f"{label:14s} exit {code}  peak RSS {peak / 2**30:6.2f} GiB  = {peak / weights:4.2f} W  "
+            print(f"[{cls}] {label:14s} exit {code}  peak RSS {peak / 2**30:6.2f} GiB  = {peak / weights:4.2f} W  "
                   f"{seconds:6.1f} s  | {last}", flush=True)
         res = subprocess.run([py, "-c", CHECK, str(onnx_path), str(case_dir)], capture_output=True, text=True)
         print((res.stdout + res.stderr).strip())

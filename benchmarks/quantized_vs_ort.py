@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/quantized_vs_ort.py [--build build] [--out out/qbench] [--threads 1,2]
                                                     [--rounds 5] [--runs 10] [--warmup 3] [--filter REGEX]
-                                                    [--json FILE] [--openblas-core NAME]
+                                                    [--json FILE] [--cpu-class NAME] [--openblas-core NAME]
 
 The float models are benchmarks/runtime_vs_ort.py's (MLP 1024-4096-1024 batch 64, ResNet-18 1x3x224x224)
 plus a small conv net defined here, exported by `parity export` as there. The QDQ models are made
@@ -19,7 +19,8 @@ refrt's ISA, oneDNN's ISA and OpenBLAS's core, and the refrt/ORT int8 geomean pe
 --openblas-core NAME (e.g. Prescott) runs with OPENBLAS_CORETYPE=NAME, as in runtime_vs_ort.py (the
 script re-executes itself with it set before numpy, torch, onnxruntime or refrt load OpenBLAS);
 without it the environment's value (README: leave it unset). The JSON records it ("openblas_coretype",
-null: unset) and the profile's "machine" facts.
+null: unset) and the profile's "machine" facts. --cpu-class NAME runs refrt, oneDNN and OpenBLAS as that CPU class
+(runtime_vs_ort.py, bench_env.py); every line and row names the class.
 """
 from __future__ import annotations
 
@@ -34,8 +35,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-# First: with --openblas-core it re-executes this command before OpenBLAS loads. Then models, export, the timing
-# loop, machine facts, heaviest_nodes.
+# First: with --cpu-class / --openblas-core it re-executes this command before OpenBLAS loads. Then models, export,
+# the timing loop, machine facts, heaviest_nodes.
 import runtime_vs_ort as base  # noqa: E402
 
 # isort: split
@@ -134,12 +135,11 @@ def main(argv=None):
     ap.add_argument("--warmup", type=int, default=3, help="untimed calls before each engine's timed calls")
     ap.add_argument("--filter", default="", help="regular expression on the model keys")
     ap.add_argument("--json", default="")
-    ap.add_argument("--openblas-core", metavar="NAME",
-                    help="run with OPENBLAS_CORETYPE=NAME (re-executes itself with it set); default: the environment's")
+    base.bench_env.add_environment_options(ap)
     a = ap.parse_args(argv)
     parity = Path(a.build) / "parity" if Path(a.build).is_absolute() else base.ROOT / a.build / "parity"
     threads = [int(t) for t in a.threads.split(",")]
-    cpu, isa = base.cpu_facts(), base.rt.isa_level()
+    cpu, isa, cls = base.cpu_facts(), base.rt.isa_level(), base.bench_env.class_label()
     rows, machine = [], None
     for key, (title, make) in model_list().items():
         if a.filter and not re.search(a.filter, key):
@@ -152,26 +152,28 @@ def main(argv=None):
         medians, _ = base.rotating_rounds(calls, a.rounds, a.runs, a.warmup)
         machine, heaviest = base.heaviest_nodes(parity, qdq, inputs_dir, max(threads))
         for t in threads:
-            r = {"model": key, "title": title, "threads": t, **{e: medians[(t, e)] for e in calls[t]}}
+            r = {"model": key, "title": title, "cpu_class": cls, "threads": t, **{e: medians[(t, e)] for e in calls[t]}}
             if t == max(threads):
                 r["heaviest_nodes"] = heaviest
-            print(f"{title:45s} T={t} refrt int8 {r['int8']:8.2f}  ORT int8 {r['ort_int8']:8.2f}  "
-                  f"refrt f32 {r['float']:8.2f}", flush=True)
+            print(f"[{cls}] {title:45s} T={t} refrt int8 {r['int8']:8.2f}  ORT int8 {r['ort_int8']:8.2f}  "
+                  f"refrt f32 {r['float']:8.2f}  [T={max(threads)}: {base.nodes_text(heaviest)}]", flush=True)
             rows.append(r)
         del calls
     print("\n" + base.cpu_line(cpu, machine))
-    print("\n| model | T | refrt int8 ms | ORT int8 ms | refrt float32 ms | refrt int8 / ORT int8 "
+    print("\n| model | class | T | refrt int8 ms | ORT int8 ms | refrt float32 ms | refrt int8 / ORT int8 "
           "| refrt int8 / float32 | heaviest int8 nodes ran on |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['title']} | {r['threads']} | {r['int8']:.2f} | {r['ort_int8']:.2f} | {r['float']:.2f} | "
+        print(f"| {r['title']} | {r['cpu_class']} | {r['threads']} | {r['int8']:.2f} | {r['ort_int8']:.2f} | "
+              f"{r['float']:.2f} | "
               f"{r['int8'] / r['ort_int8']:.2f} | {r['int8'] / r['float']:.2f} | "
               f"{base.nodes_text(r.get('heaviest_nodes'))} |")
     gm = {t: geomean([r["int8"] / r["ort_int8"] for r in rows if r["threads"] == t]) for t in threads}
     for t, g in gm.items():
-        print(f"refrt int8 / ORT int8 geomean at {t} thread(s): {g:.2f}")
+        print(f"[{cls}] refrt int8 / ORT int8 geomean at {t} thread(s): {g:.2f}")
     if a.json:
         doc = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "cpu": cpu,
+               "cpu_class": cls,
                "refrt_isa_level": isa, "machine": machine, "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
                "rows": rows, "geomean_int8_over_ort": {str(t): g for t, g in gm.items()},
                "method": {"rounds": a.rounds, "runs": a.runs, "warmup": a.warmup,

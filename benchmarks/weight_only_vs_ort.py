@@ -3,6 +3,7 @@ float32.
 
     .venv/bin/python benchmarks/weight_only_vs_ort.py [--build build] [--out out/wobench] [--threads 1,2]
                                                      [--rounds 3] [--runs 10] [--warmup 3] [--json FILE]
+                                                     [--cpu-class NAME] [--openblas-core NAME]
 
 The model is runtime_vs_ort.py's LLaMA-style decode step (4 of the zoo's blocks, dim 512, MLP 1408, KV cache
 of 256) and the same blocks on a 128-token prompt chunk (prefill). Per scheme, torchao 0.18's quantize_
@@ -11,7 +12,9 @@ capture as Parity's (scenarios.subclasses unwraps the tensor subclasses), `parit
 initializers, DequantizeLinear(axis 0) -> MatMul). Engines, timed by runtime_vs_ort.py's rotating loop in one
 process: refrt on the quantized ONNX, ORT on it at its defaults (it fuses DequantizeLinear -> MatMul into
 MatMulNBits with accuracy level 4: int8 activations), ORT at accuracy level 0 (float activations, what
-refrt computes), and refrt on the float32 ONNX. The file size of each ONNX is in the table.
+refrt computes), and refrt on the float32 ONNX. The file size of each ONNX is in the table. --cpu-class NAME runs
+refrt, oneDNN and OpenBLAS as that CPU class (runtime_vs_ort.py, bench_env.py); every line and row names the class
+and the implementations of refrt's heaviest nodes.
 """
 from __future__ import annotations
 
@@ -109,10 +112,12 @@ def main(argv=None):
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--json")
+    base.bench_env.add_environment_options(p)
     a = p.parse_args(argv)
     parity = Path(a.build).resolve() / "parity"
     threads = [int(t) for t in a.threads.split(",")]
     out = Path(a.out)
+    cls = base.bench_env.class_label()
     torch.manual_seed(0)
     float_model = base.LlamaDecode().eval()
     workloads = {"decode step": base.llama_decode_inputs(), "prefill 128 tokens": prefill_inputs()}
@@ -131,22 +136,25 @@ def main(argv=None):
             machine, heaviest = base.heaviest_nodes(parity, qpath, qpath.parent / "inputs", max(threads))
             for t in threads:
                 m = {e: medians[(t, e)] for e in calls[t]}
-                rows.append(dict(workload=wname, scheme=scheme, threads=t, ms=m, onnx_bytes=qpath.stat().st_size,
-                                 float32_bytes=fpath.stat().st_size, heaviest_nodes=heaviest))
-                print(f"{wname} {scheme} T={t}: " + ", ".join(f"{e} {v:.3f} ms" for e, v in m.items()), flush=True)
+                rows.append(dict(workload=wname, scheme=scheme, cpu_class=cls, threads=t, ms=m,
+                                 onnx_bytes=qpath.stat().st_size, float32_bytes=fpath.stat().st_size,
+                                 heaviest_nodes=heaviest))
+                print(f"[{cls}] {wname} {scheme} T={t}: " + ", ".join(f"{e} {v:.3f} ms" for e, v in m.items())
+                      + f"  [T={max(threads)}: {base.nodes_text(heaviest)}]", flush=True)
     print(f"\n{base.cpu_line(cpu, machine)}; {datetime.date.today()}\n")
-    print("| workload | scheme | threads | refrt ms | ORT ms | refrt/ORT | ORT acc0 ms | refrt/ORT acc0 | "
+    print("| workload | scheme | class | threads | refrt ms | ORT ms | refrt/ORT | ORT acc0 ms | refrt/ORT acc0 | "
           "refrt float32 ms | refrt/float32 | ONNX size / float32 | refrt's heaviest nodes |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         m = r["ms"]
-        print(f"| {r['workload']} | {r['scheme']} | {r['threads']} | {m['refrt']:.3f} | {m['ort']:.3f} | "
+        print(f"| {r['workload']} | {r['scheme']} | {r['cpu_class']} | {r['threads']} | {m['refrt']:.3f} | "
+              f"{m['ort']:.3f} | "
               f"{m['refrt'] / m['ort']:.2f} | {m['ort_acc0']:.3f} | {m['refrt'] / m['ort_acc0']:.2f} | "
               f"{m['refrt_float32']:.3f} | {m['refrt'] / m['refrt_float32']:.2f} | "
               f"{r['onnx_bytes'] / r['float32_bytes']:.2f} | {base.nodes_text(r['heaviest_nodes'])} |")
     if a.json:
-        Path(a.json).write_text(json.dumps(dict(date=str(datetime.date.today()), cpu=cpu, machine=machine, rows=rows),
-                                           indent=1))
+        Path(a.json).write_text(json.dumps(dict(date=str(datetime.date.today()), cpu=cpu, cpu_class=cls,
+                                                machine=machine, rows=rows), indent=1))
 
 
 if __name__ == "__main__":

@@ -50,9 +50,11 @@ void pack_constant_b(ConstantB& packed, const WidenedConstants& widened, const T
   }
 }
 
-// A float32 B kept for the packed AVX-512 GEMV of one-row products (gemv_packed.h), where it runs.
-void keep_for_gemv(PackedGemv& gemv, const Tensor& b, bool trans) {
-  if (b.dtype() == DType::kFloat32 && b.rank() == 2 && packed_gemv_available()) gemv.set(b, trans);
+// A float32 B (or the float32 copy of a float16/bfloat16 one, which the node's float32 path multiplies) kept for
+// the packed AVX-512 GEMV of one-row products (gemv_packed.h), where it runs.
+void keep_for_gemv(PackedGemv& gemv, const WidenedConstants& widened, const Tensor& b, bool trans) {
+  const Tensor* b32 = b.dtype() == DType::kFloat32 ? &b : widened.find(b);
+  if (b32 && b32->rank() == 2 && packed_gemv_available()) gemv.set(*b32, trans);
 }
 
 // One row x the packed B (+ bias), then the activations: the node's output and label. The caller checked
@@ -100,7 +102,7 @@ class MatMulKernel : public Kernel {
     const Tensor* b = constants.size() > 1 ? constants[1] : nullptr;
     if (b && b->rank() == 2 && !b_shape_) {
       pack_constant_b(constant_b_, widened_, *b, trans_b_, acts_);
-      keep_for_gemv(gemv_b_, *b, trans_b_);
+      keep_for_gemv(gemv_b_, widened_, *b, trans_b_);
     }
   }
   void compute(KernelIO& io) const override {
@@ -315,7 +317,7 @@ class GemmKernel : public Kernel {
     const Tensor* b = constants.size() > 1 ? constants[1] : nullptr;
     if (b && b->rank() == 2 && !trans_a_ && alpha_ == 1.0f) {
       pack_constant_b(constant_b_, widened_, *b, trans_b_, acts_);
-      keep_for_gemv(gemv_b_, *b, trans_b_);
+      keep_for_gemv(gemv_b_, widened_, *b, trans_b_);
     }
   }
 

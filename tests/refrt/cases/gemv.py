@@ -3,7 +3,7 @@ packed AVX-512 GEMV where the ISA level has AVX-512 (refrt/src/gemv_packed.h) an
 below (the per-cap ctest entries run every path). Shapes cover full 64-column panels, a last panel of 1-63
 columns (odd N), odd and tiny K, N == 1, A of rank 1 and 3, B transposed (Gemm transB, and a Transpose folded
 into the MatMul at load), a bias (Gemm's C as [N] and [1, N], MatMul + Add fused at load) and an activation
-after it; controls that must not take the packed path (alpha != 1, beta != 1, C a full matrix, B a graph
+after it, float16 weights (widened once); controls that must not take the packed path (alpha != 1, beta != 1, C a full matrix, B a graph
 input) check the fallbacks. Each row also runs at 1 and 2 threads (the path splits columns over threads).
 The oracle is numpy in float64. Values come from this table's own generator, so that the tables after it keep
 their values."""
@@ -61,6 +61,13 @@ def build(api):
     case("gemv_matmul_transposed_weight", [node("Transpose", ["w"], ["wt"], perm=[1, 0]),
                                            node("MatMul", ["x", "wt"], ["y"])], {"x": x},
          {"y": (f64(x) @ f64(w).T).astype(np.float32)}, initializers={"w": w}, tol=tol(77), threads=threads)
+
+    # float16 weights: the node computes in float32 on the weights widened once, which the packed path streams (the
+    # half table's one-row MatMul rows cover bfloat16); one rounding to float16 at the end (tolerance: 1 ulp).
+    x, w, c = rand(1, 200).astype(np.float16), rand(96, 200).astype(np.float16), rand(96).astype(np.float16)
+    case("gemv_gemm_transb_bias_f16", [node("Gemm", ["x", "w", "c"], ["y"], transB=1)], {"x": x},
+         {"y": (f64(x) @ f64(w).T + f64(c)).astype(np.float16)}, initializers={"w": w, "c": c},
+         tol=(2.0 ** -10, 2.0 ** -24), threads=threads)
 
     # Controls: not the packed path (alpha, beta, a full C, B a graph input); the fallbacks must stay right.
     x, w, c = rand(1, 90), rand(70, 90), rand(70)
