@@ -108,7 +108,23 @@ std::function<int()> setup_matrix(CLI::App& app) {
   cmd->add_option("--junit", a->junit, "also write the results as JUnit XML (one testcase per case and mode)")
       ->option_text("FILE");
   cmd->add_option("--shard", o.shard, "run the K-th of N shares of the (case, mode) pairs")->option_text("K/N");
-  return [a] { return run_matrix_command(*a); };
+  CLI::Option* ray =
+      cmd->add_option("--ray", o.ray_address,
+                      "run the (case, mode) units as Ray tasks: on the cluster at ADDRESS, else on a Ray started here")
+          ->expected(0, 1)
+          ->option_text("[ADDRESS]");
+  cmd->add_option("--ray-retries", o.ray_retries, "with --ray: runs again of a unit whose worker or node died")
+      ->check(CLI::Range(0, 100))
+      ->capture_default_str()
+      ->option_text("N");
+  cmd->add_option("--artifacts", o.artifacts,
+                  "cases/ and results/ in DIR (with --ray: a folder every node sees at the same path; without it, "
+                  "case folders travel through Ray's object store)")
+      ->option_text("DIR");
+  return [a, ray] {
+    a->o.ray = ray->count() > 0;
+    return run_matrix_command(*a);
+  };
 }
 
 }  // namespace

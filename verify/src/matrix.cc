@@ -3,10 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <iomanip>
@@ -26,6 +23,7 @@
 #include "peers.h"
 #include "parity/process.h"
 #include "progress.h"
+#include "executor.h"
 
 namespace parity::verify {
 
@@ -34,36 +32,30 @@ using json = nlohmann::json;
 
 namespace {
 
-// Verifies one captured case in a child `parity verify`, so that a crash or hang is a result.
-CaseEntry verify_in_child(const MatrixOptions& o, const std::string& name, const std::string& mode,
-                          const std::string& case_dir) {
-  const std::string out = (fs::path(o.out_dir) / "results" / name / mode).string();
-  fs::remove(fs::path(out) / "report.json");
-  std::vector<std::string> argv = {o.self_exe, "verify", case_dir, "--out", out, "--quiet", "--no-html"};
-  if (o.opset != 0) {
-    argv.push_back("--opset");
-    argv.push_back(std::to_string(o.opset));
-  }
-  const ProcessResult r = run_process(argv, o.timeout_seconds, nullptr);
+// A unit's entry from how its child ended: its own report, or the crash, hang or lost worker that kept it from one.
+CaseEntry entry_of(const MatrixOptions& o, const Unit& u, const UnitOutcome& outcome) {
+  const ProcessResult& r = outcome.process;
+  if (!outcome.lost.empty()) return failed_entry(u.name, u.mode, "error", "verify", "worker lost: " + outcome.lost);
+  if (!outcome.error.empty()) return failed_entry(u.name, u.mode, "error", "verify", outcome.error);
   if (r.timed_out)
-    return failed_entry(name, mode, "timeout", "verify",
+    return failed_entry(u.name, u.mode, "timeout", "verify",
                         "no result within " + std::to_string(o.timeout_seconds) + " s");
   if (r.signal)
-    return failed_entry(name, mode, "crashed", "verify",
+    return failed_entry(u.name, u.mode, "crashed", "verify",
                         std::string("killed by signal ") + strsignal(r.signal) + ": " + r.stderr_tail);
   try {
-    const json report = json::parse(read_file((fs::path(out) / "report.json").string(), "matrix"));
+    const json report = json::parse(read_file((fs::path(u.out_dir) / "report.json").string(), "matrix"));
     return report.at("cases").at(0).get<CaseEntry>();
   } catch (const std::exception& e) {
     return failed_entry(
-        name, mode, "error", "verify",
+        u.name, u.mode, "error", "verify",
         "parity verify exited with code " + std::to_string(r.exit_code) + " and no report: " + r.stderr_tail);
   }
 }
 
 std::string result_line(const CaseEntry& entry) {
   std::ostringstream s;
-  s << std::left << std::setw(32) << (entry.case_name + "/" + entry.mode) << std::setw(15) << entry.status;
+  s << std::left << std::setw(31) << (entry.case_name + "/" + entry.mode) << " " << std::setw(15) << entry.status;
   if (entry.max_abs_error.is_number())
     s << " max_abs " << std::scientific << std::setprecision(2) << entry.max_abs_error.get<double>();
   s << std::fixed << std::setprecision(1) << "  (" << entry.wall_seconds.value_or(0.0) << " s)";
@@ -90,47 +82,40 @@ std::vector<json> capture_all(const MatrixOptions& o, const std::string& cases_d
   });
 }
 
-// Runs every captured (case, mode) in up to `jobs` children at once; entries keep the capture order.
+// Where the case folders and the verify results go: --artifacts, else the output folder.
+fs::path artifacts_dir(const MatrixOptions& o) { return o.artifacts.empty() ? o.out_dir : o.artifacts; }
+
+// Hands every captured (case, mode) to the executor (local children or Ray); entries keep the capture order.
 std::vector<CaseEntry> verify_all(const MatrixOptions& o, const std::vector<json>& captured) {
   std::vector<CaseEntry> entries(captured.size());
   Progress progress(captured.size(), isatty(STDOUT_FILENO) != 0);
-  std::atomic<size_t> next{0};
-  std::atomic<size_t> workers_left{0};
-  std::mutex mu;
-  std::condition_variable cv;
-  auto worker = [&]() {
-    for (size_t i; (i = next++) < captured.size();) {
-      const json& c = captured[i];
-      const std::string name = c.value("case", "?"), mode = c.value("mode", "?");
-      CaseEntry entry;
-      if (c.value("status", "") == "capture_failed") {
-        entry =
-            failed_entry(name, mode, "capture_failed", "capture",
-                         c.value("error", json()).is_string() ? c["error"].get<std::string>() : "torch.export failed");
-      } else {
-        progress.started(name + "/" + mode);
-        const auto child_start = std::chrono::steady_clock::now();
-        entry = verify_in_child(o, name, mode, c.value("dir", ""));
-        // Wall time of the child process (libtorch start-up included), next to the verify time.
-        entry.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - child_start).count();
-      }
-      progress.finished(name + "/" + mode, result_line(entry));
-      entries[i] = std::move(entry);
+  std::vector<Unit> units;
+  for (size_t i = 0; i < captured.size(); ++i) {
+    const json& c = captured[i];
+    const std::string name = c.value("case", "?"), mode = c.value("mode", "?");
+    if (c.value("status", "") == "capture_failed") {
+      entries[i] =
+          failed_entry(name, mode, "capture_failed", "capture",
+                       c.value("error", json()).is_string() ? c["error"].get<std::string>() : "torch.export failed");
+      progress.finished(name + "/" + mode, result_line(entries[i]));
+      continue;
     }
-    std::lock_guard<std::mutex> lock(mu);
-    --workers_left;
-    cv.notify_all();
-  };
-  const size_t n = std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(std::max(o.jobs, 1)), captured.size()));
-  workers_left = n;
-  std::vector<std::thread> threads;
-  for (size_t t = 0; t < n; ++t) threads.emplace_back(worker);
-  {
-    std::unique_lock<std::mutex> lock(mu);
-    while (workers_left > 0)
-      if (!cv.wait_for(lock, std::chrono::milliseconds(500), [&] { return workers_left == 0; })) progress.tick();
+    units.push_back({i, name, mode, c.value("dir", ""), (artifacts_dir(o) / "results" / name / mode).string()});
   }
-  for (auto& t : threads) t.join();
+  const UnitDone done = [&](const Unit& u, UnitOutcome outcome) {
+    CaseEntry entry = entry_of(o, u, outcome);
+    // Wall time of the child process (libtorch start-up included), next to the verify time.
+    entry.wall_seconds = outcome.wall_seconds;
+    std::string where;
+    if (!outcome.where.empty()) where = "  [node " + outcome.where + "]";
+    if (outcome.attempts > 1) where += "  (attempt " + std::to_string(outcome.attempts) + ")";
+    progress.finished(u.name + "/" + u.mode, result_line(entry) + where);
+    entries[u.index] = std::move(entry);
+  };
+  if (o.ray)
+    run_units_ray(o, units, progress, done);
+  else
+    run_units_local(o, units, progress, done);
   progress.finish();
   return entries;
 }
@@ -177,8 +162,8 @@ void add_peers(const MatrixOptions& o, std::vector<CaseEntry>& cases) {
     index.push_back(i);
     const bool official = o.official_every_mode || official_mode.at(c.case_name) == c.mode;
     official_jobs += official ? 1 : 0;
-    jobs.push_back({(fs::path(o.out_dir) / "cases" / c.case_name / c.mode).string(), c.onnx && *c.onnx ? **c.onnx : "",
-                    (fs::path(o.out_dir) / "results" / c.case_name / c.mode / "peers").string(), official});
+    jobs.push_back({(artifacts_dir(o) / "cases" / c.case_name / c.mode).string(), c.onnx && *c.onnx ? **c.onnx : "",
+                    (artifacts_dir(o) / "results" / c.case_name / c.mode / "peers").string(), official});
     ours_refrt.push_back(ours_refrt_verdict(c));
   }
   if (jobs.empty()) return;
@@ -245,7 +230,8 @@ MatrixResult run_matrix(const MatrixOptions& o) {
       throw Error({"matrix", o.baseline}, "not a Parity report (no \"cases\" list)");
   }
   fs::create_directories(o.out_dir);
-  const std::string cases_dir = (fs::path(o.out_dir) / "cases").string();
+  if (o.ray) check_ray(o);  // before minutes of capture
+  const std::string cases_dir = (artifacts_dir(o) / "cases").string();
 
   const std::vector<json> captured = capture_all(o, cases_dir);
   std::vector<CaseEntry> entries = verify_all(o, captured);

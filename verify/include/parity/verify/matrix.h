@@ -22,6 +22,10 @@ struct MatrixOptions {
   std::vector<std::string> scenarios;  // user suites (FILE.py[:NAME] or folders) instead of the built-in cases
   bool with_builtin = false;           // with scenarios: the built-in cases as well
   std::string shard;                   // "K/N": only this share of the (case, mode) pairs ("" = all)
+  bool ray = false;                    // the units as Ray tasks (executor_ray.cc) instead of local children
+  std::string ray_address;             // "" = ray.init() on this machine
+  int ray_retries = 2;                 // runs again of a unit whose worker died, before `error (worker lost)`
+  std::string artifacts;               // cases/ and results/ here ("" = in out_dir; Ray: via its object store)
   std::string python;                  // the venv's python (capture runs there)
   std::string source_dir;              // repository root (where the scenarios package lives)
   std::string self_exe;                // this parity binary (each case is verified by `parity verify` in a child)
