@@ -25,6 +25,7 @@ export to accept it (torch specialises what it must), else static.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sys
@@ -39,6 +40,9 @@ from torch.export import Dim
 from parity import Case, register
 
 TABLE = Path(__file__).with_suffix(".json")
+# The table's sha256, rewritten by `map`: capture caches a case by its source file's text (this file), so
+# a new table must change this file too.
+TABLE_DIGEST = "9324f545e0f7f9aa"
 SAMPLES = 3  # samples per case
 SCAN = 4  # samples per OpInfo looked at by `map`
 DTYPES = (torch.float32, torch.int64, torch.bool)
@@ -220,8 +224,18 @@ def _case(overload: str, row: dict) -> Case:
                             f"samples {row['samples']} ({row['dtype']})")
 
 
+def table_digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def load_table() -> dict:
-    return json.loads(TABLE.read_text()) if TABLE.is_file() else {"torch_version": None, "overloads": {}}
+    if not TABLE.is_file():
+        return {"torch_version": None, "overloads": {}}
+    text = TABLE.read_text()
+    if table_digest(text) != TABLE_DIGEST:
+        raise SweepError(f"{TABLE.name} changed without `map` (digest {table_digest(text)}, this file says "
+                         f"{TABLE_DIGEST!r}): rebuild it with `python {Path(__file__).name} map`")
+    return json.loads(text)
 
 
 for _overload, _row in load_table()["overloads"].items():
