@@ -4,10 +4,10 @@ step streams.
 
 A CPU class is tests/python/cpu_classes.py's environment (refrt's PARITY_REFRT_ISA, oneDNN's ONEDNN_MAX_CPU_ISA,
 OpenBLAS's OPENBLAS_CORETYPE): the host then behaves as that CPU for every library refrt calls, and for torch's
-bundled oneDNN (not for its ATen kernels). ONNX Runtime reads none of these (its MLAS kernels pick from CPUID), so ORT's figures are the host's own at
-every class. The libraries read the variables once, when they load, so the script re-executes itself with them set
-before it imports numpy, torch, onnxruntime or refrt (reexec_for_environment, called first by runtime_vs_ort.py,
-which every other benchmark imports first)."""
+bundled oneDNN (not for its ATen kernels). ONNX Runtime reads none of these (its MLAS kernels pick from CPUID), so
+ORT's figures are the host's own at every class. The libraries read the variables once, when they load, so the
+script re-executes itself with them set before it imports numpy, torch, onnxruntime or refrt
+(reexec_for_environment, called first by runtime_vs_ort.py, which every other benchmark imports first)."""
 from __future__ import annotations
 
 import argparse
