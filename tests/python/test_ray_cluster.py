@@ -183,3 +183,27 @@ def test_matrix_on_two_ray_nodes_survives_losing_one(local_run, cluster):
     print(f"ray run: {len(pairs)} pairs in {seconds:.0f} s, second node killed after {KILL_AFTER} results while it "
           f"verified {killed[0]}")
     print("".join(line for line in lines if line.startswith("  retry") or "(attempt" in line))
+
+
+def test_cluster_docs_manifests_parse_and_use_declared_options():
+    """docs/cluster/: the KubeRay manifest and the GitHub Actions workflow are valid YAML of the right shape, and
+    every `parity` command in them and in docs/cluster.md uses only options the binary declares."""
+    import yaml
+    from test_cli_help import declared_options
+
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    kinds = {d["kind"]: d for d in yaml.safe_load_all((docs / "cluster" / "raycluster.yaml").read_text())}
+    cluster = kinds["RayCluster"]
+    assert cluster["apiVersion"] == "ray.io/v1" and cluster["spec"]["workerGroupSpecs"]
+    assert kinds["PersistentVolumeClaim"]["spec"]["accessModes"] == ["ReadWriteMany"]
+    workflow = (docs / "cluster" / "github-actions.yml").read_text()
+    steps = [s for job in yaml.safe_load(workflow)["jobs"].values() for s in job["steps"]]
+    assert any("junit" in str(s.get("with", {})) for s in steps)
+    # The workflow's run scripts as YAML reads them (folded lines joined), then the page's lines.
+    text = "\n".join(s["run"] for s in steps if "run" in s) + "\n" + (docs / "cluster.md").read_text()
+    commands = re.findall(r"parity (matrix|report|verify)([^\n\"]*)", re.sub(r"\\\n\s*", " ", text))
+    assert len(commands) >= 6, commands
+    for command, rest in commands:
+        declared = set().union(*declared_options(command))
+        used = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", rest.split(";")[0]))
+        assert used <= declared, (command, rest, used - declared)
