@@ -29,6 +29,10 @@ void print_summary(const verify::MatrixResult& result, const std::string& out_di
   for (const char* k : {"fail", "error", "capture_failed", "crashed", "timeout", "xfail", "xpass"})
     if (s.value(k, 0) > 0) std::cout << ", " << s[k].get<int>() << " " << k;
   std::cout << " in " << std::fixed << std::setprecision(1) << result.seconds << " s" << std::endl;
+  // Where the time went, phase by phase (README line 1's time is mostly here).
+  for (const auto& phase : result.phases)
+    std::cout << "  phase " << std::left << std::setw(8) << phase.name << std::right << std::setw(8)
+              << std::setprecision(1) << phase.seconds << " s  " << phase.detail << std::endl;
   for (const auto& c : report["cases"])
     if (c.value("status", "") == "xpass")
       std::cout << "  xpass: " << c.value("case", "") << "/" << c.value("mode", "")

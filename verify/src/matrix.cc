@@ -200,6 +200,45 @@ void add_peers(const MatrixOptions& o, std::vector<CaseEntry>& cases) {
   for (auto& t : threads) t.join();
 }
 
+std::string seconds_text(double s) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(1) << s << " s";
+  return out.str();
+}
+
+// The capture phase: the seconds capture.py measures per (case, mode) (building the model, torch.export, the eager
+// outputs, the files), summed per mode over its processes; what the phase's wall time has beyond them is mostly
+// starting Python and importing torch and the case libraries. And how many came from the cache.
+std::string capture_detail(const MatrixOptions& o, const std::vector<json>& captured) {
+  std::map<std::string, double> by_mode;
+  size_t cached = 0;
+  for (const json& c : captured) {
+    by_mode[c.value("mode", "?")] += c.value("seconds", 0.0);
+    cached += c.value("status", "") == "cached" ? 1 : 0;
+  }
+  std::string text;
+  for (const auto& mode : o.modes)
+    if (by_mode.count(mode)) text += (text.empty() ? "" : ", ") + mode + " " + seconds_text(by_mode[mode]);
+  return std::to_string(captured.size()) + " pairs, " + std::to_string(cached) + " cached; per mode " +
+         (text.empty() ? "0 s" : text) + " summed over " + std::to_string(std::max(o.jobs, 1)) + " processes";
+}
+
+// The verify phase: the units' child wall times summed, and the part spent in verify itself (export, refrt,
+// reference, comparison); the rest is process start and loading libtorch.
+std::string verify_detail(const MatrixOptions& o, const std::vector<CaseEntry>& entries) {
+  double wall = 0, inside = 0;
+  size_t units = 0;
+  for (const CaseEntry& e : entries) {
+    if (e.status == "capture_failed") continue;
+    ++units;
+    wall += e.wall_seconds.value_or(0.0);
+    inside += e.seconds.value_or(0.0);
+  }
+  return std::to_string(units) + " units on " + (o.ray ? "Ray" : std::to_string(std::max(o.jobs, 1)) + " children") +
+         "; child wall " + seconds_text(wall) + " summed, of which verify " + seconds_text(inside) +
+         " (the rest: process start, libtorch)";
+}
+
 }  // namespace
 
 std::vector<std::string> list_cases(const MatrixOptions& o) {
@@ -233,9 +272,23 @@ MatrixResult run_matrix(const MatrixOptions& o) {
   if (o.ray) check_ray(o);  // before minutes of capture
   const std::string cases_dir = (artifacts_dir(o) / "cases").string();
 
+  MatrixResult result;
+  auto lap = [last = std::chrono::steady_clock::now()]() mutable {
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - last).count();
+    last = now;
+    return seconds;
+  };
   const std::vector<json> captured = capture_all(o, cases_dir);
+  result.phases.push_back({"capture", lap(), capture_detail(o, captured)});
   std::vector<CaseEntry> entries = verify_all(o, captured);
-  if (o.peers) add_peers(o, entries);
+  result.phases.push_back({"verify", lap(), verify_detail(o, entries)});
+  if (o.peers) {
+    add_peers(o, entries);
+    result.phases.push_back(
+        {"peers", lap(),
+         "the official exporter and ONNX Runtime, " + std::to_string(std::max(o.jobs, 1)) + " Python processes"});
+  }
   json cases = entries;
   apply_known_failures(cases, known);
 
@@ -256,8 +309,8 @@ MatrixResult run_matrix(const MatrixOptions& o) {
     update_summary(report);
   }
   write_report(o.out_dir, report);
+  result.phases.push_back({"report", lap(), "report.json, report.md, report.html"});
 
-  MatrixResult result;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.html = true;
   // A shard may hold no pair at all (more shards than pairs): nothing failed there.

@@ -31,9 +31,17 @@ struct MatrixOptions {
   std::string self_exe;                // this parity binary (each case is verified by `parity verify` in a child)
 };
 
+// Where a run's time went: one entry per phase, in order (capture, verify, peers, report).
+struct MatrixPhase {
+  std::string name;
+  double seconds = 0;  // wall time of the phase
+  std::string detail;  // what it consisted of (per mode, summed over processes, ...)
+};
+
 struct MatrixResult {
   nlohmann::json report;  // as written to OUT/report.json
   double seconds = 0;
+  std::vector<MatrixPhase> phases;
   bool html = false;  // report.html written
   int exit_code = 0;  // 0 when no case failed unexpectedly and nothing regressed, 1 otherwise
 };
