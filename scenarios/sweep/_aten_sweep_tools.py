@@ -37,9 +37,9 @@ def _graph_ops(ep) -> set[str]:
 
 
 def _export(sweep, module, tensors, dynamic: bool):
-    # forward(*tensors): torch.export sees one argument, the tuple of tensors.
+    # forward(tensors): one argument, the tuple of tensors.
     shapes = (tuple({d: torch.export.Dim.AUTO for d in range(t.dim())} for t in tensors),) if dynamic else None
-    return torch.export.export(module, tuple(tensors), dynamic_shapes=shapes, strict=False)
+    return torch.export.export(module, (tuple(tensors),), dynamic_shapes=shapes, strict=False)
 
 
 def _is_random(module, tensors) -> bool:
@@ -48,7 +48,8 @@ def _is_random(module, tensors) -> bool:
     for seed in (1, 2):
         torch.manual_seed(seed)
         with torch.no_grad():
-            outs.append([x for x in torch.utils._pytree.tree_leaves(module(*tensors)) if isinstance(x, torch.Tensor)])
+            leaves = torch.utils._pytree.tree_leaves(module(tuple(tensors)))
+            outs.append([x for x in leaves if isinstance(x, torch.Tensor)])
     return any(not torch.equal(a, b) for a, b in zip(*outs) if a.shape == b.shape and not a.is_complex()) or \
         any(a.shape != b.shape for a, b in zip(*outs))
 
@@ -113,7 +114,7 @@ def _scan(sweep, op_db, pattern, selected, skipped):
                     skipped[info.name] = "random: its output depends on the RNG"
                     break
                 with recorder, torch.no_grad():
-                    module(*tensors)
+                    module(tuple(tensors))
             except Exception:  # noqa: BLE001 - eager refuses the sample: not a program
                 continue
             out.append((info, dtype, index, sample, recorder.ops))

@@ -66,18 +66,19 @@ def schema_reasons(op) -> list[str]:
 
 
 def selected_overloads() -> dict[str, list[str]]:
-    """'aten.nonzero.default' -> reasons, for every selected overload of the installed torch."""
+    """'aten.nonzero.default' -> reasons, for every selected overload of the installed torch. From the schema
+    registry: `dir(torch.ops.aten)` lists only the packets already looked up in this process."""
     out = {}
-    for name in sorted(dir(torch.ops.aten)):
-        packet = getattr(torch.ops.aten, name, None)
-        if not isinstance(packet, torch._ops.OpOverloadPacket):
+    for schema in torch._C._jit_get_all_schemas():
+        if not schema.name.startswith("aten::"):
             continue
-        for overload in packet.overloads():
-            op = getattr(packet, overload)
+        packet = getattr(torch.ops.aten, schema.name[len("aten::"):], None)
+        op = getattr(packet, schema.overload_name or "default", None) if packet is not None else None
+        if isinstance(op, torch._ops.OpOverload):
             why = schema_reasons(op)
             if why:
                 out[str(op)] = why
-    return out
+    return dict(sorted(out.items()))
 
 
 def case_name(overload: str) -> str:
@@ -128,7 +129,9 @@ class OpProgram(nn.Module):
         self.leaves = [[True if isinstance(x, torch.Tensor) else (x,) for x in leaves] for _, leaves in samples]
         self.counts = [sum(isinstance(x, torch.Tensor) for x in leaves) for _, leaves in samples]
 
-    def forward(self, *tensors):
+    def forward(self, tensors):
+        # One argument, the tuple of tensors: torch.export and capture pair a tuple argument's dynamic_shapes
+        # entry with its tensors one by one (a *tensors signature would give the whole spec to the first).
         results, start = [], 0
         for spec, consts, count in zip(self.specs, self.leaves, self.counts):
             given = iter(tensors[start:start + count])
@@ -174,13 +177,13 @@ def _same_kind(a, b) -> bool:
 def _second_set(module, first: list, seed: int) -> tuple[list, str]:
     """Input set 1 and how it was made (docs: the module docstring)."""
     with torch.no_grad():
-        expected = module(*first)
+        expected = module(tuple(first))
     for how, zero in (("permuted, one value zeroed", True), ("permuted", False)):
         generator = torch.Generator().manual_seed(seed)
         second = [_changed(t, generator, zero) for t in first]
         try:
             with torch.no_grad():
-                if _same_kind(expected, module(*second)):
+                if _same_kind(expected, module(tuple(second))):
                     return second, how
         except Exception:  # noqa: BLE001 - eager refuses these values: try the next way
             pass
@@ -209,13 +212,13 @@ def _case(overload: str, row: dict) -> Case:
             except Exception as e:  # the report lists why, never drops the overload
                 why = str(e).splitlines()[0][:300] if str(e) else ""
                 raise SweepError(f"cannot build {name}: {type(e).__name__}: {why}") from e
-            built.update(module=module, sets=[tuple(first), tuple(second)], how=how)
+            built.update(module=module, sets=[(tuple(first),), (tuple(second),)], how=how)
         return built
 
-    def shapes():  # forward(*tensors): torch.export sees one argument, the tuple of tensors
+    def shapes():  # forward(tensors): one argument, the tuple of tensors
         if not row.get("dynamic"):
             return None
-        return (tuple({d: Dim.AUTO for d in range(t.dim())} for t in parts()["sets"][0]),)
+        return (tuple({d: Dim.AUTO for d in range(t.dim())} for t in parts()["sets"][0][0]),)
 
     variant = f" ({row['variant']})" if row["variant"] else ""
     return Case(name=name, make_module=lambda: parts()["module"], input_sets=lambda: parts()["sets"],
