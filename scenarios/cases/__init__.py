@@ -5,6 +5,7 @@ from . import (  # noqa: F401
     control_flow,
     custom_ops,
     data_dependent,  # output sizes and op arguments from the data
+    fast_path,  # fast-path kernels called directly (_native_multi_head_attention)
     half,  # zoo models in float16 / bfloat16
     inplace,
     long_tail,

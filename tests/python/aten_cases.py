@@ -810,6 +810,8 @@ case("aten::_to_copy.default", lambda a: a * 2 + aten._to_copy.default(3, dtype=
      + aten._to_copy.default(2.75, dtype=torch.int64), lambda: (r(3, 4),), tag="number")
 # Data-dependent output sizes (masked_select, nonzero_static, unique_consecutive along a dim): their own table.
 import aten_cases_data_dependent  # noqa: E402,F401,I001
+# Fast-path ops a program may call directly (_native_multi_head_attention): their own table.
+import aten_cases_fast_path  # noqa: E402,F401,I001
 
 
 def core_overloads() -> list[str]:
