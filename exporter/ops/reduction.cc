@@ -143,6 +143,21 @@ void topk(TranslateContext& ctx) {
   set_attr(n, "sorted", int64_t{1});
 }
 
+// kthvalue(self, k, dim, keepdim) -> (values, indices): the k-th smallest along dim, the last of TopK's k
+// smallest (k may be a SymInt read from the data). Among equal values the index is TopK's (the lowest).
+void kthvalue(TranslateContext& ctx) {
+  const int64_t dim = ctx.normalized_dim(ctx.int_arg("dim", -1), ctx.rank("self"));
+  const std::string k = ctx.int_value("k");
+  auto* n = ctx.emit("TopK", {ctx.tensor("self"), unsqueeze0(ctx, k)}, {ctx.temp("smallest"), ctx.temp("order")});
+  set_attr(n, "axis", dim);
+  set_attr(n, "largest", int64_t{0});
+  set_attr(n, "sorted", int64_t{1});
+  // A [1] index keeps the axis (keepdim), a 0-d one drops it.
+  std::string last = ctx.emit1("Sub", {k, ctx.graph.constant_i64({1}, true)}, "kth");
+  if (ctx.bool_arg("keepdim", false)) last = unsqueeze0(ctx, last);
+  for (size_t i = 0; i < 2; ++i) set_attr(ctx.emit("Gather", {n->output(i), last}, {ctx.output(i)}), "axis", dim);
+}
+
 // sort(self, dim, descending) -> TopK over the whole axis.
 void sort(TranslateContext& ctx) {
   const int64_t dim = ctx.normalized_dim(ctx.int_arg("dim", -1), ctx.rank("self"));
@@ -209,6 +224,7 @@ PARITY_TRANSLATION("aten::std.correction", std_, 18);
 PARITY_TRANSLATION("aten::std.dim", std_, 18);
 PARITY_TRANSLATION("aten::cumsum.default", cumsum, 18);
 PARITY_TRANSLATION("aten::topk.default", topk, 18);
+PARITY_TRANSLATION("aten::kthvalue.default", kthvalue, 18);
 PARITY_TRANSLATION("aten::sort.default", sort, 18);
 PARITY_TRANSLATION("aten::sort.stable", sort, 18);
 PARITY_TRANSLATION("aten::argsort.default", argsort, 18);

@@ -81,3 +81,12 @@ case("aten::native_layer_norm.default", lambda x: F.layer_norm(_kept_rows_t(x), 
 case("aten::rms_norm.default", lambda x: F.rms_norm(_positive(x), _positive(x).shape), _masked, tag="unbacked-size")
 case("aten::rms_norm.default", lambda x: F.rms_norm(_positive(x), _positive(x).shape), _masked, opset=23,
      onnx_ops=("RMSNormalization",), tag="opset23-unbacked-size")
+
+# --- kthvalue: k is a SymInt argument (static, or read from the data) ---
+case("aten::kthvalue.default", lambda x: tuple(aten.kthvalue.default(x, 2)), lambda: (r(3, 6),))
+case("aten::kthvalue.default", lambda x: tuple(aten.kthvalue.default(x, 3, 0, True)), lambda: (r(5, 4),),
+     tag="dim0-keepdim")
+case("aten::kthvalue.default", lambda x, n: tuple(torch.kthvalue(x, _amount(n, 6) + 1, -1)),
+     lambda: (r(2, 3, 7), torch.tensor(4)), tag="item-k")
+case("aten::kthvalue.default", lambda x: tuple(aten.kthvalue.default(x, 1, 1)), lambda: (r(4, 5),), dynamic=_batch,
+     tag="dynamic")
