@@ -812,6 +812,8 @@ case("aten::_to_copy.default", lambda a: a * 2 + aten._to_copy.default(3, dtype=
 import aten_cases_data_dependent  # noqa: E402,F401,I001
 # Fast-path ops a program may call directly (_native_multi_head_attention): their own table.
 import aten_cases_fast_path  # noqa: E402,F401,I001
+# aten::_int_mm, both dtype pairs and torchao's u8s8 pattern: their own table.
+import aten_cases_int_mm  # noqa: E402,F401,I001
 
 
 def core_overloads() -> list[str]:
