@@ -95,6 +95,10 @@ def run_unit(unit: dict, parity: str, verify_args: list, timeout: float, case_bl
 
     import ray
 
+    if os.environ.get("PARITY_TEST_LOSE_WORKER") == f"{unit['case']}/{unit['mode']}":
+        # Test hook (tests/python/test_ray_cluster.py): this worker dies as an out-of-memory kill would take it.
+        import signal
+        os.kill(os.getpid(), signal.SIGKILL)
     tmp = None
     case_dir, out = Path(unit["case_dir"]), Path(unit["out"])
     if case_blob is not None:
