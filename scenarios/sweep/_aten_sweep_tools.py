@@ -102,11 +102,14 @@ def _scan(sweep, op_db, pattern, selected, skipped):
             skipped[info.name] = "no float32, int64 or bool CPU kernel"
             continue
         try:
-            samples = sweep._samples(info, dtype, sweep.SCAN)
+            samples = list(enumerate(sweep._samples(info, dtype, 4 * sweep.SCAN)))
         except Exception as e:  # noqa: BLE001
             skipped[info.name] = f"its samples cannot be made: {type(e).__name__}"
             continue
-        for index, sample in enumerate(samples):
+        # SCAN of the first 4 x SCAN samples, those with a tensor of two or more elements first (nonzero's
+        # first four samples are 0-d: their values cannot move a size).
+        samples.sort(key=lambda s: (all(t.numel() < 2 for t in sweep._tensors([s[1]])), s[0]))
+        for index, sample in sorted(samples[:sweep.SCAN], key=lambda s: s[0]):
             module, tensors = sweep.OpProgram(info.op, [sample]), sweep._tensors([sample])
             recorder = _Recorder()
             try:
@@ -147,6 +150,8 @@ def build_map(sweep, limit: str = "") -> dict:
         if not named and (info.name, info.variant_test_name) not in chosen:
             continue
         module, tensors = sweep.OpProgram(info.op, [sample]), sweep._tensors([sample])
+        # Samples of scalars and empty tensors only are taken last: their values cannot move a size.
+        small = all(t.numel() < 2 for t in tensors)
         ep, dynamic = None, True
         for dynamic in (True, False):
             try:
@@ -169,7 +174,7 @@ def build_map(sweep, limit: str = "") -> dict:
             continue
         for ov in (nonstrict | decomposed) & selected.keys():
             found[ov].append((_score(ov, info, ov in nonstrict, nonstrict), info.name, info.variant_test_name,
-                              str(dtype).split(".")[-1], index, dynamic))
+                              str(dtype).split(".")[-1], index, dynamic, small))
         if exported % 50 == 0:
             print(f"  {exported} samples exported, {len(found)} overloads reached, "
                   f"{time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
@@ -179,8 +184,9 @@ def build_map(sweep, limit: str = "") -> dict:
             row["opinfo"] = None
             row["why_not"] = _why_not(_overload(ov))
             continue
-        _, name, variant, dtype, _, _ = hits[0]
-        mine = sorted((h for h in hits if (h[1], h[2]) == (name, variant)), key=lambda h: h[4])[:sweep.SAMPLES]
+        _, name, variant, dtype = hits[0][:4]
+        mine = sorted((h for h in hits if (h[1], h[2]) == (name, variant)), key=lambda h: (h[6], h[4]))
+        mine = sorted(mine[:sweep.SAMPLES], key=lambda h: h[4])
         row.update(opinfo=name, variant=variant, dtype=dtype, samples=[h[4] for h in mine],
                    dynamic=all(h[5] for h in mine))
     print(f"  {exported} samples exported in {time.perf_counter() - start:.0f} s", file=sys.stderr)
