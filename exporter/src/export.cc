@@ -188,15 +188,50 @@ void add_output(ModelBuild& b, const std::string& fx, const std::string& wanted)
   set_value_info(b.g->add_output(), name, b.program.graph.meta(fx, "output"), b.program.dim_names);
 }
 
+// A number among the user's outputs (a cond / while_loop result, a size, a constant): a 0-d value of its kind,
+// as capture saves numbers (int64, float64, bool).
+void add_number_output(ModelBuild& b, const pt2::Argument& arg, const std::string& wanted) {
+  using K = pt2::ArgKind;
+  const DType dtype = arg.is(K::as_sym_float) || arg.is(K::as_float) ? DType::kFloat64
+                      : arg.is(K::as_sym_bool) || arg.is(K::as_bool) ? DType::kBool
+                                                                     : DType::kInt64;
+  std::string value;
+  if (arg.is_symbolic_scalar()) {
+    auto it = b.values.find(arg.symbol());
+    if (it == b.values.end()) throw Error(b.where, "output '" + arg.symbol() + "' is not produced by the graph");
+    auto* cast = b.graph.add_node("Cast", {it->second}, {b.graph.unique_name(arg.symbol() + "_number")});
+    set_attr(cast, "to", static_cast<int64_t>(dtype));
+    value = cast->output(0);
+  } else if (dtype == DType::kInt64) {
+    value = b.graph.constant_i64({arg.as_int()}, true);
+  } else {
+    value = b.graph.constant_scalar(dtype == DType::kBool ? (arg.as_bool() ? 1.0 : 0.0) : arg.as_float(), dtype);
+  }
+  const std::string name = b.graph.is_used(wanted) ? b.graph.unique_name(wanted) : wanted;
+  b.graph.reserve_name(name);
+  b.graph.add_node("Identity", {value}, {name});
+  b.output_names.insert(name);
+  auto* type = b.g->add_output();
+  type->set_name(name);
+  type->mutable_type()->mutable_tensor_type()->set_elem_type(static_cast<int32_t>(dtype));
+  type->mutable_type()->mutable_tensor_type()->mutable_shape();  // rank 0
+}
+
 // The user's outputs, then the mutated buffers and inputs (so a caller can carry the state forward), then
 // typed intermediates (they help readers and shape inference; FX metadata gives them for free).
 void add_outputs(ModelBuild& b) {
   for (const auto& in : b.g->input()) b.input_like.insert(in.name());
   for (const auto& init : b.g->initializer()) b.input_like.insert(init.name());  // translations add some too
   size_t out_index = 0;
-  for (const auto& fx : b.program.user_output_names()) {
+  for (const auto& arg : b.program.user_outputs()) {
     const bool named = out_index < b.options.output_names.size();
-    add_output(b, fx, named ? b.options.output_names[out_index] : b.values.count(fx) ? b.values.at(fx) : fx);
+    if (arg.is_number()) {
+      const std::string fallback = arg.is_symbolic_scalar() ? arg.symbol() : "output_" + std::to_string(out_index);
+      add_number_output(b, arg, named ? b.options.output_names[out_index] : fallback);
+    } else {
+      const std::string fx = arg.tensor_name();
+      add_output(b, fx, named ? b.options.output_names[out_index] : b.values.count(fx) ? b.values.at(fx) : fx);
+    }
     ++out_index;
   }
   if (b.options.keep_mutations)

@@ -260,10 +260,31 @@ std::vector<std::string> Program::user_input_names() const {
   return out;
 }
 
+bool Argument::is_number() const {
+  switch (kind()) {
+    case ArgKind::as_int:
+    case ArgKind::as_float:
+    case ArgKind::as_bool:
+    case ArgKind::as_sym_int:
+    case ArgKind::as_sym_float:
+    case ArgKind::as_sym_bool:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::vector<Argument> Program::user_outputs() const {
+  std::vector<Argument> out;
+  for (const auto& s : output_specs)
+    if (s.kind == OutputSpec::Kind::kUserOutput && (s.arg.is_tensor() || s.arg.is_number())) out.push_back(s.arg);
+  return out;
+}
+
 std::vector<std::string> Program::user_output_names() const {
   std::vector<std::string> out;
-  for (const auto& s : output_specs)
-    if (s.kind == OutputSpec::Kind::kUserOutput && s.arg.is_tensor()) out.push_back(s.arg.tensor_name());
+  for (const auto& a : user_outputs())
+    out.push_back(a.is_tensor() ? a.tensor_name() : a.is_symbolic_scalar() ? a.symbol() : std::string());
   return out;
 }
 

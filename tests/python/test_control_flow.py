@@ -21,25 +21,7 @@ MODES = ("strict", "nonstrict")
 # non-strict torch.export refuses an unbacked SymInt (n.item()) as a while_loop input.
 CAPTURED = [(name, mode) for name in CASES + NUMBER_CASES for mode in MODES
             if (name, mode) != ("while_item_counter", "nonstrict")]
-# A number among the user's outputs (`return a * b, b`) is not an output of the ONNX yet: export.cc's
-# add_outputs lists Program::user_output_names(), tensors only (exporter/src, the lead's files).
-NUMBER_OUTPUT_DROPPED = {"cond_tensor_and_int", "while_int_counters"}
-# The libtorch reference (verify/src/reference.cc) binds only tensors to a subgraph's inputs and outputs
-# and to a higher-order op's operands and results: it stops on `return 3`, on as_ints carried values and on
-# a SymInt among the carried names.
-REFERENCE_LACKS_NUMBERS = set(NUMBER_CASES)
-
-
-def _expected_failure(name, reasons):
-    for cases, reason in reasons:
-        if name in cases:
-            return [pytest.mark.xfail(strict=True, reason=reason)]
-    return []
-
-
-def _params(reasons):
-    return [pytest.param(name, mode, marks=_expected_failure(name, reasons), id=f"{name}-{mode}")
-            for name, mode in CAPTURED]
+PAIRS = [pytest.param(name, mode, id=f"{name}-{mode}") for name, mode in CAPTURED]
 ONNX_OP = {"cond": "If", "while": "Loop", "scan": "Scan", "map": "Scan"}
 
 
@@ -60,8 +42,9 @@ def parity(*args):
     assert proc.returncode == 0, f"parity {' '.join(map(str, args))}: {proc.stdout}\n{proc.stderr}"
 
 
-@pytest.mark.parametrize(("name", "mode"), _params([(NUMBER_OUTPUT_DROPPED, "a number user output is not an ONNX "
-                                                    "output yet (export.cc add_outputs: tensors only)")]))
+# Numbers (cond_returns_int, cond_tensor_and_int, while_int_counters, while_item_counter) cross the
+# control flow and come out as 0-d outputs: int64, as capture saves them.
+@pytest.mark.parametrize(("name", "mode"), PAIRS)
 def test_control_flow_matches_eager(cases, tmp_path, name, mode):
     case_dir = cases / name / mode
     model = tmp_path / "model.onnx"
@@ -72,8 +55,7 @@ def test_control_flow_matches_eager(cases, tmp_path, name, mode):
     assert_runtimes_match_eager(model, case_dir, tmp_path)
 
 
-@pytest.mark.parametrize(("name", "mode"), _params([(REFERENCE_LACKS_NUMBERS, "the libtorch reference binds only "
-                                                    "tensors to subgraph inputs/outputs and higher-order operands")]))
+@pytest.mark.parametrize(("name", "mode"), PAIRS)
 def test_libtorch_reference_interprets_higher_order_ops(cases, tmp_path, name, mode):
     parity("verify", cases / name / mode, "--out", tmp_path, "--quiet")
     entry = json.loads((tmp_path / "report.json").read_text())["cases"][0]

@@ -144,7 +144,8 @@ class Interpreter {
         throw Error({"verify", program_.archive_path, node.name, node.target}, "libtorch: " + msg);
       }
     }
-    for (const auto& name : program_.user_output_names()) result.outputs.push_back(from_aten(tensor(name)));
+    for (const auto& a : program_.user_outputs())
+      result.outputs.push_back(from_aten(a.is_tensor() ? tensor(a.tensor_name()) : number_tensor(a)));
     for (const auto& [message, times] : failed_assertions_)
       result.notes.push_back(message + " (" + std::to_string(times) + (times == 1 ? " time" : " times") +
                              "): a data-dependent value outside what torch.export assumed; eager never checked it "
@@ -225,6 +226,28 @@ class Interpreter {
   int64_t sym_int(const pt2::schema::SymIntArgument& s) const {
     if (s.kind() == pt2::schema::SymIntArgument::Kind::as_int) return s.as_int();
     return lookup(ints_, s.as_name());
+  }
+
+  // A number (int, float, bool; a symbol or a constant) as a 0-d tensor: how capture saves numbers, how the
+  // export returns them and how they travel in and out of subgraphs here.
+  at::Tensor number_tensor(const Argument& a) const {
+    using K = pt2::ArgKind;
+    if (a.is(K::as_sym_float) || a.is(K::as_float))
+      return at::scalar_tensor(a.is_symbolic_scalar() ? lookup(floats_, a.symbol()) : a.as_float(), at::kDouble);
+    if (a.is(K::as_sym_bool) || a.is(K::as_bool))
+      return at::scalar_tensor(a.is_symbolic_scalar() ? lookup(bools_, a.symbol()) : a.as_bool(), at::kBool);
+    return at::scalar_tensor(a.is_symbolic_scalar() ? lookup(ints_, a.symbol()) : a.as_int(), at::kLong);
+  }
+
+  // Binds the symbol of a formal number (a subgraph input, a higher-order op's output) from a 0-d tensor.
+  void bind_number(const Argument& formal, const at::Tensor& t) {
+    if (!formal.is_symbolic_scalar()) return;  // a constant: nothing to bind
+    if (formal.is(pt2::ArgKind::as_sym_float))
+      floats_[formal.symbol()] = t.item<double>();
+    else if (formal.is(pt2::ArgKind::as_sym_bool))
+      bools_[formal.symbol()] = t.item<bool>();
+    else
+      ints_[formal.symbol()] = t.item<int64_t>();
   }
 
   c10::IValue to_ivalue(const Argument& a, const c10::Argument& formal) const {
@@ -600,7 +623,9 @@ class Interpreter {
     child.bools_ = bools_;
     for (size_t i = 0; i < inputs.size(); ++i)
       if (graph.inputs[i].is_tensor())
-        child.tensors_[graph.inputs[i].tensor_name()] = inputs[i];  // symbols: bound by the caller
+        child.tensors_[graph.inputs[i].tensor_name()] = inputs[i];
+      else if (inputs[i].defined())  // a number carried as a 0-d tensor (undefined: bound by the caller)
+        child.bind_number(graph.inputs[i], inputs[i]);
     for (const auto& node : graph.nodes) {
       try {
         child.run_node(node);
@@ -610,7 +635,8 @@ class Interpreter {
     }
     for (const auto& [message, times] : child.failed_assertions_) failed_assertions_[message] += times;
     std::vector<at::Tensor> out;
-    for (const auto& o : graph.outputs) out.push_back(child.tensor(o.tensor_name()));
+    for (const auto& o : graph.outputs)
+      out.push_back(o.is_tensor() ? child.tensor(o.tensor_name()) : child.number_tensor(o));
     return out;
   }
 
@@ -618,9 +644,15 @@ class Interpreter {
     if (i >= node.inputs.size()) throw Error({"verify"}, "missing argument #" + std::to_string(i));
     const Argument& a = node.inputs[i].arg;
     std::vector<at::Tensor> out;
-    if (a.is(pt2::ArgKind::as_tensors))
-      for (const auto& n : a.tensor_names()) out.push_back(tensor(n));
-    else if (!a.is_none())
+    if (a.is(pt2::ArgKind::as_tensors)) {
+      // Strict captures may name an .item() symbol among the carried tensors.
+      for (const auto& n : a.tensor_names())
+        out.push_back(!tensors_.count(n) && ints_.count(n) ? at::scalar_tensor(ints_.at(n), at::kLong) : tensor(n));
+    } else if (a.is(pt2::ArgKind::as_ints)) {  // numbers carried by a loop or passed to a branch: 0-d tensors
+      for (int64_t v : a.as_ints()) out.push_back(at::scalar_tensor(v, at::kLong));
+    } else if (a.is(pt2::ArgKind::as_sym_ints)) {
+      for (const auto& v : a.typed().as_sym_ints()) out.push_back(at::scalar_tensor(sym_int(v), at::kLong));
+    } else if (!a.is_none())
       throw Error({"verify"}, "argument #" + std::to_string(i) + " is not a tensor list: " + a.describe());
     return out;
   }
@@ -710,20 +742,22 @@ class Interpreter {
     } else {
       throw Error({"verify"}, "the reference executor does not interpret higher-order op " + op + " yet");
     }
-    std::vector<std::string> names;
+    std::vector<Argument> outs;  // one per value returned: a tensor, or a number (bound by its symbol)
     for (const auto& o : node.outputs) {
-      if (o.is(pt2::ArgKind::as_tensor))
-        names.push_back(o.tensor_name());
-      else if (o.is(pt2::ArgKind::as_tensors))
-        for (const auto& n : o.tensor_names()) names.push_back(n);
+      if (o.is(pt2::ArgKind::as_tensors))
+        for (const auto& n : o.tensor_names()) outs.push_back(Argument::tensor(n));
       else
-        names.push_back("");  // an output nobody reads
+        outs.push_back(o);
     }
-    if (names.size() != results.size())
+    if (outs.size() != results.size())
       throw Error({"verify"}, op + " returned " + std::to_string(results.size()) + " values, the graph expects " +
-                                  std::to_string(names.size()));
-    for (size_t i = 0; i < names.size(); ++i)
-      if (!names[i].empty()) tensors_[names[i]] = results[i];
+                                  std::to_string(outs.size()));
+    for (size_t i = 0; i < outs.size(); ++i) {
+      if (outs[i].is_tensor())
+        tensors_[outs[i].tensor_name()] = results[i];
+      else if (results[i].defined())
+        bind_number(outs[i], results[i]);
+    }
   }
 
   bool to_ivalue_bool(const Argument& a) const {

@@ -49,6 +49,8 @@ class Argument {
   bool is_tensor() const { return is(ArgKind::as_tensor); }
   // A SymInt/SymFloat/SymBool argument (or list element) that names a symbol rather than holding a value.
   bool is_symbolic_scalar() const;
+  // An int, float or bool argument: a constant or a symbol (SymInt / SymFloat / SymBool).
+  bool is_number() const;
 
   std::string tensor_name() const;                                        // as_tensor (throws otherwise)
   std::vector<std::string> tensor_names() const;                          // as_tensors
@@ -147,6 +149,10 @@ struct Program {
 
   // User inputs (placeholder names) in flattened pytree order.
   std::vector<std::string> user_input_names() const;
+  // The user's outputs in order: tensors and numbers (ints, floats, bools: symbols or constants, e.g. a
+  // cond branch's int); None and other kinds are not outputs of the ONNX model.
+  std::vector<Argument> user_outputs() const;
+  // Their names, index for index: a tensor's FX name, a number's symbol, "" for a constant number.
   std::vector<std::string> user_output_names() const;
   // State the program mutates (buffers, parameters, user inputs): the FX value that holds the new state and
   // the ONNX output name it gets ("mutated_buffer.bn.running_mean", "mutated_input.x"). Functionalised
