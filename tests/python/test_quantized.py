@@ -387,9 +387,20 @@ def _sets(case_dir):
     return sorted(p for p in case_dir.iterdir() if p.name.startswith("test_data_set_"))
 
 
+def _cpu_has_vnni() -> bool:
+    flags = next((line for line in open("/proc/cpuinfo") if line.startswith("flags")), "").split()
+    return "avx512_vnni" in flags or "avx_vnni" in flags
+
+
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name", _quantized_names())
-def test_scenario_onnxruntime_within_one_step(quantized_cases, name, mode):
+def test_scenario_onnxruntime_within_one_step(quantized_cases, name, mode, request):
+    if name.endswith("_u8s8") and not _cpu_has_vnni():
+        # ORT's own CPU kernel, not our ONNX: without VNNI its uint8 x int8 MatMulInteger adds byte products in
+        # pairs in a saturating int16, and these cases' data overflows it in 0.1-3 % of the pairs (refrt, exact,
+        # is judged by the verify tests; the u8s8 program is what torchao captures on VNNI CPUs only).
+        request.applymarker(pytest.mark.xfail(strict=False, reason="onnxruntime's AVX2 u8s8 kernel saturates "
+                                              "int16 pair sums on a CPU without VNNI"))
     case_dir = quantized_cases / name / mode
     _captured(case_dir, name, mode)
     model = _our_onnx(case_dir)
