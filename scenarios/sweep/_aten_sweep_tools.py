@@ -204,7 +204,9 @@ def _verdict(entry: dict, decomposed: list[str]) -> tuple[str, str]:
     op Parity lacks), unsupported (the ops named), export_error (the exporter refused: its message),
     capture_failed (torch.export's message), else the matrix's status (fail, error, crashed, timeout)."""
     status, error = entry.get("status"), entry.get("error") or ""
-    first = error.strip().splitlines()[0][:240] if error.strip() else ""
+    # Without the stage's file path (a run's own folder), so that equal causes read alike.
+    first = error.strip().splitlines()[0] if error.strip() else ""
+    first = re.sub(r"^(export|refrt): \S+\.(pt2|onnx): ", "", first)[:240]
     if status in ("pass", "xpass"):
         return ("pass_decomposed", "torch decomposed " + ", ".join(decomposed)) if decomposed else ("pass", "")
     if status == "capture_failed":
