@@ -105,8 +105,10 @@ def dim_names(ep: torch.export.ExportedProgram, module, args: tuple, kwargs: dic
             continue
         for axis, dim in (spec.items() if isinstance(spec, dict) else enumerate(spec)):
             dim_name = getattr(dim, "__name__", None)  # Dim has one; Dim.AUTO/STATIC hints do not
+            if not dim_name or not isinstance(axis, int) or not 0 <= axis < val.dim():
+                continue  # a hint, or a spec shaped otherwise than this tensor (e.g. forward(*tensors))
             size = val.shape[axis]
-            if not dim_name or not isinstance(size, torch.SymInt) or not size.node.expr.is_Symbol:
+            if not isinstance(size, torch.SymInt) or not size.node.expr.is_Symbol:
                 continue  # static, hinted or derived (e.g. 2*batch): the symbol keeps its own name
             symbol = str(size.node.expr)
             mapping[symbol] = dim_name
@@ -125,7 +127,7 @@ def _save_tensor(path: Path, value, name: str):
 
 def tensor_proto(value: torch.Tensor, name: str) -> onnx.TensorProto:
     """The tensor as a TensorProto, bit for bit (numpy has no bfloat16: its bits go in as raw data)."""
-    value = value.detach().cpu().contiguous()
+    value = value.detach().cpu().resolve_conj().resolve_neg().contiguous()  # the values, not a lazy conj bit
     if value.dtype == torch.bfloat16:
         return onnx.helper.make_tensor(name, onnx.TensorProto.BFLOAT16, list(value.shape),
                                        value.view(torch.int16).numpy().tobytes(), raw=True)
