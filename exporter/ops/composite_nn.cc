@@ -1,11 +1,13 @@
 // CompositeImplicitAutograd nn and statistics ops that torch.export keeps in a program (nn.ConvTranspose*
 // calls conv_transpose*d, F.cosine_similarity, F.one_hot, Tensor.var() with `unbiased`, ...), written with
 // the formulas of torch's composites.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <utility>
 
 #include "../src/translate.h"
+#include "unbatched_conv.h"
 #include "attention_mask.h"
 
 namespace parity::exporter {
@@ -24,9 +26,10 @@ std::vector<int64_t> per_dim(TranslateContext& ctx, const std::string& name, siz
 // conv_transposeNd.input(input, weight, bias?, stride, padding, output_padding, groups, dilation).
 void conv_transpose(TranslateContext& ctx) {
   const size_t n = static_cast<size_t>(ctx.rank("weight") - 2);
-  std::vector<std::string> inputs = {ctx.tensor("input"), ctx.tensor("weight")};
+  const UnbatchedConv unbatched(ctx);
+  std::vector<std::string> inputs = {unbatched.input(), ctx.tensor("weight")};
   if (ctx.has("bias")) inputs.push_back(ctx.tensor("bias"));
-  auto* node = ctx.emit("ConvTranspose", inputs, {ctx.output()});
+  auto* node = ctx.emit("ConvTranspose", inputs, {unbatched.result()});
   set_attr(node, "strides", per_dim(ctx, "stride", n, 1));
   set_attr(node, "dilations", per_dim(ctx, "dilation", n, 1));
   set_attr(node, "group", ctx.int_arg("groups", 1));
@@ -34,8 +37,9 @@ void conv_transpose(TranslateContext& ctx) {
   pads.insert(pads.end(), pads.begin(), pads.end());
   set_attr(node, "pads", pads);
   const auto extra = per_dim(ctx, "output_padding", n, 0);
-  for (int64_t v : extra)
-    if (v != 0) return set_attr(node, "output_padding", extra);
+  if (std::any_of(extra.begin(), extra.end(), [](int64_t v) { return v != 0; }))
+    set_attr(node, "output_padding", extra);
+  unbatched.finish();
 }
 
 // The reduced axes of a `dim` argument (absent or empty = every axis).

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "../src/translate.h"
+#include "unbatched_conv.h"
 #include "attention_mask.h"
 
 namespace parity::exporter {
@@ -70,9 +71,10 @@ std::string channel_vector(TranslateContext& ctx, const std::string& v, int64_t 
 void convolution(TranslateContext& ctx) {
   const size_t n = static_cast<size_t>(ctx.rank("weight") - 2);
   const bool transposed = ctx.bool_arg("transposed", false);
-  std::vector<std::string> inputs = {ctx.tensor("input"), ctx.tensor("weight")};
+  const UnbatchedConv unbatched(ctx);
+  std::vector<std::string> inputs = {unbatched.input(), ctx.tensor("weight")};
   if (ctx.has("bias")) inputs.push_back(ctx.tensor("bias"));
-  auto* node = ctx.emit(transposed ? "ConvTranspose" : "Conv", inputs, {ctx.output()});
+  auto* node = ctx.emit(transposed ? "ConvTranspose" : "Conv", inputs, {unbatched.result()});
   set_attr(node, "strides", per_dim(ctx, "stride", n, 1));
   set_attr(node, "dilations", per_dim(ctx, "dilation", n, 1));
   set_attr(node, "group", ctx.int_arg("groups", 1));
@@ -98,6 +100,7 @@ void convolution(TranslateContext& ctx) {
     const auto op = per_dim(ctx, "output_padding", n, 0);
     if (std::any_of(op.begin(), op.end(), [](int64_t v) { return v != 0; })) set_attr(node, "output_padding", op);
   }
+  unbatched.finish();
 }
 
 // avg_poolNd(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)

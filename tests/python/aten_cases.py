@@ -814,6 +814,8 @@ import aten_cases_data_dependent  # noqa: E402,F401,I001
 import aten_cases_fast_path  # noqa: E402,F401,I001
 # aten::_int_mm, both dtype pairs and torchao's u8s8 pattern: their own table.
 import aten_cases_int_mm  # noqa: E402,F401,I001
+# Convolutions of an unbatched input: their own table.
+import aten_cases_unbatched_conv  # noqa: E402,F401,I001
 
 
 def core_overloads() -> list[str]:
