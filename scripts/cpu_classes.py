@@ -50,6 +50,11 @@ KNOWN = {
 
 
 def known(cls, case):
+    # The _int_mm entry is seen when a VNNI host is capped. On a CPU without VNNI the da8w8 cases passed
+    # README line 2 before this script existed (Zen 3, issue 44), so torch's int8 path there is taken to be
+    # exact and the case expected to pass: listed only where the host has VNNI (not checked on such a host).
+    if not {"avx512_vnni", "avx_vnni"} & flags():
+        return None
     return next((why for (c, k), why in KNOWN.items() if re.search(c, cls) and re.search(k, case)), None)
 
 
