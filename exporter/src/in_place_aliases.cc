@@ -66,30 +66,6 @@ schema::Argument renamed(const schema::Argument& a, const Rename& rename) {
   return out;
 }
 
-// The tensors a node writes: `self` of an in-place aten op, the running statistics of batch norm in
-// training mode (mutable arguments that are not `self`).
-std::vector<std::string> written_tensors(const Node& n) {
-  std::vector<std::string> out;
-  const OpTarget t = OpTarget::parse(n.target);
-  if (t.is_in_place() && !n.inputs.empty() && n.inputs[0].arg.is_tensor()) out.push_back(n.inputs[0].arg.tensor_name());
-  const Argument* training = n.input("training");
-  if ((t.op == "batch_norm" || t.op == "_native_batch_norm_legit" || t.op == "native_batch_norm") && training &&
-      training->is(ArgKind::as_bool) && training->as_bool())
-    for (const char* arg : {"running_mean", "running_var"})
-      if (const Argument* a = n.input(arg); a && a->is_tensor()) out.push_back(a->tensor_name());
-  return out;
-}
-
-std::vector<std::string> output_tensor_names(const Node& n) {
-  std::vector<std::string> out;
-  for (const auto& o : n.outputs) {
-    if (o.is(ArgKind::as_tensor)) out.push_back(o.tensor_name());
-    if (o.is(ArgKind::as_tensors))
-      for (const auto& t : o.tensor_names()) out.push_back(t);
-  }
-  return out;
-}
-
 class AliasResolver {
  public:
   explicit AliasResolver(Graph& g) : g_(g) {}
@@ -186,7 +162,7 @@ class AliasResolver {
         for (const auto& o : output_tensor_names(n))
           views_[o] = {index, self->tensor_name(), o, version_[root(self->tensor_name())]};
     }
-    const std::vector<std::string> writes = written_tensors(n);
+    const std::vector<std::string> writes = tensors_written_by(n);
     if (t.is_in_place() && !writes.empty() && !n.outputs.empty() && n.outputs[0].is_tensor())
       alias_[n.outputs[0].tensor_name()] = writes[0];
     g_.nodes.push_back(std::move(n));
@@ -203,9 +179,33 @@ class AliasResolver {
 
 }  // namespace
 
+// The tensors a node writes: `self` of an in-place aten op, the running statistics of batch norm in
+// training mode (mutable arguments that are not `self`).
+std::vector<std::string> tensors_written_by(const Node& n) {
+  std::vector<std::string> out;
+  const OpTarget t = OpTarget::parse(n.target);
+  if (t.is_in_place() && !n.inputs.empty() && n.inputs[0].arg.is_tensor()) out.push_back(n.inputs[0].arg.tensor_name());
+  const Argument* training = n.input("training");
+  if ((t.op == "batch_norm" || t.op == "_native_batch_norm_legit" || t.op == "native_batch_norm") && training &&
+      training->is(ArgKind::as_bool) && training->as_bool())
+    for (const char* arg : {"running_mean", "running_var"})
+      if (const Argument* a = n.input(arg); a && a->is_tensor()) out.push_back(a->tensor_name());
+  return out;
+}
+
+std::vector<std::string> output_tensor_names(const Node& n) {
+  std::vector<std::string> out;
+  for (const auto& o : n.outputs) {
+    if (o.is(ArgKind::as_tensor)) out.push_back(o.tensor_name());
+    if (o.is(ArgKind::as_tensors))
+      for (const auto& t : o.tensor_names()) out.push_back(t);
+  }
+  return out;
+}
+
 void resolve_in_place_aliases(Graph& graph, std::vector<OutputSpec>& output_specs) {
   bool any_write = false;
-  for (const auto& n : graph.nodes) any_write = any_write || !written_tensors(n).empty();
+  for (const auto& n : graph.nodes) any_write = any_write || !tensors_written_by(n).empty();
   if (!any_write) return;  // functional programs (decomposed captures) are left exactly as captured
   AliasResolver(graph).run(output_specs);
 }

@@ -356,11 +356,7 @@ std::vector<Program::Mutation> Program::mutations() const {
   // in-place op writes (directly or through a chain of views) holds the new state after the graph.
   std::map<std::string, const Node*> producer;
   for (const auto& n : graph.nodes)
-    for (const auto& o : n.outputs)
-      for (const auto& t : o.is(pt2::ArgKind::as_tensor)    ? std::vector<std::string>{o.tensor_name()}
-                           : o.is(pt2::ArgKind::as_tensors) ? o.tensor_names()
-                                                            : std::vector<std::string>{})
-        producer[t] = &n;
+    for (const auto& t : output_tensor_names(n)) producer[t] = &n;
   std::set<std::string> written;
   auto mark = [&](std::string t) {
     for (auto it = producer.find(t); it != producer.end() && is_view_target(it->second->target);
@@ -371,17 +367,8 @@ std::vector<Program::Mutation> Program::mutations() const {
     }
     written.insert(t);
   };
-  for (const auto& n : graph.nodes) {
-    if (OpTarget::parse(n.target).is_in_place() && !n.inputs.empty() && n.inputs[0].arg.is_tensor())
-      mark(n.inputs[0].arg.tensor_name());
-    // Batch norm in training mode writes its running statistics (a mutable argument, not `self`).
-    const std::string op = OpTarget::parse(n.target).op;
-    const Argument* training = n.input("training");
-    if ((op == "batch_norm" || op == "_native_batch_norm_legit" || op == "native_batch_norm") && training &&
-        training->is(pt2::ArgKind::as_bool) && training->as_bool())
-      for (const char* arg : {"running_mean", "running_var"})
-        if (const Argument* a = n.input(arg); a && a->is_tensor()) mark(a->tensor_name());
-  }
+  for (const auto& n : graph.nodes)
+    for (const auto& t : tensors_written_by(n)) mark(t);
   for (const auto& s : input_specs) {
     if (!s.arg.is(pt2::ArgKind::as_tensor) || !written.count(s.arg.tensor_name())) continue;
     const std::string name = s.kind == InputSpec::Kind::kBuffer      ? "mutated_buffer." + s.target
