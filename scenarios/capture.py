@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
+import importlib.metadata
 import importlib.util
 import inspect
 import json
@@ -134,12 +135,29 @@ def tensor_proto(value: torch.Tensor, name: str) -> onnx.TensorProto:
     return onnx.numpy_helper.from_array(value.numpy(), name)
 
 
-def source_hash(case: Case) -> str:
+def _version(distribution: str) -> str:
+    """An installed distribution's version without importing it (torchao's import is slow), "" when absent."""
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+
+
+def cache_key(case: Case) -> dict:
+    """What a capture depends on besides this project's capture code: the case's source (its file, the forced
+    CPU predicates), torch's version and torchao's (its quantize_ and PT2E paths write the quantized programs).
+    A change in any of them captures the case again."""
     path = case.source_file()
     text = Path(path).read_text() if path and Path(path).is_file() else case.name
     if case.cpu_branch:  # what the forced predicates are is part of what the program is
         text += case.cpu_branch + Path(cpu_branches.__file__).read_text()
-    return hashlib.sha256((text + torch.__version__).encode()).hexdigest()
+    return {"source": hashlib.sha256(text.encode()).hexdigest(), "torch": torch.__version__,
+            "torchao": _version("torchao")}
+
+
+def source_hash(case: Case) -> str:
+    """The capture cache's key (case.json source_hash): cache_key's parts in one digest."""
+    return hashlib.sha256(json.dumps(cache_key(case), sort_keys=True).encode()).hexdigest()
 
 
 def _write_json_atomic(path: Path, data: dict):
@@ -167,7 +185,7 @@ def _is_cached(case_dir: Path, digest: str, fp64_reference: bool = False) -> boo
 
 def _clear(case_dir: Path):
     """Removes what an earlier capture wrote (not e.g. a verify/ folder), so no stale set survives."""
-    for p in [case_dir / "case.json", case_dir / "model.pt2", *case_dir.glob("test_data_set_*")]:
+    for p in [case_dir / "case.json", case_dir / "model.pt2", case_dir / "official", *case_dir.glob("test_data_set_*")]:
         shutil.rmtree(p) if p.is_dir() else p.unlink(missing_ok=True)
 
 
@@ -338,6 +356,10 @@ def main(argv=None) -> int:
     parser.add_argument("--scenarios", action="append", default=[], metavar="FILE_OR_DIR[:NAME]")
     parser.add_argument("--with-builtin", action="store_true", help="with --scenarios: the built-in cases too")
     parser.add_argument("--shard", default="", metavar="K/N", help="only the K-th of N round-robin (case, mode) shares")
+    parser.add_argument("--official", choices=OFFICIAL_CHOICES, default="none",
+                        help="also run the official exporter (and ONNX Runtime on its model) on the captured program "
+                        "of one mode per case (non-strict, else strict, else decomposed) or of every mode, in the "
+                        "same process, and keep its record in the case folder (scenarios/peers.py)")
     args = parser.parse_args(argv)
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     bad = [m for m in modes if m not in MODES]
@@ -368,7 +390,7 @@ def main(argv=None) -> int:
     share = suite.pairs(cases, modes, shard)
     builtin = args.with_builtin or not args.scenarios
     tasks = [(c.name, [m for owner, m in share if owner is c], str(args.out), args.force, decompose_with,
-              args.scenarios, builtin) for c in cases]
+              args.scenarios, builtin, args.official) for c in cases]
     tasks = [t for t in tasks if t[1]]
     if args.jobs > 1 and len(tasks) > 1:
         # Spawned workers (torch does not fork safely); each re-imports the cases, extra scenarios included.
@@ -384,14 +406,49 @@ def main(argv=None) -> int:
 
 def _capture_modes(task) -> list[dict]:
     """Every requested mode of one case, in one process (a worker's unit of work)."""
-    name, modes, out, force, decompose_with, scenarios, builtin = task
+    name, modes, out, force, decompose_with, scenarios, builtin, official = task
     case = next(c for c in suite.select_cases(scenarios, builtin) if c.name == name)  # suite files load once
     programs: dict = {}
     results = []
     with contextlib.redirect_stdout(sys.stderr):  # stray prints must not break the JSON lines
         for mode in modes:
             results.append(capture_case(case, mode, out, force, programs, decompose_with))
+        programs.clear()
+        for result in official_modes(results, official):
+            add_official(result)
     return results
+
+
+OFFICIAL_CHOICES = ("none", "one", "all")
+# The mode whose capture the official exporter gets when it runs on one mode per case: the one
+# torch.onnx.export(model, dynamo=True) would capture itself (non-strict, else strict), else any captured. The same
+# rule as the matrix's (verify/src/matrix.cc official_modes), over the same pairs: a case's pairs of this run.
+_OFFICIAL_RANK = {"nonstrict": 0, "strict": 1, "decomposed": 2}
+
+
+def official_modes(results: list[dict], official: str) -> list[dict]:
+    """The capture lines (of one case) whose program the official exporter runs on."""
+    captured = [r for r in results if r["status"] != "capture_failed"]
+    if official == "all" or not captured:
+        return captured if official == "all" else []
+    if official == "one":
+        return [min(captured, key=lambda r: _OFFICIAL_RANK.get(r["mode"], 3))]
+    return []
+
+
+def add_official(result: dict):
+    """The official exporter on the program just captured (or cached), in this process: torch, the case's
+    libraries and the exporter are imported already. Its record goes into the case folder (peers.py reads it
+    there in the matrix's peers phase); the capture line says how long it took and whether it was cached."""
+    from . import peers
+    start = time.perf_counter()
+    try:
+        how, record = peers.official_into_case(Path(result["dir"]))
+        result["official"] = f"{how}, export {record.get('export')}"
+    except Exception as e:  # the peers phase runs it again and reports the error in its column
+        traceback.print_exc(file=sys.stderr)
+        result["official"] = f"error: {_first_lines(e, 1, 300)}"
+    result["official_seconds"] = round(time.perf_counter() - start, 3)
 
 
 def _print_lines(results: list[dict]):

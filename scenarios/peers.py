@@ -243,9 +243,82 @@ def _no_run(status: str) -> dict:
     return {"status": status, "max_abs_error": None, "mismatches": None, "error": None}
 
 
+def run_official(case_dir: Path, onnx_path: Path, sets=None, scales=None) -> dict:
+    """The official exporter on the case's model.pt2 (saved as `onnx_path`), its model on ONNX Runtime against
+    the stored eager outputs: the "official" record of the peers line."""
+    sets = load_sets(case_dir) if sets is None else sets
+    scales = quant_scales(case_dir) if scales is None else scales
+    official = export_official(case_dir / "model.pt2", onnx_path)
+    official["ort"] = run_ort(Path(official["onnx"]), sets, scales) if official["export"] == "ok" else \
+        _no_run("skipped")
+    official["nodes"] = node_count(official["onnx"]) if official["export"] == "ok" else None
+    return official
+
+
+# The official exporter's record kept in the case folder (written by the capture worker, which has torch and the
+# case's libraries loaded already; scenarios/capture.py --official): CASE/MODE/official/official.json and .onnx.
+# Its verdict depends on the captured program (case.json's source_hash), the official exporter's packages and
+# this judge's code and tolerances; Parity's own code is not part of it, so a second run reuses it.
+OFFICIAL_DIR = "official"
+_JUDGE_FILES = (Path(__file__), Path(fp64.__file__), _TOLERANCES_JSON)
+
+
+def official_key(case_dir: Path) -> dict:
+    """What the cached official record depends on."""
+    import hashlib
+    from importlib import metadata
+
+    def version(name):
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return ""
+    try:
+        source_hash = json.loads((case_dir / "case.json").read_text()).get("source_hash")
+    except (OSError, ValueError):
+        source_hash = None
+    judge = hashlib.sha256(b"".join(p.read_bytes() for p in _JUDGE_FILES if p.is_file())).hexdigest()
+    return {"source_hash": source_hash, "judge": judge,
+            **{name: version(name) for name in ("torch", "onnx", "onnxscript", "onnxruntime")}}
+
+
+def cached_official(case_dir: Path) -> dict | None:
+    """The official record the capture left in the case folder, when it is still valid for this program and
+    these packages; else None."""
+    try:
+        saved = json.loads((case_dir / OFFICIAL_DIR / "official.json").read_text())
+    except (OSError, ValueError):
+        return None
+    if saved.get("key") != official_key(case_dir) or saved.get("key", {}).get("source_hash") is None:
+        return None
+    record = saved.get("record") or {}
+    if record.get("export") == "ok":  # the model beside this file, wherever the case folder is now
+        onnx_path = case_dir / OFFICIAL_DIR / "official.onnx"
+        if not onnx_path.is_file():
+            return None
+        record["onnx"] = str(onnx_path)
+    return record
+
+
+def official_into_case(case_dir: Path) -> tuple[str, dict]:
+    """The capture worker's part of the peers: the official record into CASE/MODE/official/, or the one already
+    there when still valid. Returns ("cached" | "ran", record)."""
+    record = cached_official(case_dir)
+    if record is not None:
+        return "cached", record
+    folder = case_dir / OFFICIAL_DIR
+    folder.mkdir(exist_ok=True)
+    key = official_key(case_dir)
+    record = run_official(case_dir, folder / "official.onnx")
+    tmp = folder / ".official.json.tmp"
+    tmp.write_text(json.dumps({"key": key, "record": record}, indent=1) + "\n")
+    tmp.replace(folder / "official.json")
+    return "ran", record
+
+
 def peers_of(case_dir: Path, ours: Path, out: Path, official: bool = True) -> dict:
     """ONNX Runtime on our model, and (unless `official` is false) the official exporter on the case's
-    program, its model on ONNX Runtime."""
+    program, its model on ONNX Runtime: the record the capture left in the case folder, else run here."""
     out.mkdir(parents=True, exist_ok=True)
     sets = load_sets(case_dir)
     scales = quant_scales(case_dir)
@@ -255,11 +328,10 @@ def peers_of(case_dir: Path, ours: Path, out: Path, official: bool = True) -> di
                 "official": {"export": "not_run", "onnx": None, "error": None, "ort": _no_run("not_run"),
                              "nodes": None},
                 "ours": ours_record}
-    official = export_official(case_dir / "model.pt2", out / "official.onnx")
-    official["ort"] = run_ort(Path(official["onnx"]), sets, scales) if official["export"] == "ok" else \
-        _no_run("skipped")
-    official["nodes"] = node_count(official["onnx"]) if official["export"] == "ok" else None
-    return {"case_dir": str(case_dir), "official": official, "ours": ours_record}
+    record = cached_official(case_dir)
+    if record is None:
+        record = run_official(case_dir, out / "official.onnx", sets, scales)
+    return {"case_dir": str(case_dir), "official": record, "ours": ours_record}
 
 
 def main(argv=None) -> int:

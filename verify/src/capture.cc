@@ -66,6 +66,7 @@ std::vector<json> run_capture(const CaptureRequest& r, const std::function<void(
   if (r.force) argv.push_back("--force");
   argv.insert(argv.end(), {"--jobs", std::to_string(std::max(r.jobs, 1))});
   if (!r.shard.empty()) argv.insert(argv.end(), {"--shard", r.shard});
+  if (r.official != "none") argv.insert(argv.end(), {"--official", r.official});
   const auto suites = suite_args(r);
   argv.insert(argv.end(), suites.begin(), suites.end());
   std::vector<json> captured;

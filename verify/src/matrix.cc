@@ -70,6 +70,9 @@ CaptureRequest capture_request(const MatrixOptions& o, const std::string& cases_
   r.python = o.python, r.source_dir = o.source_dir, r.out_dir = cases_dir, r.modes = o.modes, r.filter = o.filter;
   r.scenarios = o.scenarios, r.with_builtin = o.with_builtin, r.shard = o.shard, r.force = o.force_capture;
   r.jobs = o.jobs;
+  // The official exporter runs in the capture's worker, on the program it just captured (no second torch start,
+  // no second load of the case's libraries) and is cached with the case folder; the peers phase reads its record.
+  r.official = !o.peers ? "none" : o.official_every_mode ? "all" : "one";
   return r;
 }
 
@@ -78,7 +81,11 @@ std::vector<json> capture_all(const MatrixOptions& o, const std::string& cases_d
             << (o.shard.empty() ? "" : " (shard " + o.shard + ")") << " ..." << std::endl;
   return run_capture(capture_request(o, cases_dir), [](const json& j) {
     std::cout << "  capture " << j.value("case", "?") << "/" << j.value("mode", "?") << ": " << j.value("status", "?")
-              << std::fixed << std::setprecision(1) << " (" << j.value("seconds", 0.0) << " s)" << std::endl;
+              << std::fixed << std::setprecision(1) << " (" << j.value("seconds", 0.0) << " s)";
+    if (j.contains("official") && j["official"].is_string())
+      std::cout << ", official exporter " << j["official"].get<std::string>() << " ("
+                << j.value("official_seconds", 0.0) << " s)";
+    std::cout << std::endl;
   });
 }
 
@@ -211,14 +218,22 @@ std::string seconds_text(double s) {
 // starting Python and importing torch and the case libraries. And how many came from the cache.
 std::string capture_detail(const MatrixOptions& o, const std::vector<json>& captured) {
   std::map<std::string, double> by_mode;
-  size_t cached = 0;
+  size_t cached = 0, official = 0, official_cached = 0;
+  double official_seconds = 0;
   for (const json& c : captured) {
     by_mode[c.value("mode", "?")] += c.value("seconds", 0.0);
     cached += c.value("status", "") == "cached" ? 1 : 0;
+    if (!c.contains("official") || !c["official"].is_string()) continue;
+    ++official;
+    official_cached += c["official"].get<std::string>().rfind("cached", 0) == 0 ? 1 : 0;
+    official_seconds += c.value("official_seconds", 0.0);
   }
   std::string text;
   for (const auto& mode : o.modes)
     if (by_mode.count(mode)) text += (text.empty() ? "" : ", ") + mode + " " + seconds_text(by_mode[mode]);
+  if (official > 0)
+    text += "; the official exporter on " + std::to_string(official) + " (" + std::to_string(official_cached) +
+            " cached) " + seconds_text(official_seconds);
   return std::to_string(captured.size()) + " pairs, " + std::to_string(cached) + " cached; per mode " +
          (text.empty() ? "0 s" : text) + " summed over " + std::to_string(std::max(o.jobs, 1)) + " processes";
 }

@@ -30,6 +30,9 @@ struct CaptureRequest {
   std::string shard;                   // "K/N" or ""
   bool force = false;                  // capture again even when cached
   int jobs = 1;                        // cases captured in parallel processes
+  // "one" / "all": the official exporter on one captured mode per case / on every mode, in the capture's own
+  // process, its record kept in the case folder for the peers (scenarios/peers.py); "none": not at capture.
+  std::string official = "none";
   double timeout_seconds = 3600;
 };
 
