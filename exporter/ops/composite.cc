@@ -265,27 +265,6 @@ void frobenius_norm(TranslateContext& ctx) {
               ctx.output());
 }
 
-// split.sizes, tensor_split, hsplit / vsplit / dsplit: one Split along the op's axis, the pieces' sizes
-// read from the outputs' (static) shapes.
-void split_by_output_sizes(TranslateContext& ctx, int64_t dim) {
-  std::vector<int64_t> sizes;
-  std::vector<std::string> outs;
-  for (size_t i = 0; i < ctx.output_count(); ++i) {
-    const auto& meta = ctx.output_meta(i);
-    if (static_cast<size_t>(dim) >= meta.sizes.size() || !meta.sizes[static_cast<size_t>(dim)].value)
-      ctx.fail("a split into pieces of symbolic size is not supported");
-    sizes.push_back(*meta.sizes[static_cast<size_t>(dim)].value);
-    outs.push_back(ctx.output(i));
-  }
-  set_attr(ctx.emit("Split", {ctx.tensor("self"), i64s(ctx, sizes)}, outs), "axis", dim);
-}
-void split_sizes(TranslateContext& ctx) {
-  split_by_output_sizes(ctx, ctx.normalized_dim(ctx.int_arg("dim", 0), ctx.rank("self")));
-}
-void hsplit(TranslateContext& ctx) { split_by_output_sizes(ctx, ctx.rank("self") >= 2 ? 1 : 0); }
-void vsplit(TranslateContext& ctx) { split_by_output_sizes(ctx, 0); }
-void dsplit(TranslateContext& ctx) { split_by_output_sizes(ctx, 2); }
-
 // narrow.Tensor(self, dim, start: 0-d tensor, length): Slice from start (negative counts from the end).
 void narrow_tensor(TranslateContext& ctx) {
   const int64_t dim = ctx.normalized_dim(ctx.int_arg("dim", 0), ctx.rank("self"));
@@ -620,15 +599,6 @@ PARITY_TRANSLATION("aten::_cast_Long.default", cast_to_output, 18);
 PARITY_TRANSLATION("aten::_cast_Short.default", cast_to_output, 18);
 PARITY_TRANSLATION("aten::_shape_as_tensor.default", shape_as_tensor, 18);
 PARITY_TRANSLATION("aten::frobenius_norm.dim", frobenius_norm, 18);
-PARITY_TRANSLATION("aten::split.sizes", split_sizes, 18);
-PARITY_TRANSLATION("aten::tensor_split.sections", split_sizes, 18);
-PARITY_TRANSLATION("aten::tensor_split.indices", split_sizes, 18);
-PARITY_TRANSLATION("aten::hsplit.int", hsplit, 18);
-PARITY_TRANSLATION("aten::hsplit.array", hsplit, 18);
-PARITY_TRANSLATION("aten::vsplit.int", vsplit, 18);
-PARITY_TRANSLATION("aten::vsplit.array", vsplit, 18);
-PARITY_TRANSLATION("aten::dsplit.int", dsplit, 18);
-PARITY_TRANSLATION("aten::dsplit.array", dsplit, 18);
 PARITY_TRANSLATION("aten::narrow.Tensor", narrow_tensor, 18);
 PARITY_TRANSLATION("aten::linalg_vecdot.default", linalg_vecdot, 18);
 PARITY_TRANSLATION("aten::inner.default", inner, 18);

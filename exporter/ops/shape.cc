@@ -181,26 +181,13 @@ void repeat_interleave(TranslateContext& ctx) {
   ctx.emit("Reshape", {expanded, out_shape}, {ctx.output()});
 }
 
-// split_with_sizes(self, split_sizes, dim) / split.Tensor(self, split_size, dim)
+// split_with_sizes(self, split_sizes, dim) (split.Tensor, chunk & co. are in split_pieces.cc)
 void split_with_sizes(TranslateContext& ctx) {
   const int64_t dim = normalized_dim(ctx, ctx.int_arg("dim", 0), rank_of(ctx, "self"));
   std::vector<std::string> outs;
   for (size_t i = 0; i < ctx.output_count(); ++i) outs.push_back(ctx.output(i));
   auto* n = ctx.emit("Split", {ctx.tensor("self"), ctx.int_list_value("split_sizes")}, outs);
   set_attr(n, "axis", dim);
-}
-
-void split_tensor(TranslateContext& ctx) {
-  const int64_t dim = normalized_dim(ctx, ctx.int_arg("dim", 0), rank_of(ctx, "self"));
-  std::vector<int64_t> sizes;
-  std::vector<std::string> outs;
-  for (size_t i = 0; i < ctx.output_count(); ++i) {
-    const auto& d = ctx.output_meta(i).sizes[static_cast<size_t>(dim)];
-    if (!d.value) ctx.fail("split of a symbolic dim is not supported yet");
-    sizes.push_back(*d.value);
-    outs.push_back(ctx.output(i));
-  }
-  set_attr(ctx.emit("Split", {ctx.tensor("self"), ctx.graph.constant_i64(sizes)}, outs), "axis", dim);
 }
 
 // unbind(self, dim): Split into ones, then squeeze each piece.
@@ -447,8 +434,6 @@ PARITY_TRANSLATION("aten::mH.default", matrix_transpose, 18);
 PARITY_TRANSLATION("aten::repeat.default", repeat, 18);
 PARITY_TRANSLATION("aten::repeat_interleave.self_int", repeat_interleave, 18);
 PARITY_TRANSLATION("aten::split_with_sizes.default", split_with_sizes, 18);
-PARITY_TRANSLATION("aten::split.Tensor", split_tensor, 18);
-PARITY_TRANSLATION("aten::chunk.default", split_tensor, 18);  // sizes from the outputs, as for split
 PARITY_TRANSLATION("aten::unflatten.int", view, 18);
 PARITY_TRANSLATION("aten::unbind.int", unbind, 18);
 PARITY_TRANSLATION("aten::stack.default", stack, 18);
