@@ -147,55 +147,6 @@ void max_pool_with_indices(TranslateContext& ctx) {
   set_attr(ctx.emit("Mod", {raw, plane}, {ctx.output(1)}), "fmod", int64_t{0});
 }
 
-// _adaptive_avg_poolNd(self, output_size): global pooling, an exact AveragePool when the sizes divide,
-// else one ReduceMean per output bin (static sizes).
-void adaptive_avg_pool(TranslateContext& ctx) {
-  const auto& meta = ctx.input_meta("self");
-  const size_t n = static_cast<size_t>(ctx.rank("self") - 2);
-  const auto out = per_dim(ctx, "output_size", n, 1);
-  if (std::all_of(out.begin(), out.end(), [](int64_t v) { return v == 1; })) {
-    ctx.emit("GlobalAveragePool", {ctx.tensor("self")}, {ctx.output()});
-    return;
-  }
-  std::vector<int64_t> in;
-  for (size_t i = 0; i < n; ++i) {
-    const auto& d = meta.sizes[meta.sizes.size() - n + i];
-    if (!d.value) ctx.fail("adaptive pooling over a symbolic spatial dim is not supported");
-    in.push_back(*d.value);
-  }
-  bool divisible = true;
-  for (size_t i = 0; i < n; ++i) divisible = divisible && out[i] > 0 && in[i] % out[i] == 0;
-  if (divisible) {
-    std::vector<int64_t> k;
-    for (size_t i = 0; i < n; ++i) k.push_back(in[i] / out[i]);
-    auto* node = ctx.emit("AveragePool", {ctx.tensor("self")}, {ctx.output()});
-    set_attr(node, "kernel_shape", k);
-    set_attr(node, "strides", k);
-    return;
-  }
-  if (n != 2) ctx.fail("adaptive pooling with non-dividing sizes is supported in 2-D only");
-  const int64_t r = ctx.rank("self");
-  std::vector<std::string> rows;
-  for (int64_t i = 0; i < out[0]; ++i) {
-    std::vector<std::string> cells;
-    const int64_t h0 = i * in[0] / out[0], h1 = ((i + 1) * in[0] + out[0] - 1) / out[0];
-    for (int64_t j = 0; j < out[1]; ++j) {
-      const int64_t w0 = j * in[1] / out[1], w1 = ((j + 1) * in[1] + out[1] - 1) / out[1];
-      const std::string bin = ctx.emit1("Slice",
-                                        {ctx.tensor("self"), ctx.graph.constant_i64({h0, w0}),
-                                         ctx.graph.constant_i64({h1, w1}), ctx.graph.constant_i64({r - 2, r - 1})},
-                                        "bin");
-      const std::string m = ctx.temp("bin_mean");
-      emit_reduce(ctx, "ReduceMean", bin, {r - 2, r - 1}, true, m);
-      cells.push_back(m);
-    }
-    auto* row = ctx.emit("Concat", cells, {ctx.temp("row")});
-    set_attr(row, "axis", r - 1);
-    rows.push_back(row->output(0));
-  }
-  set_attr(ctx.emit("Concat", rows, {ctx.output()}), "axis", r - 2);
-}
-
 // Weight/bias, or ones/zeros shaped like `like` when None.
 std::string affine_or(TranslateContext& ctx, const std::string& name, double fallback, const std::string& like_shape,
                       DType t) {
@@ -557,10 +508,6 @@ PARITY_TRANSLATION("aten::max_pool2d.default", max_pool, 18);
 PARITY_TRANSLATION("aten::max_pool3d.default", max_pool, 18);
 PARITY_TRANSLATION("aten::max_pool2d_with_indices.default", max_pool_with_indices, 18);
 PARITY_TRANSLATION("aten::max_pool3d_with_indices.default", max_pool_with_indices, 18);
-PARITY_TRANSLATION("aten::_adaptive_avg_pool2d.default", adaptive_avg_pool, 18);
-PARITY_TRANSLATION("aten::_adaptive_avg_pool3d.default", adaptive_avg_pool, 18);
-PARITY_TRANSLATION("aten::adaptive_avg_pool1d.default", adaptive_avg_pool, 18);
-PARITY_TRANSLATION("aten::adaptive_avg_pool2d.default", adaptive_avg_pool, 18);
 PARITY_TRANSLATION("aten::_native_batch_norm_legit_no_training.default", batch_norm_no_training, 18);
 PARITY_TRANSLATION("aten::_native_batch_norm_legit.default", batch_norm_legit, 18);
 PARITY_TRANSLATION("aten::_native_batch_norm_legit.no_stats", batch_norm_legit, 18);
