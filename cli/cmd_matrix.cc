@@ -53,7 +53,12 @@ int run_matrix_command(MatrixArgs& a) {
   if (o.with_builtin && o.scenarios.empty())
     throw Error({"cli"}, "--with-builtin adds the built-in cases to --scenarios suites: give --scenarios",
                 ErrorKind::kUsage);
-  if (!o.shard.empty()) verify::parse_shard(o.shard);  // a usage error before any work
+  if (!o.shard.empty()) verify::parse_shard(o.shard);                             // a usage error before any work
+  if (o.artifacts.rfind("file://", 0) == 0) o.artifacts = o.artifacts.substr(7);  // a folder
+  if (verify::artifacts_is_url(o.artifacts) && !o.ray)
+    throw Error({"cli", "--artifacts"},
+                "an fsspec URL as --artifacts carries the Ray units' folders: give --ray too (or a folder)",
+                ErrorKind::kUsage);
   o.peers = !a.no_peers;
   o.official_every_mode = a.official == "all";
   o.source_dir = source_dir();
@@ -123,8 +128,9 @@ std::function<int()> setup_matrix(CLI::App& app) {
       ->option_text("N");
   cmd->add_option("--artifacts", o.artifacts,
                   "cases/ and results/ in DIR (with --ray: a folder every node sees at the same path; without it, "
-                  "case folders travel through Ray's object store)")
-      ->option_text("DIR");
+                  "case folders travel through Ray's object store); with --ray also an fsspec URL (s3://bucket/run, "
+                  "gs://..., needs fsspec) the units' archives travel through")
+      ->option_text("DIR|URL");
   return [a, ray] {
     a->o.ray = ray->count() > 0;
     return run_matrix_command(*a);

@@ -360,6 +360,13 @@ def main(argv=None) -> int:
                         help="also run the official exporter (and ONNX Runtime on its model) on the captured program "
                         "of one mode per case (non-strict, else strict, else decomposed) or of every mode, in the "
                         "same process, and keep its record in the case folder (scenarios/peers.py)")
+    # `parity matrix --ray`: the (case) units as Ray tasks (python/parity/_ray_units.py), this process the driver.
+    parser.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                        help="capture on Ray: the cluster at ADDRESS, else a Ray started here")
+    parser.add_argument("--ray-shared", action="store_true", help="with --ray: every node sees --out at its path")
+    parser.add_argument("--ray-store", default=None, metavar="URL",
+                        help="with --ray: case folders travel through this fsspec URL, not Ray's object store")
+    parser.add_argument("--ray-retries", type=int, default=2, metavar="N")
     args = parser.parse_args(argv)
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     bad = [m for m in modes if m not in MODES]
@@ -392,7 +399,15 @@ def main(argv=None) -> int:
     tasks = [(c.name, [m for owner, m in share if owner is c], str(args.out), args.force, decompose_with,
               args.scenarios, builtin, args.official) for c in cases]
     tasks = [t for t in tasks if t[1]]
-    if args.jobs > 1 and len(tasks) > 1:
+    if args.ray is not None:
+        # Paths a worker in another folder (or on another node) can follow.
+        tasks = [(t[0], t[1], str(Path(t[2]).absolute()), t[3], t[4],
+                  [str(Path(s).absolute()) if Path(suite.split_pick(s)[0]).exists() else s for s in t[5]], t[6], t[7])
+                 for t in tasks]
+        from parity._ray_units import capture_on_ray
+        capture_on_ray(f"{__package__}.capture", tasks, args.ray, args.ray_shared, args.ray_store, args.ray_retries,
+                       _print_lines)
+    elif args.jobs > 1 and len(tasks) > 1:
         # Spawned workers (torch does not fork safely); each re-imports the cases, extra scenarios included.
         ctx = multiprocessing.get_context("spawn")
         with ctx.Pool(min(args.jobs, len(tasks)), initializer=load_extra_scenarios) as pool:

@@ -340,7 +340,27 @@ def main(argv=None) -> int:
     parser.add_argument("--ours", type=Path)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--jobs", type=Path, help="a JSON list of {case_dir, ours, out[, official]}")
+    parser.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                        help="the jobs as Ray tasks (python/parity/_ray_units.py): on the cluster at ADDRESS, else "
+                        "on a Ray started here")
+    parser.add_argument("--ray-shared", action="store_true", help="with --ray: every node sees the paths as they are")
+    parser.add_argument("--ray-store", default=None, metavar="URL", help="with --ray: archives through this fsspec URL")
+    parser.add_argument("--ray-retries", type=int, default=2, metavar="N")
     args = parser.parse_args(argv)
+    if args.ray is not None and args.jobs:
+        from parity._ray_units import peers_on_ray
+        jobs = [{"case_dir": str(Path(j["case_dir"]).absolute()), "ours": str(Path(j["ours"]).absolute()) if j["ours"]
+                 else "",
+                 "out": str(Path(j["out"]).absolute()), "official": j.get("official", True), "given": j["case_dir"]}
+                for j in json.loads(args.jobs.read_text())]
+
+        def print_line(line):  # the case_dir as the caller wrote it: the matrix matches lines by it
+            given = next((j["given"] for j in jobs if j["case_dir"] == line.get("case_dir")), None)
+            print(json.dumps({**line, "case_dir": given or line.get("case_dir")}), flush=True)
+
+        peers_on_ray(f"{__package__}.peers", jobs, args.ray, args.ray_shared, args.ray_store, args.ray_retries,
+                     print_line)
+        return 0
     if args.jobs:
         jobs = [(Path(j["case_dir"]), Path(j["ours"]), Path(j["out"]), j.get("official", True))
                 for j in json.loads(args.jobs.read_text())]

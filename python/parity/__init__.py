@@ -3,6 +3,7 @@
     import parity
     result = parity.verify(MyModel(), (x,), dynamic_shapes=({0: torch.export.Dim("batch")},))
     print(result)            # a short table; result.status, result.first_divergence, result.report_md
+    report = parity.matrix(cases=["op_topk"], executor="local")   # the scenario matrix; executor="ray" too
 
 The capture is the scenario matrix's own (scenarios/capture.py); export, refrt, the libtorch reference and
 the reports are the `parity` binary's (PARITY_BIN, or build/parity of this repository).
@@ -17,11 +18,15 @@ def __getattr__(name):
         from . import _api
         return getattr(_api, name)
     # Case and register (the scenario registry) for user suites: `from parity import Case, register`.
+    if name in ("matrix", "MatrixReport"):  # the scenario matrix through the binary (no torch import here)
+        from . import _matrix
+        return getattr(_matrix, name)
     if name in ("Case", "register"):
         from ._paths import scenarios_module
         return getattr(scenarios_module("registry"), name)
     raise AttributeError(f"module 'parity' has no attribute {name!r}")
 
 
-__all__ = ["capture", "verify", "profile", "MODES", "ParityError", "parity_bin", "CapturedCase", "OutputCheck",
+__all__ = ["capture", "verify", "profile", "matrix", "MatrixReport", "MODES", "ParityError", "parity_bin",
+           "CapturedCase", "OutputCheck",
            "ProfileResult", "VerifyResult", "Case", "register"]

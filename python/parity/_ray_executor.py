@@ -67,6 +67,46 @@ def unpack(blob: bytes, into: Path) -> None:
         tar.extractall(str(into), filter="data")  # "data": no absolute paths, links out or devices
 
 
+def store(url: str | None, key: str, data: bytes, driver: bool = False):
+    """An archive on its way between the driver and a task: through Ray's object store (url None: the bytes as
+    they are, or an object ref put by the driver), else written under an fsspec URL (s3://bucket/run, gs://...,
+    memory:// in a test), its handle the URL of the file."""
+    if not url:
+        if driver:
+            import ray
+            return ray.put(data)
+        return data
+    target = f"{url.rstrip('/')}/{key}"
+    fs, path = _fsspec().core.url_to_fs(target)
+    fs.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
+    fs.pipe_file(path, data)
+    return target
+
+
+def fetch(handle) -> bytes:
+    """The archive behind a store() handle (Ray resolves object refs passed to a task before it runs)."""
+    if isinstance(handle, (bytes, bytearray)):
+        return bytes(handle)
+    if isinstance(handle, str):
+        fs, path = _fsspec().core.url_to_fs(handle)
+        return fs.cat_file(path)
+    import ray
+    return ray.get(handle)
+
+
+def _fsspec():
+    try:
+        import fsspec
+    except ImportError as e:  # an --artifacts URL without fsspec: said before any work (check_store)
+        raise RuntimeError(f"--artifacts URL needs fsspec (pip install 'parity[ray]'): {e}") from e
+    return fsspec
+
+
+def is_url(text: str | None) -> bool:
+    """An fsspec URL (s3://, gs://, memory://, ...) rather than a folder; file:// URLs name a folder."""
+    return bool(text) and "://" in text and not text.startswith("file://")
+
+
 def _die_with_parent() -> None:
     # The verify child ends when the Ray worker running it does (a node lost, a worker killed): it must not
     # go on and write into a result folder that the unit's retry on another node is writing too.
@@ -103,7 +143,7 @@ def run_unit(unit: dict, parity: str, verify_args: list, timeout: float, case_bl
     case_dir, out = Path(unit["case_dir"]), Path(unit["out"])
     if case_blob is not None:
         tmp = Path(tempfile.mkdtemp(prefix="parity-unit-"))
-        unpack(case_blob, tmp / "cases")
+        unpack(fetch(case_blob), tmp / "cases")
         case_dir, out = tmp / "cases" / unit["case"] / unit["mode"], tmp / "out"
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.json").unlink(missing_ok=True)
@@ -127,7 +167,7 @@ def run_unit(unit: dict, parity: str, verify_args: list, timeout: float, case_bl
         result["exit_code"], result["stderr_tail"] = 127, f"{exe}: {e}"
     result["wall_seconds"] = time.monotonic() - start
     if tmp is not None:
-        result["out_blob"] = pack(out, "out")
+        result["out_blob"] = store(unit.get("store"), f"results/{unit['case']}/{unit['mode']}.tar", pack(out, "out"))
         result["tmp_case"], result["tmp_out"] = str(case_dir), str(out)
         shutil.rmtree(tmp, ignore_errors=True)
     return result
@@ -142,7 +182,7 @@ def bring_home(unit: dict, result: dict) -> None:
     import tempfile
     out = Path(unit["out"])
     with tempfile.TemporaryDirectory(dir=out.parent if out.parent.is_dir() else None) as staging:
-        unpack(blob, Path(staging))
+        unpack(fetch(blob), Path(staging))
         shutil.rmtree(out, ignore_errors=True)
         shutil.move(str(Path(staging) / "out"), str(out))
     report = out / "report.json"
@@ -158,21 +198,36 @@ def lost_reason(error: BaseException) -> str:
     return f"{type(error).__name__}: {first}"[:400]
 
 
+def connect(address: str | None) -> dict:
+    """ray.init, and the cluster's size ({"nodes", "cpus", "memory", "largest_memory"}). The workers import this
+    package and the scenario library from the driver's PYTHONPATH (a checkout; an installed parity has both)."""
+    import ray
+
+    env_vars = {k: os.environ[k] for k in ("PYTHONPATH", "PARITY_EXTRA_SCENARIOS") if os.environ.get(k)}
+    # "local": always a new Ray instance on this machine. address=None would join the cluster named in
+    # /tmp/ray/ray_current_cluster instead, which may be one `ray start` left behind or one already gone.
+    ray.init(address=address or "local", log_to_driver=False, logging_level="WARNING",
+             runtime_env={"env_vars": env_vars} if env_vars else None,
+             **({} if address else {"include_dashboard": False}))
+    alive = [n for n in ray.nodes() if n.get("Alive")]
+    total = ray.cluster_resources()
+    return {"nodes": len(alive), "cpus": total.get("CPU", 0), "memory": total.get("memory", 0),
+            "largest_memory": max((n.get("Resources", {}).get("memory", 0) for n in alive), default=0)}
+
+
 def run(spec: dict, address: str | None) -> int:
     import ray
     from ray.exceptions import RayError, RayTaskError
 
-    # "local": always a new Ray instance on this machine. address=None would join the cluster named in
-    # /tmp/ray/ray_current_cluster instead, which may be one `ray start` left behind or one already gone.
-    ray.init(address=address or "local", log_to_driver=False, logging_level="WARNING",
-             **({} if address else {"include_dashboard": False}))
-    alive = [n for n in ray.nodes() if n.get("Alive")]
-    total = ray.cluster_resources()
-    largest_memory = max((n.get("Resources", {}).get("memory", 0) for n in alive), default=0)
-    emit(event="cluster", nodes=len(alive), cpus=total.get("CPU", 0), memory=total.get("memory", 0))
+    cluster = connect(address)
+    largest_memory = cluster.pop("largest_memory")
+    emit(event="cluster", **cluster)
 
     task = ray.remote(run_unit)
     units, shared = spec["units"], bool(spec.get("artifacts"))
+    url = spec.get("store") or None  # an fsspec URL the archives travel through instead of the object store
+    for u in units:
+        u["store"] = url
     retries, timeout = int(spec.get("retries", 2)), float(spec["timeout"])
     blobs, options = {}, {}
     for u in units:
@@ -186,7 +241,8 @@ def run(spec: dict, address: str | None) -> int:
         # and a unit is reported once.
         options[u["index"]] = {"num_cpus": 1, "memory": memory, "max_retries": 0}
         if not shared:
-            blobs[u["index"]] = ray.put(pack(case_dir, f"{u['case']}/{u['mode']}"))
+            blobs[u["index"]] = store(url, f"cases/{u['case']}/{u['mode']}.tar",
+                                      pack(case_dir, f"{u['case']}/{u['mode']}"), driver=True)
 
     def submit(u: dict):
         return task.options(**options[u["index"]]).remote(u, spec["parity"], spec.get("verify_args", []),
@@ -231,6 +287,7 @@ def main(argv=None) -> int:
     parser.add_argument("--address", default="", help="a Ray cluster (ray://host:10001, host:6379, auto); "
                         "none: a Ray instance on this machine (ray.init())")
     parser.add_argument("--check", action="store_true", help="only check that Ray can be imported")
+    parser.add_argument("--store", default=None, metavar="URL", help="with --check: an fsspec URL to reach")
     args = parser.parse_args(argv)
     try:
         import ray  # noqa: F401
@@ -239,6 +296,13 @@ def main(argv=None) -> int:
               f"(pip install 'parity[ray]'): {e}", file=sys.stderr)
         return 2
     if args.check:
+        if args.store:
+            try:
+                fs, path = _fsspec().core.url_to_fs(args.store)
+                fs.makedirs(path, exist_ok=True)
+            except Exception as e:  # no fsspec, an unknown protocol, no credentials: said before any work
+                print(f"error: --artifacts {args.store}: {type(e).__name__}: {e}", file=sys.stderr)
+                return 2
         return 0
     _end_with_the_matrix()
     return run(json.loads(Path(args.units).read_text()), args.address)

@@ -67,6 +67,11 @@ std::vector<json> run_capture(const CaptureRequest& r, const std::function<void(
   argv.insert(argv.end(), {"--jobs", std::to_string(std::max(r.jobs, 1))});
   if (!r.shard.empty()) argv.insert(argv.end(), {"--shard", r.shard});
   if (r.official != "none") argv.insert(argv.end(), {"--official", r.official});
+  if (r.ray) {
+    argv.insert(argv.end(), {"--ray=" + r.ray_address, "--ray-retries", std::to_string(r.ray_retries)});
+    if (r.ray_shared) argv.push_back("--ray-shared");
+    if (!r.ray_store.empty()) argv.insert(argv.end(), {"--ray-store", r.ray_store});
+  }
   const auto suites = suite_args(r);
   argv.insert(argv.end(), suites.begin(), suites.end());
   std::vector<json> captured;

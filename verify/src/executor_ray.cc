@@ -27,7 +27,9 @@ std::string absolute(const std::string& path) { return fs::absolute(path).lexica
 }  // namespace
 
 void check_ray(const MatrixOptions& o) {
-  const ProcessResult p = run_process({o.python, "-m", kDriver, "--check"}, 300, nullptr, false, driver_env(o));
+  std::vector<std::string> argv = {o.python, "-m", kDriver, "--check"};
+  if (artifacts_is_url(o.artifacts)) argv.insert(argv.end(), {"--store", o.artifacts});
+  const ProcessResult p = run_process(argv, 300, nullptr, false, driver_env(o));
   if (p.ok()) return;
   const size_t at = p.stderr_tail.rfind("error: ");
   throw Error({"matrix", "--ray"}, at == std::string::npos ? p.stderr_tail : p.stderr_tail.substr(at + 7),
@@ -36,9 +38,12 @@ void check_ray(const MatrixOptions& o) {
 
 void run_units_ray(const MatrixOptions& o, const std::vector<Unit>& units, Progress& progress, const UnitDone& done) {
   (void)progress;  // Ray does not say when a queued task starts: the progress lines come as units finish
-  json spec = {{"parity", o.self_exe},         {"timeout", o.timeout_seconds},
-               {"retries", o.ray_retries},     {"artifacts", o.artifacts.empty() ? "" : absolute(o.artifacts)},
-               {"verify_args", json::array()}, {"units", json::array()}};
+  json spec = {{"parity", o.self_exe},
+               {"timeout", o.timeout_seconds},
+               {"retries", o.ray_retries},
+               {"artifacts", o.artifacts.empty() || artifacts_is_url(o.artifacts) ? "" : absolute(o.artifacts)},
+               {"verify_args", json::array()},
+               {"units", json::array()}};
   // The verify options after CASE_DIR --out DIR (the driver names its own folders in object-store mode).
   const std::vector<std::string> args = verify_arguments(o, "", "");
   for (size_t k = 5; k < args.size(); ++k) spec["verify_args"].push_back(args[k]);
@@ -56,11 +61,14 @@ void run_units_ray(const MatrixOptions& o, const std::vector<Unit>& units, Progr
   const std::string units_file = (fs::path(o.out_dir) / "ray_units.json").string();
   write_file_atomic(units_file, spec.dump(1) + "\n", "matrix");
 
+  if (artifacts_is_url(o.artifacts)) spec["store"] = o.artifacts;
   std::vector<std::string> argv = {o.python, "-m", kDriver, "--units", units_file};
   if (!o.ray_address.empty()) argv.insert(argv.end(), {"--address", o.ray_address});
   std::cout << "ray: " << units.size() << " units to "
             << (o.ray_address.empty() ? "a Ray instance on this machine" : "the cluster at " + o.ray_address) << ", "
-            << (o.artifacts.empty() ? "case folders through Ray's object store" : "artifacts in " + o.artifacts)
+            << (o.artifacts.empty()             ? "case folders through Ray's object store"
+                : artifacts_is_url(o.artifacts) ? "case folders through " + o.artifacts
+                                                : "artifacts in " + o.artifacts)
             << std::endl;
   std::map<size_t, bool> reported;
   const ProcessResult p = run_process(

@@ -65,6 +65,14 @@ std::string result_line(const CaseEntry& entry) {
   return s.str();
 }
 
+// Where the case folders and the verify results go: --artifacts DIR, else the output folder (also when
+// --artifacts is a URL: the units' archives travel through it, the folders stay here).
+fs::path artifacts_dir(const MatrixOptions& o) {
+  return o.artifacts.empty() || artifacts_is_url(o.artifacts) ? o.out_dir : o.artifacts;
+}
+// With --ray: the URL the archives travel through ("" = Ray's object store or a shared folder).
+std::string ray_store(const MatrixOptions& o) { return artifacts_is_url(o.artifacts) ? o.artifacts : ""; }
+
 CaptureRequest capture_request(const MatrixOptions& o, const std::string& cases_dir) {
   CaptureRequest r;
   r.python = o.python, r.source_dir = o.source_dir, r.out_dir = cases_dir, r.modes = o.modes, r.filter = o.filter;
@@ -73,6 +81,8 @@ CaptureRequest capture_request(const MatrixOptions& o, const std::string& cases_
   // The official exporter runs in the capture's worker, on the program it just captured (no second torch start,
   // no second load of the case's libraries) and is cached with the case folder; the peers phase reads its record.
   r.official = !o.peers ? "none" : o.official_every_mode ? "all" : "one";
+  r.ray = o.ray, r.ray_address = o.ray_address, r.ray_retries = o.ray_retries;
+  r.ray_shared = !o.artifacts.empty() && !artifacts_is_url(o.artifacts), r.ray_store = ray_store(o);
   return r;
 }
 
@@ -88,9 +98,6 @@ std::vector<json> capture_all(const MatrixOptions& o, const std::string& cases_d
     std::cout << std::endl;
   });
 }
-
-// Where the case folders and the verify results go: --artifacts, else the output folder.
-fs::path artifacts_dir(const MatrixOptions& o) { return o.artifacts.empty() ? o.out_dir : o.artifacts; }
 
 // Hands every captured (case, mode) to the executor (local children or Ray); entries keep the capture order.
 std::vector<CaseEntry> verify_all(const MatrixOptions& o, const std::vector<json>& captured) {
@@ -179,7 +186,14 @@ void add_peers(const MatrixOptions& o, std::vector<CaseEntry>& cases) {
             << std::endl;
   std::mutex mu;
   size_t done = 0;
-  const size_t slices = std::min<size_t>(static_cast<size_t>(std::max(o.jobs, 1)), jobs.size());
+  // On Ray: one driver process hands every job to the cluster (python/parity/_ray_units.py).
+  std::vector<std::string> ray_args;
+  if (o.ray) {
+    ray_args = {"--ray=" + o.ray_address, "--ray-retries", std::to_string(o.ray_retries)};
+    if (!o.artifacts.empty() && !artifacts_is_url(o.artifacts)) ray_args.push_back("--ray-shared");
+    if (!ray_store(o).empty()) ray_args.insert(ray_args.end(), {"--ray-store", ray_store(o)});
+  }
+  const size_t slices = o.ray ? 1 : std::min<size_t>(static_cast<size_t>(std::max(o.jobs, 1)), jobs.size());
   std::vector<std::vector<size_t>> dealt(slices);
   size_t next = 0;
   for (const bool official : {true, false})
@@ -194,15 +208,17 @@ void add_peers(const MatrixOptions& o, std::vector<CaseEntry>& cases) {
       std::sort(dealt[t].begin(), dealt[t].end());  // in capture order, as the progress lines read best
       for (size_t k : dealt[t])
         mine.push_back(jobs[k]), mine_refrt.push_back(ours_refrt[k]), mine_index.push_back(index[k]);
-      run_peers_batch(mine, mine_refrt, o.python, o.source_dir, o.timeout_seconds * static_cast<double>(mine.size()),
-                      [&](size_t k, Peers peers) {
-                        std::lock_guard<std::mutex> lock(mu);
-                        CaseEntry& c = cases[mine_index[k]];
-                        ++done;
-                        std::cout << "  peers [" << done << "/" << jobs.size() << "] " << c.case_name << "/" << c.mode
-                                  << ": " << peers_line(peers) << std::endl;
-                        c.peers = std::move(peers);
-                      });
+      run_peers_batch(
+          mine, mine_refrt, o.python, o.source_dir, o.timeout_seconds * static_cast<double>(mine.size()),
+          [&](size_t k, Peers peers) {
+            std::lock_guard<std::mutex> lock(mu);
+            CaseEntry& c = cases[mine_index[k]];
+            ++done;
+            std::cout << "  peers [" << done << "/" << jobs.size() << "] " << c.case_name << "/" << c.mode << ": "
+                      << peers_line(peers) << std::endl;
+            c.peers = std::move(peers);
+          },
+          ray_args);
     });
   for (auto& t : threads) t.join();
 }
@@ -256,6 +272,10 @@ std::string verify_detail(const MatrixOptions& o, const std::vector<CaseEntry>& 
 
 }  // namespace
 
+bool artifacts_is_url(const std::string& artifacts) {
+  return artifacts.find("://") != std::string::npos && artifacts.rfind("file://", 0) != 0;
+}
+
 std::vector<std::string> list_cases(const MatrixOptions& o) {
   std::regex pattern;
   try {
@@ -302,7 +322,8 @@ MatrixResult run_matrix(const MatrixOptions& o) {
     add_peers(o, entries);
     result.phases.push_back(
         {"peers", lap(),
-         "the official exporter and ONNX Runtime, " + std::to_string(std::max(o.jobs, 1)) + " Python processes"});
+         "ONNX Runtime on ours, the official exporter where the capture did not run it, " +
+             (o.ray ? std::string("on Ray") : std::to_string(std::max(o.jobs, 1)) + " Python processes")});
   }
   json cases = entries;
   apply_known_failures(cases, known);

@@ -106,6 +106,10 @@ std::string ours_refrt_verdict(const CaseEntry& entry) {
 
 Peers peers_from_line(const json& line, const std::string& case_dir, const std::string& ours_refrt) {
   Peers result = empty_peers(ours_refrt);
+  if (!line.contains("ours") && line.contains("error") && line["error"].is_string()) {
+    result.error = line["error"].get<std::string>();  // no run at all (a Ray unit whose worker was lost)
+    return result;
+  }
   try {
     result.ours.ort = line.at("ours").at("ort").value("status", "error");
     result.ours.ort_detail.emplace(line["ours"]["ort"]);
@@ -139,7 +143,7 @@ Peers run_peers(const std::string& case_dir, const std::string& our_onnx, const 
 
 void run_peers_batch(const std::vector<PeersJob>& jobs, const std::vector<std::string>& ours_refrt,
                      const std::string& python, const std::string& source_dir, double timeout_seconds,
-                     const std::function<void(size_t, Peers)>& on_result) {
+                     const std::function<void(size_t, Peers)>& on_result, const std::vector<std::string>& extra_args) {
   if (jobs.empty()) return;
   std::vector<bool> reported(jobs.size(), false);
   std::string problem;
@@ -151,23 +155,24 @@ void run_peers_batch(const std::vector<PeersJob>& jobs, const std::vector<std::s
     const std::string jobs_file = (fs::path(jobs[0].out_dir) / "peers_jobs.json").string();
     write_file_atomic(jobs_file, list.dump(), "peers");
     const ScenariosPackage scenarios = scenarios_package(source_dir);
-    const ProcessResult r =
-        run_process({python, "-m", scenarios.module + ".peers", "--jobs", jobs_file}, timeout_seconds,
-                    [&](const std::string& text) {
-                      json line;
-                      try {
-                        line = json::parse(text);
-                      } catch (const json::exception&) {
-                        return;  // not ours (a stray print)
-                      }
-                      for (size_t i = 0; i < jobs.size(); ++i)
-                        if (!reported[i] && line.value("case_dir", "") == jobs[i].case_dir) {
-                          reported[i] = true;
-                          on_result(i, peers_from_line(line, jobs[i].case_dir, ours_refrt[i]));
-                          break;
-                        }
-                    },
-                    false, {{"PYTHONPATH", scenarios.python_path}});
+    std::vector<std::string> argv = {python, "-m", scenarios.module + ".peers", "--jobs", jobs_file};
+    argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+    const ProcessResult r = run_process(argv, timeout_seconds,
+                                        [&](const std::string& text) {
+                                          json line;
+                                          try {
+                                            line = json::parse(text);
+                                          } catch (const json::exception&) {
+                                            return;  // not ours (a stray print)
+                                          }
+                                          for (size_t i = 0; i < jobs.size(); ++i)
+                                            if (!reported[i] && line.value("case_dir", "") == jobs[i].case_dir) {
+                                              reported[i] = true;
+                                              on_result(i, peers_from_line(line, jobs[i].case_dir, ours_refrt[i]));
+                                              break;
+                                            }
+                                        },
+                                        false, {{"PYTHONPATH", scenarios.python_path}});
     if (r.timed_out)
       problem = "scenarios.peers gave no result within " + std::to_string(timeout_seconds) + " s";
     else

@@ -34,6 +34,7 @@ struct PeersJob {
 // called as each case finishes; cases the process never reported get an "error" entry.
 void run_peers_batch(const std::vector<PeersJob>& jobs, const std::vector<std::string>& ours_refrt,
                      const std::string& python, const std::string& source_dir, double timeout_seconds,
-                     const std::function<void(size_t, Peers)>& on_result);
+                     const std::function<void(size_t, Peers)>& on_result,
+                     const std::vector<std::string>& extra_args = {});
 
 }  // namespace parity::verify

@@ -33,6 +33,12 @@ struct CaptureRequest {
   // "one" / "all": the official exporter on one captured mode per case / on every mode, in the capture's own
   // process, its record kept in the case folder for the peers (scenarios/peers.py); "none": not at capture.
   std::string official = "none";
+  // On Ray (`parity matrix --ray`): each case's capture a Ray task (python/parity/_ray_units.py).
+  bool ray = false;
+  std::string ray_address;  // "" = a Ray started on this machine
+  bool ray_shared = false;  // every node sees out_dir at its path (--artifacts DIR)
+  std::string ray_store;    // an fsspec URL the case folders travel through ("" = Ray's object store)
+  int ray_retries = 2;
   double timeout_seconds = 3600;
 };
 

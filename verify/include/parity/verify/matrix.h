@@ -25,10 +25,11 @@ struct MatrixOptions {
   bool ray = false;                    // the units as Ray tasks (executor_ray.cc) instead of local children
   std::string ray_address;             // "" = ray.init() on this machine
   int ray_retries = 2;                 // runs again of a unit whose worker died, before `error (worker lost)`
-  std::string artifacts;               // cases/ and results/ here ("" = in out_dir; Ray: via its object store)
-  std::string python;                  // the venv's python (capture runs there)
-  std::string source_dir;              // repository root (where the scenarios package lives)
-  std::string self_exe;                // this parity binary (each case is verified by `parity verify` in a child)
+  std::string artifacts;   // cases/ and results/ here ("" = in out_dir; Ray: via its object store); or an fsspec URL
+                           // (s3://..., not file://) the Ray units' archives travel through, the folders in out_dir
+  std::string python;      // the venv's python (capture runs there)
+  std::string source_dir;  // repository root (where the scenarios package lives)
+  std::string self_exe;    // this parity binary (each case is verified by `parity verify` in a child)
 };
 
 // Where a run's time went: one entry per phase, in order (capture, verify, peers, report).
@@ -50,6 +51,9 @@ struct MatrixResult {
 // caller's). Throws parity::Error when the matrix cannot run at all (capture cannot start, bad filter,
 // bad baseline).
 MatrixResult run_matrix(const MatrixOptions& options);
+
+// --artifacts is an fsspec URL (s3://, gs://, memory://, ...), not a folder (file:// URLs are folders).
+bool artifacts_is_url(const std::string& artifacts);
 
 // The scenario names (`python -m scenarios list`) matching the filter, sorted.
 std::vector<std::string> list_cases(const MatrixOptions& options);
