@@ -456,14 +456,49 @@ void constant_pad_nd(TranslateContext& ctx) {
   set_attr(ctx.emit("Pad", {ctx.tensor("self"), pads_value(ctx, "pad"), value}, {ctx.output()}), "mode",
            std::string("constant"));
 }
+// F.pad(mode="circular"): per padded axis (torch lists the last axis first), the axis' last `left` elements
+// before it and its first `right` after it, by Slice + Concat: ONNX Pad's mode "wrap" needs opset 19 and the
+// models are opset 18. Amounts from the data (SymInts) are read at run time.
+void pad_circular(TranslateContext& ctx) {
+  constexpr int64_t kToEnd = std::numeric_limits<int64_t>::max();
+  const pt2::Argument& a = ctx.required("pad");
+  const int64_t rank = ctx.rank("self");
+  const int64_t count = static_cast<int64_t>(a.list_length());
+  if (count % 2 != 0 || count / 2 > rank)
+    ctx.fail("argument 'pad' has " + std::to_string(count) + " amounts for a rank-" + std::to_string(rank) + " input");
+  const bool symbolic = !list_symbols(a).empty();
+  const std::string list = symbolic ? ctx.int_list_value("pad") : "";
+  const std::vector<int64_t> amounts =
+      symbolic ? std::vector<int64_t>(static_cast<size_t>(count), 1) : ctx.ints_arg("pad");
+  const auto c = [&](int64_t v) { return ctx.graph.constant_i64({v}); };
+  std::string x = ctx.tensor("self");
+  for (int64_t i = 0; i < count; i += 2) {
+    const int64_t axis = rank - 1 - i / 2;
+    const int64_t left = amounts[static_cast<size_t>(i)], right = amounts[static_cast<size_t>(i + 1)];
+    if (left < 0 || right < 0) ctx.fail("circular padding by a negative amount (cropping) is not translated");
+    std::vector<std::string> parts;
+    if (symbolic) {
+      const std::string len = ctx.emit1("Slice", {shape_of(ctx, x), c(axis), c(axis + 1)}, "length");
+      const std::string l = ctx.emit1("Slice", {list, c(i), c(i + 1)}),
+                        r = ctx.emit1("Slice", {list, c(i + 1), c(i + 2)});
+      parts = {ctx.emit1("Slice", {x, ctx.emit1("Sub", {len, l}), c(kToEnd), c(axis)}, "wrapped_left"), x,
+               ctx.emit1("Slice", {x, c(0), r, c(axis)}, "wrapped_right")};
+    } else {
+      if (left > 0) parts.push_back(ctx.emit1("Slice", {x, c(-left), c(kToEnd), c(axis)}, "wrapped_left"));
+      parts.push_back(x);
+      if (right > 0) parts.push_back(ctx.emit1("Slice", {x, c(0), c(right), c(axis)}, "wrapped_right"));
+    }
+    if (parts.size() > 1) x = concat(ctx, parts, axis, "circular");
+  }
+  ctx.alias_output(0, x);
+}
+
 // pad(self, pad, mode, value): F.pad before decomposition.
 void pad(TranslateContext& ctx) {
   const std::string mode = ctx.string_arg("mode", "constant");
   if (mode == "constant") return constant_pad_nd(ctx);
-  const std::string onnx_mode = mode == "reflect"     ? "reflect"
-                                : mode == "replicate" ? "edge"
-                                : mode == "circular"  ? "wrap"
-                                                      : "";
+  if (mode == "circular") return pad_circular(ctx);
+  const std::string onnx_mode = mode == "reflect" ? "reflect" : mode == "replicate" ? "edge" : "";
   if (onnx_mode.empty()) ctx.fail("unknown pad mode '" + mode + "'");
   set_attr(ctx.emit("Pad", {ctx.tensor("self"), pads_value(ctx, "pad")}, {ctx.output()}), "mode", onnx_mode);
 }
