@@ -94,22 +94,43 @@ def _default_threads() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
+def _weight_only_accuracy(value, sess_options) -> int:
+    """The session's weight-only accuracy level; -1 lets refrt read PARITY_REFRT_WEIGHT_ONLY_ACCURACY."""
+    if value is None and sess_options is not None and hasattr(sess_options, "get_session_config_entry"):
+        try:
+            value = sess_options.get_session_config_entry("session.qdq_matmulnbits_accuracy_level") or None
+        except Exception:  # ORT raises when the entry is absent
+            value = None
+    if value is None:
+        return -1
+    level = int(value)
+    if not 0 <= level <= 4:
+        raise ValueError(f"weight_only_accuracy must be 0 (exact) to 4 (int8 activations), got {value!r}")
+    return level
+
+
 class InferenceSession:
     """A refrt session on an ONNX model (path or bytes), run with numpy arrays.
 
     threads: intra-op threads (default: ORT's sess_options.intra_op_num_threads when given and > 0, else
-    every core this process may use). optimize=False skips refrt's load-time fusions."""
+    every core this process may use). optimize=False skips refrt's load-time fusions.
+    weight_only_accuracy: weight-only (int4 / int8 weights) products: 0 exact float (refrt's default), 4 int8
+    activations per block (ONNX Runtime's default, its MatMulNBits accuracy level 4); default: ORT's
+    sess_options entry session.qdq_matmulnbits_accuracy_level when set, else PARITY_REFRT_WEIGHT_ONLY_ACCURACY,
+    else 0."""
 
     def __init__(self, path_or_bytes, sess_options=None, providers=None, provider_options=None, *,
-                 threads: int | None = None, optimize: bool = True, **kwargs):
+                 threads: int | None = None, optimize: bool = True, weight_only_accuracy: int | None = None,
+                 **kwargs):
         if threads is None:
             threads = getattr(sess_options, "intra_op_num_threads", 0) or _default_threads()
+        level = _weight_only_accuracy(weight_only_accuracy, sess_options)
         if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
-            self._session = _refrt.Session.load_bytes(bytes(path_or_bytes), int(threads), optimize)
+            self._session = _refrt.Session.load_bytes(bytes(path_or_bytes), int(threads), optimize, level)
             self._model_path = None
         else:
             self._model_path = os.fspath(path_or_bytes)
-            self._session = _refrt.Session.load_file(self._model_path, int(threads), optimize)
+            self._session = _refrt.Session.load_file(self._model_path, int(threads), optimize, level)
         self._inputs = [NodeArg(*v) for v in self._session.inputs()]
         self._outputs = [NodeArg(*v) for v in self._session.outputs()]
         self._input_names = [i.name for i in self._inputs]

@@ -205,10 +205,11 @@ class PySession {
   std::unique_ptr<refrt::Session> session_;
 };
 
-refrt::SessionOptions options_of(int threads, bool optimize) {
+refrt::SessionOptions options_of(int threads, bool optimize, int weight_only_accuracy) {
   refrt::SessionOptions o;
   o.threads = threads;
   o.optimize = optimize;
+  o.weight_only_accuracy = weight_only_accuracy;
   return o;
 }
 
@@ -225,19 +226,21 @@ PYBIND11_MODULE(_refrt, m) {
   py::class_<PySession>(m, "Session")
       .def_static(
           "load_file",
-          [](const std::string& path, int threads, bool optimize) {
+          [](const std::string& path, int threads, bool optimize, int weight_only_accuracy) {
             py::gil_scoped_release release;
-            return PySession(refrt::Session::load_file(path, python::options_of(threads, optimize)));
+            return PySession(
+                refrt::Session::load_file(path, python::options_of(threads, optimize, weight_only_accuracy)));
           },
-          py::arg("path"), py::arg("threads"), py::arg("optimize") = true)
+          py::arg("path"), py::arg("threads"), py::arg("optimize") = true, py::arg("weight_only_accuracy") = -1)
       .def_static(
           "load_bytes",
-          [](const py::bytes& bytes, int threads, bool optimize) {
+          [](const py::bytes& bytes, int threads, bool optimize, int weight_only_accuracy) {
             std::string data = bytes;
             py::gil_scoped_release release;
-            return PySession(refrt::Session::load_bytes(data, "<bytes>", python::options_of(threads, optimize)));
+            return PySession(refrt::Session::load_bytes(data, "<bytes>",
+                                                        python::options_of(threads, optimize, weight_only_accuracy)));
           },
-          py::arg("data"), py::arg("threads"), py::arg("optimize") = true)
+          py::arg("data"), py::arg("threads"), py::arg("optimize") = true, py::arg("weight_only_accuracy") = -1)
       .def("inputs", &PySession::inputs)
       .def("outputs", &PySession::outputs)
       .def("run", &PySession::run, py::arg("inputs"));

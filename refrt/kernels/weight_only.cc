@@ -26,6 +26,7 @@
 #include "../src/gemm.h"
 #include "../src/scratch.h"
 #include "parity/refrt/cpu_isa.h"
+#include "weight_only_q8.h"
 
 namespace parity::refrt {
 namespace {
@@ -250,6 +251,22 @@ class WeightOnlyMatMulKernel : public Kernel {
     const Attribute* zp = node.attr("w_zero_point", Attribute::Type::kTensor);
     if (zp && (zp->t.dtype() != w.dtype() || zp->t.shape() != scale.shape()))
       node.fail("zero point must be " + dtype_name(w.dtype()) + " " + shape_str(scale.shape()));
+    if (const Attribute* b = node.attr("bias", Attribute::Type::kTensor)) {
+      if (b->t.dtype() != DType::kFloat32 || b->t.numel() != pw.n)
+        node.fail("bias must be float32 of " + std::to_string(pw.n));
+      bias_.assign(b->t.data<float>(), b->t.data<float>() + pw.n);
+    }
+    // accuracy_level (set by the session, fuse_weight_only.cc): 4 computes with int8 activations per block
+    // (weight_only_q8.h), as ONNX Runtime's MatMulNBits does at level 4; any other level is the exact product.
+    const int64_t level = node.attr_int("accuracy_level", 0);
+    if (level < 0 || level > 4) node.fail("accuracy_level must be 0 to 4, got " + std::to_string(level));
+    if (level == 4) {
+      q8_ = q8::pack(w, scale, zp ? &zp->t : nullptr, pw.block);
+      q8_path_ = q8::host_path();
+      impl_ = intern_impl(std::string("refrt weight-only int") + std::to_string(q8_.bits) + " x int8 block " +
+                          std::to_string(pw.block) + " (" + q8::path_name(q8_path_) + ")");
+      return;
+    }
     // 4-bit weights (INT4 / UINT4 in the file) are kept one per byte as well: packed two per byte they were
     // 10-15 % slower (Intel Xeon, AVX-512: a 4096 x 4096 product at one row and the LLaMA-style decode step,
     // 1 and 2 threads), the loop being bound by the int -> float conversions, not by the bytes it streams.
@@ -269,11 +286,6 @@ class WeightOnlyMatMulKernel : public Kernel {
         pw.zp[at] = zp ? int_at(zp->t, b * pw.n + j) : 0;
         pw.has_zp = pw.has_zp || pw.zp[at] != 0;
       }
-    }
-    if (const Attribute* b = node.attr("bias", Attribute::Type::kTensor)) {
-      if (b->t.dtype() != DType::kFloat32 || b->t.numel() != pw.n)
-        node.fail("bias must be float32 of " + std::to_string(pw.n));
-      bias_.assign(b->t.data<float>(), b->t.data<float>() + pw.n);
     }
     const IsaLevel isa = isa_level();
     path_ = isa >= IsaLevel::kAvx512 ? Path::kAvx512 : isa >= IsaLevel::kAvx2 ? Path::kAvx2 : Path::kScalar;
@@ -301,6 +313,8 @@ class WeightOnlyMatMulKernel : public Kernel {
     io.impl = impl_;
     if (k == 0) {
       std::fill(py, py + y.numel(), 0.0f);
+    } else if (q8_.k > 0) {
+      q8::matmul(q8_, q8_path_, px, m, py, io);
     } else if (m >= kGemmRows) {
       const int64_t ld = w_.count * kLanes;
       float* b = scratch<float>(static_cast<size_t>(k * ld), ScratchSlot::kWeightOnly);
@@ -338,6 +352,8 @@ class WeightOnlyMatMulKernel : public Kernel {
   bool gemm_ = false;
   Panels w_;
   Path path_ = Path::kScalar;
+  q8::Weights q8_;  // packed for the int8-activation mode (accuracy_level 4), else empty
+  q8::Path q8_path_ = q8::Path::kScalar;
   std::vector<float> bias_;
   std::string_view impl_;
 };

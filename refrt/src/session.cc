@@ -10,6 +10,7 @@
 
 #include "parity/fs.h"
 #include "parity/refrt/cpu_isa.h"
+#include "optimize/optimizer.h"
 #include "session_plan.h"
 #include "thread_pool.h"
 
@@ -207,7 +208,8 @@ std::unique_ptr<Session> Session::load_bytes(const void* data, size_t size, cons
   ModelDef model = parse_model(data, size, origin, base_dir);
   if (options.optimize) {
     impl->model = model;  // shares the initializers' buffers
-    impl->plan = build_optimized_plan(std::move(model), options.fold_constants, options.disabled_passes);
+    impl->plan = build_optimized_plan(std::move(model), options.fold_constants, options.disabled_passes,
+                                      resolve_weight_only_accuracy(options.weight_only_accuracy, origin));
   } else {
     impl->plan = build_plan(std::move(model), options.fold_constants);
   }

@@ -214,7 +214,8 @@ SessionPlan build_plan(ModelDef model, bool fold_constants) {
   return plan_graph(std::move(model.graph), model.origin, fold_constants);
 }
 
-SessionPlan build_optimized_plan(ModelDef model, bool fold_constants, const std::set<std::string>& disabled) {
+SessionPlan build_optimized_plan(ModelDef model, bool fold_constants, const std::set<std::string>& disabled,
+                                 int weight_only_accuracy) {
   const std::string origin = model.origin;
   optimize_graph_before_folding(model.graph, disabled);
   SessionPlan folded = plan_graph(std::move(model.graph), origin, fold_constants);
@@ -225,6 +226,7 @@ SessionPlan build_optimized_plan(ModelDef model, bool fold_constants, const std:
   for (auto& [id, t] : folded.initializers) g.initializers.emplace_back(folded.value_names[static_cast<size_t>(id)], t);
   for (auto& node : folded.nodes) g.nodes.push_back(std::move(node.def));
   optimize_graph(g, disabled, origin);
+  set_weight_only_accuracy(g, weight_only_accuracy);
   return plan_graph(std::move(g), origin, false);
 }
 

@@ -36,7 +36,8 @@ struct SessionPlan {
 // onnxruntime does at session creation); random ops, Dropout, control flow and custom domains stay.
 SessionPlan build_plan(ModelDef model, bool fold_constants = true);
 // The same, then the load-time passes (refrt/src/optimize/) except `disabled`, and the plan rebuilt.
-SessionPlan build_optimized_plan(ModelDef model, bool fold_constants, const std::set<std::string>& disabled);
+SessionPlan build_optimized_plan(ModelDef model, bool fold_constants, const std::set<std::string>& disabled,
+                                 int weight_only_accuracy = 0);
 
 // The plan of a subgraph (If branch, Loop/Scan body): its inputs are the graph's formal inputs
 // followed by its outer_names, in that order. Built once, in the owning kernel's constructor.

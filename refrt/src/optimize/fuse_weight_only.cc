@@ -5,9 +5,11 @@
 // WeightOnlyMatMul (kernels/weight_only.cc) that reads the 8-bit weights (4-bit INT4 / UINT4 files are read
 // unpacked, one value per byte) and never builds the float weight matrix. Runs before constant folding,
 // which would turn the DequantizeLinear of constants into a float initializer.
+#include <cstdlib>
 #include <cstring>
 
 #include "../activation.h"
+#include "optimizer.h"
 #include "pass_util.h"
 #include "passes.h"
 
@@ -117,6 +119,36 @@ bool fuse_weight_only(GraphDef& g) {
   }
   if (changed) compact(g, dead);
   return changed;
+}
+
+// ONNX Runtime fuses the same pattern into MatMulNBits with accuracy_level = its session entry
+// session.qdq_matmulnbits_accuracy_level (default 4) and computes with int8 activations only at level 4 (where MLAS
+// has the int8 kernel), in float32 at every other level. refrt takes the same numbers with the other default:
+// exact unless asked for 4.
+void set_weight_only_accuracy(GraphDef& g, int level) {
+  for (NodeDef& node : g.nodes)
+    if (node.domain == kFusedDomain && node.op_type == "WeightOnlyMatMul")
+      node.attributes["accuracy_level"] = int_attribute(level);
+}
+
+int resolve_weight_only_accuracy(int option, const std::string& origin) {
+  std::string from = "SessionOptions::weight_only_accuracy";
+  if (option < 0) {
+    const char* v = std::getenv("PARITY_REFRT_WEIGHT_ONLY_ACCURACY");
+    if (v == nullptr || *v == '\0') return 0;
+    from = "PARITY_REFRT_WEIGHT_ONLY_ACCURACY";
+    char* end = nullptr;
+    const long parsed = std::strtol(v, &end, 10);
+    option = *end == '\0' && parsed >= 0 && parsed <= 4 ? static_cast<int>(parsed) : 99;
+  }
+  if (option > 4)
+    throw Error({"refrt", origin},
+                from + " must be 0 (exact float products) to 4 (int8 activations), got " +
+                    (from == "SessionOptions::weight_only_accuracy"
+                         ? std::to_string(option)
+                         : std::string("'") + std::getenv("PARITY_REFRT_WEIGHT_ONLY_ACCURACY") + "'"),
+                ErrorKind::kUsage);
+  return option;
 }
 
 }  // namespace parity::refrt

@@ -37,6 +37,11 @@ const std::vector<std::string>& optimization_passes();
 // disabled.
 void optimize_graph_before_folding(GraphDef& graph, const std::set<std::string>& disabled);
 
+// The session's weight-only accuracy level (SessionOptions) on every WeightOnlyMatMul, and the level a
+// SessionOptions value means (-1: PARITY_REFRT_WEIGHT_ONLY_ACCURACY, else 0; a usage error outside 0..4).
+void set_weight_only_accuracy(GraphDef& g, int level);
+int resolve_weight_only_accuracy(int option, const std::string& origin);
+
 // Runs the passes not in `disabled` (unknown names are an error, kUsage).
 void optimize_graph(GraphDef& graph, const std::set<std::string>& disabled, const std::string& origin);
 

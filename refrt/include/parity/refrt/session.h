@@ -41,6 +41,11 @@ struct SessionOptions {
   // intermediates uses an unoptimised plan (built on first use), so every model value is there.
   bool optimize = true;
   std::set<std::string> disabled_passes;
+  // Weight-only products (DequantizeLinear of constant 4-/8-bit weights -> MatMul, fused into WeightOnlyMatMul):
+  // 0 (1, 2, 3 alike) = exact float products, 4 = int8 activations per block with integer dot products (ONNX
+  // Runtime's MatMulNBits accuracy level 4, refrt/kernels/weight_only_q8.h); -1 = the environment variable
+  // PARITY_REFRT_WEIGHT_ONLY_ACCURACY, else 0.
+  int weight_only_accuracy = -1;
 };
 
 // The load-time passes, in the order they run.
