@@ -23,6 +23,7 @@ const std::vector<std::pair<std::string, Pass>>& passes() {
       {"fuse_elementwise", fuse_elementwise},
       {"fuse_rms_norm", fuse_rms_norm},
       {"fuse_safe_softmax", fuse_safe_softmax},
+      {"fuse_attention", fuse_attention},
       {"fold_transpose_matmul", fold_transpose_matmul},
   };
   return all;

@@ -15,6 +15,7 @@ bool fuse_activation(GraphDef& g);
 bool fuse_elementwise(GraphDef& g);
 bool fuse_rms_norm(GraphDef& g);
 bool fuse_safe_softmax(GraphDef& g);
+bool fuse_attention(GraphDef& g);
 bool fold_transpose_matmul(GraphDef& g);
 
 }  // namespace parity::refrt

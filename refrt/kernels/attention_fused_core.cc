@@ -1,0 +1,143 @@
+// The fused attention core: see attention_fused.h.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "../src/gemm.h"
+#include "../src/thread_pool.h"
+#include "../src/vmath.h"
+#include "attention_fused.h"
+
+namespace parity::refrt::fused_attention {
+namespace {
+
+// Query rows per task and keys per block: a 64 x 512 score block is 128 KiB of float32 (L2-resident), and
+// every encoder and prefill sequence up to 512 keys takes one block, so only longer ones rescale.
+constexpr int64_t kRows = 64;
+constexpr int64_t kKeys = 512;
+
+// e[j] = exp(e[j]) over a row: vmath's vectorised float32 exp, std::exp for double.
+template <typename T>
+void exp_row(T* e, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    vmath::exp(e, e, n);
+  } else {
+    for (int64_t j = 0; j < n; ++j) e[j] = std::exp(e[j]);
+  }
+}
+
+// Applies the mask, the causal limit and the short-mask padding to scores[0, kb) of query row i, keys
+// j0.. (the keys at or past `visible` are masked for every row and are not in the block).
+template <typename T>
+void mask_row(const Params& p, const Head<T>& h, int64_t i, int64_t j0, int64_t kb, T* s) {
+  const T neg_inf = -std::numeric_limits<T>::infinity();
+  if (p.mask != MaskKind::kNone) {
+    const int64_t base = i * h.mask_ld + j0 * h.mask_cs;
+    if (p.mask == MaskKind::kAdd) {
+      const T* m = static_cast<const T*>(h.mask) + base;
+      if (h.mask_cs == 1) {
+        for (int64_t j = 0; j < kb; ++j) s[j] += m[j];
+      } else {
+        for (int64_t j = 0; j < kb; ++j) s[j] += m[0];
+      }
+    } else {
+      const auto* m = static_cast<const uint8_t*>(h.mask) + base;
+      const bool keep_on = p.mask == MaskKind::kKeep;
+      const T fill = static_cast<T>(p.fill);
+      for (int64_t j = 0; j < kb; ++j)
+        if ((m[j * h.mask_cs] != 0) != keep_on) s[j] = fill;
+    }
+  }
+  if (p.causal) {
+    const int64_t last = i + p.causal_offset;  // the last visible key of this row
+    for (int64_t j = std::max<int64_t>(0, last + 1 - j0); j < kb; ++j) s[j] = neg_inf;
+  }
+}
+
+template <typename T>
+BackendSet run_rows(const NodeDef& node, const Params& p, const Head<T>& h, int64_t i0, int64_t i1, T* scores,
+                    T* row_max, T* row_sum) {
+  const T neg_inf = -std::numeric_limits<T>::infinity();
+  const int64_t r = i1 - i0;
+  // Keys every row of the block masks: past the short mask, and (causal) past the last row's limit.
+  int64_t visible = std::min(p.total, p.mask_cols);
+  if (p.causal) visible = std::min(visible, std::max<int64_t>(0, i1 - 1 + p.causal_offset + 1));
+  BackendSet ran = 0;
+  std::fill(row_max, row_max + r, neg_inf);
+  std::fill(row_sum, row_sum + r, T(0));
+  const T* q = h.q + i0 * h.ldq;
+  T* y = h.y + i0 * h.ldy;
+  for (int64_t j0 = 0; j0 < visible; j0 += kKeys) {
+    const int64_t kb = std::min(kKeys, visible - j0);
+    const T* kblock = h.k_rows ? h.k + j0 * h.ldk : h.k + j0;
+    ran |= backend_bit(
+        gemm<T>(node, false, h.k_rows, r, kb, p.d, static_cast<T>(p.scale), q, h.ldq, kblock, h.ldk, T(0), scores, kb));
+    for (int64_t ii = 0; ii < r; ++ii) {
+      T* s = scores + ii * kb;
+      mask_row(p, h, i0 + ii, j0, kb, s);
+      T block_max = neg_inf;
+      for (int64_t j = 0; j < kb; ++j) block_max = std::max(block_max, s[j]);
+      const T m_new = std::max(row_max[ii], block_max);
+      if (m_new == neg_inf) {  // every key so far masked: no weight yet (the output row stays 0)
+        std::fill(s, s + kb, T(0));
+        continue;
+      }
+      for (int64_t j = 0; j < kb; ++j) s[j] -= m_new;
+      exp_row(s, kb);
+      T sum = 0;
+      for (int64_t j = 0; j < kb; ++j) sum += s[j];
+      // The running max grew: what was accumulated is rescaled to the new max (exp(-inf) = 0 at the start).
+      const T corr = row_max[ii] == neg_inf ? T(0) : std::exp(row_max[ii] - m_new);
+      if (j0 > 0 && corr != T(1))
+        for (int64_t c = 0; c < p.dv; ++c) y[ii * h.ldy + c] *= corr;
+      row_sum[ii] = row_sum[ii] * corr + sum;
+      row_max[ii] = m_new;
+    }
+    ran |= backend_bit(gemm<T>(node, false, false, r, p.dv, kb, T(1), scores, kb, h.v + j0 * h.ldv, h.ldv,
+                               j0 == 0 ? T(0) : T(1), y, h.ldy));
+  }
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  for (int64_t ii = 0; ii < r; ++ii) {
+    T* yr = y + ii * h.ldy;
+    if (visible == 0 || row_sum[ii] == T(0)) {  // every key masked: zeros (safe softmax) or Softmax's NaN
+      std::fill(yr, yr + p.dv, p.safe ? T(0) : nan);
+      continue;
+    }
+    const T inv = T(1) / row_sum[ii];
+    for (int64_t c = 0; c < p.dv; ++c) yr[c] *= inv;
+  }
+  return ran;
+}
+
+}  // namespace
+
+template <typename T>
+BackendSet run(const NodeDef& node, const KernelIO& io, const Params& p, const std::vector<Head<T>>& heads) {
+  if (p.sq == 0 || p.dv == 0 || heads.empty()) return 0;
+  const int64_t blocks = (p.sq + kRows - 1) / kRows;
+  const int64_t tasks = static_cast<int64_t>(heads.size()) * blocks;
+  std::atomic<BackendSet> ran{0};
+  parallel_for(io, tasks, 1, [&](int64_t t0, int64_t t1) {
+    const int64_t rows = std::min(kRows, p.sq);
+    std::vector<T> scores(static_cast<size_t>(rows * std::min(kKeys, std::max<int64_t>(p.total, 1))));
+    std::vector<T> stats(static_cast<size_t>(2 * rows));
+    BackendSet mine = 0;
+    for (int64_t t = t0; t < t1; ++t) {
+      const Head<T>& h = heads[static_cast<size_t>(t / blocks)];
+      const int64_t i0 = (t % blocks) * kRows, i1 = std::min(p.sq, i0 + kRows);
+      mine |= run_rows<T>(node, p, h, i0, i1, scores.data(), stats.data(), stats.data() + rows);
+    }
+    ran.fetch_or(mine, std::memory_order_relaxed);
+  });
+  return ran.load();
+}
+
+template BackendSet run<float>(const NodeDef&, const KernelIO&, const Params&, const std::vector<Head<float>>&);
+template BackendSet run<double>(const NodeDef&, const KernelIO&, const Params&, const std::vector<Head<double>>&);
+
+std::string_view row_path() { return std::string_view(vmath::path()) == "haswell" ? "avx2" : "portable"; }
+
+}  // namespace parity::refrt::fused_attention
