@@ -17,46 +17,6 @@ std::vector<int64_t> normalized_dims(TranslateContext& ctx, std::vector<int64_t>
   return dims;
 }
 
-using Sizes = std::vector<std::optional<int64_t>>;
-
-// The static sizes of `meta`'s dims `dims` (nullopt where symbolic).
-Sizes sizes_at(const pt2::TensorMeta& meta, const std::vector<int64_t>& dims) {
-  Sizes out;
-  for (int64_t d : dims) out.push_back(meta.sizes[static_cast<size_t>(d)].value);
-  return out;
-}
-
-// x * n^power, n = the product of the signal sizes `sizes`; a symbolic one is read from the shape of
-// `sizes_of` at `dims`.
-std::string scale(TranslateContext& ctx, const std::string& x, DType t, const Sizes& sizes, const std::string& sizes_of,
-                  const std::vector<int64_t>& dims, double power, const std::string& out) {
-  if (power == 0) {
-    ctx.emit("Identity", {x}, {out});
-    return out;
-  }
-  double n = 1;
-  bool known = true;
-  for (const auto& s : sizes) {
-    if (s)
-      n *= static_cast<double>(*s);
-    else
-      known = false;
-  }
-  if (known) {
-    ctx.emit("Mul", {x, ctx.constant(std::pow(n, power), t)}, {out});
-    return out;
-  }
-  auto* gather =
-      ctx.emit("Gather", {ctx.emit1("Shape", {sizes_of}), ctx.graph.constant_i64(dims)}, {ctx.temp("sizes")});
-  set_attr(gather, "axis", int64_t{0});
-  const std::string prod = ctx.temp("n");
-  emit_reduce(ctx, "ReduceProd", gather->output(0), {}, false, prod);
-  std::string factor = ctx.cast_if_needed(prod, DType::kInt64, t);
-  if (std::abs(power) == 0.5) factor = ctx.emit1("Sqrt", {factor});
-  ctx.emit(power > 0 ? "Mul" : "Div", {x, factor}, {out});
-  return out;
-}
-
 // torch's fft_norm_mode (0 none, 1 by 1/sqrt(n), 2 by 1/n) as a power of n, for a forward or an inverse
 // ONNX DFT (which already divided by n).
 double norm_power(TranslateContext& ctx, int64_t mode, bool inverse) {
@@ -87,27 +47,6 @@ std::string c2c_raw(TranslateContext& ctx, const std::string& x, const std::vect
   return y;
 }
 
-// Inverse of a half spectrum along `axis` (at least n/2 + 1 bins) to a real signal of n samples: the full
-// spectrum rebuilt as torch's c2r reads it (bins above n/2 are the conjugates of bins 1..), transformed, and
-// its real part kept (so the imaginary parts of bin 0 and of bin n/2 are ignored, as by torch).
-std::string c2r_last(TranslateContext& ctx, const std::string& x, int64_t axis, int64_t n) {
-  const int64_t half = n / 2 + 1;
-  auto slice = [&](const std::string& v, int64_t start, int64_t end, int64_t step) {
-    return ctx.emit1("Slice", {v, ctx.graph.constant_i64({start}), ctx.graph.constant_i64({end}),
-                               ctx.graph.constant_i64({axis}), ctx.graph.constant_i64({step})});
-  };
-  const std::string h = slice(x, 0, half, 1);
-  std::string full = h;
-  if (n - half > 0) {
-    const std::string mirror = slice(h, n - half, 0, -1);  // bins n - half .. 1
-    const std::string conj =
-        pair_of(ctx, part(ctx, mirror, 0), ctx.emit1("Neg", {part(ctx, mirror, 1)}), ctx.temp("conj"));
-    full = ctx.temp("hermitian");
-    set_attr(ctx.emit("Concat", {h, conj}, {full}), "axis", axis);
-  }
-  return part(ctx, dft(ctx, full, axis, true, false), 0);
-}
-
 // --- the ATen FFT primitives (what run_decompositions leaves) ---
 
 void fft_r2c(TranslateContext& ctx) {
@@ -130,18 +69,29 @@ void fft_c2c(TranslateContext& ctx) {
         norm_power(ctx, ctx.int_arg("normalization", 0), inverse), ctx.output());
 }
 
+// last_dim_size may be symbolic (a decomposed irfft of a dynamic spectrum: 2 * (bins - 1)).
 void fft_c2r(TranslateContext& ctx) {
   const auto& in = ctx.input_meta("self");
   const auto& out = ctx.output_meta();
-  const auto dims = normalized_dims(ctx, ctx.ints_arg("dim"), rank_of(in));
+  const int64_t rank = rank_of(in);
+  const auto dims = normalized_dims(ctx, ctx.ints_arg("dim"), rank);
   if (dims.empty()) ctx.fail("no dims to transform");
-  const int64_t n = ctx.int_arg("last_dim_size", 0);
-  const auto& bins = in.sizes[static_cast<size_t>(dims.back())];
-  if (n < 1 || !bins.value || *bins.value < n / 2 + 1)
-    ctx.fail("needs a static half spectrum of at least last_dim_size / 2 + 1 = " + std::to_string(n / 2 + 1) +
-             " bins along dim " + std::to_string(dims.back()));
+  const pt2::Argument& size = ctx.required("last_dim_size");
+  std::optional<int64_t> n;
+  std::string n_value;
+  if (size.is_symbolic_scalar()) {
+    n_value = unsqueeze0(ctx, ctx.int_value("last_dim_size"));
+  } else {
+    n = ctx.int_arg("last_dim_size", 0);
+    const auto& bins = in.sizes[static_cast<size_t>(dims.back())];
+    if (*n < 1 || (bins.value && *bins.value < *n / 2 + 1))
+      ctx.fail("needs a half spectrum of at least last_dim_size / 2 + 1 = " + std::to_string(*n / 2 + 1) +
+               " bins along dim " + std::to_string(dims.back()));
+    // A symbolic bin count is cut or padded to n / 2 + 1 at run time.
+    if (!bins.value) n_value = ctx.graph.constant_i64({*n}), n.reset();
+  }
   std::string y = c2c_raw(ctx, ctx.tensor("self"), {dims.begin(), dims.end() - 1}, true);
-  y = c2r_last(ctx, y, dims.back(), n);
+  y = c2r(ctx, y, rank + 1, dims.back(), n, n_value);
   scale(ctx, y, out.dtype, sizes_at(out, dims), y, dims, norm_power(ctx, ctx.int_arg("normalization", 0), true),
         ctx.output());
 }
@@ -181,21 +131,6 @@ Signal signal_of(TranslateContext& ctx, int64_t rank) {
   return sig;
 }
 
-// x (`pairs`: in the pair layout) cut or zero-padded to `size` along `dim` (its meta size `have`).
-std::string resize(TranslateContext& ctx, const std::string& x, int64_t rank, bool pairs, int64_t dim,
-                   const std::optional<int64_t>& have, int64_t size) {
-  if (size < 1) ctx.fail("signal size " + std::to_string(size) + " along dim " + std::to_string(dim) + " must be >= 1");
-  if (!have) ctx.fail("resizing the symbolic dim " + std::to_string(dim) + " of the signal is not translated");
-  if (*have == size) return x;
-  if (*have > size)
-    return ctx.emit1("Slice",
-                     {x, ctx.graph.constant_i64({0}), ctx.graph.constant_i64({size}), ctx.graph.constant_i64({dim})});
-  const int64_t r = rank + (pairs ? 1 : 0);
-  std::vector<int64_t> pads(static_cast<size_t>(2 * r), 0);
-  pads[static_cast<size_t>(dim + r)] = size - *have;
-  return ctx.emit1("Pad", {x, ctx.graph.constant_i64(pads)}, "zero_padded");
-}
-
 // rfft / rfft2 / rfftn: a real signal, onesided along its last dim.
 void fft_rfft(TranslateContext& ctx) {
   const auto& in = ctx.input_meta("self");
@@ -226,7 +161,8 @@ void fft_c2c_of(TranslateContext& ctx, bool inverse) {
 void fft_fft(TranslateContext& ctx) { fft_c2c_of(ctx, false); }
 void fft_ifft(TranslateContext& ctx) { fft_c2c_of(ctx, true); }
 
-// irfft / irfft2 / irfftn: the last dim is a half spectrum of n = s[-1] (default 2 * (bins - 1)) samples.
+// irfft / irfft2 / irfftn: the last dim is a half spectrum of n = s[-1] (default 2 * (bins - 1), computed at
+// run time when the bin count is symbolic) samples.
 void fft_irfft(TranslateContext& ctx) {
   const auto& in = ctx.input_meta("self");
   const auto& out = ctx.output_meta();
@@ -235,15 +171,22 @@ void fft_irfft(TranslateContext& ctx) {
   std::string x = complex_operand(ctx, "self", out.dtype);
   const Sizes have = sizes_at(in, sig.dims);
   const size_t last = sig.dims.size() - 1;
-  if (!have[last] && !sig.sizes[last]) ctx.fail("needs a static number of bins along the last transformed dim");
-  const int64_t n = sig.sizes[last] ? *sig.sizes[last] : 2 * (*have[last] - 1);
   Sizes sizes = have;
   for (size_t i = 0; i < last; ++i)
     if (sig.sizes[i]) x = resize(ctx, x, rank, true, sig.dims[i], have[i], *sig.sizes[i]), sizes[i] = sig.sizes[i];
-  x = resize(ctx, x, rank, true, sig.dims[last], have[last], n / 2 + 1);
+  std::optional<int64_t> n = sig.sizes[last];
+  if (!n && have[last]) n = 2 * (*have[last] - 1);
+  std::string n_value;
+  if (n) {
+    x = resize(ctx, x, rank, true, sig.dims[last], have[last], *n / 2 + 1);
+  } else {
+    const std::string bins = dim_size(ctx, x, sig.dims[last]);
+    n_value =
+        ctx.emit1("Mul", {ctx.emit1("Sub", {bins, ctx.graph.constant_i64({1})}), ctx.graph.constant_i64({2})}, "n");
+  }
   sizes[last] = n;
   std::string y = c2c_raw(ctx, x, {sig.dims.begin(), sig.dims.end() - 1}, true);
-  y = c2r_last(ctx, y, sig.dims[last], n);
+  y = c2r(ctx, y, rank + 1, sig.dims[last], n, n_value);
   scale(ctx, y, out.dtype, sizes, y, sig.dims, norm_power(ctx, norm_mode(ctx, true), true), ctx.output());
 }
 
@@ -323,6 +266,8 @@ PARITY_COMPLEX_TRANSLATION("aten::fft_irfftn.default", fft_irfft, 17);
 PARITY_COMPLEX_TRANSLATION("aten::stft.default", stft, 17);
 PARITY_TRANSLATION("aten::stft.default", stft, 17);            // return_complex=False: the pairs are the real output
 PARITY_TRANSLATION("aten::fft_irfft.default", fft_irfft, 17);  // a real half spectrum
+PARITY_TRANSLATION("aten::fft_irfft2.default", fft_irfft, 17);
+PARITY_TRANSLATION("aten::fft_irfftn.default", fft_irfft, 17);
 PARITY_COMPLEX_TRANSLATION("aten::_fft_r2c.default", fft_r2c, 17);
 PARITY_COMPLEX_TRANSLATION("aten::_fft_c2c.default", fft_c2c, 17);
 PARITY_COMPLEX_TRANSLATION("aten::_fft_c2r.default", fft_c2r, 17);

@@ -168,6 +168,7 @@ PARITY_COMPLEX_TRANSLATION("aten::abs.default", complex_abs, 18);
 PARITY_COMPLEX_TRANSLATION("aten::angle.default", complex_angle, 17);
 PARITY_COMPLEX_TRANSLATION("aten::conj_physical.default", conj, 17);
 PARITY_COMPLEX_TRANSLATION("aten::_conj.default", conj, 17);
+PARITY_COMPLEX_TRANSLATION("aten::_conj_physical.default", conj, 17);
 PARITY_COMPLEX_TRANSLATION("aten::conj.default", conj, 17);
 PARITY_COMPLEX_TRANSLATION("aten::polar.default", polar, 17);
 PARITY_COMPLEX_TRANSLATION("aten::complex.default", complex_from_parts, 17);

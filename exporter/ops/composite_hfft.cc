@@ -17,9 +17,11 @@ using namespace complex_pairs;
 
 std::string i64s(TranslateContext& ctx, std::vector<int64_t> v) { return ctx.graph.constant_i64(v); }
 
-// The transformed dims (normalised) and the signal size of each (static).
+// The transformed dims (normalised) and the signal size of each: s[i] when given, else the input's (for
+// the last dim of a half spectrum 2 * (bins - 1)); nullopt where that is symbolic.
 struct Signal {
-  std::vector<int64_t> dims, sizes;
+  std::vector<int64_t> dims;
+  Sizes sizes;
 };
 Signal signal_of(TranslateContext& ctx, const pt2::TensorMeta& in, bool half_spectrum) {
   const int64_t rank = rank_of(in);
@@ -43,27 +45,15 @@ Signal signal_of(TranslateContext& ctx, const pt2::TensorMeta& in, bool half_spe
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t d = ctx.normalized_dim(dims[i], rank);
     const auto& have = in.sizes[static_cast<size_t>(d)].value;
-    if (!have) ctx.fail("a transform along the symbolic dim " + std::to_string(d) + " is not translated");
     const bool last = i + 1 == dims.size();
-    int64_t size = half_spectrum && last ? 2 * (*have - 1) : *have;
+    std::optional<int64_t> size = have && half_spectrum && last ? std::optional<int64_t>(2 * (*have - 1)) : have;
     if (!s.empty() && s[i] != -1) size = s[i];
-    if (size < 1) ctx.fail("signal size " + std::to_string(size) + " must be >= 1");
+    if (size && *size < 1) ctx.fail("signal size " + std::to_string(*size) + " must be >= 1");
     sig.dims.push_back(d);
     sig.sizes.push_back(size);
   }
   if (sig.dims.empty()) ctx.fail("no dims to transform");
   return sig;
-}
-
-// x cut or zero-padded to `size` along `dim` (static size `have`); `pairs`: x has the pair dim.
-std::string resize(TranslateContext& ctx, const std::string& x, int64_t rank, bool pairs, int64_t dim, int64_t have,
-                   int64_t size) {
-  if (have == size) return x;
-  if (have > size) return ctx.emit1("Slice", {x, i64s(ctx, {0}), i64s(ctx, {size}), i64s(ctx, {dim})});
-  const int64_t r = rank + (pairs ? 1 : 0);
-  std::vector<int64_t> pads(static_cast<size_t>(2 * r), 0);
-  pads[static_cast<size_t>(dim + r)] = size - have;
-  return ctx.emit1("Pad", {x, i64s(ctx, pads)}, "zero_padded");
 }
 
 // torch's `norm` as the power p of N (the product of the signal sizes) that ihfft divides by and hfft
@@ -88,22 +78,20 @@ std::string conj(TranslateContext& ctx, const std::string& x, DType t) {
   return ctx.emit1("Mul", {x, name});
 }
 
-// ihfft / ihfft2 / ihfftn (real self): conj of the onesided forward transform, times N^-power.
+// ihfft / ihfft2 / ihfftn (real self): conj of the onesided forward transform, times N^-power (N read from the
+// shape at run time where a transformed dim is symbolic).
 void fft_ihfft(TranslateContext& ctx) {
   const auto& in = ctx.input_meta("self");
   if (is_complex(in)) ctx.fail("ihfft of a complex tensor is not translated");
   const DType t = part_dtype(ctx, ctx.output_meta());
   const Signal sig = signal_of(ctx, in, false);
   std::string x = ctx.value("self", t);
-  double n = 1;
-  for (size_t i = 0; i < sig.dims.size(); ++i) {
-    x = resize(ctx, x, rank_of(in), false, sig.dims[i], *in.sizes[static_cast<size_t>(sig.dims[i])].value,
-               sig.sizes[i]);
-    n *= static_cast<double>(sig.sizes[i]);
-  }
+  const Sizes have = sizes_at(in, sig.dims);
+  for (size_t i = 0; i < sig.dims.size(); ++i)
+    if (sig.sizes[i]) x = resize(ctx, x, rank_of(in), false, sig.dims[i], have[i], *sig.sizes[i]);
   std::string y = dft(ctx, ctx.emit1("Unsqueeze", {x, i64s(ctx, {-1})}), sig.dims.back(), false, true);
   for (size_t i = 0; i + 1 < sig.dims.size(); ++i) y = dft(ctx, y, sig.dims[i], false, false);
-  ctx.emit("Mul", {conj(ctx, y, t), ctx.constant(std::pow(n, -norm_power(ctx)), t)}, {ctx.output()});
+  scale(ctx, conj(ctx, y, t), t, sig.sizes, x, sig.dims, -norm_power(ctx), ctx.output());
 }
 
 // The real signal of n samples whose half spectrum (pair layout) lies along `axis`: bins above n/2 are the
@@ -121,23 +109,28 @@ std::string half_spectrum_to_real(TranslateContext& ctx, const std::string& x, i
 
 // hfft / hfft2 / hfftn (complex self): conj(x), inverse DFTs along the other dims, then the real signal of
 // n samples from the half spectrum along the last dim (bins above n/2 are the conjugates of bins 1..),
-// times N^power (ONNX's inverse DFT already divided by N).
+// times N^power (ONNX's inverse DFT already divided by N). Symbolic dims: the sizes are read at run time.
 void fft_hfft(TranslateContext& ctx) {
   const auto& in = ctx.input_meta("self");
   const DType t = ctx.output_meta().dtype;
   const int64_t rank = rank_of(in);
   const Signal sig = signal_of(ctx, in, true);
   std::string x = conj(ctx, complex_operand(ctx, "self", t), t);
-  double total = 1;
+  const Sizes have = sizes_at(in, sig.dims);
   const size_t last = sig.dims.size() - 1;
-  for (size_t i = 0; i < sig.dims.size(); ++i) {
-    const int64_t have = *in.sizes[static_cast<size_t>(sig.dims[i])].value;
-    x = resize(ctx, x, rank, true, sig.dims[i], have, i == last ? sig.sizes[i] / 2 + 1 : sig.sizes[i]);
-    total *= static_cast<double>(sig.sizes[i]);
-  }
+  for (size_t i = 0; i < last; ++i)
+    if (sig.sizes[i]) x = resize(ctx, x, rank, true, sig.dims[i], have[i], *sig.sizes[i]);
+  const std::optional<int64_t> n = sig.sizes[last];
+  std::string n_value;
+  if (n)
+    x = resize(ctx, x, rank, true, sig.dims[last], have[last], *n / 2 + 1);
+  else  // the default n = 2 * (bins - 1) of a symbolic bin count
+    n_value =
+        ctx.emit1("Mul", {ctx.emit1("Sub", {dim_size(ctx, x, sig.dims[last]), i64s(ctx, {1})}), i64s(ctx, {2})}, "n");
   for (size_t i = 0; i < last; ++i) x = dft(ctx, x, sig.dims[i], true, false);
-  const std::string y = half_spectrum_to_real(ctx, x, sig.dims[last], sig.sizes[last], t);
-  ctx.emit("Mul", {y, ctx.constant(std::pow(total, norm_power(ctx)), t)}, {ctx.output()});
+  const std::string y =
+      n ? half_spectrum_to_real(ctx, x, sig.dims[last], *n, t) : c2r(ctx, x, rank + 1, sig.dims[last], n, n_value);
+  scale(ctx, y, t, sig.sizes, y, sig.dims, norm_power(ctx), ctx.output());
 }
 
 // Overlap-add of frames [B, T, n] at stride `hop` into [B, len] (ONNX Col2Im on a 1 x len image).

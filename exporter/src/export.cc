@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "builder.h"
@@ -61,14 +62,29 @@ void set_value_info(onnx::ValueInfoProto* vi, const std::string& name, const pt2
   if (complex) shape->add_dim()->set_dim_value(2);
 }
 
-// Graph inputs and outputs keep torch's dtypes, so that a caller feeds and reads what eager does.
-void refuse_complex_io(const ErrorContext& where, const pt2::TensorMeta& meta, const std::string& fx,
-                       const char* role) {
+// torch's name of a complex dtype (the export schema's ScalarType numbers), "" for a real one.
+const char* complex_dtype_name(const pt2::TensorMeta& meta) {
+  switch (meta.torch_dtype) {
+    case 9:
+      return "complex32";
+    case 10:
+      return "complex64";
+    case 11:
+      return "complex128";
+    default:
+      return "";
+  }
+}
+
+// A complex graph input or output is its pair layout (docs/complex.md): the value info says so in its
+// doc_string, and the model's metadata lists it (see add_complex_metadata), so that a runtime or the
+// verifier can turn the pairs back into complex numbers.
+void note_complex_io(const pt2::TensorMeta& meta, onnx::ValueInfoProto* vi,
+                     std::vector<std::pair<std::string, std::string>>& complex_io) {
   if (!is_complex(meta)) return;
-  throw Error(where,
-              std::string(role) + " '" + fx + "' is complex: ONNX graphs carry complex values as real " +
-                  "pairs inside the graph only; pass torch.view_as_real(x) in (or return it) instead",
-              ErrorKind::kUnsupported);
+  const std::string dtype = complex_dtype_name(meta);
+  vi->set_doc_string(dtype + " as (real, imaginary) pairs in the last dim");
+  complex_io.emplace_back(vi->name(), dtype);
 }
 
 }  // namespace
@@ -84,6 +100,8 @@ struct ModelBuild {
   ErrorContext where;
   std::map<std::string, std::string> values;  // FX value name -> ONNX value name
   std::set<std::string> output_names, input_like;
+  // The complex graph inputs and outputs, (ONNX name, torch dtype name), in graph order.
+  std::vector<std::pair<std::string, std::string>> complex_inputs, complex_outputs;
 
   ModelBuild(const pt2::Program& p, const ExportOptions& o, onnx::GraphProto* graph_proto)
       : program(p), options(o), g(graph_proto), graph(graph_proto), where{"export", p.archive_path} {}
@@ -115,8 +133,9 @@ void add_user_input(ModelBuild& b, const pt2::InputSpec& spec, size_t& user_inde
   ++user_index;
   b.graph.reserve_name(name);
   b.values[fx] = name;
-  refuse_complex_io(b.where, b.program.graph.meta(fx, fx), fx, "graph input");
-  set_value_info(b.g->add_input(), name, b.program.graph.meta(fx, fx), b.program.dim_names);
+  auto* vi = b.g->add_input();
+  set_value_info(vi, name, b.program.graph.meta(fx, fx), b.program.dim_names);
+  note_complex_io(b.program.graph.meta(fx, fx), vi, b.complex_inputs);
 }
 
 // Inputs: user tensors become graph inputs; parameters, buffers and constants become initializers, one
@@ -173,7 +192,6 @@ void add_nodes(ModelBuild& b, onnx::ModelProto& model) {
 void add_output(ModelBuild& b, const std::string& fx, const std::string& wanted) {
   auto it = b.values.find(fx);
   if (it == b.values.end()) throw Error(b.where, "output '" + fx + "' is not produced by the graph");
-  refuse_complex_io(b.where, b.program.graph.meta(fx, "output"), fx, "graph output");
   std::string name = it->second;
   if (wanted != name || b.input_like.count(name) || b.output_names.count(name)) {
     if (b.graph.is_used(wanted) && wanted != name &&
@@ -185,7 +203,9 @@ void add_output(ModelBuild& b, const std::string& fx, const std::string& wanted)
     name = alias;
   }
   b.output_names.insert(name);
-  set_value_info(b.g->add_output(), name, b.program.graph.meta(fx, "output"), b.program.dim_names);
+  auto* vi = b.g->add_output();
+  set_value_info(vi, name, b.program.graph.meta(fx, "output"), b.program.dim_names);
+  note_complex_io(b.program.graph.meta(fx, "output"), vi, b.complex_outputs);
 }
 
 // A number among the user's outputs (a cond / while_loop result, a size, a constant): a 0-d value of its kind,
@@ -246,6 +266,22 @@ void add_outputs(ModelBuild& b) {
   }
 }
 
+// The model's metadata_props `parity.complex_inputs` / `parity.complex_outputs`: a JSON object
+// {ONNX name: "complex64" | "complex128" | "complex32"} of the graph inputs / outputs that carry complex values
+// as (real, imaginary) pairs in a trailing dim of 2 (docs/complex.md). Absent when there are none.
+void add_complex_metadata(const ModelBuild& b, onnx::ModelProto& model) {
+  auto add = [&](const char* key, const std::vector<std::pair<std::string, std::string>>& io) {
+    if (io.empty()) return;
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    for (const auto& [name, dtype] : io) j[name] = dtype;
+    auto* prop = model.add_metadata_props();
+    prop->set_key(key);
+    prop->set_value(j.dump());
+  };
+  add("parity.complex_inputs", b.complex_inputs);
+  add("parity.complex_outputs", b.complex_outputs);
+}
+
 // The exporter's passes; parameter and buffer names are the module's state, never merged away.
 void run_passes(const ModelBuild& b, onnx::ModelProto& model, std::vector<Tensor>& payloads) {
   OptimizeOptions passes;
@@ -268,6 +304,7 @@ void build_model(const pt2::Program& program, const ExportOptions& requested, on
   add_inputs(b);
   add_nodes(b, model);
   add_outputs(b);
+  add_complex_metadata(b, model);
   payloads = b.graph.payloads();
   if (options.optimize) run_passes(b, model, payloads);
 }

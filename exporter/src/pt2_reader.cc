@@ -207,9 +207,30 @@ void read_program(const schema::ExportedProgram& ep, Program& p) {
   for (const auto& [sym, range] : ep.range_constraints) p.range_constraints[sym] = {range.min_val, range.max_val};
 }
 
+// A complex tensor (complex32 / complex64 / complex128) is stored as interleaved (real, imaginary) parts: its
+// meta as the exporter's pair layout (docs/complex.md), a real tensor of the part dtype with a trailing dim
+// of 2, so that the stored bytes are read as they are. Other metas are returned as they are.
+TensorMeta as_complex_pairs(const TensorMeta& meta) {
+  const DType part = meta.torch_dtype == 9    ? DType::kFloat16
+                     : meta.torch_dtype == 10 ? DType::kFloat32
+                     : meta.torch_dtype == 11 ? DType::kFloat64
+                                              : DType::kUndefined;
+  if (part == DType::kUndefined) return meta;
+  TensorMeta pairs = meta;
+  pairs.dtype = part;
+  SymDim two;
+  two.value = 2;
+  pairs.sizes.push_back(two);
+  for (auto& s : pairs.strides) s *= 2;
+  if (pairs.strides.size() + 1 == pairs.sizes.size()) pairs.strides.push_back(1);
+  pairs.storage_offset *= 2;
+  return pairs;
+}
+
 // A tensor stored as raw untyped storage; viewed with the meta's sizes/strides/offset.
-Tensor read_stored_tensor(const Reader& r, const std::string& record, const std::string& name, const TensorMeta& meta,
-                          const std::shared_ptr<MappedFile>& file) {
+Tensor read_stored_tensor(const Reader& r, const std::string& record, const std::string& name,
+                          const TensorMeta& stored_meta, const std::shared_ptr<MappedFile>& file) {
+  const TensorMeta meta = as_complex_pairs(stored_meta);
   if (meta.dtype == DType::kUndefined)
     r.fail(record, "tensor '" + name + "' has dtype " + std::to_string(meta.torch_dtype) + " that Parity cannot store");
   Shape shape;

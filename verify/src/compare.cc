@@ -12,6 +12,46 @@ Comparison compare_tensors(const Tensor& expected, const Tensor& actual, const T
   return c;
 }
 
+Comparison compare_complex(const Tensor& expected, const Tensor& actual, const std::string& complex_dtype) {
+  const Tolerance tol = default_tolerance(expected.dtype());
+  Comparison c = verify::compare_tensors(expected, actual, tol);  // shapes, dtypes, NaN placement, histogram
+  c.complex_dtype = complex_dtype;
+  if (!c.problem.empty()) return c;
+  if (expected.rank() == 0 || expected.shape().back() != 2 || !dtype_is_floating(expected.dtype())) {
+    c.passed = false;
+    c.problem = "a complex output must be (real, imaginary) pairs in a trailing dim of 2, got " +
+                dtype_name(expected.dtype()) + " " + shape_str(expected.shape());
+    return c;
+  }
+  const int64_t n = expected.numel() / 2;
+  c.numel = n, c.mismatches = 0, c.first_mismatch = -1, c.max_abs_error = 0, c.max_rel_error = 0;
+  c.histogram.assign(histogram_edges().size() + 1, 0);
+  for (int64_t k = 0; k < n; ++k) {
+    const double er = element_as_double(expected, 2 * k), ei = element_as_double(expected, 2 * k + 1);
+    const double ar = element_as_double(actual, 2 * k), ai = element_as_double(actual, 2 * k + 1);
+    const bool e_nan = std::isnan(er) || std::isnan(ei), a_nan = std::isnan(ar) || std::isnan(ai);
+    double err;
+    if (e_nan || a_nan)
+      err = e_nan && a_nan ? 0.0 : INFINITY;
+    else if (std::isinf(er) || std::isinf(ei) || std::isinf(ar) || std::isinf(ai))
+      err = er == ar && ei == ai ? 0.0 : INFINITY;
+    else
+      err = std::hypot(ar - er, ai - ei);
+    const double modulus = std::hypot(er, ei);
+    c.max_abs_error = std::max(c.max_abs_error, err);
+    if (modulus > tol.atol && std::isfinite(err)) c.max_rel_error = std::max(c.max_rel_error, err / modulus);
+    ++c.histogram[histogram_bin(err)];
+    if (!(err <= tol.atol + tol.rtol * (std::isfinite(modulus) ? modulus : 0))) {
+      if (c.first_mismatch < 0) c.first_mismatch = 2 * k;
+      ++c.mismatches;
+    }
+  }
+  c.passed = c.mismatches == 0;
+  c.detail.reset();
+  if (!c.passed) c.detail = mismatch_detail(expected, actual);
+  return c;
+}
+
 namespace {
 // Two dequantized values k steps apart differ by k * scale up to float rounding of each: a margin of
 // 1e-3 step keeps exactly-one-step differences in and two-step ones out.
@@ -92,6 +132,11 @@ void to_json(nlohmann::json& j, const Comparison& c) {
   if (c.detail && !c.passed) j["detail"] = *c.detail;
   if (c.fp64_rule) j["fp64_rule"] = *c.fp64_rule;
   if (c.requant_rule) j["requant_rule"] = *c.requant_rule;
+  if (!c.complex_dtype.empty())
+    j["complex"] = {{"dtype", c.complex_dtype},
+                    {"rule",
+                     "compared as complex numbers: |actual - expected| <= atol + rtol * |expected| per "
+                     "complex element"}};
   if (c.quant_scale > 0)
     j["quantized"] = {
         {"scale", c.quant_scale},
@@ -114,6 +159,7 @@ void from_json(const nlohmann::json& j, Comparison& c) {
   if (j.contains("detail")) c.detail = j["detail"].get<MismatchDetail>();
   if (j.contains("fp64_rule")) c.fp64_rule = j["fp64_rule"].get<Fp64Rule>();
   if (j.contains("requant_rule")) c.requant_rule = j["requant_rule"].get<RequantRule>();
+  if (const auto z = j.find("complex"); z != j.end()) c.complex_dtype = z->value("dtype", "complex");
   if (const auto q = j.find("quantized"); q != j.end()) {
     c.quant_scale = q->at("scale").get<double>();
     const auto& steps = q->at("max_steps");

@@ -86,6 +86,16 @@ Tensor from_aten(const at::Tensor& src) {
   return out;
 }
 
+// A complex value in the pair layout the case folders and the exporter use (docs/complex.md): a real tensor
+// with a trailing dim of 2 (real, imaginary) back to libtorch's complex tensor.
+at::Tensor complex_from_pairs(const at::Tensor& pairs, const std::string& name) {
+  if (pairs.dim() == 0 || pairs.size(-1) != 2 || !pairs.is_floating_point())
+    throw Error({"verify"}, "complex value '" + name + "' must be given as (real, imaginary) pairs: a float tensor " +
+                                "with a trailing dim of 2, got " + c10::toString(pairs.scalar_type()) + " of " +
+                                std::to_string(pairs.dim()) + " dims");
+  return at::view_as_complex(pairs.contiguous());
+}
+
 // The export schema's enums -> c10's numbering.
 int64_t scalar_type_from_schema(int64_t v) {
   if (v == 9) return static_cast<int64_t>(at::kComplexHalf);  // complex dtypes have no Parity DType
@@ -171,7 +181,8 @@ class Interpreter {
                       "the program takes more user inputs than the " + std::to_string(user_inputs.size()) + " given");
         const Tensor& given = user_inputs[next++];
         if (!symbolic) {
-          tensors_[spec.arg.tensor_name()] = to_aten(given);
+          const std::string& name = spec.arg.tensor_name();
+          tensors_[name] = is_complex_value(name) ? complex_from_pairs(to_aten(given), name) : to_aten(given);
           continue;
         }
         // A symbolic scalar input arrives as a 0-d tensor (the case folder holds tensors only).
@@ -188,7 +199,10 @@ class Interpreter {
         else
           bools_[name] = scalar.item<bool>();
       } else if (spec.kind == Kind::kParameter || spec.kind == Kind::kBuffer || spec.kind == Kind::kTensorConstant) {
-        tensors_[spec.arg.tensor_name()] = stored_to_aten(program_.stored_tensor(spec));
+        // A complex parameter or buffer is read in the pair layout (pt2_reader.cc): libtorch gets it complex.
+        const std::string& name = spec.arg.tensor_name();
+        const at::Tensor stored = stored_to_aten(program_.stored_tensor(spec));
+        tensors_[name] = is_complex_value(name) ? complex_from_pairs(stored, name) : stored;
       } else if (spec.kind == Kind::kConstantInput) {
         continue;  // a Python scalar or None specialised at capture: the graph already holds its value
       } else {
@@ -198,6 +212,14 @@ class Interpreter {
     if (next != user_inputs.size())
       throw Error({"verify", program_.archive_path}, "the program takes " + std::to_string(next) + " user inputs, " +
                                                          std::to_string(user_inputs.size()) + " were given");
+  }
+
+  // Whether the program's value `name` is complex (complex32 / complex64 / complex128 in the schema's numbering).
+  bool is_complex_value(const std::string& name) const {
+    const auto it = program_.graph.tensor_values.find(name);
+    if (it == program_.graph.tensor_values.end()) return false;
+    const int32_t t = it->second.torch_dtype;
+    return t == 9 || t == 10 || t == 11;
   }
 
   // A parameter, buffer or constant: the archive's own bytes, not a copy. The program's view of the archive is

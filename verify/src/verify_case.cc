@@ -237,6 +237,22 @@ void requant(CaseRun& r, SetRun& s, size_t i, Comparison& ours, Comparison& cros
   ours.passed = rule.passed, cross.passed = cross.passed || rule.passed;
 }
 
+// "complex64" / "complex128" / "complex32" for a complex program value, "" for a real one (or a number).
+std::string complex_dtype_of(const pt2::Program& program, const std::string& fx) {
+  const auto it = program.graph.tensor_values.find(fx);
+  if (it == program.graph.tensor_values.end()) return "";
+  switch (it->second.torch_dtype) {
+    case 9:
+      return "complex32";
+    case 10:
+      return "complex64";
+    case 11:
+      return "complex128";
+    default:
+      return "";
+  }
+}
+
 void compare_user_outputs(CaseRun& r, SetRun& s) {
   const auto user_outputs = r.program.user_output_names();
   for (size_t i = 0; i < s.expected.size(); ++i) {
@@ -244,13 +260,17 @@ void compare_user_outputs(CaseRun& r, SetRun& s) {
     // A dequantized output is compared in steps of its scale (compare.h's quantized rule); others against
     // eager by the fixed rule, then the fp64 rule where capture saved eager's float64 output.
     const auto scale = i < user_outputs.size() ? dequantize_scale(r.program, user_outputs[i]) : std::nullopt;
+    // A complex output (its pairs in every case folder and model, docs/complex.md) is compared as complex numbers.
+    const std::string complex = i < user_outputs.size() ? complex_dtype_of(r.program, user_outputs[i]) : "";
     auto against_eager = [&](const Tensor& got) {
+      if (!complex.empty()) return compare_complex(eager, got, complex);
       return scale ? compare_quantized(eager, got, *scale) : compare_with_eager(eager, got, s.fp64[i]);
     };
     Comparison ours = against_eager(s.ours.outputs[i]);
     Comparison torch = against_eager(s.reference.outputs[i]);
-    Comparison cross = scale ? compare_quantized(s.reference.outputs[i], s.ours.outputs[i], *scale)
-                             : compare_tensors(s.reference.outputs[i], s.ours.outputs[i]);
+    Comparison cross = !complex.empty() ? compare_complex(s.reference.outputs[i], s.ours.outputs[i], complex)
+                       : scale          ? compare_quantized(s.reference.outputs[i], s.ours.outputs[i], *scale)
+                                        : compare_tensors(s.reference.outputs[i], s.ours.outputs[i]);
     note_fp64(r, s, i, ours);
     // Dequantized outputs too: past the last layer a step more than one is what flips deep in the net add up
     // to; with refrt's activations in libtorch, each layer is judged on the same input.
@@ -261,7 +281,9 @@ void compare_user_outputs(CaseRun& r, SetRun& s) {
     r.all_passed = r.all_passed && ours.passed && torch.passed;
     r.max_abs = std::max(r.max_abs, ours.problem.empty() ? ours.max_abs_error : INFINITY);
     r.max_rel = std::max(r.max_rel, ours.max_rel_error);
-    OutputEntry o{i, output_name(r, i), {}, dtype_name(eager.dtype()), eager.shape(), ours, torch, cross};
+    OutputEntry o{
+        i,    output_name(r, i), {}, complex.empty() ? dtype_name(eager.dtype()) : complex, eager.shape(), ours, torch,
+        cross};
     s.entry.outputs.push_back(std::move(o));
   }
 }

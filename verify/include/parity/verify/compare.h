@@ -105,6 +105,9 @@ struct Comparison : TensorComparison {
   // Set when the fixed (and fp64) rule failed on an output computed from quantized activations; `passed`
   // is then its verdict.
   std::optional<RequantRule> requant_rule;
+  // Set for a complex output ("complex64", ...; docs/complex.md): both sides are (real, imaginary) pairs,
+  // compared as complex numbers (compare_complex); numel and mismatches count complex elements.
+  std::string complex_dtype;
   nlohmann::json to_json() const;
 };
 
@@ -114,6 +117,11 @@ void to_json(nlohmann::json& j, const Comparison& c);
 void from_json(const nlohmann::json& j, Comparison& c);
 
 Comparison compare_tensors(const Tensor& expected, const Tensor& actual, const Tolerance& tol);
+
+// A complex output ("complex" in report.json: {dtype, rule}): `expected` and `actual` hold (real, imaginary)
+// pairs in their last dim; element k passes when |actual_k - expected_k| <= atol + rtol * |expected_k|, the
+// moduli of the complex difference and value (so an error is judged by its size, not split between the parts).
+Comparison compare_complex(const Tensor& expected, const Tensor& actual, const std::string& complex_dtype);
 
 // The quantized rule, for an output a dequantize of scale `scale` produced: an element may differ by one
 // quantization step (float rounding of x / scale landing on a tie, or an accumulation-order difference
