@@ -134,7 +134,25 @@ void upsample(TranslateContext& ctx, const std::string& mode) {
     if (static_cast<int64_t>(scales.size()) != n) scales.clear();
   }
   std::vector<std::string> inputs = {x, ""};
-  if (!scales.empty()) {
+  // With align_corners torch maps by the integer output length ((in - 1) / (out - 1)), never by the scale;
+  // ONNX's reference Resize uses in * scale unrounded there (refrt does), ONNX Runtime the integer length.
+  // The sizes, floor(in * scale) as torch computes them (in double), give both runtimes torch's mapping.
+  const bool corners = mode != "nearest" && ctx.bool_arg("align_corners", false);
+  if (!scales.empty() && corners) {
+    const std::string spatial =
+        ctx.emit1("Slice", {shape_of(ctx, x), ctx.graph.constant_i64({2}), ctx.graph.constant_i64({rank})}, "spatial");
+    Tensor f(DType::kFloat64, {n});
+    for (int64_t i = 0; i < n; ++i) f.data<double>()[i] = scales[static_cast<size_t>(i)];
+    const std::string factors = ctx.graph.unique_name(ctx.node.name + "_scale_factors");
+    ctx.graph.add_initializer(factors, f);
+    const std::string scaled =
+        ctx.emit1("Floor", {ctx.emit1("Mul", {ctx.cast_if_needed(spatial, DType::kInt64, DType::kFloat64), factors})});
+    const std::string nc =
+        ctx.emit1("Slice", {shape_of(ctx, x), ctx.graph.constant_i64({0}), ctx.graph.constant_i64({2})}, "nc");
+    const std::string sizes = concat(ctx, {nc, ctx.cast_if_needed(scaled, DType::kFloat64, DType::kInt64)}, 0, "sizes");
+    inputs.push_back("");
+    inputs.push_back(sizes);
+  } else if (!scales.empty()) {
     Tensor s(DType::kFloat32, {rank});
     s.data<float>()[0] = s.data<float>()[1] = 1.0f;
     for (int64_t i = 0; i < n; ++i) s.data<float>()[i + 2] = static_cast<float>(scales[static_cast<size_t>(i)]);
@@ -156,7 +174,6 @@ void upsample(TranslateContext& ctx, const std::string& mode) {
     set_attr(node, "nearest_mode", std::string("floor"));
     return;
   }
-  const bool corners = ctx.bool_arg("align_corners", false);
   set_attr(node, "coordinate_transformation_mode", std::string(corners ? "align_corners" : "pytorch_half_pixel"));
   if (mode == "cubic") set_attr(node, "cubic_coeff_a", -0.75f);  // torch's bicubic a
 }
