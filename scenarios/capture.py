@@ -127,8 +127,16 @@ def _save_tensor(path: Path, value, name: str):
 
 
 def tensor_proto(value: torch.Tensor, name: str) -> onnx.TensorProto:
-    """The tensor as a TensorProto, bit for bit (numpy has no bfloat16: its bits go in as raw data)."""
+    """The tensor as a TensorProto, bit for bit (numpy has no bfloat16: its bits go in as raw data). A complex
+    tensor is saved as the exporter's graphs carry it (docs/complex.md): float32 / float64 (real, imaginary)
+    pairs in a trailing dim of 2, its doc_string naming the complex dtype; case.json lists the complex inputs
+    and outputs."""
     value = value.detach().cpu().resolve_conj().resolve_neg().contiguous()  # the values, not a lazy conj bit
+    if value.is_complex():
+        dtype = str(value.dtype).removeprefix("torch.")
+        proto = tensor_proto(torch.view_as_real(value.to(torch.complex64) if dtype == "complex32" else value), name)
+        proto.doc_string = f"{dtype} as (real, imaginary) pairs in the last dim"
+        return proto
     if value.dtype == torch.bfloat16:
         return onnx.helper.make_tensor(name, onnx.TensorProto.BFLOAT16, list(value.shape),
                                        value.view(torch.int16).numpy().tobytes(), raw=True)
@@ -277,6 +285,7 @@ def _capture_into(case: Case, mode: str, case_dir: Path, info: dict, programs: d
         program_inputs = [(leaf, name) for leaf, name in zip(leaves, user_inputs) if isinstance(name, str)]
         for i, (leaf, name) in enumerate(program_inputs):
             _save_tensor(set_dir / f"input_{i}.pb", leaf, name)
+        complex_inputs = [i for i, (leaf, _) in enumerate(program_inputs) if _is_complex(leaf)]
         # The float64 twin is copied before the float32 run, which may mutate the module or its inputs.
         twin = fp64.prepare(eager, args, kwargs) if case.fp64_reference else None
         before = state.before_call(eager, program_inputs)
@@ -285,6 +294,10 @@ def _capture_into(case: Case, mode: str, case_dir: Path, info: dict, programs: d
         names = output_names if len(output_names) == len(outputs) else [str(i) for i in range(len(outputs))]
         for i, (out, name) in enumerate(zip(outputs, names)):
             _save_tensor(set_dir / f"output_{i}.pb", out, name)
+        # The complex inputs and outputs (saved as pairs), by index: what a reader turns back into complex.
+        if complex_inputs or any(_is_complex(o) for o in outputs):
+            info["complex_inputs"] = {str(i): _complex_name(program_inputs[i][0]) for i in complex_inputs}
+            info["complex_outputs"] = {str(i): _complex_name(o) for i, o in enumerate(outputs) if _is_complex(o)}
         # The state eager left behind, the oracle of the mutation outputs (scenarios/state.py).
         for j, (name, value) in enumerate(state.written(before, eager, program_inputs).items()):
             _save_tensor(set_dir / f"state_{j}.pb", value, name)
@@ -295,6 +308,14 @@ def _capture_into(case: Case, mode: str, case_dir: Path, info: dict, programs: d
             info["fp64_note"] = info.get("fp64_note") or why or None
     if case.fp64_reference:
         info["fp64_outputs"] = fp64_outputs
+
+
+def _is_complex(value) -> bool:
+    return isinstance(value, torch.Tensor) and value.is_complex()
+
+
+def _complex_name(value: torch.Tensor) -> str:
+    return str(value.dtype).removeprefix("torch.")
 
 
 def output_quant_scales(ep) -> list:
