@@ -6,7 +6,10 @@
 // in float32 (quant::requantize_f32). The unfused chain computes the same real number through other float32
 // steps, so the two agree but where rounding puts the value next to a .5 tie (then by one step). Relu folds exactly
 // into lo = max(lo, y_zero_point) (QuantizeLinear is monotonic and maps 0 to the zero point); Clip(a, b) into [Q(a),
-// Q(b)]. The weights are the node's tensor attributes, widened and packed once here.
+// Q(b)]. The weights are the node's tensor attributes, widened and packed once here. A float island after the node
+// (DequantizeLinear -> Gelu / SiLU / ... -> QuantizeLinear, optimize/fuse_qdq_activation.h) comes as a 256-entry
+// table ("lut"): each block of requantized bytes is looked up while it is in cache, and the output has the table's
+// type; the profile label ends in " + lookup(<ops>)".
 #include <algorithm>
 #include <cmath>
 
@@ -15,6 +18,7 @@
 #include "matmul_dnnl.h"
 #include "qconv_dnnl.h"
 #include "qlinear_conv.h"
+#include "qlookup.h"
 #include "quantize_common.h"
 
 namespace parity::refrt {
@@ -85,7 +89,8 @@ class QConvKernel : public Kernel {
         group_(node.attr_int("group", 1)),
         weights_(
             qconv::widen_weights(node, tensor_attr(node, "w"), int_values(tensor_attr(node, "w_zero_point")), group_)),
-        rq_(parse_requant(node, weights_.m)) {
+        rq_(parse_requant(node, weights_.m)),
+        lut_(qlookup::parse(node)) {
     if (matmul_dnnl::int8_enabled())
       onednn_.set(tensor_attr(node, "w"), int_values(tensor_attr(node, "w_zero_point")), group_);
   }
@@ -97,13 +102,13 @@ class QConvKernel : public Kernel {
     if (g.rank() > 2) return compute_via_sums(io, x);
     Shape out{x.dim(0), weights_.m};
     out.insert(out.end(), g.out.begin(), g.out.end());
-    Tensor y(rq_.out, out);
+    Tensor y(out_type(), out);
     const int64_t m = weights_.m, plane = g.out_size();
     const size_t esize = dtype_size(rq_.out);
     uint8_t* py = static_cast<uint8_t*>(y.mutable_raw());
     // oneDNN's exact int8 convolution (VNNI / AMX): each block's rows of sums requantized per channel.
     if (onednn_.defined() &&
-        onednn_.run(io, g, x, rq_.x_zp, rq_.out, py,
+        onednn_.run(io, g, x, rq_.x_zp, out_type(), py,
                     [&](int64_t c0, int64_t cols, int64_t rows, const int32_t* sums, uint8_t* out) {
                       // Runs of `span` rows at once, the channels' parameters repeated along them (one call
                       // per row cost more than the requantization on 16-channel rows).
@@ -113,10 +118,14 @@ class QConvKernel : public Kernel {
                         mult[static_cast<size_t>(i)] = rq_.mult[static_cast<size_t>(c0 + i % cols)];
                         offset[static_cast<size_t>(i)] = rq_.offset[static_cast<size_t>(c0 + i % cols)];
                       }
-                      for (int64_t r = 0; r < rows; r += span)
-                        quant::requantize_row_f32(sums + r * cols, std::min(span, rows - r) * cols, mult.data(),
-                                                  offset.data(), true, rq_.lo, rq_.hi, rq_.out, out + r * cols);
+                      for (int64_t r = 0; r < rows; r += span) {
+                        const int64_t n = std::min(span, rows - r) * cols;
+                        quant::requantize_row_f32(sums + r * cols, n, mult.data(), offset.data(), true, rq_.lo, rq_.hi,
+                                                  rq_.out, out + r * cols);
+                        if (lut_.defined) qlookup::apply(lut_, out + r * cols, n);
+                      }
                     })) {
+      if (lut_.defined) io.impl = qlookup::label(lut_, io.impl);
       io.outputs[0] = std::move(y);
       return;
     }
@@ -129,7 +138,7 @@ class QConvKernel : public Kernel {
                                                     py + static_cast<size_t>((image * m + c0) * plane + o0) * esize,
                                                     plane);
                        });
-      io.outputs[0] = std::move(y);
+      finish(io, y);
       return;
     }
     qconv::panel_conv(io, g, group_, x, rq_.x_zp, weights_, nullptr,
@@ -138,13 +147,25 @@ class QConvKernel : public Kernel {
                         quant::requantize_row_f32(sums, cols, &rq_.mult[c], &rq_.offset[c], false, rq_.lo, rq_.hi,
                                                   rq_.out, py + static_cast<size_t>(row * plane + j0) * esize);
                       });
+    finish(io, y);
+  }
+
+  DType out_type() const { return lut_.defined ? lut_.out : rq_.out; }
+
+  // The table over the whole output, for the paths that write it in scattered tiles.
+  void finish(KernelIO& io, Tensor& y) const {
+    if (lut_.defined) {
+      auto* p = static_cast<uint8_t*>(y.mutable_raw());
+      parallel_for(io, y.numel(), 1 << 16, [&](int64_t i0, int64_t i1) { qlookup::apply(lut_, p + i0, i1 - i0); });
+      io.impl = qlookup::label(lut_, io.impl);
+    }
     io.outputs[0] = std::move(y);
   }
 
   // 3-D and higher convolutions: the int32 sums first, then the requantization.
   void compute_via_sums(KernelIO& io, const Tensor& x) const {
     const Tensor acc = qconv::int_conv(node_, io, attrs_, group_, x, rq_.x_zp, weights_, nullptr);
-    Tensor y(rq_.out, acc.shape());
+    Tensor y(out_type(), acc.shape());
     const int64_t m = weights_.m, plane = acc.numel() / std::max<int64_t>(1, acc.dim(0) * m);
     const size_t esize = dtype_size(rq_.out);
     parallel_for(
@@ -156,7 +177,7 @@ class QConvKernel : public Kernel {
                                       static_cast<uint8_t*>(y.mutable_raw()) + static_cast<size_t>(r * plane) * esize);
           }
         });
-    io.outputs[0] = std::move(y);
+    finish(io, y);
   }
   double flops(const KernelIO& io) const override {
     return 0;  // the integer products are not floating-point operations
@@ -168,6 +189,7 @@ class QConvKernel : public Kernel {
   int64_t group_;
   qconv::ConvWeights weights_;
   Requant rq_;
+  qlookup::Table lut_;
   qconv_dnnl::Conv onednn_;
 };
 
@@ -187,6 +209,7 @@ class QGemmKernel : public Kernel {
       packed_ = qgemm::pack_b(w.data<W>(), k_, n_, tb ? 1 : n_, tb ? k_ : 1, zp.data(), zp.size() > 1);
     });
     rq_ = parse_requant(node, n_);
+    lut_ = qlookup::parse(node);
     if (matmul_dnnl::int8_enabled()) prepare_onednn(w, tb, zp);
   }
 
@@ -207,17 +230,22 @@ class QGemmKernel : public Kernel {
     });
     Shape out = x.shape();
     out.back() = n_;
-    Tensor y(rq_.out, out);
+    Tensor y(out_type(), out);
     uint8_t* py = static_cast<uint8_t*>(y.mutable_raw());
-    // Each tile's sums are requantized while they are in cache (no int32 [M, N] in memory).
+    // Each tile's sums are requantized (and looked up) while they are in cache (no int32 [M, N] in memory).
     qgemm::gemm_tiles(io, m, a, kp, packed_, [&](int64_t r0, int rows, int64_t c0, int64_t cols, const int32_t* tile) {
-      for (int r = 0; r < rows; ++r)
+      for (int r = 0; r < rows; ++r) {
+        uint8_t* row = py + (r0 + r) * n_ + c0;
         quant::requantize_row_f32(tile + r * 16, cols, &rq_.mult[static_cast<size_t>(c0)],
-                                  &rq_.offset[static_cast<size_t>(c0)], true, rq_.lo, rq_.hi, rq_.out,
-                                  py + (r0 + r) * n_ + c0);
+                                  &rq_.offset[static_cast<size_t>(c0)], true, rq_.lo, rq_.hi, rq_.out, row);
+        if (lut_.defined) qlookup::apply(lut_, row, cols);
+      }
     });
+    if (lut_.defined) io.impl = qlookup::label(lut_, io.impl);
     io.outputs[0] = std::move(y);
   }
+
+  DType out_type() const { return lut_.defined ? lut_.out : rq_.out; }
 
  private:
   // oneDNN's u8 x s8 product (VNNI / AMX: exact int32 sums) on uint8 A' = x (+ 128 for int8 x) and int8
@@ -257,7 +285,7 @@ class QGemmKernel : public Kernel {
     if (!onednn_.run(io, m, a, k_, nullptr, ps)) return false;
     Shape out = x.shape();
     out.back() = n_;
-    Tensor y(rq_.out, out);
+    Tensor y(out_type(), out);
     uint8_t* py = static_cast<uint8_t*>(y.mutable_raw());
     const std::string_view impl = io.impl;
     parallel_for(io, m, std::max<int64_t>(1, 16384 / std::max<int64_t>(n_, 1)), [&](int64_t r0, int64_t r1) {
@@ -275,11 +303,12 @@ class QGemmKernel : public Kernel {
                                    static_cast<uint32_t>(zb) * static_cast<uint32_t>(row_sum) +
                                    static_cast<uint32_t>(k_) * static_cast<uint32_t>(za) * static_cast<uint32_t>(zb));
         }
-        quant::requantize_row_f32(row, n_, rq_.mult.data(), rq_.offset.data(), true, rq_.lo, rq_.hi, rq_.out,
-                                  py + r * n_ * static_cast<int64_t>(dtype_size(rq_.out)));
+        uint8_t* out_row = py + r * n_;
+        quant::requantize_row_f32(row, n_, rq_.mult.data(), rq_.offset.data(), true, rq_.lo, rq_.hi, rq_.out, out_row);
+        if (lut_.defined) qlookup::apply(lut_, out_row, n_);
       }
     });
-    io.impl = impl;
+    io.impl = lut_.defined ? qlookup::label(lut_, impl) : impl;
     io.outputs[0] = std::move(y);
     return true;
   }
@@ -288,6 +317,7 @@ class QGemmKernel : public Kernel {
   int64_t k_ = 0, n_ = 0;
   qgemm::PackedB packed_;
   Requant rq_;
+  qlookup::Table lut_;
   matmul_dnnl::ConstantB onednn_;
   std::vector<int32_t> w_zp_, col_sum_;
   bool w_zp_zero_ = true;

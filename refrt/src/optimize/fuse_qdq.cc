@@ -7,11 +7,13 @@
 // Activation scales and zero points must be constant scalars. The pass runs on the file's graph
 // before constant folding (which would turn DequantizeLinear(W) into float weights); DequantizeLinear
 // nodes whose output another node still reads stay. Weights written as QuantizeLinear of a float
-// constant (or of its Transpose) are quantized here first (qdq_weights.h).
+// constant (or of its Transpose) are quantized here first (qdq_weights.h). Elementwise float islands
+// DequantizeLinear -> Gelu / SiLU / ... -> QuantizeLinear become 256-entry tables last (fuse_qdq_activation.h).
 #include <map>
 #include <optional>
 
 #include "../activation.h"
+#include "fuse_qdq_activation.h"
 #include "pass_util.h"
 #include "passes.h"
 #include "qdq_weights.h"
@@ -241,10 +243,10 @@ bool fuse_qdq(GraphDef& g) {
   for (size_t i = 0; i < g.nodes.size(); ++i)
     if (!dead[i] && g.nodes[i].domain.empty() && g.nodes[i].op_type == "QuantizeLinear")
       changed = fuse_at(g, ix, i, dead) || changed;
-  if (!changed) return folded;
   // The 8-bit weights now live in the fused nodes' attributes: their initializers go with the dead nodes.
-  compact(g, dead);
-  return true;
+  if (changed) compact(g, dead);
+  // Then the float islands between 8-bit values, folded into the nodes just made where they can be.
+  return fuse_qdq_lookup(g) || changed || folded;
 }
 
 }  // namespace parity::refrt
