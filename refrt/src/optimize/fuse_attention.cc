@@ -206,7 +206,9 @@ bool fuse_attention(GraphDef& g) {
     if (trans_b) parts.push_back(transpose);
     parts.insert(parts.end(), scalings.begin(), scalings.end());
     for (size_t k : parts) {
-      absorb(n, g.nodes[k]);
+      // A part that is itself fused (FusedSafeSoftmax) hands over the model nodes it replaced.
+      if (g.nodes[k].fused_from.empty()) absorb(n, g.nodes[k]);
+      for (const auto& from : g.nodes[k].fused_from) n.fused_from.push_back(from);
       dead[k] = true;
     }
     made.push_back(std::move(n));

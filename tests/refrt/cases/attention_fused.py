@@ -1,0 +1,164 @@
+"""Fused attention (refrt/src/optimize/fuse_attention.cc, refrt/kernels/attention_fused*.cc): the chains the
+exporters write for scaled_dot_product_attention (MatMul with the key transposed, scale, additive or Where
+mask, Softmax or torch's _safe_softmax decomposed, MatMul with V; rows fusion_attention_*, which
+graph_optimize_test.cc also checks are fused, and fusion_keep_attention_* where an intermediate has another
+reader, which must stay unfused), and Attention (23) nodes the fused kernel takes (rows attention_fused_*:
+long key ranges past one 512-key block, so that the online softmax rescales, causal prefill, decode, masks
+with fully masked rows, GQA). Oracles: numpy in float64 on the unfused formulas, and attention.py's
+attention_ref for the Attention op. Data from an own generator, so the shared one (and every later table's
+data) is unchanged."""
+import importlib.util
+import math
+import os
+
+_spec = importlib.util.spec_from_file_location("refrt_cases_attention_oracle", os.path.join(os.path.dirname(__file__),
+                                                                                          "attention.py"))
+_attention = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_attention)
+attention_ref = _attention.attention_ref
+
+
+def build(api):
+    np, node, case = api.np, api.node, api.case
+    f32 = np.float32
+    own = np.random.default_rng(4602)
+    tol = (1e-5, 1e-5)  # as attention.py's rows: float32 against float64, sums of up to ~1100 products
+
+    def rand(*shape, scale=1.0):
+        return (own.uniform(-1, 1, shape) * scale).astype(f32)
+
+    def softmax(z, safe):
+        z = z.astype(np.float64)
+        dead = np.isneginf(z).all(axis=-1, keepdims=True)
+        m = np.where(dead, 0, z.max(axis=-1, keepdims=True))
+        e = np.exp(z - m)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = e / e.sum(axis=-1, keepdims=True)
+        return np.where(dead, 0.0 if safe else np.nan, p)
+
+    def safe_softmax_nodes(x, out, tag):
+        """torch's _safe_softmax as torch.export decomposes it (fuse_safe_softmax makes one node of it)."""
+        return [node("Softmax", [x], [f"{tag}_sm"], axis=3), node("Equal", [x, "neg_inf"], [f"{tag}_eq"]),
+                node("Not", [f"{tag}_eq"], [f"{tag}_ne"]),
+                node("Cast", [f"{tag}_ne"], [f"{tag}_ci"], to=api.TensorProto.INT32),
+                node("ReduceMax", [f"{tag}_ci", "axes_last"], [f"{tag}_rm"], keepdims=1),
+                node("Cast", [f"{tag}_rm"], [f"{tag}_any"], to=api.TensorProto.BOOL),
+                node("Not", [f"{tag}_any"], [f"{tag}_none"]), node("Where", [f"{tag}_none", "zero", f"{tag}_sm"], [out])]
+
+    # ---- BERT-style: K transposed by a Transpose, Div by sqrt(d), additive padding mask [B, 1, 1, T].
+    B, H, S, D = 2, 3, 37, 16
+    q, k, v = rand(B, H, S, D), rand(B, H, S, D), rand(B, H, S, D)
+    pad = np.zeros((B, 1, 1, S), f32)
+    pad[1, ..., 30:] = -1e4
+    nodes = [node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]), node("MatMul", ["q", "kt"], ["s"]),
+             node("Div", ["s", "root_d"], ["sd"]), node("Add", ["sd", "pad"], ["sm_in"]),
+             node("Softmax", ["sm_in"], ["p"], axis=-1), node("MatMul", ["p", "v"], ["y"])]
+    sc = q.astype(np.float64) @ k.transpose(0, 1, 3, 2) / math.sqrt(D) + pad
+    case("fusion_attention_bert_padding_mask", nodes, {"q": q, "k": k, "v": v, "pad": pad},
+         {"y": (softmax(sc, False) @ v).astype(f32)}, initializers={"root_d": np.array(math.sqrt(D), f32)}, tol=tol,
+         threads=(2,))
+
+    # ---- as torch.export + parity export write F.scaled_dot_product_attention: Q and K^T each scaled by
+    # sqrt(scale) through 3-D Reshapes, K^T from [B, T, H, d] by perm [0, 2, 3, 1], scores back to 4-D, an
+    # additive causal + padding mask with -inf (fully masked rows), _safe_softmax, probabilities to 3-D.
+    B, H, S, D = 2, 2, 45, 8
+    qh, kr, v = rand(B, H, S, D), rand(B, S, H, D), rand(B, H, S, D)
+    allowed = np.tril(np.ones((S, S), bool))[None, None] & np.ones((B, 1, 1, 1), bool)
+    allowed[1, :, 5:9, :] = False  # rows with every key masked: _safe_softmax gives zeros
+    mask = np.where(allowed, 0.0, -np.inf).astype(f32)
+    r = np.array(D ** -0.25, f32)
+    nodes = [node("Mul", ["q", "r"], ["qs"]), node("Reshape", ["qs", "shape_q3"], ["q3"]),
+             node("Transpose", ["kr"], ["kt4"], perm=[0, 2, 3, 1]), node("Mul", ["kt4", "r"], ["kts"]),
+             node("Reshape", ["kts", "shape_k3"], ["kt3"]), node("MatMul", ["q3", "kt3"], ["s3"]),
+             node("Reshape", ["s3", "shape_s4"], ["s4"]), node("Add", ["s4", "mask"], ["sm_in"])]
+    nodes += safe_softmax_nodes("sm_in", "p4", "ss")
+    nodes += [node("Reshape", ["p4", "shape_p3"], ["p3"]), node("Reshape", ["v", "shape_v3"], ["v3"]),
+              node("MatMul", ["p3", "v3"], ["y3"]), node("Reshape", ["y3", "shape_y4"], ["y"])]
+    qs, ks = qh * r, kr.transpose(0, 2, 3, 1) * r
+    sc = qs.astype(np.float64) @ ks.astype(np.float64) + mask
+    want = softmax(sc, True) @ v
+    inits = {"r": r, "shape_q3": np.array([B * H, S, D], np.int64), "shape_k3": np.array([B * H, D, S], np.int64),
+             "shape_s4": np.array([B, H, S, S], np.int64), "shape_p3": np.array([-1, S, S], np.int64),
+             "shape_v3": np.array([B * H, S, D], np.int64), "shape_y4": np.array([B, H, S, D], np.int64),
+             "neg_inf": np.array(-np.inf, f32), "axes_last": np.array([3], np.int64),
+             "zero": np.zeros((B, H, S, S), f32)}  # the exporter's Expand, folded
+    case("fusion_attention_torch_export_safe_softmax", nodes, {"q": qh, "kr": kr, "v": v, "mask": mask},
+         {"y": want.astype(f32)}, initializers=inits, tol=tol, threads=(2,))
+
+    # ---- Where masks: Where(keep, s, -inf) with a boolean [S, T] mask, and Where(drop, -1e9, s) whose
+    # fully dropped rows become uniform (the fill is a score like any other).
+    B, H, S, T, D = 1, 4, 20, 29, 8
+    q, k, v = rand(B, H, S, D), rand(B, H, T, D), rand(B, H, T, 12)
+    keep = own.integers(0, 2, (S, T)).astype(bool)
+    keep[:, 0] = True
+    for tag, cond, where_in, fill in (("keep", keep, ["cond", "s", "fill"], -np.inf),
+                                      ("drop_finite_fill", ~keep, ["cond", "fill", "s"], -1e9)):
+        if tag != "keep":
+            cond = cond.copy()
+            cond[3] = True
+        nodes = [node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]), node("MatMul", ["q", "kt"], ["s0"]),
+                 node("Mul", ["s0", "sc"], ["s"]), node("Where", where_in, ["w"]),
+                 node("Softmax", ["w"], ["p"], axis=3), node("MatMul", ["p", "v"], ["y"])]
+        sc = q.astype(np.float64) @ k.transpose(0, 1, 3, 2) * f32(0.3)
+        sc = np.where(cond, sc, fill) if tag == "keep" else np.where(cond, fill, sc)
+        case(f"fusion_attention_where_{tag}", nodes, {"q": q, "k": k, "v": v, "cond": cond},
+             {"y": (softmax(sc, False) @ v).astype(f32)},
+             initializers={"sc": np.array(0.3, f32), "fill": np.array(fill, f32)}, tol=tol)
+
+    # ---- decode: one query row against 700 keys (two key blocks), the key heads broadcast over the query
+    # heads by MatMul (multi-query), no scale, K given already transposed [B, 1, d, T].
+    B, H, T, D = 2, 4, 700, 32
+    q, kt, v = rand(B, H, 1, D), rand(B, 1, D, T), rand(B, 1, T, D)
+    nodes = [node("MatMul", ["q", "kt"], ["s"]), node("Softmax", ["s"], ["p"], axis=-1),
+             node("MatMul", ["p", "v"], ["y"])]
+    case("fusion_attention_decode_mqa_long", nodes, {"q": q, "kt": kt, "v": v},
+         {"y": (softmax(q.astype(np.float64) @ kt, False) @ v).astype(f32)}, tol=tol, threads=(2,))
+
+    # ---- long prefill: 600 query rows (10 blocks) x 1100 keys (3 blocks), additive causal mask [S, T]
+    # offset by 500 past keys, scores large enough that later blocks raise the running max.
+    B, H, S, T, D = 1, 2, 600, 1100, 16
+    q, k, v = rand(B, H, S, D, scale=3), rand(B, H, T, D, scale=3), rand(B, H, T, D)
+    causal = np.where(np.arange(T)[None, :] <= np.arange(S)[:, None] + (T - S), 0.0, -np.inf).astype(f32)
+    nodes = [node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]), node("MatMul", ["q", "kt"], ["s0"]),
+             node("Mul", ["s0", "sc"], ["s"]), node("Add", ["causal", "s"], ["a"]),
+             node("Softmax", ["a"], ["p"], axis=-1), node("MatMul", ["p", "v"], ["y"])]
+    sc = q.astype(np.float64) @ k.transpose(0, 1, 3, 2) * f32(0.25) + causal
+    case("fusion_attention_long_causal_prefill", nodes, {"q": q, "k": k, "v": v, "causal": causal},
+         {"y": (softmax(sc, False) @ v).astype(f32)}, initializers={"sc": np.array(0.25, f32)}, tol=tol,
+         threads=(2,))
+
+    # ---- not fused: the probabilities are a graph output too; the scores are read by a second node.
+    B, H, S, D = 1, 2, 6, 4
+    q, k, v = rand(B, H, S, D), rand(B, H, S, D), rand(B, H, S, D)
+    kt = np.ascontiguousarray(k.transpose(0, 1, 3, 2))  # no Transpose: fold_transpose_matmul must not fire either
+    base = [node("MatMul", ["q", "kt"], ["s0"]),
+            node("Mul", ["s0", "sc"], ["s"]), node("Softmax", ["s"], ["p"], axis=-1), node("MatMul", ["p", "v"], ["y"])]
+    sc = q.astype(np.float64) @ k.transpose(0, 1, 3, 2) * f32(0.5)
+    p = softmax(sc, False)
+    case("fusion_keep_attention_probs_are_output", base, {"q": q, "kt": kt, "v": v},
+         {"y": (p @ v).astype(f32), "p": p.astype(f32)}, initializers={"sc": np.array(0.5, f32)}, tol=tol)
+    case("fusion_keep_attention_scores_read_twice", base + [node("Neg", ["s"], ["z"])], {"q": q, "kt": kt, "v": v},
+         {"y": (p @ v).astype(f32), "z": (-sc).astype(f32)}, initializers={"sc": np.array(0.5, f32)}, tol=tol)
+
+    # ---- Attention (23) on the fused kernel.
+    def att(name, q, k, v, mask=None, t=tol, **attrs):
+        names = ["q", "k", "v"] + (["mask"] if mask is not None else [])
+        inputs = {"q": q, "k": k, "v": v}
+        if mask is not None:
+            inputs["mask"] = mask
+        y = attention_ref(np, q, k, v, mask, q_heads=attrs.get("q_num_heads"), kv_heads=attrs.get("kv_num_heads"),
+                          scale=attrs.get("scale"), causal=bool(attrs.get("is_causal", 0)))[0]
+        case(f"attention_fused_{name}", [node("Attention", names, ["y"], **attrs)], inputs, {"y": y}, opset=23, tol=t,
+             threads=(2,))
+
+    att("long_keys", rand(1, 2, 70, 32), rand(1, 2, 1100, 32, scale=3), rand(1, 2, 1100, 32))
+    att("causal_prefill_s600", rand(1, 2, 600, 16), rand(1, 2, 600, 16), rand(1, 2, 600, 16), is_causal=1)
+    att("decode_one_row", rand(2, 4, 1, 64), rand(2, 4, 900, 64), rand(2, 4, 900, 64), scale=0.2)
+    bool_mask = own.integers(0, 2, (2, 1, 9, 13)).astype(bool)
+    bool_mask[0, 0, 4] = False  # every key masked: the Attention op's rows of zeros
+    att("bool_mask_fully_masked_rows", rand(2, 3, 9, 8), rand(2, 3, 13, 8), rand(2, 3, 13, 8), mask=bool_mask)
+    att("additive_mask", rand(2, 3, 9, 8), rand(2, 3, 13, 8), rand(2, 3, 13, 8), mask=rand(2, 3, 9, 13, scale=2))
+    att("short_padding_mask", rand(2, 2, 5, 8), rand(2, 2, 11, 8), rand(2, 2, 11, 8),
+        mask=np.ones((2, 1, 5, 7), bool))  # keys 7.. are masked (a shorter last dim)
+    att("gqa_3d_causal", rand(2, 40, 6 * 16), rand(2, 40, 2 * 16), rand(2, 40, 2 * 24), q_num_heads=6,
+        kv_num_heads=2, is_causal=1)
