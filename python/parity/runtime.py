@@ -5,6 +5,10 @@
     [y] = sess.run(None, {"x": x})                  # numpy arrays in, numpy arrays out
     sess.get_inputs()[0].name, .shape, .type        # 'x', ['batch', 3, 224, 224], 'tensor(float)'
 
+Complex inputs and outputs of a model Parity exported (carried as (real, imaginary) pairs in a trailing dim of
+2, listed in the model's metadata; docs/complex.md) take and return complex numpy arrays; complex_pairs=True
+keeps the pairs (as ONNX Runtime sees them).
+
 Written so that a test written for `onnxruntime.InferenceSession` runs on refrt by changing that one name:
 `sess_options` (its intra_op_num_threads), `providers` and `provider_options` are accepted; the model may be
 a path or its bytes. Errors are `parity.ParityError` (a RuntimeError) with Parity's message. The
@@ -22,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import _complex
 from ._paths import SOURCE_DIR, ParityError
 
 
@@ -117,11 +122,12 @@ class InferenceSession:
     weight_only_accuracy: weight-only (int4 / int8 weights) products: 0 exact float (refrt's default), 4 int8
     activations per block (ONNX Runtime's default, its MatMulNBits accuracy level 4); default: ORT's
     sess_options entry session.qdq_matmulnbits_accuracy_level when set, else PARITY_REFRT_WEIGHT_ONLY_ACCURACY,
-    else 0."""
+    else 0. complex_pairs=True: the model's complex inputs and outputs stay (real, imaginary) pairs, as in the
+    ONNX (default: complex arrays in and out)."""
 
     def __init__(self, path_or_bytes, sess_options=None, providers=None, provider_options=None, *,
                  threads: int | None = None, optimize: bool = True, weight_only_accuracy: int | None = None,
-                 **kwargs):
+                 complex_pairs: bool = False, **kwargs):
         if threads is None:
             threads = getattr(sess_options, "intra_op_num_threads", 0) or _default_threads()
         level = _weight_only_accuracy(weight_only_accuracy, sess_options)
@@ -133,10 +139,29 @@ class InferenceSession:
             self._session = _refrt.Session.load_file(self._model_path, int(threads), optimize, level)
         self._inputs = [NodeArg(*v) for v in self._session.inputs()]
         self._outputs = [NodeArg(*v) for v in self._session.outputs()]
+        try:
+            complex_in, complex_out = ({}, {}) if complex_pairs else _complex.complex_io(path_or_bytes)
+        except (OSError, ValueError) as e:
+            raise ParityError(f"[python] cannot read the model's metadata: {e}") from None
+        self._complex_inputs, self._complex_outputs = complex_in, complex_out
+        for args, listed in ((self._inputs, complex_in), (self._outputs, complex_out)):
+            for arg in args:  # described as the complex tensors they stand for, without the pair dim
+                if arg.name in listed:
+                    arg.type = f"tensor({listed[arg.name]})"
+                    arg.shape = arg.shape[:-1] if arg.shape else arg.shape
         self._input_names = [i.name for i in self._inputs]
         self._input_set = set(self._input_names)
         self._output_index = {o.name: k for k, o in enumerate(self._outputs)}
         self.threads = int(threads)
+
+    def _complex_feed(self, name: str, value):
+        dtype = self._complex_inputs.get(name)
+        if not dtype:
+            return value
+        try:
+            return _complex.to_pairs(value, dtype, name)
+        except ValueError as e:
+            raise ParityError(f"[python] {e}") from None
 
     def get_inputs(self) -> list[NodeArg]:
         return list(self._inputs)
@@ -157,12 +182,16 @@ class InferenceSession:
         if unknown:
             raise ParityError(f"[python] unknown input name(s) {unknown}; the model's inputs are {self._input_names}")
         try:
-            arrays = [_feed(input_feed[name], arg.type) for name, arg in zip(self._input_names, self._inputs)]
+            arrays = [_feed(self._complex_feed(name, input_feed[name]), arg.type)
+                      for name, arg in zip(self._input_names, self._inputs)]
         except KeyError as e:
             raise ParityError(
                 f"[python] missing input {e.args[0]!r}; the model's inputs are {self._input_names}"
             ) from None
         outputs = self._session.run(arrays)
+        for k, arg in enumerate(self._outputs):
+            if arg.name in self._complex_outputs:
+                outputs[k] = _complex.from_pairs(outputs[k], self._complex_outputs[arg.name])
         if not output_names:
             return outputs
         try:
