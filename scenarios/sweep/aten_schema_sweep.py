@@ -241,8 +241,20 @@ def load_table() -> dict:
     return json.loads(text)
 
 
-for _overload, _row in load_table()["overloads"].items():
-    if _row.get("opinfo"):
+def left_out(table: dict) -> dict[str, str]:
+    """Reached overloads whose OpInfo `map` found to differ between two eager runs (skipped_opinfos), though a
+    sample of it had been kept before that run: empty_strided, new_empty, new_empty_strided return
+    uninitialised memory, so eager is no oracle of their values (the 2026-12-06 table kept them; `map`
+    now drops every sample of such an OpInfo)."""
+    skipped = table.get("skipped_opinfos", {})
+    return {ov: f"OpInfo {row['opinfo']}: {skipped[row['opinfo']]} (uninitialised memory: eager is no oracle)"
+            for ov, row in table["overloads"].items() if row.get("opinfo") in skipped}
+
+
+_TABLE = load_table()
+LEFT_OUT = left_out(_TABLE)
+for _overload, _row in _TABLE["overloads"].items():
+    if _row.get("opinfo") and _overload not in LEFT_OUT:
         register(_case(_overload, _row))
 
 

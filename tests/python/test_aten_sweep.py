@@ -38,9 +38,14 @@ def test_the_table_follows_the_installed_schemas():
 
 
 def test_every_reached_overload_is_a_case_and_the_others_say_why():
-    table = _sweep()["load_table"]()
+    sweep = _sweep()
+    table = sweep["load_table"]()
     reached = {ov for ov, row in table["overloads"].items() if row.get("opinfo")}
-    assert set(_cases()) == {ov.replace(".", "_") for ov in reached}
+    # Left out with a reason: OpInfos whose eager output differs between runs (uninitialised memory).
+    left_out = sweep["left_out"](table)
+    assert {"aten.empty_strided.default", "aten.new_empty.default"} <= set(left_out)
+    assert all("eager is no oracle" in why for why in left_out.values())
+    assert set(_cases()) == {ov.replace(".", "_") for ov in reached - set(left_out)}
     assert len(reached) >= 40
     for ov, row in table["overloads"].items():
         assert row.get("opinfo") or row.get("why_not"), ov
