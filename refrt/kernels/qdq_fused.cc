@@ -10,6 +10,8 @@
 // (DequantizeLinear -> Gelu / SiLU / ... -> QuantizeLinear, optimize/fuse_qdq_activation.h) comes as a 256-entry
 // table ("lut"): each block of requantized bytes is looked up while it is in cache, and the output has the table's
 // type; the profile label ends in " + lookup(<ops>)".
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -73,6 +75,22 @@ std::vector<int32_t> int_values(const Tensor& t) {
   std::vector<int32_t> v(static_cast<size_t>(t.numel()));
   for (int64_t i = 0; i < t.numel(); ++i) v[static_cast<size_t>(i)] = quant::int_at(t, i);
   return v;
+}
+
+// row[0, n) += base[0, n) modulo 2^32 (AVX2 where the CPU has it: one pass per row of sums, in cache).
+__attribute__((target("avx2"))) int64_t add_base_avx2(int32_t* row, const uint32_t* base, int64_t n) {
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    __m256i* p = reinterpret_cast<__m256i*>(row + j);
+    _mm256_storeu_si256(
+        p, _mm256_add_epi32(_mm256_loadu_si256(p), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + j))));
+  }
+  return j;
+}
+
+void add_base(int32_t* row, const uint32_t* base, int64_t n) {
+  int64_t j = qgemm::uses_avx2() ? add_base_avx2(row, base, n) : 0;
+  for (; j < n; ++j) row[j] = static_cast<int32_t>(static_cast<uint32_t>(row[j]) + base[j]);
 }
 
 void check_x(const NodeDef& node, const Tensor& x, DType want) {
@@ -265,7 +283,18 @@ class QGemmKernel : public Kernel {
       for (int64_t kk = 0; kk < k_; ++kk) col_sum_[static_cast<size_t>(j)] += pb[tb ? j * k_ + kk : kk * n_ + j];
     }
     w_zp_zero_ = std::all_of(w_zp_.begin(), w_zp_.end(), [](int32_t z) { return z == 0; });
+    za_ = rq_.x_zp + (rq_.x_type == DType::kInt8 ? 128 : 0);
+    base_ = correction_base(za_);
     onednn_.set(b, tb, matmul_dnnl::ConstantB::Kind::kInt8);
+  }
+
+  // The sums' correction that does not depend on the row: K za' zb' - za' colsum(B'), modulo 2^32.
+  std::vector<uint32_t> correction_base(int32_t za) const {
+    std::vector<uint32_t> base(static_cast<size_t>(n_));
+    for (size_t j = 0; j < base.size(); ++j)
+      base[j] = static_cast<uint32_t>(k_) * static_cast<uint32_t>(za) * static_cast<uint32_t>(w_zp_[j]) -
+                static_cast<uint32_t>(za) * static_cast<uint32_t>(col_sum_[j]);
+    return base;
   }
 
   bool compute_onednn(KernelIO& io, const Tensor& x) const {
@@ -280,28 +309,27 @@ class QGemmKernel : public Kernel {
       });
       a = moved;
     }
-    Tensor sums(DType::kInt32, {m, n_});
-    int32_t* ps = sums.data<int32_t>();
+    // The sums in this thread's scratch (a fresh [M, N] int32 tensor page-faulted in on every call).
+    int32_t* ps = scratch<int32_t>(static_cast<size_t>(m * n_), ScratchSlot::kConvAccumulator);
     if (!onednn_.run(io, m, a, k_, nullptr, ps)) return false;
     Shape out = x.shape();
     out.back() = n_;
     Tensor y(out_type(), out);
     uint8_t* py = static_cast<uint8_t*>(y.mutable_raw());
     const std::string_view impl = io.impl;
+    const std::vector<uint32_t>& base = za == za_ ? base_ : correction_base(za);
     parallel_for(io, m, std::max<int64_t>(1, 16384 / std::max<int64_t>(n_, 1)), [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         int32_t* row = ps + r * n_;
-        int32_t row_sum = 0;
-        if (!w_zp_zero_)
+        if (w_zp_zero_) {
+          add_base(row, base.data(), n_);
+        } else {
+          int32_t row_sum = 0;
           for (int64_t kk = 0; kk < k_; ++kk) row_sum += a[r * k_ + kk];
-        for (int64_t j = 0; j < n_; ++j) {
-          const int32_t zb = w_zp_[static_cast<size_t>(j)];
-          // Unsigned arithmetic: wraps modulo 2^32 as the int32 sums of the other kernels do.
-          row[j] =
-              static_cast<int32_t>(static_cast<uint32_t>(row[j]) -
-                                   static_cast<uint32_t>(za) * static_cast<uint32_t>(col_sum_[static_cast<size_t>(j)]) -
-                                   static_cast<uint32_t>(zb) * static_cast<uint32_t>(row_sum) +
-                                   static_cast<uint32_t>(k_) * static_cast<uint32_t>(za) * static_cast<uint32_t>(zb));
+          for (int64_t j = 0; j < n_; ++j)  // unsigned: wraps modulo 2^32 as the other kernels' int32 sums do
+            row[j] = static_cast<int32_t>(static_cast<uint32_t>(row[j]) + base[static_cast<size_t>(j)] -
+                                          static_cast<uint32_t>(w_zp_[static_cast<size_t>(j)]) *
+                                              static_cast<uint32_t>(row_sum));
         }
         uint8_t* out_row = py + r * n_;
         quant::requantize_row_f32(row, n_, rq_.mult.data(), rq_.offset.data(), true, rq_.lo, rq_.hi, rq_.out, out_row);
@@ -321,6 +349,8 @@ class QGemmKernel : public Kernel {
   matmul_dnnl::ConstantB onednn_;
   std::vector<int32_t> w_zp_, col_sum_;
   bool w_zp_zero_ = true;
+  int32_t za_ = 0;              // the input's zero point as oneDNN's uint8 sees it
+  std::vector<uint32_t> base_;  // correction_base(za_)
 };
 
 }  // namespace
