@@ -357,6 +357,39 @@ void as_strided(TranslateContext& ctx) {
   ctx.emit("Reshape", {g, ctx.graph.constant_i64(size)}, {ctx.output()});
 }
 
+// as_strided_scatter(self, src, size, stride, storage_offset) (aten, and prims' with `input`): self with
+// the elements that as_strided(size, stride, storage_offset) would view replaced by src's, a ScatterND into
+// the contiguous flattened self (as as_strided reads it) at the same flat indices: a constant for static
+// sizes and strides, computed in the graph for symbolic ones.
+void as_strided_scatter(TranslateContext& ctx) {
+  const std::string name = ctx.arg("input") ? "input" : "self";
+  const DType t = ctx.output_meta().dtype;
+  const std::string x = ctx.value(name, t);
+  const std::string flat = ctx.emit1("Reshape", {x, ctx.graph.constant_i64({-1})}, "flat");
+  const pt2::Argument &size_arg = ctx.required("size"), &stride_arg = ctx.required("stride");
+  const auto* offset_arg = ctx.arg("storage_offset");
+  std::string indices;
+  if (size_arg.is(pt2::ArgKind::as_sym_ints) || stride_arg.is(pt2::ArgKind::as_sym_ints) ||
+      (offset_arg && offset_arg->is(pt2::ArgKind::as_sym_int))) {
+    indices = strided_indices(ctx, static_cast<int64_t>(size_arg.list_length()));
+  } else {
+    const auto size = ctx.ints_arg("size"), stride = ctx.ints_arg("stride");
+    if (size.size() != stride.size()) ctx.fail("size and stride differ in length");
+    std::vector<int64_t> flat_indices = {ctx.int_arg("storage_offset", 0)};
+    for (size_t d = 0; d < size.size(); ++d) {
+      std::vector<int64_t> next;
+      for (int64_t base : flat_indices)
+        for (int64_t i = 0; i < size[d]; ++i) next.push_back(base + i * stride[d]);
+      flat_indices = std::move(next);
+    }
+    indices = ctx.graph.constant_i64(flat_indices);
+  }
+  const std::string column = ctx.emit1("Reshape", {indices, ctx.graph.constant_i64({-1, 1})}, "indices");
+  const std::string updates = ctx.emit1("Reshape", {ctx.value("src", t), ctx.graph.constant_i64({-1})}, "updates");
+  const std::string scattered = ctx.emit1("ScatterND", {flat, column, updates}, "scattered");
+  ctx.emit("Reshape", {scattered, shape_of(ctx, x)}, {ctx.output()});
+}
+
 // flatten.using_ints(self, start_dim, end_dim)
 void flatten(TranslateContext& ctx) {
   const int64_t rank = rank_of(ctx, "self");
@@ -442,6 +475,8 @@ PARITY_TRANSLATION("aten::roll.default", roll, 18);
 PARITY_TRANSLATION("aten::select.int", select, 18);
 PARITY_TRANSLATION("aten::diagonal.default", diagonal, 18);
 PARITY_TRANSLATION("aten::as_strided.default", as_strided, 18);
+PARITY_TRANSLATION("aten::as_strided_scatter.default", as_strided_scatter, 18);
+PARITY_TRANSLATION("prims::as_strided_scatter.default", as_strided_scatter, 18);
 PARITY_TRANSLATION("aten::flatten.using_ints", flatten, 18);
 PARITY_TRANSLATION("aten::sym_numel.default", sym_numel, 18);
 PARITY_TRANSLATION("aten::sym_stride.int", sym_stride, 18);
