@@ -125,6 +125,32 @@ void markdown_fp64(std::ostringstream& md, const json& report) {
   }
 }
 
+namespace {
+// "## Complex outputs": which outputs were compared as complex numbers (docs/complex.md), once per case and mode.
+void markdown_complex(std::ostringstream& md, const json& report) {
+  bool any = false;
+  for (const auto& c : report.at("cases")) {
+    std::vector<std::string> names;
+    for (const auto& s : c.value("input_sets", json::array()))
+      for (const auto& o : s.value("outputs", json::array())) {
+        const json z = o.value("refrt_vs_eager", json::object()).value("complex", json());
+        if (!z.is_object()) continue;
+        const std::string name = text_of(o, "name") + " (" + z.value("dtype", std::string("complex")) + ")";
+        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+      }
+    if (names.empty()) continue;
+    if (!any)
+      md << "\n## Complex outputs\n\nCompared as complex numbers: both sides are (real, imaginary) pairs in a "
+            "trailing dim of 2, and an element passes when the modulus of the complex difference is <= atol + rtol "
+            "x |expected| (the float part dtype's numbers).\n\n";
+    any = true;
+    md << "- **" << text_of(c, "case") << " / " << text_of(c, "mode") << "**:";
+    for (size_t i = 0; i < names.size(); ++i) md << (i ? ", " : " ") << names[i];
+    md << "\n";
+  }
+}
+}  // namespace
+
 void markdown_tolerances(std::ostringstream& md, const json& report) {
   // Machine epsilon (the gap above 1.0) of each floating dtype: 10, 7, 23 and 52 mantissa bits.
   const std::vector<std::pair<std::string, double>> eps = {
@@ -155,6 +181,7 @@ void markdown_tolerances(std::ostringstream& md, const json& report) {
           << " |\n";
       md << row.str();
     }
+  markdown_complex(md, report);
 }
 
 const char* const kRequantRuleStatement =
