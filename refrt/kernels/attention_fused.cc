@@ -92,7 +92,8 @@ class FusedAttentionKernel : public Kernel {
         safe_(node.attr_int("safe", 0) != 0),
         axis_(node.attr_int("axis", -1)),
         scores_shape_(node.attr_ints("scores_shape")),
-        probs_shape_(node.attr_ints("probs_shape")) {
+        probs_shape_(node.attr_ints("probs_shape")),
+        b_shape_(node.attr_ints("b_shape")) {
     if (form_ != 0 && form_ != 1) node.fail("FusedAttention form must be 0 or 1");
     if (mask_kind_ < 0 || mask_kind_ > 3) node.fail("FusedAttention mask_kind must be 0..3");
   }
@@ -212,7 +213,36 @@ class FusedAttentionKernel : public Kernel {
   template <typename T>
   void run_chain(KernelIO& io) const {
     const Tensor& a = io.in(0);
-    const Tensor& bt = io.in(1);
+    // trans_b with b_shape: B is Reshape(K^T, b_shape). When that Reshape keeps K^T's last two dims, K is read
+    // as it is with the Reshape's leading dims; otherwise K^T is materialised and reshaped, as the graph did.
+    Tensor b_view = io.in(1);
+    bool trans_b = trans_b_;
+    if (trans_b_ && !b_shape_.empty()) {
+      const Tensor& kk = io.in(1);
+      if (kk.rank() < 2) node_.fail("the key of an attention must have rank >= 2, got " + shape_str(kk.shape()));
+      const int64_t kt_rows = kk.dim(kk.rank() - 1), kt_cols = kk.dim(kk.rank() - 2);
+      Shape kt_shape = lead(kk.shape());
+      kt_shape.push_back(kt_rows);
+      kt_shape.push_back(kt_cols);
+      const Shape to = reshaped(node_, b_shape_, kt_shape);
+      if (to.size() >= 2 && to[to.size() - 2] == kt_rows && to.back() == kt_cols) {
+        Shape k_shape = lead(to);
+        k_shape.push_back(kt_cols);
+        k_shape.push_back(kt_rows);
+        b_view = kk.reshaped(k_shape);
+      } else {
+        Tensor kt(kk.dtype(), kt_shape);
+        const int64_t mats = kk.numel() / std::max<int64_t>(1, kt_rows * kt_cols);
+        for (int64_t m = 0; m < mats; ++m)
+          for (int64_t r0 = 0; r0 < kt_cols; ++r0)
+            for (int64_t c0 = 0; c0 < kt_rows; ++c0)
+              kt.data<T>()[m * kt_rows * kt_cols + c0 * kt_cols + r0] =
+                  kk.data<T>()[m * kt_rows * kt_cols + r0 * kt_rows + c0];
+        b_view = kt.reshaped(to);
+        trans_b = false;
+      }
+    }
+    const Tensor& bt = b_view;
     const Tensor& v = io.in(2);
     const Tensor* mask = io.optional(3);
     if (a.rank() < 2 || bt.rank() < 2 || v.rank() < 2)
@@ -221,11 +251,11 @@ class FusedAttentionKernel : public Kernel {
                  ErrorKind::kUnsupported);
     if (bt.dtype() != a.dtype() || v.dtype() != a.dtype()) node_.fail("attention operand dtypes differ");
     const int64_t sq = a.dim(a.rank() - 2), d = a.dim(a.rank() - 1);
-    const int64_t total = trans_b_ ? bt.dim(bt.rank() - 2) : bt.dim(bt.rank() - 1);
-    const int64_t kd = trans_b_ ? bt.dim(bt.rank() - 1) : bt.dim(bt.rank() - 2);
+    const int64_t total = trans_b ? bt.dim(bt.rank() - 2) : bt.dim(bt.rank() - 1);
+    const int64_t kd = trans_b ? bt.dim(bt.rank() - 1) : bt.dim(bt.rank() - 2);
     if (kd != d)
       node_.fail("MatMul of scores: " + shape_str(a.shape()) + " and " + shape_str(bt.shape()) +
-                 (trans_b_ ? " (transposed)" : "") + " do not multiply");
+                 (trans_b ? " (transposed)" : "") + " do not multiply");
     const Shape l1 = broadcast_shapes(lead(a.shape()), lead(bt.shape()), &node_);
     Shape scores = l1;
     scores.push_back(sq);
@@ -280,8 +310,8 @@ class FusedAttentionKernel : public Kernel {
       h.q = a.data<T>() + offset_of(i, l1, a_step);
       h.ldq = d;
       h.k = bt.data<T>() + offset_of(i, l1, b_step);
-      h.k_rows = trans_b_;
-      h.ldk = trans_b_ ? d : total;
+      h.k_rows = trans_b;
+      h.ldk = trans_b ? d : total;
       h.v = v.data<T>() + offset_of(i, l2, v_step);
       h.ldv = dv;
       h.y = y.data<T>() + i * sq * dv;
@@ -310,7 +340,7 @@ class FusedAttentionKernel : public Kernel {
   float fill_;
   bool safe_;
   int64_t axis_;
-  std::vector<int64_t> scores_shape_, probs_shape_;
+  std::vector<int64_t> scores_shape_, probs_shape_, b_shape_;
 };
 
 }  // namespace

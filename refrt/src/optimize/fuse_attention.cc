@@ -57,9 +57,9 @@ bool fuse_attention_op(const GraphIndex& ix, NodeDef& n) {
 // the first MatMul: [Reshape] [Mul/Div by constant scalars] [Add(mask) | Where(cond, s, c) | Where(cond,
 // c, s)] Softmax (last axis) | FusedSafeSoftmax [Reshape] MatMul(., V). Constant scalar Mul/Div on either
 // MatMul operand, through Reshapes (torch's decomposition scales Q and K^T by sqrt(scale) each), become
-// part of the scale; a Transpose of the last two axes right before the key operand (through scalars
-// only) is read as K, not copied. Every intermediate value must have no other reader and be no graph
-// output, else the chain stays as it is. The Reshapes on the operands (head splitting) stay nodes.
+// part of the scale; a Transpose of the last two axes before the key operand (through scalars and at
+// most one Reshape, kept as b_shape) is read as K, not copied. Every intermediate value must have no other reader and
+// be no graph output, else the chain stays as it is. The Reshapes on the operands (head splitting) stay nodes.
 bool fuse_attention(GraphDef& g) {
   GraphIndex ix(g);
   bool changed = false;
@@ -136,38 +136,40 @@ bool fuse_attention(GraphDef& g) {
     // Backward from the operands: constant scalings (absorbed) through Reshapes (kept), and on the key a
     // Transpose of the last two axes reached through scalings only.
     std::vector<size_t> scalings;
-    size_t transpose = SIZE_MAX;
+    size_t transpose = SIZE_MAX, b_reshape = SIZE_MAX;
     for (int side = 0; side < 2; ++side) {
       std::string u = mm1.inputs[side];
-      bool through_reshape = false;
+      int reshapes = 0;
+      bool other_transpose = false;
       for (;;) {
         auto it = ix.producer.find(u);
         if (it == ix.producer.end() || dead[it->second] || !ix.internal(u, 1)) break;
         const NodeDef& p = g.nodes[it->second];
         if (!p.domain.empty() || p.outputs.size() != 1 || p.inputs.empty()) break;
         if (reshape_target(ix, p)) {
-          through_reshape = true;
+          if (side == 1 && ++reshapes == 1) b_reshape = it->second;
         } else if (scalar_operand(ix, p) >= 0) {
           scalings.push_back(it->second);
           u = p.inputs[scalar_operand(ix, p) == 0 ? 1 : 0];
           continue;
-        } else if (side == 1 && !through_reshape && p.op_type == "Transpose") {
+        } else if (p.op_type == "Transpose") {
           const auto perm = p.attr_ints("perm");
           const int64_t r = static_cast<int64_t>(perm.size());
           bool swap_last = r >= 2 && perm[perm.size() - 2] == r - 1 && perm.back() == r - 2;
           for (int64_t d = 0; d + 2 < r && swap_last; ++d) swap_last = perm[static_cast<size_t>(d)] == d;
-          if (swap_last) {
+          // The key's Transpose of the last two axes, behind at most one Reshape (the kernel reads K
+          // through the Reshape's shape, as fold_transpose_matmul's b_shape): not copied.
+          if (side == 1 && swap_last && reshapes <= 1 && !other_transpose) {
             transpose = it->second;
             break;
           }
-          through_reshape = true;  // another Transpose stays a node; a scaling before it still commutes
-        } else if (p.op_type == "Transpose") {
-          through_reshape = true;
+          other_transpose = true;  // stays a node; a scaling before it still commutes with it
         } else {
           break;
         }
         u = p.inputs[0];
       }
+      if (side == 1 && (transpose == SIZE_MAX || reshapes == 0)) b_reshape = SIZE_MAX;
     }
     bool clash = false;
     for (size_t k : parts) clash = clash || dead[k];
@@ -190,7 +192,11 @@ bool fuse_attention(GraphDef& g) {
     n.domain = kFusedDomain;
     n.opset = 1;
     n.origin = first.origin;
-    const bool trans_b = transpose != SIZE_MAX && first.inputs[1] == g.nodes[transpose].outputs[0];
+    const std::string& t_out = transpose != SIZE_MAX ? g.nodes[transpose].outputs[0] : std::string();
+    const bool trans_b =
+        transpose != SIZE_MAX && (b_reshape == SIZE_MAX ? first.inputs[1] == t_out
+                                                        : first.inputs[1] == g.nodes[b_reshape].outputs[0] &&
+                                                              g.nodes[b_reshape].inputs[0] == t_out);
     n.inputs = {first.inputs[0], trans_b ? g.nodes[transpose].inputs[0] : first.inputs[1], mm2->inputs[1]};
     if (!mask.empty()) n.inputs.push_back(mask);
     n.outputs = {mm2->outputs[0]};
@@ -204,6 +210,10 @@ bool fuse_attention(GraphDef& g) {
     if (!scores_shape.empty()) n.attributes["scores_shape"] = ints_attribute(scores_shape);
     if (!probs_shape.empty()) n.attributes["probs_shape"] = ints_attribute(probs_shape);
     if (trans_b) parts.push_back(transpose);
+    if (trans_b && b_reshape != SIZE_MAX) {
+      n.attributes["b_shape"] = ints_attribute(ints_of(*reshape_target(ix, g.nodes[b_reshape])));
+      parts.push_back(b_reshape);
+    }
     parts.insert(parts.end(), scalings.begin(), scalings.end());
     for (size_t k : parts) {
       // A part that is itself fused (FusedSafeSoftmax) hands over the model nodes it replaced.

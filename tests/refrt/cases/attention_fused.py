@@ -127,6 +127,27 @@ def build(api):
          {"y": (softmax(sc, False) @ v).astype(f32)}, initializers={"sc": np.array(0.25, f32)}, tol=tol,
          threads=(2,))
 
+    # ---- LLaMA-style: K^T by a Transpose of the last two axes, scaled, then a Reshape to 3-D before the
+    # MatMul (read as K through the Reshape's shape); and a Reshape that regroups K^T's last two dims
+    # (K^T materialised, as the graph does).
+    B, H, S, T, D = 1, 4, 33, 33, 16
+    q, k, v = rand(B * H, S, D), rand(B, H, T, D), rand(B * H, T, D)
+    nodes = [node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]), node("Mul", ["kt", "r"], ["kts"]),
+             node("Reshape", ["kts", "shape_k3"], ["kt3"]), node("MatMul", ["q", "kt3"], ["s"]),
+             node("Softmax", ["s"], ["p"], axis=-1), node("MatMul", ["p", "v"], ["y"])]
+    kt = k.transpose(0, 1, 3, 2).reshape(B * H, D, T).astype(np.float64) * f32(0.25)
+    case("fusion_attention_key_transpose_behind_reshape", nodes, {"q": q, "k": k, "v": v},
+         {"y": (softmax(q.astype(np.float64) @ kt, False) @ v).astype(f32)},
+         initializers={"r": np.array(0.25, f32), "shape_k3": np.array([-1, D, T], np.int64)}, tol=tol)
+    q2 = rand(B * H, S, 2 * D)
+    shape = np.array([B * H, 2 * D, -1], np.int64)  # K^T [1, 4, 16, 32] -> [4, 32, 16]
+    k2 = rand(B, H, 32, D)
+    kt2 = k2.transpose(0, 1, 3, 2).reshape(B * H, 2 * D, 16).astype(np.float64) * f32(0.25)
+    v2 = rand(B * H, 16, D)
+    case("fusion_attention_key_reshape_regroups", nodes, {"q": q2, "k": k2, "v": v2},
+         {"y": (softmax(q2.astype(np.float64) @ kt2, False) @ v2).astype(f32)},
+         initializers={"r": np.array(0.25, f32), "shape_k3": shape}, tol=tol)
+
     # ---- not fused: the probabilities are a graph output too; the scores are read by a second node.
     B, H, S, D = 1, 2, 6, 4
     q, k, v = rand(B, H, S, D), rand(B, H, S, D), rand(B, H, S, D)
