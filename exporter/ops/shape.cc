@@ -390,6 +390,37 @@ void as_strided_scatter(TranslateContext& ctx) {
   ctx.emit("Reshape", {scattered, shape_of(ctx, x)}, {ctx.output()});
 }
 
+// resize(self, size) (resize_ by the in-place rule): the first prod(size) elements of the contiguous self,
+// shaped `size`, as torch's resize_ views its storage when it does not grow. Growing leaves the new
+// elements uninitialised in torch: no value to export, refused (statically known sizes) or, when sizes
+// are symbolic, refused by the Reshape at run time.
+void resize(TranslateContext& ctx) {
+  const std::string x = ctx.tensor("self");
+  const std::string flat = ctx.emit1("Reshape", {x, ctx.graph.constant_i64({-1})}, "flat");
+  const auto& in = ctx.input_meta("self");
+  const pt2::Argument& size_arg = ctx.required("size");
+  std::string count;
+  if (size_arg.is(pt2::ArgKind::as_sym_ints) && !list_symbols(size_arg).empty()) {
+    count = ctx.temp("count");
+    emit_reduce(ctx, "ReduceProd", ctx.int_list_value("size"), {0}, true, count);
+  } else {
+    int64_t n = 1;
+    for (int64_t d : ctx.ints_arg("size")) n *= d;
+    int64_t old = 1;
+    bool known = true;
+    for (const auto& d : in.sizes) {
+      known = known && d.value.has_value();
+      old *= d.value.value_or(1);
+    }
+    if (known && n > old)
+      ctx.fail("resize_ to " + std::to_string(n) + " elements from " + std::to_string(old) +
+               ": torch leaves the new elements uninitialised, there is no value to export");
+    count = ctx.graph.constant_i64({n});
+  }
+  const std::string kept = ctx.emit1("Slice", {flat, ctx.graph.constant_i64({0}), count}, "kept");
+  ctx.emit("Reshape", {kept, ctx.int_list_value("size")}, {ctx.output()});
+}
+
 // flatten.using_ints(self, start_dim, end_dim)
 void flatten(TranslateContext& ctx) {
   const int64_t rank = rank_of(ctx, "self");
@@ -475,6 +506,7 @@ PARITY_TRANSLATION("aten::roll.default", roll, 18);
 PARITY_TRANSLATION("aten::select.int", select, 18);
 PARITY_TRANSLATION("aten::diagonal.default", diagonal, 18);
 PARITY_TRANSLATION("aten::as_strided.default", as_strided, 18);
+PARITY_TRANSLATION("aten::resize.default", resize, 18);
 PARITY_TRANSLATION("aten::as_strided_scatter.default", as_strided_scatter, 18);
 PARITY_TRANSLATION("prims::as_strided_scatter.default", as_strided_scatter, 18);
 PARITY_TRANSLATION("aten::flatten.using_ints", flatten, 18);
