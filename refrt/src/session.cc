@@ -224,6 +224,8 @@ std::unique_ptr<Session> Session::load_bytes(const void* data, size_t size, cons
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 
+int weight_only_accuracy_level(int option) { return resolve_weight_only_accuracy(option, "refrt"); }
+
 std::unique_ptr<Session> Session::load_file(const std::string& path, SessionOptions options) {
   // Mapped, not read into a string: parse_model gives the pages back as it passes them, so an inline
   // model's weights are resident once (as tensors), not twice. The mapping ends with this call.

@@ -6,8 +6,10 @@
 #include <iomanip>
 #include <sstream>
 
+#include "parity/error.h"
 #include "parity/fs.h"
 #include "parity/verify/compare.h"
+#include "parity/refrt/session.h"
 #include "parity/verify/reference.h"
 #include "report_text.h"
 
@@ -100,12 +102,31 @@ json make_report(const std::string& command, const std::vector<CaseEntry>& cases
   return make_report(command, json(cases));
 }
 
+namespace {
+
+// How refrt computed weight-only products in this run (SessionOptions::weight_only_accuracy, read from
+// PARITY_REFRT_WEIGHT_ONLY_ACCURACY by every session verify loads): the int8-activation mode is an approximation,
+// so a report must say that it ran.
+json weight_only_mode() {
+  try {
+    const int level = refrt::weight_only_accuracy_level();
+    return {{"accuracy_level", level},
+            {"activations", level == 4 ? "int8 activations per block (approximate, docs/weight-only.md)"
+                                       : "float32 activations (exact)"}};
+  } catch (const parity::Error& e) {
+    return {{"accuracy_level", nullptr}, {"activations", e.what()}};
+  }
+}
+
+}  // namespace
+
 json make_report(const std::string& command, json cases) {
   json report = {{"schema_version", kReportSchemaVersion},
                  {"tool", "parity"},
                  {"command", command},
                  {"created", utc_now()},
                  {"torch_version", libtorch_version()},
+                 {"refrt_weight_only", weight_only_mode()},
                  {"cases", std::move(cases)}};
   update_summary(report);
   return report;
@@ -177,8 +198,10 @@ std::string render_markdown(const json& report) {
   const json& s = report.at("summary");
   md << "# Parity report\n\n"
      << "`" << text_of(report, "command") << "` — " << text_of(report, "created") << ", torch "
-     << text_of(report, "torch_version") << "\n\n**" << s.value("pass", 0) << " / " << s.value("total", 0)
-     << " passed**";
+     << text_of(report, "torch_version");
+  if (report.contains("refrt_weight_only") && report["refrt_weight_only"].is_object())
+    md << "; refrt's weight-only products: " << text_of(report["refrt_weight_only"], "activations");
+  md << "\n\n**" << s.value("pass", 0) << " / " << s.value("total", 0) << " passed**";
   for (const char* k : kStatuses)
     if (std::string(k) != "pass" && s.value(k, 0) > 0) md << ", " << s.value(k, 0) << " " << k;
   if (s.contains("regressions")) md << ", " << s["regressions"].get<int>() << " regressions";

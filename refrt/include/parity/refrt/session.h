@@ -48,6 +48,10 @@ struct SessionOptions {
   int weight_only_accuracy = -1;
 };
 
+// The weight-only accuracy level a SessionOptions::weight_only_accuracy value means in this process (-1: the
+// variable PARITY_REFRT_WEIGHT_ONLY_ACCURACY, else 0); a usage error for a value outside 0..4. Reports name it.
+int weight_only_accuracy_level(int option = -1);
+
 // The load-time passes, in the order they run.
 const std::vector<std::string>& optimization_passes();
 
