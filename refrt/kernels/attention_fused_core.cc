@@ -65,6 +65,26 @@ BackendSet run_rows(const NodeDef& node, const Params& p, const Head<T>& h, int6
   // Keys every row of the block masks: past the short mask, and (causal) past the last row's limit.
   int64_t visible = std::min(p.total, p.mask_cols);
   if (p.causal) visible = std::min(visible, std::max<int64_t>(0, i1 - 1 + p.causal_offset + 1));
+  // Keys past the last one any row of the block can see are skipped: an additive causal mask (what the
+  // exporters write) then costs half the products, as is_causal does. Scanned from the end of each row,
+  // so the scan reads the masked tail only.
+  if (p.mask == MaskKind::kAdd || (p.mask != MaskKind::kNone && std::isinf(p.fill) && p.fill < 0)) {
+    int64_t live = 0;
+    for (int64_t i = i0; i < i1; ++i) {
+      const int64_t base = i * h.mask_ld;
+      for (int64_t j = visible; j > live; --j) {
+        const int64_t at = base + (j - 1) * h.mask_cs;
+        const bool dead = p.mask == MaskKind::kAdd
+                              ? static_cast<const T*>(h.mask)[at] == neg_inf
+                              : (static_cast<const uint8_t*>(h.mask)[at] != 0) != (p.mask == MaskKind::kKeep);
+        if (!dead) {
+          live = j;
+          break;
+        }
+      }
+    }
+    visible = live;
+  }
   BackendSet ran = 0;
   std::fill(row_max, row_max + r, neg_inf);
   std::fill(row_sum, row_sum + r, T(0));
