@@ -88,7 +88,7 @@ CaptureRequest capture_request(const MatrixOptions& o, const std::string& cases_
 
 std::vector<json> capture_all(const MatrixOptions& o, const std::string& cases_dir) {
   std::cout << "capturing scenarios with torch.export into " << cases_dir
-            << (o.shard.empty() ? "" : " (shard " + o.shard + ")") << " ..." << std::endl;
+            << (o.shard.empty() ? "" : " (shard " + o.shard + ")") << (o.ray ? " on Ray" : "") << " ..." << std::endl;
   return run_capture(capture_request(o, cases_dir), [](const json& j) {
     std::cout << "  capture " << j.value("case", "?") << "/" << j.value("mode", "?") << ": " << j.value("status", "?")
               << std::fixed << std::setprecision(1) << " (" << j.value("seconds", 0.0) << " s)";
