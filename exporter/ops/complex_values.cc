@@ -142,20 +142,41 @@ void complex_transpose(TranslateContext& ctx) {
   transpose_with_pairs(ctx, perm);
 }
 
-// constant_pad_nd with value 0 (how irfft's n pads a spectrum): the pair dim is not padded.
+// constant_pad_nd with value 0 (how irfft's n pads a spectrum): the pair dim is not padded. Symbolic amounts
+// (a decomposed fft2 with s over a dynamic dim pads by s - size) are gathered into ONNX's order at run time.
 void complex_constant_pad(TranslateContext& ctx) {
   if (ctx.has("value") && ctx.float_arg("value", 0) != 0)
     ctx.fail("padding a complex tensor with a nonzero value is not translated");
   const int64_t rank = rank_of(ctx.input_meta("self"));
-  const std::vector<int64_t> pad = ctx.ints_arg("pad");
-  if (pad.size() % 2 != 0 || static_cast<int64_t>(pad.size()) > 2 * rank) ctx.fail("bad pad list");
-  std::vector<int64_t> pads(static_cast<size_t>(2 * (rank + 1)), 0);
-  for (size_t i = 0; i < pad.size() / 2; ++i) {
-    const size_t dim = static_cast<size_t>(rank) - 1 - i;  // torch lists the last dim first
-    pads[dim] = pad[2 * i];
-    pads[dim + static_cast<size_t>(rank) + 1] = pad[2 * i + 1];
+  const pt2::Argument& arg = ctx.required("pad");
+  bool symbolic = false;
+  size_t count = 0;
+  if (arg.is(pt2::ArgKind::as_sym_ints)) {
+    for (const auto& v : arg.typed().as_sym_ints())
+      symbolic = symbolic || v.kind() != pt2::schema::SymIntArgument::Kind::as_int;
+    count = arg.typed().as_sym_ints().size();
   }
-  ctx.emit("Pad", {ctx.tensor("self"), ctx.graph.constant_i64(pads)}, {ctx.output()});
+  const std::vector<int64_t> pad = symbolic ? std::vector<int64_t>{} : ctx.ints_arg("pad");
+  if (!symbolic) count = pad.size();
+  if (count % 2 != 0 || static_cast<int64_t>(count) > 2 * rank) ctx.fail("bad pad list");
+  // ONNX pads [begin of each dim (the pair dim included), end of each dim]; torch lists the last dim first.
+  std::vector<int64_t> pads(static_cast<size_t>(2 * (rank + 1)), 0), from(pads.size(), static_cast<int64_t>(count));
+  for (size_t i = 0; i < count / 2; ++i) {
+    const size_t dim = static_cast<size_t>(rank) - 1 - i;
+    from[dim] = static_cast<int64_t>(2 * i),
+    from[dim + static_cast<size_t>(rank) + 1] = static_cast<int64_t>(2 * i + 1);
+    if (!symbolic) pads[dim] = pad[2 * i], pads[dim + static_cast<size_t>(rank) + 1] = pad[2 * i + 1];
+  }
+  std::string onnx_pads;
+  if (symbolic) {  // the amounts and a 0 (index `count`), gathered into ONNX's order
+    const std::string amounts = concat(ctx, {ctx.int_list_value("pad"), ctx.graph.constant_i64({0})}, 0, "amounts");
+    auto* g = ctx.emit("Gather", {amounts, ctx.graph.constant_i64(from)}, {ctx.temp("pads")});
+    set_attr(g, "axis", int64_t{0});
+    onnx_pads = g->output(0);
+  } else {
+    onnx_pads = ctx.graph.constant_i64(pads);
+  }
+  ctx.emit("Pad", {ctx.tensor("self"), onnx_pads}, {ctx.output()});
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 from . import (  # noqa: F401
     basic,
     blocks,
+    complex,  # complex tensors at the graph's edges (docs/complex.md)
     control_flow,
     custom_ops,
     data_dependent,  # output sizes and op arguments from the data
