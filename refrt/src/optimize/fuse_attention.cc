@@ -55,11 +55,12 @@ bool fuse_attention_op(const GraphIndex& ix, NodeDef& n) {
 // softmax(Q K^T * scale [+ mask | Where mask]) V written with MatMuls -> one FusedAttention (form 0), and
 // Attention (23) -> FusedAttention (form 1) where the fused kernel covers its features. The chain, from
 // the first MatMul: [Reshape] [Mul/Div by constant scalars] [Add(mask) | Where(cond, s, c) | Where(cond,
-// c, s)] Softmax (last axis) | FusedSafeSoftmax [Reshape] MatMul(., V). Constant scalar Mul/Div on either
-// MatMul operand, through Reshapes (torch's decomposition scales Q and K^T by sqrt(scale) each), become
-// part of the scale; a Transpose of the last two axes before the key operand (through scalars and at
-// most one Reshape, kept as b_shape) is read as K, not copied. Every intermediate value must have no other reader and
-// be no graph output, else the chain stays as it is. The Reshapes on the operands (head splitting) stay nodes.
+// c, s)] Softmax (last axis) [Where(IsNaN(p), 0, p)] | FusedSafeSoftmax [Reshape] MatMul(., V). Constant
+// scalar Mul/Div on either MatMul operand, through Reshapes and Transposes (torch's decomposition scales
+// Q and K^T by sqrt(scale) each), become part of the scale; a Transpose of the last two axes before the
+// key operand (through scalars and at most one Reshape, kept as b_shape) is read as K, not copied. Every
+// intermediate value must have no other reader and be no graph output, else the chain stays as it is.
+// The Reshapes on the operands (head splitting) stay nodes.
 bool fuse_attention(GraphDef& g) {
   GraphIndex ix(g);
   bool changed = false;
@@ -115,6 +116,24 @@ bool fuse_attention(GraphDef& g) {
       if (ok) break;
     }
     if (!ok) continue;
+    // torch.onnx.export(dynamo=True)'s safe softmax: Where(IsNaN(p), 0, p) (a row of -inf gives NaN, then 0).
+    if (!safe && !ix.outputs.count(v) && ix.readers(v).size() == 2) {
+      const auto& rs = ix.readers(v);
+      for (int first = 0; first < 2 && !safe; ++first) {
+        const size_t ni = rs[static_cast<size_t>(first)], wi = rs[static_cast<size_t>(1 - first)];
+        const NodeDef& isnan = g.nodes[ni];
+        const NodeDef& where = g.nodes[wi];
+        if (dead[ni] || dead[wi] || !is_op(isnan, "IsNaN") || !is_op(where, "Where") || where.inputs.size() != 3 ||
+            !ix.internal(isnan.outputs[0], 1) || where.inputs[0] != isnan.outputs[0] || where.inputs[2] != v)
+          continue;
+        auto zero = ix.scalar(where.inputs[1]);
+        if (!zero || *zero != 0.0f) continue;
+        parts.push_back(ni);
+        parts.push_back(wi);
+        v = where.outputs[0];
+        safe = true;
+      }
+    }
     // Past the softmax: an optional Reshape, then the MatMul with V.
     const NodeDef* mm2 = nullptr;
     for (int step = 0; step < 2 && !mm2; ++step) {
