@@ -306,7 +306,11 @@ void run_tile(Path path, const Weights& w, const Act& a, int64_t tile, int64_t m
   int64_t r = 0;
   switch (path) {
     case Path::kAvx512Vnni:
-      // Four rows share each weight load (two passes of 32 columns); the rest one row over the 64 columns.
+      // Six (then four) rows share each weight load (two passes of 32 columns: 24 accumulators and sums in the 32
+      // ZMM registers); the rest one row over the 64 columns.
+      for (; r + 6 <= m; r += 6)
+        for (int64_t p0 = 0; p0 < 4 && p0 * 16 < cols; p0 += 2)
+          tile_avx512_vnni<Bits, 6, 2>(w, a, tile, p0, r, y, ldy, cols);
       for (; r + 4 <= m; r += 4)
         for (int64_t p0 = 0; p0 < 4 && p0 * 16 < cols; p0 += 2)
           tile_avx512_vnni<Bits, 4, 2>(w, a, tile, p0, r, y, ldy, cols);
