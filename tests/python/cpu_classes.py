@@ -8,7 +8,9 @@ import re
 
 # name -> (environment, /proc/cpuinfo flags the host needs, what it stands for)
 CLASSES = {
-    "avx2": ({"PARITY_REFRT_ISA": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2", "OPENBLAS_CORETYPE": "Prescott"},
+    # AVX-VNNI masked for refrt's own kernels too (its weight-only int8 mode picks AVX-VNNI where the CPU has it).
+    "avx2": ({"PARITY_REFRT_ISA": "avx2", "PARITY_REFRT_MASK_FEATURES": "avx_vnni", "ONEDNN_MAX_CPU_ISA": "AVX2",
+              "OPENBLAS_CORETYPE": "Prescott"},
              {"avx2", "fma"},
              "AVX2 without VNNI (Zen 2/3, Haswell to Comet Lake), OpenBLAS on its generic core (a CPU newer than "
              "its table)"),
