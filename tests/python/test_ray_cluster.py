@@ -1,7 +1,8 @@
 """`parity matrix --ray ADDRESS` on a real two-node Ray cluster: a head and a second node started here as separate
 processes (`ray start --head`, `ray start --address`), one CPU each. The second node is killed (its whole process
 group: raylet, object store, workers and the verify child a worker runs) while the matrix runs on it. Every
-(case, mode) must still be reported exactly once, with the verdict the local executor gives on the same captures.
+(case, mode) must still be reported exactly once, with the verdict the local executor gives; the Ray run captures
+every case again, in Ray capture units (python/parity/_ray_units.py), before its verify units.
 
 The suite: the built-in op_* cases (27) and suite_failing.py's case (a fail), one pair made to crash through the
 verify child's test hook, so that the verdicts compared are not all passes. One more pair loses its Ray worker on
@@ -149,8 +150,10 @@ def test_matrix_on_two_ray_nodes_survives_losing_one(local_run, cluster):
     out, local = local_run
     address, second = cluster
     start = time.monotonic()
-    # The same output folder: the captures are reused (cached), only the verify units run again, on Ray.
-    proc = subprocess.Popen([str(PARITY), "matrix", "--out", str(out), *map(str, SUITE), "--ray", address],
+    # The same output folder, captured again (--force-capture): the capture units run on Ray too, then the verify
+    # units; the verdicts must be the local run's.
+    proc = subprocess.Popen([str(PARITY), "matrix", "--out", str(out), *map(str, SUITE), "--ray", address,
+                             "--force-capture"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **ENV})
     watchdog = threading.Timer(600, proc.kill)  # a hang fails the test instead of stopping the suite
     watchdog.start()
@@ -176,6 +179,10 @@ def test_matrix_on_two_ray_nodes_survives_losing_one(local_run, cluster):
     seconds = time.monotonic() - start
     assert proc.returncode == 1, text + stderr
     assert "ray: 2 nodes" in text, text
+    # Every case captured afresh, by the Ray capture units.
+    assert re.search(r"^capturing scenarios .* on Ray \.\.\.$", text, re.M), text
+    captured = re.findall(r"^  capture (\S+)/(\S+): (\S+) ", text, re.M)
+    assert len(captured) == len(local["cases"]) and {s for _, _, s in captured} == {"captured"}, text
     assert killed, "the second node ran no unit after the first results: nothing was lost"
     # The kill hit work on the second node: that unit was run again elsewhere, once, and passed there.
     lost_case = Path(killed[0]).parent.name
