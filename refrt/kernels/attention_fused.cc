@@ -209,39 +209,79 @@ class FusedAttentionKernel : public Kernel {
     io.outputs[0] = std::move(y);
   }
 
+  // trans_b with b_shape: B is Reshape(K^T, b_shape). When that Reshape keeps K^T's last two dims, K is read as
+  // it is with the Reshape's leading dims; otherwise K^T is materialised and reshaped (trans_b cleared), as the
+  // graph did.
+  template <typename T>
+  Tensor key_operand(const Tensor& kk, bool& trans_b) const {
+    if (!trans_b_ || b_shape_.empty()) return kk;
+    if (kk.rank() < 2) node_.fail("the key of an attention must have rank >= 2, got " + shape_str(kk.shape()));
+    const int64_t kt_rows = kk.dim(kk.rank() - 1), kt_cols = kk.dim(kk.rank() - 2);
+    Shape kt_shape = lead(kk.shape());
+    kt_shape.push_back(kt_rows);
+    kt_shape.push_back(kt_cols);
+    const Shape to = reshaped(node_, b_shape_, kt_shape);
+    if (to.size() >= 2 && to[to.size() - 2] == kt_rows && to.back() == kt_cols) {
+      Shape k_shape = lead(to);
+      k_shape.push_back(kt_cols);
+      k_shape.push_back(kt_rows);
+      return kk.reshaped(k_shape);
+    }
+    Tensor kt(kk.dtype(), kt_shape);
+    const int64_t mats = kk.numel() / std::max<int64_t>(1, kt_rows * kt_cols);
+    const T* src = kk.data<T>();
+    T* dst = kt.data<T>();
+    for (int64_t m = 0; m < mats; ++m)
+      for (int64_t r0 = 0; r0 < kt_cols; ++r0)
+        for (int64_t c0 = 0; c0 < kt_rows; ++c0)
+          dst[m * kt_rows * kt_cols + c0 * kt_cols + r0] = src[m * kt_rows * kt_cols + r0 * kt_rows + c0];
+    trans_b = false;
+    return kt.reshaped(to);
+  }
+
+  // Where each flattened leading index of the chain finds its operands (element strides per leading dim).
+  struct ChainLayout {
+    const Shape &l1, &l2, &sc;  // leading dims of the scores, of the probabilities; the masked scores' shape
+    const std::vector<int64_t>&a_step, &b_step, &v_step, &m_st;
+    bool trans_b;
+  };
+
+  template <typename T>
+  std::vector<Head<T>> chain_heads(const ChainLayout& lay, const Params& p, const Tensor& a, const Tensor& bt,
+                                   const Tensor& v, const Tensor* mask, Tensor& y) const {
+    int64_t n = 1;
+    for (int64_t x : lay.l1) n *= x;
+    const Shape sc_lead = lead(lay.sc);
+    std::vector<Head<T>> heads(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      Head<T>& h = heads[static_cast<size_t>(i)];
+      h.q = a.data<T>() + offset_of(i, lay.l1, lay.a_step);
+      h.ldq = p.d;
+      h.k = bt.data<T>() + offset_of(i, lay.l1, lay.b_step);
+      h.k_rows = lay.trans_b;
+      h.ldk = lay.trans_b ? p.d : p.total;
+      h.v = v.data<T>() + offset_of(i, lay.l2, lay.v_step);
+      h.ldv = p.dv;
+      h.y = y.data<T>() + i * p.sq * p.dv;
+      h.ldy = p.dv;
+      if (mask) {
+        const std::vector<int64_t> lead_st(lay.m_st.begin(), lay.m_st.end() - 2);
+        const int64_t off = offset_of(i, sc_lead, lead_st);
+        h.mask = mask->dtype() == DType::kBool ? static_cast<const void*>(mask->data<uint8_t>() + off)
+                                               : static_cast<const void*>(mask->data<T>() + off);
+        h.mask_ld = lay.m_st[lay.m_st.size() - 2];
+        h.mask_cs = lay.m_st.back();
+      }
+    }
+    return heads;
+  }
+
   // form 0: the MatMul chain, leading dims broadcast as MatMul does.
   template <typename T>
   void run_chain(KernelIO& io) const {
     const Tensor& a = io.in(0);
-    // trans_b with b_shape: B is Reshape(K^T, b_shape). When that Reshape keeps K^T's last two dims, K is read
-    // as it is with the Reshape's leading dims; otherwise K^T is materialised and reshaped, as the graph did.
-    Tensor b_view = io.in(1);
     bool trans_b = trans_b_;
-    if (trans_b_ && !b_shape_.empty()) {
-      const Tensor& kk = io.in(1);
-      if (kk.rank() < 2) node_.fail("the key of an attention must have rank >= 2, got " + shape_str(kk.shape()));
-      const int64_t kt_rows = kk.dim(kk.rank() - 1), kt_cols = kk.dim(kk.rank() - 2);
-      Shape kt_shape = lead(kk.shape());
-      kt_shape.push_back(kt_rows);
-      kt_shape.push_back(kt_cols);
-      const Shape to = reshaped(node_, b_shape_, kt_shape);
-      if (to.size() >= 2 && to[to.size() - 2] == kt_rows && to.back() == kt_cols) {
-        Shape k_shape = lead(to);
-        k_shape.push_back(kt_cols);
-        k_shape.push_back(kt_rows);
-        b_view = kk.reshaped(k_shape);
-      } else {
-        Tensor kt(kk.dtype(), kt_shape);
-        const int64_t mats = kk.numel() / std::max<int64_t>(1, kt_rows * kt_cols);
-        for (int64_t m = 0; m < mats; ++m)
-          for (int64_t r0 = 0; r0 < kt_cols; ++r0)
-            for (int64_t c0 = 0; c0 < kt_rows; ++c0)
-              kt.data<T>()[m * kt_rows * kt_cols + c0 * kt_cols + r0] =
-                  kk.data<T>()[m * kt_rows * kt_cols + r0 * kt_rows + c0];
-        b_view = kt.reshaped(to);
-        trans_b = false;
-      }
-    }
+    const Tensor b_view = key_operand<T>(io.in(1), trans_b);
     const Tensor& bt = b_view;
     const Tensor& v = io.in(2);
     const Tensor* mask = io.optional(3);
@@ -297,34 +337,12 @@ class FusedAttentionKernel : public Kernel {
     } else if (mask_kind_ != 0) {
       node_.fail("FusedAttention with mask_kind " + std::to_string(mask_kind_) + " has no mask input");
     }
-    int64_t n = 1;
-    for (int64_t x : l1) n *= x;
+    const ChainLayout lay{l1, l2, sc, a_step, b_step, v_step, m_st, trans_b};
     Shape out = l2;
     out.push_back(sq);
     out.push_back(dv);
     Tensor y(a.dtype(), out);
-    const Shape sc_lead = lead(sc);
-    std::vector<Head<T>> heads(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) {
-      Head<T>& h = heads[static_cast<size_t>(i)];
-      h.q = a.data<T>() + offset_of(i, l1, a_step);
-      h.ldq = d;
-      h.k = bt.data<T>() + offset_of(i, l1, b_step);
-      h.k_rows = trans_b;
-      h.ldk = trans_b ? d : total;
-      h.v = v.data<T>() + offset_of(i, l2, v_step);
-      h.ldv = dv;
-      h.y = y.data<T>() + i * sq * dv;
-      h.ldy = dv;
-      if (mask) {
-        const std::vector<int64_t> lead_st(m_st.begin(), m_st.end() - 2);
-        const int64_t off = offset_of(i, sc_lead, lead_st);
-        h.mask = mask->dtype() == DType::kBool ? static_cast<const void*>(mask->data<uint8_t>() + off)
-                                               : static_cast<const void*>(mask->data<T>() + off);
-        h.mask_ld = m_st[m_st.size() - 2];
-        h.mask_cs = m_st.back();
-      }
-    }
+    const std::vector<Head<T>> heads = chain_heads<T>(lay, p, a, bt, v, mask, y);
     finish<T>(io, p, heads);
     io.outputs[0] = std::move(y);
   }

@@ -1,3 +1,4 @@
+#include <cstdint>
 #include <cmath>
 #include <limits>
 
@@ -50,6 +51,200 @@ bool fuse_attention_op(const GraphIndex& ix, NodeDef& n) {
   return true;
 }
 
+// What a chain match found. parts: the nodes the fused node replaces (scalings separately: their readers
+// are rewired first).
+struct Chain {
+  std::vector<size_t> parts, scalings;
+  double scale = 1;
+  std::vector<int64_t> scores_shape, probs_shape;
+  std::string mask, v;  // v: the value the walk has reached
+  int64_t mask_kind = 0, axis = -1;
+  double fill = 0;
+  bool safe = false;
+  const NodeDef* mm2 = nullptr;
+  size_t transpose = SIZE_MAX, b_reshape = SIZE_MAX;
+};
+
+struct Walk {
+  const GraphDef& g;
+  const GraphIndex& ix;
+  const std::vector<bool>& dead;
+};
+
+// From the first MatMul's output: the scores' Reshape and scalings, the mask, the softmax.
+bool match_to_softmax(const Walk& w, Chain& c) {
+  for (;;) {
+    if (!w.ix.internal(c.v, 1)) return false;
+    const size_t ri = w.ix.readers(c.v)[0];
+    const NodeDef& r = w.g.nodes[ri];
+    if (w.dead[ri] || r.outputs.empty() || !r.implicit_inputs.empty()) return false;
+    bool done = false;
+    if (r.domain == kFusedDomain && r.op_type == "FusedSafeSoftmax" && r.inputs[0] == c.v) {
+      c.axis = r.attr_int("axis", -1);
+      c.safe = done = true;
+    } else if (!r.domain.empty()) {
+      return false;
+    } else if (r.op_type == "Softmax" && r.inputs[0] == c.v) {
+      c.axis = r.attr_int("axis", r.opset >= 13 ? -1 : 1);
+      if (r.opset < 13 && c.axis != -1) return false;  // before 13 Softmax flattens from axis: the last only
+      done = true;
+    } else if (reshape_target(w.ix, r) && r.inputs[0] == c.v && c.scores_shape.empty() && c.mask.empty()) {
+      c.scores_shape = ints_of(*reshape_target(w.ix, r));
+    } else if (scalar_operand(w.ix, r) >= 0 && c.mask.empty()) {
+      const float k = *w.ix.scalar(r.inputs[static_cast<size_t>(scalar_operand(w.ix, r))]);
+      c.scale = r.op_type == "Mul" ? c.scale * k : c.scale / k;
+    } else if (is_op(r, "Add") && c.mask.empty() && r.inputs.size() == 2 && r.inputs[0] != r.inputs[1]) {
+      c.mask = r.inputs[0] == c.v ? r.inputs[1] : r.inputs[0];
+      c.mask_kind = 1;
+    } else if (is_op(r, "Where") && c.mask.empty() && r.inputs.size() == 3 && r.inputs[0] != c.v &&
+               (r.inputs[1] == c.v) != (r.inputs[2] == c.v)) {
+      auto k = w.ix.scalar(r.inputs[1] == c.v ? r.inputs[2] : r.inputs[1]);
+      if (!k) return false;
+      c.mask = r.inputs[0];
+      c.mask_kind = r.inputs[1] == c.v ? 2 : 3;
+      c.fill = *k;
+    } else {
+      return false;
+    }
+    c.parts.push_back(ri);
+    c.v = r.outputs[0];
+    if (done) return true;
+  }
+}
+
+// torch.onnx.export(dynamo=True)'s safe softmax after the Softmax: Where(IsNaN(p), 0, p) (a row of -inf gives
+// NaN, then 0).
+void match_nan_guard(const Walk& w, Chain& c) {
+  if (c.safe || w.ix.outputs.count(c.v) || w.ix.readers(c.v).size() != 2) return;
+  const auto& rs = w.ix.readers(c.v);
+  for (size_t first = 0; first < 2; ++first) {
+    const size_t ni = rs[first], wi = rs[1 - first];
+    const NodeDef& isnan = w.g.nodes[ni];
+    const NodeDef& where = w.g.nodes[wi];
+    if (w.dead[ni] || w.dead[wi] || !is_op(isnan, "IsNaN") || !is_op(where, "Where") || where.inputs.size() != 3 ||
+        !w.ix.internal(isnan.outputs[0], 1) || where.inputs[0] != isnan.outputs[0] || where.inputs[2] != c.v)
+      continue;
+    auto zero = w.ix.scalar(where.inputs[1]);
+    if (!zero || *zero != 0.0f) continue;
+    c.parts.push_back(ni);
+    c.parts.push_back(wi);
+    c.v = where.outputs[0];
+    c.safe = true;
+    return;
+  }
+}
+
+// Past the softmax: an optional Reshape, then the MatMul with V.
+bool match_value_product(const Walk& w, Chain& c) {
+  for (int step = 0; step < 2; ++step) {
+    size_t ri = 0;
+    const NodeDef* r = sole_reader(w.g, w.ix, c.v, &ri);
+    if (!r || w.dead[ri]) return false;
+    c.parts.push_back(ri);
+    if (step == 0 && reshape_target(w.ix, *r) && r->inputs[0] == c.v) {
+      c.probs_shape = ints_of(*reshape_target(w.ix, *r));
+      c.v = r->outputs[0];
+    } else if (is_op(*r, "MatMul") && r->inputs.size() == 2 && r->inputs[0] == c.v && r->inputs[1] != c.v) {
+      c.mm2 = r;
+      return true;
+    } else {
+      return false;
+    }
+  }
+  return false;
+}
+
+// Whether a Transpose swaps the last two axes only.
+bool swaps_last_two(const NodeDef& t) {
+  const auto perm = t.attr_ints("perm");
+  const int64_t r = static_cast<int64_t>(perm.size());
+  bool swap = r >= 2 && perm[perm.size() - 2] == r - 1 && perm.back() == r - 2;
+  for (int64_t d = 0; d + 2 < r && swap; ++d) swap = perm[static_cast<size_t>(d)] == d;
+  return swap;
+}
+
+// Backward from the first MatMul's operands: constant scalings (absorbed) through Reshapes and Transposes
+// (kept), and on the key a Transpose of the last two axes behind at most one Reshape (the kernel reads K
+// through the Reshape's shape, as fold_transpose_matmul's b_shape): not copied.
+void match_operands(const Walk& w, const NodeDef& mm1, Chain& c) {
+  for (size_t side = 0; side < 2; ++side) {
+    std::string u = mm1.inputs[side];
+    int reshapes = 0;
+    bool other_transpose = false;
+    for (;;) {
+      auto it = w.ix.producer.find(u);
+      if (it == w.ix.producer.end() || w.dead[it->second] || !w.ix.internal(u, 1)) break;
+      const NodeDef& p = w.g.nodes[it->second];
+      if (!p.domain.empty() || p.outputs.size() != 1 || p.inputs.empty()) break;
+      if (reshape_target(w.ix, p)) {
+        if (side == 1 && ++reshapes == 1) c.b_reshape = it->second;
+      } else if (scalar_operand(w.ix, p) >= 0) {
+        c.scalings.push_back(it->second);
+        u = p.inputs[scalar_operand(w.ix, p) == 0 ? 1 : 0];
+        continue;
+      } else if (p.op_type == "Transpose") {
+        if (side == 1 && swaps_last_two(p) && reshapes <= 1 && !other_transpose) {
+          c.transpose = it->second;
+          break;
+        }
+        other_transpose = true;  // stays a node; a scaling before it still commutes with it
+      } else {
+        break;
+      }
+      u = p.inputs[0];
+    }
+    if (side == 1 && (c.transpose == SIZE_MAX || reshapes == 0)) c.b_reshape = SIZE_MAX;
+  }
+}
+
+// Rewires each absorbed scaling's reader to the scaling's input (its one reader: checked by the match),
+// farthest first so that a run of them rewires, and folds it into the scale.
+void rewire_scalings(GraphDef& g, const GraphIndex& ix, Chain& c) {
+  for (auto it = c.scalings.rbegin(); it != c.scalings.rend(); ++it) {
+    const NodeDef& s = g.nodes[*it];
+    const int so = scalar_operand(ix, s);
+    const float k = *ix.scalar(s.inputs[static_cast<size_t>(so)]);
+    c.scale = s.op_type == "Mul" ? c.scale * k : c.scale / k;
+    for (auto& in : g.nodes[ix.readers(s.outputs[0])[0]].inputs)
+      if (in == s.outputs[0]) in = s.inputs[so == 0 ? 1 : 0];
+  }
+}
+
+// The FusedAttention node of a matched (and rewired) chain anchored at node i; c.parts gains the key's
+// Transpose / Reshape when they are read through.
+NodeDef chain_node(const GraphDef& g, const GraphIndex& ix, size_t i, Chain& c) {
+  const NodeDef& first = g.nodes[i];
+  NodeDef n;
+  n.name = first.name;
+  n.op_type = "FusedAttention";
+  n.domain = kFusedDomain;
+  n.opset = 1;
+  n.origin = first.origin;
+  const std::string t_out = c.transpose != SIZE_MAX ? g.nodes[c.transpose].outputs[0] : std::string();
+  const bool trans_b =
+      c.transpose != SIZE_MAX && (c.b_reshape == SIZE_MAX ? first.inputs[1] == t_out
+                                                          : first.inputs[1] == g.nodes[c.b_reshape].outputs[0] &&
+                                                                g.nodes[c.b_reshape].inputs[0] == t_out);
+  n.inputs = {first.inputs[0], trans_b ? g.nodes[c.transpose].inputs[0] : first.inputs[1], c.mm2->inputs[1]};
+  if (!c.mask.empty()) n.inputs.push_back(c.mask);
+  n.outputs = {c.mm2->outputs[0]};
+  n.attributes["form"] = int_attribute(0);
+  n.attributes["scale"] = float_attribute(static_cast<float>(c.scale));
+  n.attributes["trans_b"] = int_attribute(trans_b ? 1 : 0);
+  n.attributes["mask_kind"] = int_attribute(c.mask_kind);
+  n.attributes["fill"] = float_attribute(static_cast<float>(c.fill));
+  n.attributes["safe"] = int_attribute(c.safe ? 1 : 0);
+  n.attributes["axis"] = int_attribute(c.axis);
+  if (!c.scores_shape.empty()) n.attributes["scores_shape"] = ints_attribute(c.scores_shape);
+  if (!c.probs_shape.empty()) n.attributes["probs_shape"] = ints_attribute(c.probs_shape);
+  if (trans_b) c.parts.push_back(c.transpose);
+  if (trans_b && c.b_reshape != SIZE_MAX) {
+    n.attributes["b_shape"] = ints_attribute(ints_of(*reshape_target(ix, g.nodes[c.b_reshape])));
+    c.parts.push_back(c.b_reshape);
+  }
+  return n;
+}
+
 }  // namespace
 
 // softmax(Q K^T * scale [+ mask | Where mask]) V written with MatMuls -> one FusedAttention (form 0), and
@@ -68,173 +263,25 @@ bool fuse_attention(GraphDef& g) {
   if (changed) ix = GraphIndex(g);
   std::vector<bool> dead(g.nodes.size(), false);
   std::vector<NodeDef> made;
+  const Walk w{g, ix, dead};
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const NodeDef& mm1 = g.nodes[i];
     if (dead[i] || !is_op(mm1, "MatMul") || mm1.inputs.size() != 2 || mm1.outputs.size() != 1) continue;
-    std::vector<size_t> parts{i};
-    double scale = 1;
-    std::vector<int64_t> scores_shape, probs_shape;
-    std::string mask;
-    int64_t mask_kind = 0, axis = -1;
-    double fill = 0;
-    bool safe = false, ok = false;
-    std::string v = mm1.outputs[0];
-    // Forward: the scores' Reshape and scalings, the mask, the softmax.
-    for (;;) {
-      if (!ix.internal(v, 1)) break;
-      const size_t ri = ix.readers(v)[0];
-      const NodeDef& r = g.nodes[ri];
-      if (dead[ri] || r.outputs.empty() || !r.implicit_inputs.empty()) break;
-      if (r.domain == kFusedDomain && r.op_type == "FusedSafeSoftmax" && r.inputs[0] == v) {
-        axis = r.attr_int("axis", -1);
-        safe = ok = true;
-      } else if (!r.domain.empty()) {
-        break;
-      } else if (r.op_type == "Softmax" && r.inputs[0] == v) {
-        axis = r.attr_int("axis", r.opset >= 13 ? -1 : 1);
-        ok = r.opset >= 13 || axis == -1;  // before 13 Softmax flattens from axis: the same only for the last
-      } else if (reshape_target(ix, r) && r.inputs[0] == v && scores_shape.empty() && mask.empty()) {
-        scores_shape = ints_of(*reshape_target(ix, r));
-      } else if (scalar_operand(ix, r) >= 0 && mask.empty() && r.inputs[scalar_operand(ix, r)] != v) {
-        const float c = *ix.scalar(r.inputs[scalar_operand(ix, r)]);
-        scale = r.op_type == "Mul" ? scale * c : scale / c;
-      } else if (is_op(r, "Add") && mask.empty() && r.inputs.size() == 2 && r.inputs[0] != r.inputs[1]) {
-        mask = r.inputs[0] == v ? r.inputs[1] : r.inputs[0];
-        mask_kind = 1;
-      } else if (is_op(r, "Where") && mask.empty() && r.inputs.size() == 3 && r.inputs[0] != v &&
-                 (r.inputs[1] == v) != (r.inputs[2] == v)) {
-        auto c = ix.scalar(r.inputs[1] == v ? r.inputs[2] : r.inputs[1]);
-        if (!c) break;
-        mask = r.inputs[0];
-        mask_kind = r.inputs[1] == v ? 2 : 3;
-        fill = *c;
-      } else {
-        break;
-      }
-      parts.push_back(ri);
-      v = r.outputs[0];
-      if (ok) break;
-    }
-    if (!ok) continue;
-    // torch.onnx.export(dynamo=True)'s safe softmax: Where(IsNaN(p), 0, p) (a row of -inf gives NaN, then 0).
-    if (!safe && !ix.outputs.count(v) && ix.readers(v).size() == 2) {
-      const auto& rs = ix.readers(v);
-      for (int first = 0; first < 2 && !safe; ++first) {
-        const size_t ni = rs[static_cast<size_t>(first)], wi = rs[static_cast<size_t>(1 - first)];
-        const NodeDef& isnan = g.nodes[ni];
-        const NodeDef& where = g.nodes[wi];
-        if (dead[ni] || dead[wi] || !is_op(isnan, "IsNaN") || !is_op(where, "Where") || where.inputs.size() != 3 ||
-            !ix.internal(isnan.outputs[0], 1) || where.inputs[0] != isnan.outputs[0] || where.inputs[2] != v)
-          continue;
-        auto zero = ix.scalar(where.inputs[1]);
-        if (!zero || *zero != 0.0f) continue;
-        parts.push_back(ni);
-        parts.push_back(wi);
-        v = where.outputs[0];
-        safe = true;
-      }
-    }
-    // Past the softmax: an optional Reshape, then the MatMul with V.
-    const NodeDef* mm2 = nullptr;
-    for (int step = 0; step < 2 && !mm2; ++step) {
-      size_t ri = 0;
-      const NodeDef* r = sole_reader(g, ix, v, &ri);
-      if (!r || dead[ri]) break;
-      if (step == 0 && reshape_target(ix, *r) && r->inputs[0] == v) {
-        probs_shape = ints_of(*reshape_target(ix, *r));
-        parts.push_back(ri);
-        v = r->outputs[0];
-      } else if (is_op(*r, "MatMul") && r->inputs.size() == 2 && r->inputs[0] == v && r->inputs[1] != v) {
-        mm2 = r;
-        parts.push_back(ri);
-      } else {
-        break;
-      }
-    }
-    if (!mm2) continue;
-    // Backward from the operands: constant scalings (absorbed) through Reshapes (kept), and on the key a
-    // Transpose of the last two axes reached through scalings only.
-    std::vector<size_t> scalings;
-    size_t transpose = SIZE_MAX, b_reshape = SIZE_MAX;
-    for (int side = 0; side < 2; ++side) {
-      std::string u = mm1.inputs[side];
-      int reshapes = 0;
-      bool other_transpose = false;
-      for (;;) {
-        auto it = ix.producer.find(u);
-        if (it == ix.producer.end() || dead[it->second] || !ix.internal(u, 1)) break;
-        const NodeDef& p = g.nodes[it->second];
-        if (!p.domain.empty() || p.outputs.size() != 1 || p.inputs.empty()) break;
-        if (reshape_target(ix, p)) {
-          if (side == 1 && ++reshapes == 1) b_reshape = it->second;
-        } else if (scalar_operand(ix, p) >= 0) {
-          scalings.push_back(it->second);
-          u = p.inputs[scalar_operand(ix, p) == 0 ? 1 : 0];
-          continue;
-        } else if (p.op_type == "Transpose") {
-          const auto perm = p.attr_ints("perm");
-          const int64_t r = static_cast<int64_t>(perm.size());
-          bool swap_last = r >= 2 && perm[perm.size() - 2] == r - 1 && perm.back() == r - 2;
-          for (int64_t d = 0; d + 2 < r && swap_last; ++d) swap_last = perm[static_cast<size_t>(d)] == d;
-          // The key's Transpose of the last two axes, behind at most one Reshape (the kernel reads K
-          // through the Reshape's shape, as fold_transpose_matmul's b_shape): not copied.
-          if (side == 1 && swap_last && reshapes <= 1 && !other_transpose) {
-            transpose = it->second;
-            break;
-          }
-          other_transpose = true;  // stays a node; a scaling before it still commutes with it
-        } else {
-          break;
-        }
-        u = p.inputs[0];
-      }
-      if (side == 1 && (transpose == SIZE_MAX || reshapes == 0)) b_reshape = SIZE_MAX;
-    }
-    bool clash = false;
-    for (size_t k : parts) clash = clash || dead[k];
-    for (size_t k : scalings) clash = clash || dead[k];
-    if (clash || (transpose != SIZE_MAX && dead[transpose])) continue;
-    // Rewire each absorbed scaling's reader to the scaling's input (its one reader: checked above).
-    for (auto it = scalings.rbegin(); it != scalings.rend(); ++it) {  // farthest first: a chain of them rewires
-      const size_t k = *it;
-      const NodeDef& s = g.nodes[k];
-      const int so = scalar_operand(ix, s);
-      const float c = *ix.scalar(s.inputs[static_cast<size_t>(so)]);
-      scale = s.op_type == "Mul" ? scale * c : scale / c;
-      for (auto& in : g.nodes[ix.readers(s.outputs[0])[0]].inputs)
-        if (in == s.outputs[0]) in = s.inputs[so == 0 ? 1 : 0];
-    }
-    const NodeDef& first = g.nodes[i];  // rewired
-    NodeDef n;
-    n.name = first.name;
-    n.op_type = "FusedAttention";
-    n.domain = kFusedDomain;
-    n.opset = 1;
-    n.origin = first.origin;
-    const std::string& t_out = transpose != SIZE_MAX ? g.nodes[transpose].outputs[0] : std::string();
-    const bool trans_b =
-        transpose != SIZE_MAX && (b_reshape == SIZE_MAX ? first.inputs[1] == t_out
-                                                        : first.inputs[1] == g.nodes[b_reshape].outputs[0] &&
-                                                              g.nodes[b_reshape].inputs[0] == t_out);
-    n.inputs = {first.inputs[0], trans_b ? g.nodes[transpose].inputs[0] : first.inputs[1], mm2->inputs[1]};
-    if (!mask.empty()) n.inputs.push_back(mask);
-    n.outputs = {mm2->outputs[0]};
-    n.attributes["form"] = int_attribute(0);
-    n.attributes["scale"] = float_attribute(static_cast<float>(scale));
-    n.attributes["trans_b"] = int_attribute(trans_b ? 1 : 0);
-    n.attributes["mask_kind"] = int_attribute(mask_kind);
-    n.attributes["fill"] = float_attribute(static_cast<float>(fill));
-    n.attributes["safe"] = int_attribute(safe ? 1 : 0);
-    n.attributes["axis"] = int_attribute(axis);
-    if (!scores_shape.empty()) n.attributes["scores_shape"] = ints_attribute(scores_shape);
-    if (!probs_shape.empty()) n.attributes["probs_shape"] = ints_attribute(probs_shape);
-    if (trans_b) parts.push_back(transpose);
-    if (trans_b && b_reshape != SIZE_MAX) {
-      n.attributes["b_shape"] = ints_attribute(ints_of(*reshape_target(ix, g.nodes[b_reshape])));
-      parts.push_back(b_reshape);
-    }
-    parts.insert(parts.end(), scalings.begin(), scalings.end());
-    for (size_t k : parts) {
+    Chain c;
+    c.parts = {i};
+    c.v = mm1.outputs[0];
+    if (!match_to_softmax(w, c)) continue;
+    match_nan_guard(w, c);
+    if (!match_value_product(w, c)) continue;
+    match_operands(w, mm1, c);
+    bool clash = c.transpose != SIZE_MAX && dead[c.transpose];
+    for (size_t k : c.parts) clash = clash || dead[k];
+    for (size_t k : c.scalings) clash = clash || dead[k];
+    if (clash) continue;
+    rewire_scalings(g, ix, c);
+    NodeDef n = chain_node(g, ix, i, c);
+    c.parts.insert(c.parts.end(), c.scalings.begin(), c.scalings.end());
+    for (size_t k : c.parts) {
       // A part that is itself fused (FusedSafeSoftmax) hands over the model nodes it replaced.
       if (g.nodes[k].fused_from.empty()) absorb(n, g.nodes[k]);
       for (const auto& from : g.nodes[k].fused_from) n.fused_from.push_back(from);
