@@ -29,6 +29,9 @@ namespace parity::refrt {
 //   fuse_elementwise     decomposed GELU / SiLU / hardswish / hardsigmoid elsewhere: one activation node
 //   fuse_rms_norm        x * (1 / sqrt(mean(x^2) + eps)) [* w]: one RMS normalisation node
 //   fuse_safe_softmax    Softmax whose all -inf rows become 0 (torch's _safe_softmax decomposed, 8 nodes)
+//   fuse_attention       softmax(Q K^T * scale [+ mask]) V written as MatMul [Reshape] Mul/Div [Add | Where]
+//                        Softmax (or a safe softmax) [Reshape] MatMul, and Attention (23) without past /
+//                        softcap: one FusedAttention (fuse_attention.cc, kernels/attention_fused.cc)
 //   fold_transpose_matmul MatMul of a Transpose of the last two axes (K^T of an attention, through
 //                        scalar Mul/Div, Identity and one Reshape): a GEMM with transB, no copy
 const std::vector<std::string>& optimization_passes();
