@@ -42,6 +42,22 @@ inline std::string real_to_pair(TranslateContext& ctx, const std::string& v, int
   return ctx.emit1("Pad", {unsq, ctx.graph.constant_i64(pads)}, "as_complex");
 }
 
+// A complex Python scalar (`z * 1j`) as a constant pair [re, im] of dtype `t` (float32 or float64; it broadcasts
+// against any pair-layout value).
+inline std::string complex_scalar(TranslateContext& ctx, const pt2::Argument& a, DType t) {
+  const auto& c = a.typed().as_complex();
+  if (t != DType::kFloat32 && t != DType::kFloat64)
+    ctx.fail("a complex scalar with " + dtype_name(t) + " parts is not translated");
+  Tensor pair(t, {2});
+  if (t == DType::kFloat64)
+    pair.data<double>()[0] = c.real, pair.data<double>()[1] = c.imag;
+  else
+    pair.data<float>()[0] = static_cast<float>(c.real), pair.data<float>()[1] = static_cast<float>(c.imag);
+  const std::string name = ctx.temp("complex_scalar");
+  ctx.graph.add_initializer(name, pair);
+  return name;
+}
+
 // Argument `name` in the pair layout of dtype `t`: a complex tensor as is, a real tensor or number made complex.
 inline std::string complex_operand(TranslateContext& ctx, const std::string& name, DType t) {
   const pt2::Argument& a = ctx.required(name);
@@ -53,7 +69,7 @@ inline std::string complex_operand(TranslateContext& ctx, const std::string& nam
     }
     return real_to_pair(ctx, ctx.value(a, t), rank_of(meta));
   }
-  if (a.is(pt2::ArgKind::as_complex)) ctx.fail("argument '" + name + "': complex Python scalars are not translated");
+  if (a.is(pt2::ArgKind::as_complex)) return complex_scalar(ctx, a, t);
   return real_to_pair(ctx, ctx.value(a, t), 0);
 }
 

@@ -61,7 +61,9 @@ void complex_sub(TranslateContext& ctx) { add_or_sub(ctx, "Sub"); }
 // (a + bi)(c + di) = (ac - bd) + (ad + bc)i; a real factor scales both parts.
 void complex_mul(TranslateContext& ctx) {
   const DType t = part_dtype(ctx, ctx.output_meta());
-  const bool a_complex = is_complex_arg(ctx, "self"), b_complex = is_complex_arg(ctx, "other");
+  const bool a_scalar = ctx.required("self").is(pt2::ArgKind::as_complex);
+  const bool b_scalar = ctx.required("other").is(pt2::ArgKind::as_complex);
+  const bool a_complex = a_scalar || is_complex_arg(ctx, "self"), b_complex = b_scalar || is_complex_arg(ctx, "other");
   if (!a_complex || !b_complex) {
     const char* real_name = a_complex ? "other" : "self";
     const pt2::Argument& r = ctx.required(real_name);
@@ -72,9 +74,10 @@ void complex_mul(TranslateContext& ctx) {
     ctx.emit("Mul", {ctx.tensor(complex_name), factor}, {ctx.output()});
     return;
   }
-  if (part_dtype(ctx, ctx.input_meta("self")) != t || part_dtype(ctx, ctx.input_meta("other")) != t)
+  if ((!a_scalar && part_dtype(ctx, ctx.input_meta("self")) != t) ||
+      (!b_scalar && part_dtype(ctx, ctx.input_meta("other")) != t))
     ctx.fail("mixed complex precisions are not translated");
-  const std::string a = ctx.tensor("self"), b = ctx.tensor("other");
+  const std::string a = complex_operand(ctx, "self", t), b = complex_operand(ctx, "other", t);
   const std::string ar = part(ctx, a, 0), ai = part(ctx, a, 1), br = part(ctx, b, 0), bi = part(ctx, b, 1);
   const std::string re = ctx.emit1("Sub", {ctx.emit1("Mul", {ar, br}), ctx.emit1("Mul", {ai, bi})});
   const std::string im = ctx.emit1("Add", {ctx.emit1("Mul", {ar, bi}), ctx.emit1("Mul", {ai, br})});
