@@ -36,32 +36,40 @@ void check_ray(const MatrixOptions& o) {
               p.exit_code == 2 ? ErrorKind::kUsage : ErrorKind::kInput);
 }
 
-void run_units_ray(const MatrixOptions& o, const std::vector<Unit>& units, Progress& progress, const UnitDone& done) {
-  (void)progress;  // Ray does not say when a queued task starts: the progress lines come as units finish
+namespace {
+
+// The driver's units file: how to run a unit, and every unit with absolute paths (a Ray worker does not run in our
+// working directory).
+json units_spec(const MatrixOptions& o, const std::vector<Unit>& units) {
   json spec = {{"parity", o.self_exe},
                {"timeout", o.timeout_seconds},
                {"retries", o.ray_retries},
                {"artifacts", o.artifacts.empty() || artifacts_is_url(o.artifacts) ? "" : absolute(o.artifacts)},
                {"verify_args", json::array()},
                {"units", json::array()}};
+  if (artifacts_is_url(o.artifacts)) spec["store"] = o.artifacts;  // the archives travel through this URL
   // The verify options after CASE_DIR --out DIR (the driver names its own folders in object-store mode).
   const std::vector<std::string> args = verify_arguments(o, "", "");
   for (size_t k = 5; k < args.size(); ++k) spec["verify_args"].push_back(args[k]);
-  std::map<size_t, const Unit*> by_index;
-  for (const Unit& u : units) {
-    // Absolute: a Ray worker does not run in our working directory.
+  for (const Unit& u : units)
     spec["units"].push_back({{"index", u.index},
                              {"case", u.name},
                              {"mode", u.mode},
                              {"case_dir", absolute(u.case_dir)},
                              {"out", absolute(u.out_dir)}});
-    by_index[u.index] = &u;
-  }
+  return spec;
+}
+
+}  // namespace
+
+void run_units_ray(const MatrixOptions& o, const std::vector<Unit>& units, Progress& progress, const UnitDone& done) {
+  (void)progress;  // Ray does not say when a queued task starts: the progress lines come as units finish
+  std::map<size_t, const Unit*> by_index;
+  for (const Unit& u : units) by_index[u.index] = &u;
   fs::create_directories(o.out_dir);
   const std::string units_file = (fs::path(o.out_dir) / "ray_units.json").string();
-  write_file_atomic(units_file, spec.dump(1) + "\n", "matrix");
+  write_file_atomic(units_file, units_spec(o, units).dump(1) + "\n", "matrix");
 
-  if (artifacts_is_url(o.artifacts)) spec["store"] = o.artifacts;
   std::vector<std::string> argv = {o.python, "-m", kDriver, "--units", units_file};
   if (!o.ray_address.empty()) argv.insert(argv.end(), {"--address", o.ray_address});
   std::cout << "ray: " << units.size() << " units to "
