@@ -210,3 +210,24 @@ def test_a_swapped_pair_fails_the_complex_comparison(tmp_path):
     report = json.loads((out / "report.json").read_text())
     first = report["cases"][0]["input_sets"][0]["outputs"][0]["refrt_vs_eager"]
     assert not first["passed"] and first["complex"]["dtype"] == "complex64" and first["numel"] == 18
+
+
+class ScalarTimes(torch.nn.Module):
+    """A complex Python scalar in the program (mul.Tensor(z, 2j), add.Tensor(z, 1 - 1j))."""
+
+    def forward(self, z):
+        return torch.fft.fft(z) * 2j + (1 - 1j), z.abs()
+
+
+@pytest.mark.parametrize("mode", ["strict", "decomposed"])
+def test_parity_verify_api_on_complex_inputs_and_scalars(tmp_path, mode):
+    """parity.verify end to end: capture, export, refrt and the libtorch reference (which takes the complex
+    scalar as a c10::Scalar), both against eager, with fresh sizes of the dynamic dim."""
+    import parity
+
+    result = parity.verify(ScalarTimes(), (_c(3, 8),), dynamic_shapes=({0: Dim("b")},), input_sets=[(_c(5, 8),)],
+                           mode=mode, out=tmp_path / "out", fresh=1)
+    assert result.passed, str(result)
+    report = json.loads((tmp_path / "out" / "verify" / "report.json").read_text())
+    first = report["cases"][0]["input_sets"][0]["outputs"][0]
+    assert first["dtype"] == "complex64" and first["refrt_vs_eager"]["complex"]["dtype"] == "complex64"

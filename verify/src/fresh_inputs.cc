@@ -165,7 +165,12 @@ std::vector<FreshSet> make_fresh_sets(const pt2::Program& program, const std::ve
       }
       Shape shape;
       for (const auto& d : in.metas[i]->sizes) shape.push_back(d.value ? *d.value : evaluate_sym_expr(d.expr, fs.dims));
-      fs.inputs.push_back(random_like(program, in.names[i], in.metas[i]->dtype, shape, ranges[i], rng));
+      // A complex input is fed as (real, imaginary) pairs of its part dtype (docs/complex.md).
+      const int32_t torch_dtype = in.metas[i]->torch_dtype;
+      const DType part = torch_dtype == 10 ? DType::kFloat32 : torch_dtype == 11 ? DType::kFloat64 : DType::kUndefined;
+      if (part != DType::kUndefined) shape.push_back(2);
+      fs.inputs.push_back(random_like(program, in.names[i], part != DType::kUndefined ? part : in.metas[i]->dtype,
+                                      shape, ranges[i], rng));
     }
     out.push_back(std::move(fs));
   }

@@ -337,6 +337,8 @@ class Interpreter {
         return memory_format_from_schema(static_cast<int64_t>(t.as_memory_format()));
       case K::as_device:
         return c10::Device(t.as_device().type);
+      case K::as_complex:  // a Scalar formal (mul.Scalar(z, 2j))
+        return scalar_of(a);
       default:
         throw Error({"verify"}, "argument '" + formal.name() + "' of kind " + a.kind_name() +
                                     " is not supported by the reference executor yet");
@@ -346,7 +348,7 @@ class Interpreter {
   static bool is_scalar_kind(pt2::ArgKind k) {
     using K = pt2::ArgKind;
     return k == K::as_int || k == K::as_float || k == K::as_bool || k == K::as_sym_int || k == K::as_sym_float ||
-           k == K::as_sym_bool;
+           k == K::as_sym_bool || k == K::as_complex;
   }
 
   // The value of a scalar argument (constant or symbolic) as a c10::Scalar.
@@ -365,6 +367,8 @@ class Interpreter {
         return c10::Scalar(a.is_symbolic_scalar() ? lookup(floats_, a.symbol()) : a.as_float());
       case K::as_sym_bool:
         return c10::Scalar(a.is_symbolic_scalar() ? lookup(bools_, a.symbol()) : a.as_bool());
+      case K::as_complex:  // a complex Python number (`z * 1j`)
+        return c10::Scalar(c10::complex<double>(a.typed().as_complex().real, a.typed().as_complex().imag));
       default:
         throw Error({"verify"}, std::string("argument of kind ") + a.kind_name() + " is not a scalar");
     }
