@@ -116,9 +116,9 @@ TEST(Export, RegisteredTranslationKeysAreWellFormed) {
     ASSERT_NE(sep, std::string::npos) << key;
     const std::string ns = key.substr(0, sep), rest = key.substr(sep + 2);
     // Besides ATen and Python's operators: PT2E's quantize/dequantize ops, torchao's affine quantization
-    // ops and transformers' own MoE op, which programs carry as registered torch libraries of those
-    // namespaces.
-    const bool library_op = ns == "quantized_decomposed" || ns == "torchao" || ns == "transformers";
+    // ops, transformers' own MoE op and torch's prims (as_strided_scatter, which aten's decomposes to),
+    // which programs carry as registered torch libraries of those namespaces.
+    const bool library_op = ns == "quantized_decomposed" || ns == "torchao" || ns == "transformers" || ns == "prims";
     EXPECT_TRUE(ns == "aten" || ns == "_operator" || ns == "torch" || ns == "math" || ns == "higher_order" ||
                 library_op)
         << key;
