@@ -258,12 +258,17 @@ void add_outputs(ModelBuild& b) {
     for (const auto& m : b.program.mutations()) add_output(b, m.fx_value, m.output_name);
   std::set<std::string> declared(b.output_names);
   declared.insert(b.input_like.begin(), b.input_like.end());
+  // Several FX names can be bound to one ONNX value (an in-place result and the tensor it wrote); their
+  // metadata differ when the write changed the shape (resize_), so the value is typed once, by the FX name
+  // that is its own (the node output the value was made for), else by the first.
+  std::map<std::string, std::string> typed_by;  // ONNX name -> FX name whose metadata types it
   for (const auto& [fx, onnx_name] : b.values) {
-    if (declared.count(onnx_name)) continue;
-    auto meta = b.program.graph.tensor_values.find(fx);
-    if (meta != b.program.graph.tensor_values.end())
-      set_value_info(b.g->add_value_info(), onnx_name, meta->second, b.program.dim_names);
+    if (declared.count(onnx_name) || !b.program.graph.tensor_values.count(fx)) continue;
+    auto [it, fresh] = typed_by.emplace(onnx_name, fx);
+    if (!fresh && fx == onnx_name) it->second = fx;
   }
+  for (const auto& [onnx_name, fx] : typed_by)
+    set_value_info(b.g->add_value_info(), onnx_name, b.program.graph.tensor_values.at(fx), b.program.dim_names);
 }
 
 // The model's metadata_props `parity.complex_inputs` / `parity.complex_outputs`: a JSON object

@@ -55,3 +55,6 @@ case("aten::pad.default", lambda x: F.pad(x, (1, 2, 2, 0), mode="circular"), lam
 # --- strided writes ---
 case("aten::as_strided_scatter.default", lambda x, s: aten.as_strided_scatter.default(x, s, [2, 2], [1, 2], 1),
      lambda: (r(3, 3), r(2, 2)))
+
+# --- a shape-changing in-place write: the value is typed by resize_'s own shape, not clone's [5, 4] ---
+case("aten::resize_.default", lambda x: x.clone().resize_(4, 5) * 2, lambda: (r(5, 4),), tag="shrink_reshape")
