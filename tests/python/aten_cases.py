@@ -818,6 +818,8 @@ import aten_cases_int_mm  # noqa: E402,F401,I001
 import aten_cases_unbatched_conv  # noqa: E402,F401,I001
 # What the ATen sweep found: symbolic split pieces, adaptive pooling, aa upsampling, circular pad, ...
 import aten_cases_symbolic_sizes  # noqa: E402,F401,I001
+# torch.fft over symbolic sizes, real half spectra, complex scalars: their own table.
+import aten_cases_complex_symbolic  # noqa: E402,F401,I001
 
 
 def core_overloads() -> list[str]:
