@@ -108,6 +108,9 @@ std::function<int()> setup_matrix(CLI::App& app) {
       ->capture_default_str()
       ->option_text("one|all");
   cmd->add_flag("--force-capture", o.force_capture, "capture again even when cached");
+  cmd->add_flag("--reverify", o.reverify,
+                "verify every (case, mode) again, even where the case folder, the binaries and the options are "
+                "those of its stored result");
   cmd->add_flag("--list", a->list, "print the matching scenario names and stop");
   cmd->add_option("--scenarios", o.scenarios, "a user's suite instead of the built-in cases (repeatable)")
       ->delimiter(',')

@@ -110,3 +110,30 @@ def test_official_modes_follow_the_matrix_rule():
     assert [r["mode"] for r in capture.official_modes(failed, "one")] == ["strict"]
     assert [r["mode"] for r in capture.official_modes([line("decomposed", "cached")], "one")] == ["decomposed"]
     assert capture.official_modes([line("strict", "capture_failed")], "one") == []
+
+
+def _verify_lines(out: Path, *extra: str, env=None) -> dict:
+    """Runs the matrix on one case in one mode; returns {pair: its result line}."""
+    import os
+    import subprocess
+    cmd = [str(ROOT / "build" / "parity"), "matrix", "--filter", "^op_gather$", "--modes", "nonstrict",
+           "--no-peers", "--out", str(out), *extra]
+    run = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    return {line.split()[1]: line for line in run.stdout.splitlines() if line.startswith("[1/1]")}
+
+
+def test_verify_result_is_reused_until_an_input_changes(tmp_path):
+    """The second run reuses the stored verify result; a changed case file, a steering environment variable or
+    --reverify verify again, and the verdict is the child's own each time."""
+    out = tmp_path / "m"
+    first = _verify_lines(out)["op_gather/nonstrict"]
+    assert "pass" in first and "cached" not in first, first
+    assert "cached" in _verify_lines(out)["op_gather/nonstrict"]
+    assert "cached" not in _verify_lines(out, "--reverify")["op_gather/nonstrict"]
+    assert "cached" in _verify_lines(out)["op_gather/nonstrict"]
+    assert "cached" not in _verify_lines(out, env={"PARITY_REFRT_THREADS": "1"})["op_gather/nonstrict"]
+    case_json = out / "cases" / "op_gather" / "nonstrict" / "case.json"
+    case_json.write_text(case_json.read_text() + " ")  # same content, new stamp: the key is the file's size
+    again = _verify_lines(out)["op_gather/nonstrict"]
+    assert "cached" not in again and "pass" in again, again

@@ -24,6 +24,7 @@
 #include "parity/process.h"
 #include "progress.h"
 #include "executor.h"
+#include "verify_cache.h"
 
 namespace parity::verify {
 
@@ -116,8 +117,29 @@ std::vector<CaseEntry> verify_all(const MatrixOptions& o, const std::vector<json
     }
     units.push_back({i, name, mode, c.value("dir", ""), (artifacts_dir(o) / "results" / name / mode).string()});
   }
+  // A unit whose case folder, binaries, options and steering environment are those of its stored result is
+  // not run again (verify_cache.h); --reverify runs every unit.
+  const std::string shared_key = shared_verify_key(o);
+  std::vector<std::string> keys(captured.size());
+  std::vector<Unit> to_run;
+  std::vector<CaseEntry> cached;
+  for (const Unit& u : units) {
+    keys[u.index] = unit_verify_key(shared_key, u);
+    if (!o.reverify && verify_result_cached(u, keys[u.index])) {
+      CaseEntry entry = entry_of(o, u, UnitOutcome{});
+      entry.wall_seconds = 0.0;
+      progress.finished(u.name + "/" + u.mode, result_line(entry) + "  (verified before: cached)");
+      entries[u.index] = std::move(entry);
+    } else {
+      forget_verify_key(u);
+      to_run.push_back(u);
+    }
+  }
+  units = std::move(to_run);
   const UnitDone done = [&](const Unit& u, UnitOutcome outcome) {
     CaseEntry entry = entry_of(o, u, outcome);
+    if (!outcome.process.timed_out && !outcome.process.signal && outcome.lost.empty() && outcome.error.empty())
+      store_verify_key(u, keys[u.index], entry.status);
     // Wall time of the child process (libtorch start-up included), next to the verify time.
     entry.wall_seconds = outcome.wall_seconds;
     std::string where;
@@ -258,14 +280,19 @@ std::string capture_detail(const MatrixOptions& o, const std::vector<json>& capt
 // reference, comparison); the rest is process start and loading libtorch.
 std::string verify_detail(const MatrixOptions& o, const std::vector<CaseEntry>& entries) {
   double wall = 0, inside = 0;
-  size_t units = 0;
+  size_t units = 0, cached = 0;
   for (const CaseEntry& e : entries) {
     if (e.status == "capture_failed") continue;
     ++units;
+    if (e.wall_seconds.value_or(0.0) == 0.0) {  // a stored result (verify_all gives those no child time)
+      ++cached;
+      continue;
+    }
     wall += e.wall_seconds.value_or(0.0);
     inside += e.seconds.value_or(0.0);
   }
-  return std::to_string(units) + " units on " + (o.ray ? "Ray" : std::to_string(std::max(o.jobs, 1)) + " children") +
+  return std::to_string(units) + " units, " + std::to_string(cached) + " of them cached (verified before: --reverify " +
+         "runs them), the rest on " + (o.ray ? "Ray" : std::to_string(std::max(o.jobs, 1)) + " children") +
          "; child wall " + seconds_text(wall) + " summed, of which verify " + seconds_text(inside) +
          " (the rest: process start, libtorch)";
 }
