@@ -51,6 +51,12 @@ std::optional<std::pair<float, float>> clip_chain(const GraphDef& g, const Graph
   return b;
 }
 
+// A Gelu node (opset 20) computing the exact form: no `approximate`, or "none".
+bool exact_gelu(const NodeDef& n) {
+  const Attribute* a = n.attr("approximate");
+  return !a || (a->type == Attribute::Type::kString && a->s == "none");
+}
+
 // x's sole reader i starts an activation: a one-node one, a Clip chain, or clip(x + a, lo, hi) / d.
 std::optional<Match> match_one_reader(const GraphDef& g, const GraphIndex& ix, const std::string& x, size_t i) {
   const NodeDef& n = g.nodes[i];
@@ -64,6 +70,8 @@ std::optional<Match> match_one_reader(const GraphDef& g, const GraphIndex& ix, c
     m.steps = {{ActKind::kSigmoid}};
   else if (is_op(n, "HardSwish"))
     m.steps = {{ActKind::kHardSwish}};
+  else if (is_op(n, "Gelu") && exact_gelu(n))  // opset 20's Gelu node, the exact form
+    m.steps = {{ActKind::kGeluErf, {0.70710678118654752f, 0.5f, 1.0f}}};
   else if (is_op(n, "HardSigmoid"))
     m.steps = {{ActKind::kHardSigmoid, {n.attr_float("alpha", 0.2f), n.attr_float("beta", 0.5f)}}};
   else if (is_op(n, "Clip")) {

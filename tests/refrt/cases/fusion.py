@@ -394,3 +394,20 @@ def build(api):
     case("fusion_safe_softmax_masked_rows", nodes, {"x": x}, {"y": sm.astype(f32)},
          initializers={"neg_inf": scalar(-np.inf), "axes": np.array([3], np.int64), "zeros": np.zeros(x.shape, f32)},
          tol=(1e-5, 1e-6))
+
+    # ONNX's own Gelu node (opset 20, exact form) after a product: an epilogue of the product (oneDNN's
+    # gelu_erf post-op on the 200-column constant B, refrt's vmath GELU after its own GEMM), as the decomposed
+    # form above; the tanh form is not an epilogue and stays a node.
+    own = np.random.default_rng(20)
+    xq, wq, bq = own.uniform(-2, 2, (6, 48)).astype(f32), own.uniform(-1, 1, (200, 48)).astype(f32), \
+        own.uniform(-1, 1, 200).astype(f32)
+    hq = xq.astype(np.float64) @ wq.T.astype(np.float64) + bq
+    case("fusion_gemm_gelu_node", [node("Gemm", ["x", "w", "b"], ["g"], transB=1), node("Gelu", ["g"], ["y"])],
+         {"x": xq}, {"y": gelu(hq).astype(f32)}, initializers={"w": wq, "b": bq}, tol=tol, opset=20)
+    xm, wm = own.uniform(-3, 3, (2, 3, 8)).astype(f32), own.uniform(-1, 1, (8, 5)).astype(f32)
+    case("fusion_matmul_gelu_node", [node("MatMul", ["x", "w"], ["h"]), node("Gelu", ["h"], ["y"], approximate="none")],
+         {"x": xm}, {"y": gelu(xm.astype(np.float64) @ wm).astype(f32)}, initializers={"w": wm}, tol=tol, opset=20)
+    ht = xm.astype(np.float64) @ wm
+    case("gemm_then_gelu_tanh_node", [node("MatMul", ["x", "w"], ["h"]), node("Gelu", ["h"], ["y"], approximate="tanh")],
+         {"x": xm}, {"y": (0.5 * ht * (1 + np.tanh(np.sqrt(2 / np.pi) * (ht + 0.044715 * ht ** 3)))).astype(f32)},
+         initializers={"w": wm}, tol=tol, opset=20)
