@@ -135,17 +135,8 @@ struct GeluOp : FloatOp {
       n.fail("attribute 'approximate' must be \"none\" or \"tanh\", got \"" + a->s + "\"");
     tanh_approximation = a && a->s == "tanh";
   }
-  // float32: the exact form through vmath's vectorised GELU (its erf within 2e-7 absolute: the same body a
-  // Gemm / MatMul epilogue runs); the tanh form element by element in double.
-  void span(const float* x, float* y, int64_t n) const {
-    if (tanh_approximation) {
-      for (int64_t i = 0; i < n; ++i) y[i] = (*this)(x[i]);
-      return;
-    }
-    std::copy(x, x + n, y);
-    vmath::gelu_erf(y, n, kInvSqrt2, 0.5f, 1.0f);
-  }
-  static constexpr float kInvSqrt2 = 0.70710678118654752f;
+  // A standalone Gelu computes in double (correctly rounded float32 results: tests/python/test_qdq_islands.py
+  // holds refrt to that); after a product it is the product's epilogue instead (optimize/activation_match.cc).
   template <typename T>
   T operator()(T x) const {
     if (tanh_approximation) {

@@ -16,7 +16,7 @@ struct MatrixOptions {
   int jobs = 1;                  // parallel `parity verify` children
   bool force_capture = false;
   bool reverify = false;  // verify every unit again, even one whose inputs and binaries match its stored result
-  bool peers = true;                   // official exporter / ONNX Runtime columns
+  bool peers = true;      // official exporter / ONNX Runtime columns
   bool official_every_mode = false;    // the official exporter on every mode, not one capture per case
   std::string baseline;                // an older report.json: regressions against it fail the run
   std::string known_failures;          // scenarios/known_failures.json ("" = none)
