@@ -10,6 +10,7 @@
 #include "model_writer.h"
 #include "driver.h"
 #include "parity/error.h"
+#include "parity/exporter/complex_dtype.h"
 #include "parity/fs.h"
 #include "passes.h"
 #include "plugins.h"
@@ -62,27 +63,13 @@ void set_value_info(onnx::ValueInfoProto* vi, const std::string& name, const pt2
   if (complex) shape->add_dim()->set_dim_value(2);
 }
 
-// torch's name of a complex dtype (the export schema's ScalarType numbers), "" for a real one.
-const char* complex_dtype_name(const pt2::TensorMeta& meta) {
-  switch (meta.torch_dtype) {
-    case 9:
-      return "complex32";
-    case 10:
-      return "complex64";
-    case 11:
-      return "complex128";
-    default:
-      return "";
-  }
-}
-
 // A complex graph input or output is its pair layout (docs/complex.md): the value info says so in its
 // doc_string, and the model's metadata lists it (see add_complex_metadata), so that a runtime or the
 // verifier can turn the pairs back into complex numbers.
 void note_complex_io(const pt2::TensorMeta& meta, onnx::ValueInfoProto* vi,
                      std::vector<std::pair<std::string, std::string>>& complex_io) {
   if (!is_complex(meta)) return;
-  const std::string dtype = complex_dtype_name(meta);
+  const std::string dtype = pt2::complex_dtype_name(meta.torch_dtype);
   vi->set_doc_string(dtype + " as (real, imaginary) pairs in the last dim");
   complex_io.emplace_back(vi->name(), dtype);
 }

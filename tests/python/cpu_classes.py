@@ -58,6 +58,15 @@ _ONEDNN_ISA = {"avx2": "avx2", "avx2_vnni": "avx2_vnni", "avx512_core": "avx512_
                "amx": "avx512_core_amx"}
 
 
+def host_flags():
+    """This host's CPU flags, as /proc/cpuinfo lists them."""
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    return set()
+
+
 def missing(cls, flags):
     """The /proc/cpuinfo flags `cls` needs that this host lacks (empty: the class runs here)."""
     return sorted(CLASSES[cls][1] - flags)

@@ -19,19 +19,10 @@ import numpy as np
 import onnx
 import pytest
 from conftest import PARITY
-from cpu_classes import CLASS_VARIABLES, CLASSES, expected, missing, onednn_isa
+from cpu_classes import CLASS_VARIABLES, CLASSES, expected, host_flags, missing, onednn_isa
 from onnx import TensorProto, helper, numpy_helper
 
-
-def _flags():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("flags"):
-                return set(line.split(":", 1)[1].split())
-    return set()
-
-
-FLAGS = _flags()
+FLAGS = host_flags()
 AVX2 = {"avx2", "fma"} <= FLAGS
 AVX512 = {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= FLAGS
 HOST_CLASSES = [c for c in CLASSES if not missing(c, FLAGS)]

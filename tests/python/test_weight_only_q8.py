@@ -25,7 +25,7 @@ import onnx
 import pytest
 import torch
 from conftest import PARITY, run_capture
-from cpu_classes import CLASS_VARIABLES
+from cpu_classes import CLASS_VARIABLES, host_flags
 from onnx import TensorProto, helper, numpy_helper
 
 import parity.runtime as rt
@@ -44,15 +44,7 @@ ONNX_TYPE = {"int4": TensorProto.INT4, "uint4": TensorProto.UINT4, "int8": Tenso
              "uint8": TensorProto.UINT8}
 
 
-def _flags():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("flags"):
-                return set(line.split(":", 1)[1].split())
-    return set()
-
-
-FLAGS = _flags()
+FLAGS = host_flags()
 
 # name -> (K, N, block (None: per column), kind, zero points, rows, Gemm with bias)
 ROWS = {

@@ -14,6 +14,7 @@
 #include "intermediates.h"
 #include "onnx_graph.h"
 #include "parity/error.h"
+#include "parity/exporter/complex_dtype.h"
 #include "parity/exporter/export.h"
 #include "parity/fs.h"
 #include "parity/refrt/session.h"
@@ -241,16 +242,7 @@ void requant(CaseRun& r, SetRun& s, size_t i, Comparison& ours, Comparison& cros
 std::string complex_dtype_of(const pt2::Program& program, const std::string& fx) {
   const auto it = program.graph.tensor_values.find(fx);
   if (it == program.graph.tensor_values.end()) return "";
-  switch (it->second.torch_dtype) {
-    case 9:
-      return "complex32";
-    case 10:
-      return "complex64";
-    case 11:
-      return "complex128";
-    default:
-      return "";
-  }
+  return pt2::complex_dtype_name(it->second.torch_dtype);
 }
 
 void compare_user_outputs(CaseRun& r, SetRun& s) {
