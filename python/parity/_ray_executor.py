@@ -198,10 +198,27 @@ def lost_reason(error: BaseException) -> str:
     return f"{type(error).__name__}: {first}"[:400]
 
 
+def _stdout_for_results_only() -> None:
+    """This process's result lines keep the stdout pipe the matrix reads; everything else written to file
+    descriptor 1 from now on (Ray's own threads and the processes ray.init starts inherit it) goes to stderr, so
+    that no other writer's bytes run into a result line: a unit whose line the matrix cannot parse would count as
+    never finished."""
+    if getattr(_stdout_for_results_only, "done", False):
+        return
+    sys.stdout.flush()
+    results = os.dup(1)
+    os.set_inheritable(results, False)
+    os.dup2(2, 1)
+    sys.stdout = open(results, "w", buffering=1, encoding="utf-8", closefd=True)
+    _stdout_for_results_only.done = True
+
+
 def connect(address: str | None) -> dict:
     """ray.init, and the cluster's size ({"nodes", "cpus", "memory", "largest_memory"}). The workers import this
     package and the scenario library from the driver's PYTHONPATH (a checkout; an installed parity has both)."""
     import ray
+
+    _stdout_for_results_only()
 
     env_vars = {k: os.environ[k] for k in ("PYTHONPATH", "PARITY_EXTRA_SCENARIOS") if os.environ.get(k)}
     # "local": always a new Ray instance on this machine. address=None would join the cluster named in

@@ -59,6 +59,14 @@ ScenariosPackage scenarios_package(const std::string& source_dir) {
   return {"scenarios", source_dir + ":" + (dir / "python").string()};
 }
 
+json json_line(const std::string& line) {
+  for (size_t start = line.find('{'); start != std::string::npos; start = line.find('{', start + 1)) {
+    json j = json::parse(line.begin() + static_cast<std::ptrdiff_t>(start), line.end(), nullptr, false);
+    if (j.is_object()) return j;
+  }
+  return json::value_t::discarded;
+}
+
 std::vector<json> run_capture(const CaptureRequest& r, const std::function<void(const json&)>& on_case) {
   const std::string module = scenarios_package(r.source_dir).module + ".capture";
   std::vector<std::string> argv = {r.python, "-m", module, "--out", r.out_dir, "--modes", join(r.modes, ",")};
@@ -78,12 +86,8 @@ std::vector<json> run_capture(const CaptureRequest& r, const std::function<void(
   const ProcessResult p = run_process(
       argv, r.timeout_seconds,
       [&](const std::string& line) {
-        json j;
-        try {
-          j = json::parse(line);
-        } catch (const json::exception&) {
-          return;  // capture prints only JSON lines on stdout; anything else is not a result
-        }
+        const json j = json_line(line);
+        if (!j.is_object()) return;  // capture prints only JSON lines on stdout; anything else is not a result
         captured.push_back(j);
         if (on_case) on_case(j);
       },

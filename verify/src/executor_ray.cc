@@ -82,12 +82,8 @@ void run_units_ray(const MatrixOptions& o, const std::vector<Unit>& units, Progr
   const ProcessResult p = run_process(
       argv, o.timeout_seconds * static_cast<double>(units.size() + 1),
       [&](const std::string& line) {
-        json e;
-        try {
-          e = json::parse(line);
-        } catch (const json::exception&) {
-          return;  // the driver prints only JSON lines on stdout; anything else is not an event
-        }
+        const json e = json_line(line);
+        if (!e.is_object()) return;  // the driver prints only JSON lines on stdout; anything else is not an event
         const std::string event = e.value("event", "");
         if (event == "cluster") {
           std::cout << "ray: " << e.value("nodes", 0) << " nodes, " << e.value("cpus", 0.0) << " CPUs" << std::endl;

@@ -48,6 +48,10 @@ struct CaptureRequest {
 std::vector<nlohmann::json> run_capture(const CaptureRequest& request,
                                         const std::function<void(const nlohmann::json&)>& on_case);
 
+// The JSON object a Python child printed as one stdout line, read from the first '{' that starts one (bytes another
+// writer left on the pipe without a newline do not cost the result); a discarded (null) value when there is none.
+nlohmann::json json_line(const std::string& line);
+
 // The `python -m scenarios list` names of the request's cases (built-in and/or suites).
 std::vector<std::string> list_scenarios(const CaptureRequest& request);
 
