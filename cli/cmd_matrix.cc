@@ -89,9 +89,10 @@ std::function<int()> setup_matrix(CLI::App& app) {
       ->option_text("DIR");
   cmd->add_option("--filter", o.filter, "regular expression on case names")->option_text("REGEX");
   add_modes_option(cmd, o.modes);
-  cmd->add_option("-j,--jobs", o.jobs, "parallel children")
+  cmd->add_option("-j,--jobs", o.jobs,
+                  "parallel children (default: one per CPU this process may use, at most one per 3 GiB of "
+                  "available memory)")
       ->check(CLI::Range(1, 64))
-      ->capture_default_str()
       ->option_text("N");
   cmd->add_option("--timeout", o.timeout_seconds, "time limit of one (case, mode)")
       ->capture_default_str()

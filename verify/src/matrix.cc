@@ -1,11 +1,13 @@
 #include "parity/verify/matrix.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -316,7 +318,47 @@ std::vector<std::string> list_cases(const MatrixOptions& o) {
   return names;
 }
 
-MatrixResult run_matrix(const MatrixOptions& o) {
+int usable_cpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+int default_jobs() {
+  constexpr double kBytesPerChild = 3.0 * (1ull << 30);
+  double available = 0;
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string key; meminfo >> key;) {
+    double kib = 0;
+    meminfo >> kib;
+    if (key == "MemAvailable:") available = kib * 1024;
+    meminfo.ignore(256, '\n');
+  }
+  const int by_memory = available > 0 ? std::max(1, static_cast<int>(available / kBytesPerChild)) : 1;
+  return std::max(1, std::min(usable_cpus(), by_memory));
+}
+
+namespace {
+
+// Children share the CPUs: each gets its share of intra-op threads (libtorch, OpenMP, OpenBLAS read
+// OMP_NUM_THREADS at start) instead of one per CPU each, which oversubscribes the machine as soon as two children
+// compute at once. A value the user set is kept.
+void share_threads_between_children(int jobs) {
+  if (jobs <= 1 || std::getenv("OMP_NUM_THREADS") != nullptr) return;
+  setenv("OMP_NUM_THREADS", std::to_string(std::max(1, usable_cpus() / jobs)).c_str(), 0);
+}
+
+}  // namespace
+
+MatrixResult run_matrix(const MatrixOptions& options) {
+  MatrixOptions o = options;
+  if (o.jobs <= 0) o.jobs = default_jobs();
+  share_threads_between_children(o.jobs);
+  if (!o.ray)
+    std::cout << "matrix: " << o.jobs << (o.jobs == 1 ? " child" : " children") << " at a time"
+              << (std::getenv("OMP_NUM_THREADS") ? std::string(", OMP_NUM_THREADS=") + std::getenv("OMP_NUM_THREADS")
+                                                 : std::string())
+              << std::endl;
   const auto start = std::chrono::steady_clock::now();
   // Inputs that can be wrong are checked before minutes of work.
   const auto known = o.known_failures.empty() ? std::vector<KnownFailure>{} : load_known_failures(o.known_failures);

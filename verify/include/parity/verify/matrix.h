@@ -13,7 +13,7 @@ struct MatrixOptions {
   std::vector<std::string> modes = {"strict", "nonstrict", "decomposed"};
   double timeout_seconds = 600;  // per (case, mode)
   int opset = 0;                 // 0: the exporter's automatic choice (exporter::resolve_opset)
-  int jobs = 1;                  // parallel `parity verify` children
+  int jobs = 0;                  // parallel children (capture workers, `parity verify`, peers); 0: default_jobs()
   bool force_capture = false;
   bool reverify = false;  // verify every unit again, even one whose inputs and binaries match its stored result
   bool peers = true;      // official exporter / ONNX Runtime columns
@@ -32,6 +32,12 @@ struct MatrixOptions {
   std::string source_dir;  // repository root (where the scenarios package lives)
   std::string self_exe;    // this parity binary (each case is verified by `parity verify` in a child)
 };
+
+// The CPUs this process may run on (its affinity mask, as a container or taskset limits it).
+int usable_cpus();
+// The matrix's default --jobs: one child per usable CPU, at most one per 3 GiB of available memory (a capture
+// worker holds torch, transformers and a model; a verify child libtorch, refrt and the case), at least 1.
+int default_jobs();
 
 // Where a run's time went: one entry per phase, in order (capture, verify, peers, report).
 struct MatrixPhase {
