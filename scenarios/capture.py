@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -420,24 +421,54 @@ def main(argv=None) -> int:
     tasks = [(c.name, [m for owner, m in share if owner is c], str(args.out), args.force, decompose_with,
               args.scenarios, builtin, args.official) for c in cases]
     tasks = [t for t in tasks if t[1]]
+    # Lines come as cases finish (the longest first, below); "order" is the pair's place in the run, which the
+    # matrix restores for its report.
+    pairs_in_order = [(t[0], m) for t in tasks for m in t[1]]
+    print_lines = functools.partial(_print_lines, order={pair: k for k, pair in enumerate(pairs_in_order)})
     if args.ray is not None:
         # Paths a worker in another folder (or on another node) can follow.
         tasks = [(t[0], t[1], str(Path(t[2]).absolute()), t[3], t[4],
                   [str(Path(s).absolute()) if Path(suite.split_pick(s)[0]).exists() else s for s in t[5]], t[6], t[7])
                  for t in tasks]
         from parity._ray_units import capture_on_ray
-        capture_on_ray(f"{__package__}.capture", tasks, args.ray, args.ray_shared, args.ray_store, args.ray_retries,
-                       _print_lines)
+        capture_on_ray(f"{__package__}.capture", _longest_first(tasks, cases), args.ray, args.ray_shared,
+                       args.ray_store, args.ray_retries, print_lines)
     elif args.jobs > 1 and len(tasks) > 1:
         # Spawned workers (torch does not fork safely); each re-imports the cases, extra scenarios included.
         ctx = multiprocessing.get_context("spawn")
         with ctx.Pool(min(args.jobs, len(tasks)), initializer=load_extra_scenarios) as pool:
-            for results in pool.imap(_capture_modes, tasks):
-                _print_lines(results)
+            for results in pool.imap_unordered(_capture_modes, _longest_first(tasks, cases)):
+                print_lines(results)
     else:
         for task in tasks:
-            _print_lines(_capture_modes(task))
+            print_lines(_capture_modes(task))
     return 0
+
+
+# Case files whose models take seconds to capture (transformers models, torchao LLMs), not a fraction of one.
+_HEAVY_SOURCES = {"models_text.py", "models_vision.py", "quantized.py", "quantized_ao.py", "half.py"}
+
+
+def _expected_seconds(task, case: Case | None) -> float:
+    """A task's capture time as its last capture measured it (case.json), else 10 s per mode for a model from a
+    heavy case file and 1 s per mode for the rest."""
+    name, modes, out = task[0], task[1], task[2]
+    measured = 0.0
+    for mode in modes:
+        try:
+            measured += float(json.loads((Path(out) / name / mode / "case.json").read_text())["capture_seconds"])
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    if measured:
+        return measured
+    heavy = case is not None and Path(case.source_file()).name in _HEAVY_SOURCES
+    return (10.0 if heavy else 1.0) * len(modes)
+
+
+def _longest_first(tasks: list, cases: list) -> list:
+    """The tasks, longest expected first: a long case started last would leave the other workers idle at the end."""
+    by_name = {c.name: c for c in cases}
+    return sorted(tasks, key=lambda t: -_expected_seconds(t, by_name.get(t[0])))
 
 
 def _capture_modes(task) -> list[dict]:
@@ -487,8 +518,10 @@ def add_official(result: dict):
     result["official_seconds"] = round(time.perf_counter() - start, 3)
 
 
-def _print_lines(results: list[dict]):
+def _print_lines(results: list[dict], order: dict | None = None):
     for result in results:
+        if order is not None and (result.get("case"), result.get("mode")) in order:
+            result["order"] = order[(result["case"], result["mode"])]
         print(json.dumps(result), flush=True)
 
 

@@ -18,7 +18,7 @@ from scenarios import capture, registry, subclasses
 from scenarios.registry import Case, all_cases, get_case, register
 
 CASES = ("linear_regression", "mlp_batch", "mlp_docs")
-LINE_KEYS = {"case", "mode", "status", "dir", "seconds", "error"}
+LINE_KEYS = {"case", "mode", "status", "dir", "seconds", "error", "order"}
 CASE_KEYS = {"schema_version", "name", "mode", "status", "error", "torch_version", "input_names", "output_names",
              "input_sets", "dynamic_dims", "source_hash", "capture_seconds"}
 
@@ -95,6 +95,8 @@ def test_cli_prints_one_json_line_per_case_and_mode(capture_run):
     assert [(line["case"], line["mode"]) for line in capture_run.lines] == [
         (name, m) for name in sorted(CASES) for m in MODES]
     assert all(set(line) == LINE_KEYS and line["error"] is None for line in capture_run.lines)
+    # One process prints in the run's order; "order" names it for the parallel runs, whose lines come as cases end.
+    assert [line["order"] for line in capture_run.lines] == list(range(len(capture_run.lines)))
 
 
 @pytest.mark.parametrize("mode", MODES)

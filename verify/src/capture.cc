@@ -93,6 +93,10 @@ std::vector<json> run_capture(const CaptureRequest& r, const std::function<void(
       },
       false, python_env(r));
   check_exit(p, r.python + " -m " + module);
+  // Lines arrive as cases finish; the run's order (the suite's, modes in the requested order) is their "order".
+  std::stable_sort(captured.begin(), captured.end(), [](const json& a, const json& b) {
+    return a.value("order", size_t{0}) < b.value("order", size_t{0});
+  });
   return captured;
 }
 

@@ -42,9 +42,9 @@ struct CaptureRequest {
   double timeout_seconds = 3600;
 };
 
-// Captures and returns one JSON object per (case, mode) ({case, mode, status, dir, seconds, error}),
-// calling `on_case` as each arrives. A suite that cannot load is a parity::Error (exit 3) with Python's
-// message; a bad filter or no matching case a usage error.
+// Captures and returns one JSON object per (case, mode) ({case, mode, status, dir, seconds, error, order}), in the
+// run's order, calling `on_case` as each arrives (cases finish in any order). A suite that cannot load is a
+// parity::Error (exit 3) with Python's message; a bad filter or no matching case a usage error.
 std::vector<nlohmann::json> run_capture(const CaptureRequest& request,
                                         const std::function<void(const nlohmann::json&)>& on_case);
 
