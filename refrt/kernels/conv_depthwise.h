@@ -24,4 +24,11 @@ bool applies(const nn::WindowGeometry& g, int64_t c, int64_t m, int64_t group);
 void run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, const float* px, const float* pw,
          const float* pb, const float* pz, float* py, const std::vector<ActStep>& acts);
 
+// The AVX-512 path (ISA level avx512 and up): any 2-D depthwise conv (group == C == M), any plane, strides and
+// dilations, straight from NCHW (each channel's plane padded and split into stride phases, 16 outputs of a row per
+// vector). Preferred to run() and conv_direct where it applies.
+bool applies_avx512(const nn::WindowGeometry& g, int64_t c, int64_t m, int64_t group);
+void run_avx512(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, const float* px, const float* pw,
+                const float* pb, const float* pz, float* py, const std::vector<ActStep>& acts);
+
 }  // namespace parity::refrt::conv_depthwise

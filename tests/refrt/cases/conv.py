@@ -126,6 +126,14 @@ def build(api):
         "2d_depthwise_dilated_asymmetric": ((2, 16, 9, 10), (16, 1, 3, 3), dict(group=16, pads=[1, 2, 0, 1], dilations=[2, 1])),
         "2d_depthwise_odd_plane": ((1, 9, 7, 7), (9, 1, 3, 3), dict(group=9, pads=[1, 1, 1, 1])),
         "2d_depthwise_s2_unpadded": ((1, 8, 11, 9), (8, 1, 3, 2), dict(group=8, strides=[2, 3])),
+        # The AVX-512 path (one channel at a time, column phases per stride, up to 8 vectors of 16 outputs a row):
+        # rows wider than 8 vectors (a second pass), odd pads with stride 2 (the vector de-interleave from an odd
+        # column), stride 3, a 7x7 kernel, dilation with stride, inputs wider than 32 columns with a scalar tail.
+        "2d_depthwise_wide_rows": ((1, 3, 5, 140), (3, 1, 3, 3), dict(group=3, pads=[1, 1, 1, 1])),
+        "2d_depthwise_s2_odd_pad": ((2, 5, 17, 75), (5, 1, 3, 3), dict(group=5, pads=[1, 1, 0, 2], strides=[2, 2])),
+        "2d_depthwise_s3_7x7": ((1, 4, 23, 41), (4, 1, 7, 7), dict(group=4, pads=[3, 3, 3, 3], strides=[3, 3])),
+        "2d_depthwise_dilated_s2": ((1, 6, 20, 37), (6, 1, 3, 3), dict(group=6, pads=[2, 2, 2, 2], dilations=[2, 2],
+                                                                        strides=[1, 2])),
         "1d": ((2, 3, 11), (4, 3, 3), dict(pads=[1, 2], strides=[2])),
         "1d_dilated_groups": ((1, 4, 13), (6, 2, 3), dict(dilations=[3], group=2)),
         # an audio stem's two convs (Whisper: k=3, then k=3 stride 2), 17 output channels (a partial block)
