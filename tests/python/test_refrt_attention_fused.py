@@ -168,6 +168,19 @@ def test_parity_export_of_a_bert_block_runs_fused(tmp_path):
     _check_fused_and_eager(tmp_path / "m.onnx", tmp_path, module, args)
 
 
+def test_parity_export_of_sdpa_with_a_boolean_mask_runs_fused(tmp_path):
+    """Without run_decompositions the program keeps scaled_dot_product_attention; Parity writes its safe softmax as
+    Where(Equal(ReduceMax(x), -inf), 0, Softmax(x)), which fuse_safe_softmax takes, and then the whole chain fuses
+    (it ran unfused: a ReduceMax and two Wheres over every score)."""
+    module, args = _block_inputs()
+    ep = torch.export.export(module, args)
+    torch.export.save(ep, str(tmp_path / "m.pt2"))
+    parity("export", tmp_path / "m.pt2", "-o", tmp_path / "m.onnx")
+    ops = [n.op_type for n in onnx.load(str(tmp_path / "m.onnx")).graph.node]
+    assert "ReduceMax" in ops and "Softmax" in ops, ops  # the spelling this test is about
+    _check_fused_and_eager(tmp_path / "m.onnx", tmp_path, module, args)
+
+
 def test_official_exporter_block_runs_fused(tmp_path):
     module, args = _block_inputs()
     torch.onnx.export(module, args, str(tmp_path / "m.onnx"), dynamo=True, opset_version=18)

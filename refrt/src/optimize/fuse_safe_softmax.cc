@@ -7,8 +7,9 @@
 
 namespace parity::refrt {
 
-// Where(Not(Cast(ReduceMax(Cast(Not(Equal(x, -inf))), axis))), zeros, Softmax(x, axis)): softmax whose
-// fully masked rows are 0 (torch's _safe_softmax, decomposed) -> FusedSafeSoftmax(x, zeros).
+// Where(Not(Cast(ReduceMax(Cast(Not(Equal(x, -inf))), axis))), zeros, Softmax(x, axis)) (torch's _safe_softmax,
+// decomposed) or Where(Equal(ReduceMax(x, axis), -inf), zeros, Softmax(x, axis)) (Parity's exporter): softmax
+// whose fully masked rows are 0 -> FusedSafeSoftmax(x, zeros).
 bool fuse_safe_softmax(GraphDef& g) {
   GraphIndex ix(g);
   std::vector<bool> dead(g.nodes.size(), false);
@@ -30,17 +31,39 @@ bool fuse_safe_softmax(GraphDef& g) {
     const Tensor zeros32 = widen_to_float32(*zeros);
     bool all_zero = true;
     for (int64_t k = 0; k < zeros32.numel() && all_zero; ++k) all_zero = zeros32.data<float>()[k] == 0.0f;
+    if (!all_zero) continue;
+    const std::string x = sm->inputs[0];
+    auto is_neg_inf = [&](const std::string& v) {
+      auto k = ix.scalar(v);
+      return k && *k < 0 && std::isinf(*k);
+    };
+    // The condition, in one of two spellings; `parts` are the nodes it is made of.
+    std::vector<const NodeDef*> parts;
+    const NodeDef* rmax = nullptr;
     const NodeDef* not2 = producer(where.inputs[0], "Not");
     const NodeDef* cast2 = not2 ? producer(not2->inputs[0], "Cast") : nullptr;
-    const NodeDef* rmax = cast2 && cast2->attr_int("to", 0) == 9 ? producer(cast2->inputs[0], "ReduceMax") : nullptr;
-    const NodeDef* cast1 = rmax && rmax->attr_int("keepdims", 1) == 1 ? producer(rmax->inputs[0], "Cast") : nullptr;
-    const NodeDef* not1 = cast1 ? producer(cast1->inputs[0], "Not") : nullptr;
-    const NodeDef* eq = not1 ? producer(not1->inputs[0], "Equal") : nullptr;
-    if (!all_zero || !eq || eq->inputs.size() != 2) continue;
-    const std::string x = sm->inputs[0];
-    const std::string& other = eq->inputs[0] == x ? eq->inputs[1] : eq->inputs[0];
-    auto inf = ix.scalar(other);
-    if ((eq->inputs[0] != x && eq->inputs[1] != x) || !inf || !(*inf < 0 && std::isinf(*inf))) continue;
+    if (cast2 && cast2->attr_int("to", 0) == 9) {
+      // torch's decomposition: Not(Cast(ReduceMax(Cast(Not(Equal(x, -inf)))))).
+      rmax = producer(cast2->inputs[0], "ReduceMax");
+      const NodeDef* cast1 = rmax && rmax->attr_int("keepdims", 1) == 1 ? producer(rmax->inputs[0], "Cast") : nullptr;
+      const NodeDef* not1 = cast1 ? producer(cast1->inputs[0], "Not") : nullptr;
+      const NodeDef* eq = not1 ? producer(not1->inputs[0], "Equal") : nullptr;
+      if (!eq || eq->inputs.size() != 2 || (eq->inputs[0] != x && eq->inputs[1] != x) ||
+          !is_neg_inf(eq->inputs[0] == x ? eq->inputs[1] : eq->inputs[0]))
+        continue;
+      parts = {eq, not1, cast1, rmax, cast2, not2};
+    } else if (const NodeDef* eq = producer(where.inputs[0], "Equal"); eq && eq->inputs.size() == 2) {
+      // Parity's exporter (scaled_dot_product_attention with a mask): Equal(ReduceMax(x, keepdims=1), -inf), the
+      // row's largest score -inf exactly when every score of the row is.
+      const bool first = ix.producer.count(eq->inputs[0]) && !ix.scalar(eq->inputs[0]);
+      rmax = producer(eq->inputs[first ? 0 : 1], "ReduceMax");
+      if (!rmax || rmax->inputs.empty() || rmax->inputs[0] != x || rmax->attr_int("keepdims", 1) != 1 ||
+          !is_neg_inf(eq->inputs[first ? 1 : 0]))
+        continue;
+      parts = {rmax, eq};
+    } else {
+      continue;
+    }
     // Both reduce over the one softmax axis, written the same way.
     const int64_t axis = sm->attr_int("axis", -1);
     std::vector<int64_t> axes;
@@ -62,7 +85,9 @@ bool fuse_safe_softmax(GraphDef& g) {
     n.outputs = {where.outputs[0]};
     n.attributes["axis"].type = Attribute::Type::kInt;
     n.attributes["axis"].i = axis;
-    for (const NodeDef* part : {sm, eq, not1, cast1, rmax, cast2, not2, &where}) {
+    parts.push_back(sm);
+    parts.push_back(&where);
+    for (const NodeDef* part : parts) {
       absorb(n, *part);
       dead[index_of(part)] = true;
     }
