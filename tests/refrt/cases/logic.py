@@ -79,3 +79,17 @@ def build(api):
     c, x, y = own.integers(0, 2, (40, 1, 30)).astype(bool), own.integers(-99, 99, (1, 50, 30)), np.array(7, np.int64)
     case("where_int64_pool_outer", [node("Where", ["c", "x", "y"], ["out"])], {"c": c, "x": x, "y": y},
          {"out": np.where(c, x, y)})
+    # One operand a scalar in each run (the branch-free selects): Where(keep, scores, -inf) and Where(drop, fill,
+    # scores) with a mask broadcast over heads, for every element size (1, 2, 4 and 8 bytes). Own generator.
+    mine = np.random.default_rng(47)
+    keep = mine.integers(0, 2, (1, 1, 9, 37)).astype(bool)
+    for dt in (np.int8, np.float16, np.float32, np.float64):
+        scores = mine.uniform(-9, 9, (2, 3, 9, 37)).astype(dt)
+        fill = np.array(-np.inf if np.dtype(dt).kind == "f" else -128, dt)
+        tag = np.dtype(dt).name
+        case(f"where_mask_scalar_fill_{tag}", [node("Where", ["c", "x", "y"], ["out"])], {"c": keep, "x": scores,
+                                                                                           "y": fill},
+             {"out": np.where(keep, scores, fill)})
+        case(f"where_scalar_fill_first_{tag}", [node("Where", ["c", "x", "y"], ["out"])], {"c": ~keep, "x": fill,
+                                                                                           "y": scores},
+             {"out": np.where(~keep, fill, scores)})
