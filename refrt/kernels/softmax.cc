@@ -118,14 +118,16 @@ class SoftmaxKernel : public Kernel {
 
 // Softmax along `axis` whose rows of all -inf give 0 instead of NaN: torch's _safe_softmax as its
 // decomposition writes it (Softmax, Equal(x, -inf), Not, Cast, ReduceMax, Cast, Not, Where with
-// zeros), fused at load (refrt/src/optimize/). Input 1 is the zeros the Where selects (its shape is X's).
+// zeros), fused at load (refrt/src/optimize/). Input 1 is the zeros the Where selects (X's shape, or a scalar).
 class SafeSoftmaxKernel : public Kernel {
  public:
   explicit SafeSoftmaxKernel(const NodeDef& node) : node_(node), axis_(node.attr_int("axis", -1)) {}
   void compute(KernelIO& io) const override {
     const Tensor& x = io.in(0);
-    if (io.in(1).shape() != x.shape())
-      node_.fail("the zeros " + shape_str(io.in(1).shape()) + " must have X's shape " + shape_str(x.shape()));
+    // X's shape (torch's decomposition) or a rank-0 zero (Parity's exporter): either way the Where gave X's shape.
+    if (io.in(1).shape() != x.shape() && io.in(1).rank() != 0)
+      node_.fail("the zeros " + shape_str(io.in(1).shape()) + " must have X's shape " + shape_str(x.shape()) +
+                 " or be a scalar");
     if (x.rank() == 0) node_.fail("input must have rank >= 1");
     if (is_float16_like(x.dtype())) return with_float32(io, x.dtype(), [&](KernelIO& f) { compute(f); });
     const size_t axis = static_cast<size_t>(normalize_axis(axis_, static_cast<int64_t>(x.rank()), "axis"));

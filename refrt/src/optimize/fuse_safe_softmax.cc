@@ -90,9 +90,12 @@ bool fuse_safe_softmax(GraphDef& g) {
     const NodeDef& where = g.nodes[i];
     if (dead[i] || !is_op(where, "Where") || where.inputs.size() != 3) continue;
     const NodeDef* sm = f.producer(where.inputs[2], "Softmax");
-    if (!sm || sm->opset < 13 || !all_zeros(ix.constant(where.inputs[1]))) continue;
+    const Tensor* zeros = ix.constant(where.inputs[1]);
+    if (!sm || sm->opset < 13 || !all_zeros(zeros)) continue;
     const std::string x = sm->inputs[0];
     std::vector<const NodeDef*> parts = condition_parts(f, where.inputs[0], x);
+    // Parity's spelling selects a scalar zero; one of another shape could make the Where's output larger than X.
+    if (parts.size() == 2 && zeros->rank() != 0) continue;
     const int64_t axis = sm->attr_int("axis", -1);
     if (parts.empty() || !reduces_over(ix, *parts[0], axis)) continue;
     NodeDef n;

@@ -394,6 +394,13 @@ def build(api):
     case("fusion_safe_softmax_masked_rows", nodes, {"x": x}, {"y": sm.astype(f32)},
          initializers={"neg_inf": scalar(-np.inf), "axes": np.array([3], np.int64), "zeros": np.zeros(x.shape, f32)},
          tol=(1e-5, 1e-6))
+    # the same rows as Parity's exporter writes the safe softmax (scaled_dot_product_attention with a mask):
+    # Where(Equal(ReduceMax(x), -inf), 0, Softmax(x)) with a scalar zero
+    nodes = [node("Softmax", ["x"], ["s"], axis=3), node("ReduceMax", ["x", "axes"], ["rm"], keepdims=1),
+             node("Equal", ["rm", "neg_inf"], ["dead"]), node("Where", ["dead", "zero", "s"], ["y"])]
+    case("fusion_safe_softmax_parity_spelling", nodes, {"x": x}, {"y": sm.astype(f32)},
+         initializers={"neg_inf": scalar(-np.inf), "axes": np.array([3], np.int64), "zero": scalar(0.0)},
+         tol=(1e-5, 1e-6))
 
     # ONNX's own Gelu node (opset 20, exact form) after a product: an epilogue of the product (oneDNN's
     # gelu_erf post-op on the 200-column constant B, refrt's vmath GELU after its own GEMM), as the decomposed
