@@ -37,23 +37,38 @@ void exp_row(T* e, int64_t n) {
 // AVX2, eight lanes and four independent accumulators. max(x, acc) keeps acc where x is NaN, as std::max(acc, x).
 const bool kRowAvx2 = isa_allows(IsaLevel::kAvx2);
 
-__attribute__((target("avx2,fma"))) float row_max_avx2(const float* s, int64_t n) {
-  const float neg_inf = -std::numeric_limits<float>::infinity();
-  __m256 a0 = _mm256_set1_ps(neg_inf), a1 = a0, a2 = a0, a3 = a0;
+// The two reductions: (vector, accumulator) lane-wise and (accumulator, value) for the lanes and the tail.
+struct MaxOf {
+  __attribute__((target("avx2,fma"), always_inline)) inline __m256 operator()(__m256 x, __m256 acc) const {
+    return _mm256_max_ps(x, acc);
+  }
+  float operator()(float acc, float x) const { return std::max(acc, x); }
+};
+struct SumOf {
+  __attribute__((target("avx2,fma"), always_inline)) inline __m256 operator()(__m256 x, __m256 acc) const {
+    return _mm256_add_ps(x, acc);
+  }
+  float operator()(float acc, float x) const { return acc + x; }
+};
+
+// A row reduced eight lanes at a time into four accumulators, then across the lanes and the tail.
+template <typename Op>
+__attribute__((target("avx2,fma"))) float reduce_row_avx2(const float* s, int64_t n, float init, Op op) {
+  __m256 a0 = _mm256_set1_ps(init), a1 = a0, a2 = a0, a3 = a0;
   int64_t j = 0;
   for (; j + 32 <= n; j += 32) {
-    a0 = _mm256_max_ps(_mm256_loadu_ps(s + j), a0);
-    a1 = _mm256_max_ps(_mm256_loadu_ps(s + j + 8), a1);
-    a2 = _mm256_max_ps(_mm256_loadu_ps(s + j + 16), a2);
-    a3 = _mm256_max_ps(_mm256_loadu_ps(s + j + 24), a3);
+    a0 = op(_mm256_loadu_ps(s + j), a0);
+    a1 = op(_mm256_loadu_ps(s + j + 8), a1);
+    a2 = op(_mm256_loadu_ps(s + j + 16), a2);
+    a3 = op(_mm256_loadu_ps(s + j + 24), a3);
   }
-  for (; j + 8 <= n; j += 8) a0 = _mm256_max_ps(_mm256_loadu_ps(s + j), a0);
+  for (; j + 8 <= n; j += 8) a0 = op(_mm256_loadu_ps(s + j), a0);
   alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, _mm256_max_ps(_mm256_max_ps(a0, a1), _mm256_max_ps(a2, a3)));
-  float m = neg_inf;
-  for (float v : lanes) m = std::max(m, v);
-  for (; j < n; ++j) m = std::max(m, s[j]);
-  return m;
+  _mm256_store_ps(lanes, op(op(a0, a1), op(a2, a3)));
+  float r = init;
+  for (float v : lanes) r = op(r, v);
+  for (; j < n; ++j) r = op(r, s[j]);
+  return r;
 }
 
 __attribute__((target("avx2,fma"))) void row_minus_avx2(float* s, int64_t n, float m) {
@@ -63,28 +78,10 @@ __attribute__((target("avx2,fma"))) void row_minus_avx2(float* s, int64_t n, flo
   for (; j < n; ++j) s[j] -= m;
 }
 
-__attribute__((target("avx2,fma"))) float row_sum_avx2(const float* s, int64_t n) {
-  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-  int64_t j = 0;
-  for (; j + 32 <= n; j += 32) {
-    a0 = _mm256_add_ps(_mm256_loadu_ps(s + j), a0);
-    a1 = _mm256_add_ps(_mm256_loadu_ps(s + j + 8), a1);
-    a2 = _mm256_add_ps(_mm256_loadu_ps(s + j + 16), a2);
-    a3 = _mm256_add_ps(_mm256_loadu_ps(s + j + 24), a3);
-  }
-  for (; j + 8 <= n; j += 8) a0 = _mm256_add_ps(_mm256_loadu_ps(s + j), a0);
-  alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, _mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
-  float sum = 0;
-  for (float v : lanes) sum += v;
-  for (; j < n; ++j) sum += s[j];
-  return sum;
-}
-
 template <typename T>
 T max_of_row(const T* s, int64_t n) {
   if constexpr (std::is_same_v<T, float>)
-    if (kRowAvx2) return row_max_avx2(s, n);
+    if (kRowAvx2) return reduce_row_avx2(s, n, -std::numeric_limits<float>::infinity(), MaxOf{});
   T m = -std::numeric_limits<T>::infinity();
   for (int64_t j = 0; j < n; ++j) m = std::max(m, s[j]);
   return m;
@@ -97,7 +94,7 @@ T row_exp_sum(T* s, int64_t n, T m) {
     if (kRowAvx2) {
       row_minus_avx2(s, n, m);
       exp_row(s, n);
-      return row_sum_avx2(s, n);
+      return reduce_row_avx2(s, n, 0.0f, SumOf{});
     }
   }
   for (int64_t j = 0; j < n; ++j) s[j] -= m;
