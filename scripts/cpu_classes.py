@@ -26,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "python"))
-from cpu_classes import CLASS_VARIABLES, CLASSES, missing  # noqa: E402
+from cpu_classes import CLASS_VARIABLES, CLASSES, host_flags, missing  # noqa: E402
 
 BUILD = ROOT / os.environ.get("PARITY_BUILD_DIR", "build")
 PARITY = BUILD / "parity"
@@ -49,21 +49,13 @@ KNOWN = {
 }
 
 
-def known(cls, case):
+def known(cls, case, host):
     # The _int_mm entry is seen when a VNNI host is capped. On a CPU without VNNI the da8w8 cases passed
     # README line 2 before this script existed (Zen 3, issue 44), so torch's int8 path there is taken to be
     # exact and the case expected to pass: listed only where the host has VNNI (not checked on such a host).
-    if not {"avx512_vnni", "avx_vnni"} & flags():
+    if not {"avx512_vnni", "avx_vnni"} & host:
         return None
     return next((why for (c, k), why in KNOWN.items() if re.search(c, cls) and re.search(k, case)), None)
-
-
-def flags():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("flags"):
-                return set(line.split(":", 1)[1].split())
-    return set()
 
 
 def class_env(cls):
@@ -139,7 +131,7 @@ def main():
     for c in wanted:
         if c not in CLASSES:
             sys.exit(f"cpu_classes: no class {c!r} (one of: {', '.join(CLASSES)})")
-    host = flags()
+    host = host_flags()
     run_here = [c for c in wanted if not missing(c, host)]
     skipped = {c: missing(c, host) for c in wanted if missing(c, host)}
     for c, lacks in skipped.items():
@@ -166,7 +158,7 @@ def main():
             bad.append("implementation selection:\n" + (sel.stdout + sel.stderr)[-3000:])
         family_line = []
         for name, mode, status in results:
-            why = known(cls, name)
+            why = known(cls, name, host)
             if status != "pass" and not why:
                 bad.append(f"{name}/{mode}: {status} (verify report under {args.out / cls / 'verify' / name / mode})")
             if status == "pass" and why:

@@ -112,9 +112,9 @@ class WhereKernel : public Kernel {
   // loop took 5 ns an element on a random [512, 512] mask).
   template <typename U>
   static void select_with_scalar(const uint8_t* c, const U* v, U k, U* z, int64_t len, bool flip) {
-    const U f = flip ? U(0) : ~U(0);
+    const U flip_mask = flip ? ~U(0) : U(0);
     for (int64_t j = 0; j < len; ++j) {
-      const U m = (c[j] != 0 ? ~U(0) : U(0)) ^ ~f;
+      const U m = (c[j] != 0 ? ~U(0) : U(0)) ^ flip_mask;
       z[j] = static_cast<U>((v[j] & m) | (k & static_cast<U>(~m)));
     }
   }

@@ -160,7 +160,7 @@ template <int V, int... R>
 constexpr std::array<RowFn, sizeof...(R)> rows_of(std::integer_sequence<int, R...>) {
   return {row_vectors<V, R + 1>...};
 }
-// kRows[V - 1][R - 1]: V vectors a row, R rows (R <= kRowsFor[V]; unused entries repeat R = 1).
+// kRows[V - 1][R - 1]: V vectors a row, R rows (calls take R <= kRowsFor[V]).
 const std::array<std::array<RowFn, 8>, kMaxVecs> kRows = {
     rows_of<1>(std::make_integer_sequence<int, 8>()), rows_of<2>(std::make_integer_sequence<int, 8>()),
     rows_of<3>(std::make_integer_sequence<int, 8>()), rows_of<4>(std::make_integer_sequence<int, 8>()),

@@ -344,7 +344,7 @@ namespace {
 // OMP_NUM_THREADS at start) instead of one per CPU each, which oversubscribes the machine as soon as two children
 // compute at once. A value the user set is kept.
 void share_threads_between_children(int jobs) {
-  if (jobs <= 1 || std::getenv("OMP_NUM_THREADS") != nullptr) return;
+  if (jobs <= 1) return;
   setenv("OMP_NUM_THREADS", std::to_string(std::max(1, usable_cpus() / jobs)).c_str(), 0);
 }
 
@@ -354,11 +354,11 @@ MatrixResult run_matrix(const MatrixOptions& options) {
   MatrixOptions o = options;
   if (o.jobs <= 0) o.jobs = default_jobs();
   share_threads_between_children(o.jobs);
-  if (!o.ray)
+  if (!o.ray) {
+    const char* threads = std::getenv("OMP_NUM_THREADS");
     std::cout << "matrix: " << o.jobs << (o.jobs == 1 ? " child" : " children") << " at a time"
-              << (std::getenv("OMP_NUM_THREADS") ? std::string(", OMP_NUM_THREADS=") + std::getenv("OMP_NUM_THREADS")
-                                                 : std::string())
-              << std::endl;
+              << (threads ? std::string(", OMP_NUM_THREADS=") + threads : std::string()) << std::endl;
+  }
   const auto start = std::chrono::steady_clock::now();
   // Inputs that can be wrong are checked before minutes of work.
   const auto known = o.known_failures.empty() ? std::vector<KnownFailure>{} : load_known_failures(o.known_failures);
