@@ -9,8 +9,10 @@
 #include <optional>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 
+#include "../src/dispatch.h"
 #include "../src/scratch.h"
 #include "../src/thread_pool.h"
 #include "dnnl_common.h"
@@ -27,12 +29,13 @@ using dnnl_common::thread_stream;
 
 int64_t round_up(int64_t v, int64_t b) { return (v + b - 1) / b * b; }
 
-// The channel block of a 4-D layout oneDNN chose: 0 for plain NCHW, 8 / 16 for nChw8c / nChw16c,
-// -1 for anything else.
-int64_t channel_block(const memory::desc& md, const memory::dims& dims) {
-  if (md == memory::desc(dims, memory::data_type::f32, Tag::nchw)) return 0;
-  if (md == memory::desc(dims, memory::data_type::f32, Tag::nChw8c)) return 8;
-  if (md == memory::desc(dims, memory::data_type::f32, Tag::nChw16c)) return 16;
+// The channel block of a 4-D layout oneDNN chose: 0 for plain NCHW, 8 / 16 for nChw8c / nChw16c, C for NHWC
+// when `nhwc_ok` (one block of every channel: oneDNN's bfloat16 brgconv wants channels last), -1 otherwise.
+int64_t channel_block(const memory::desc& md, const memory::dims& dims, memory::data_type type, bool nhwc_ok) {
+  if (md == memory::desc(dims, type, Tag::nchw)) return 0;
+  if (md == memory::desc(dims, type, Tag::nChw8c)) return 8;
+  if (md == memory::desc(dims, type, Tag::nChw16c)) return 16;
+  if (nhwc_ok && md == memory::desc(dims, type, Tag::nhwc)) return dims[1];
   return -1;
 }
 
@@ -109,8 +112,11 @@ struct Block {
 
 struct Plan {
   std::string_view impl;  // what oneDNN chose, for the profile
-  int64_t src_block = 0;  // 0: X as it is (NCHW); 8 / 16: X reordered into channel blocks first
+  int64_t src_block = 0;  // 0: X as it is (NCHW); 8 / 16 / C: X reordered into channel blocks first
   size_t src_bytes = 0;
+  // bfloat16 X into the primitive's layout (oneDNN's JIT reorder; float32 X moves with move_block).
+  std::optional<dnnl::reorder> src_reorder;
+  memory::desc src_user_md;
   std::vector<Block> blocks;
 };
 
@@ -119,15 +125,25 @@ bool enabled() {
   return on;
 }
 
+bool bf16_enabled() {
+  static const bool on = enabled() && isa_allows(IsaLevel::kAvx512Bf16);
+  return on;
+}
+
 bool Conv::applies(const Tensor& w, const nn::WindowGeometry& g, int64_t group) const {
-  if (!enabled() || !w_.defined() || w.raw() != w_.raw() || w.dtype() != DType::kFloat32 || group != 1) return false;
-  if (g.rank() == 1) return w.rank() == 3 && g.kernel[0] > 1;
-  return g.rank() == 2 && w.rank() == 4 && g.kernel[0] * g.kernel[1] > 1;
+  if (!w_.defined() || w.raw() != w_.raw() || w.dtype() != w_.dtype() || group != 1) return false;
+  const bool bf16 = w.dtype() == DType::kBFloat16;
+  if (bf16 ? !bf16_enabled() : (w.dtype() != DType::kFloat32 || !enabled())) return false;
+  if (g.rank() == 1) return w.rank() == 3 && (bf16 || g.kernel[0] > 1);
+  return g.rank() == 2 && w.rank() == 4 && (bf16 || g.kernel[0] * g.kernel[1] > 1);
 }
 
 std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, bool bias,
                                            int64_t threads) const {
   auto plan = std::make_shared<Plan>();
+  const bool bf16 = w_.dtype() == DType::kBFloat16;
+  const memory::data_type in_type = bf16 ? memory::data_type::bf16 : memory::data_type::f32;
+  const size_t in_bytes = bf16 ? 2 : 4;
   const int64_t kh = g.kernel[0], kw = g.kernel[1];
   const memory::dims strides{g.stride[0], g.stride[1]}, dilates{g.dilation[0] - 1, g.dilation[1] - 1};
   const memory::dims pad_l{g.pad_begin[0], g.pad_begin[1]}, pad_r{g.pad_end[0], g.pad_end[1]};
@@ -149,8 +165,8 @@ std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t 
     // often brgconv with channels-last tensors, which this plan does not lay out. Then the channel blocks
     // of the CPU's vector width are asked for explicitly (jit:avx512_core measured as fast there).
     auto pd_for = [&](Tag src_tag, Tag dst_tag) {
-      const memory::desc src(src_dims, memory::data_type::f32, src_tag), dst(dst_dims, memory::data_type::f32, dst_tag);
-      const memory::desc w(w_dims, memory::data_type::f32, Tag::any);
+      const memory::desc src(src_dims, in_type, src_tag), dst(dst_dims, memory::data_type::f32, dst_tag);
+      const memory::desc w(w_dims, in_type, Tag::any);
       const dnnl::convolution_forward::desc desc =
           bias
               ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
@@ -162,8 +178,9 @@ std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t 
     // oneDNN's gemm-based and reference convolutions are slower than refrt's own im2col path.
     auto usable = [&](const dnnl::convolution_forward::primitive_desc& p) {
       const std::string impl = p.impl_info_str();
-      return impl.rfind("gemm", 0) != 0 && impl.rfind("ref", 0) != 0 && channel_block(p.src_desc(), src_dims) >= 0 &&
-             channel_block(p.dst_desc(), dst_dims) >= 0;
+      return impl.rfind("gemm", 0) != 0 && impl.rfind("ref", 0) != 0 &&
+             channel_block(p.src_desc(), src_dims, in_type, bf16) >= 0 &&
+             channel_block(p.dst_desc(), dst_dims, memory::data_type::f32, bf16) >= 0;
     };
     const Tag blocked = align == 16 ? Tag::nChw16c : Tag::nChw8c;
     // Tried in order: `any`; for a few input channels (a stem) X as it is and Y blocked; both blocked.
@@ -185,8 +202,8 @@ std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t 
     const dnnl::convolution_forward::primitive_desc& pd = *found;
     const std::string impl = pd.impl_info_str();
     plan->impl = dnnl_common::impl_name(impl.c_str());
-    const int64_t src_block = channel_block(pd.src_desc(), src_dims);
-    blk.dst_block = channel_block(pd.dst_desc(), dst_dims);
+    const int64_t src_block = channel_block(pd.src_desc(), src_dims, in_type, bf16);
+    blk.dst_block = channel_block(pd.dst_desc(), dst_dims, memory::data_type::f32, bf16);
     if (b > 0 && src_block != plan->src_block) return nullptr;  // (usable() saw both layouts blocked or plain)
     plan->src_block = src_block;
     plan->src_bytes = pd.src_desc().get_size();
@@ -197,17 +214,60 @@ std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t 
     blk.scratch_bytes = blk.scratch_md.get_size();
     blk.conv = dnnl::convolution_forward(pd);
     blk.weights = memory(pd.weights_desc(), cpu_engine());
-    memory user({w_dims, memory::data_type::f32, Tag::oihw}, cpu_engine(),
-                const_cast<float*>(w_.data<float>() + blk.o0 * c * kh * kw));
+    memory user({w_dims, in_type, Tag::oihw}, cpu_engine(),
+                const_cast<char*>(static_cast<const char*>(w_.raw()) + blk.o0 * c * kh * kw * in_bytes));
     dnnl::reorder(user, blk.weights).execute(stream, user, blk.weights);
     stream.wait();
     plan->blocks.push_back(std::move(blk));
   }
+  if (bf16 && plan->src_block > 0) {
+    plan->src_user_md = memory::desc(src_dims, in_type, Tag::nchw);
+    plan->src_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), plan->src_user_md, cpu_engine(),
+                                                                     plan->blocks.front().src_md));
+  }
   return plan;
 }
 
-bool Conv::run(const KernelIO& io, const nn::WindowGeometry& geometry, int64_t n, int64_t c, int64_t m, const float* px,
+bool Conv::run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, const float* px,
                const float* pb, const float* pz, float* py, const std::vector<ActStep>& acts) const {
+  return w_.dtype() == DType::kFloat32 && run_typed(io, g, n, c, m, px, pb, pz, py, acts);
+}
+
+bool Conv::run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, const uint16_t* px,
+               const float* pb, const uint16_t* pz, uint16_t* py, const std::vector<ActStep>& acts) const {
+  return w_.dtype() == DType::kBFloat16 && run_typed(io, g, n, c, m, px, pb, pz, py, acts);
+}
+
+namespace {
+
+// Float32 rows of Y's block (from the primitive's output) into Y, T = float or bfloat16 (uint16_t): the added
+// input, the activations, and for bfloat16 the one rounding.
+template <typename T>
+void finish_rows(float* rows, int64_t count, int64_t out_size, const T* pz, T* py, const std::vector<ActStep>& acts) {
+  for (int64_t o = 0; o < count; ++o) {
+    float* row = rows + o * out_size;
+    if constexpr (std::is_same_v<T, float>) {
+      if (pz)
+        for (int64_t p = 0; p < out_size; ++p) row[p] += pz[o * out_size + p];
+      apply_activations(acts, row, out_size);
+    } else {
+      if (pz) {
+        float* z = scratch<float>(out_size, ScratchSlot::kConvPhases);
+        widen_span(DType::kBFloat16, pz + o * out_size, z, out_size);
+        for (int64_t p = 0; p < out_size; ++p) row[p] += z[p];
+      }
+      apply_activations(acts, row, out_size);
+      narrow_span(DType::kBFloat16, row, py + o * out_size, out_size);
+    }
+  }
+}
+
+}  // namespace
+
+template <typename T>
+bool Conv::run_typed(const KernelIO& io, const nn::WindowGeometry& geometry, int64_t n, int64_t c, int64_t m,
+                     const T* px, const float* pb, const T* pz, T* py, const std::vector<ActStep>& acts) const {
+  constexpr bool kFloat = std::is_same_v<T, float>;
   const nn::WindowGeometry g = nn::as_2d(geometry);
   const int64_t threads = io.pool ? io.pool->size() : 1;
   const std::vector<int64_t> key{n, c, g.in[0], g.in[1], pb != nullptr, threads};
@@ -216,22 +276,31 @@ bool Conv::run(const KernelIO& io, const nn::WindowGeometry& geometry, int64_t n
   if (!plan) return false;
   io.impl = plan->impl;
   const int64_t in_size = g.in[0] * g.in[1], out_size = g.out[0] * g.out[1];
-  // X into channel blocks of sb (zeros past C), channel blocks spread over the pool.
-  const float* src = px;
+  // X into channel blocks of sb (zeros past C): float32 channel blocks spread over the pool, bfloat16 by oneDNN.
+  const void* src = px;
   Tensor blocked;
   const int64_t sb = plan->src_block;
   if (sb > 0) {
-    blocked = Tensor(DType::kFloat32, {static_cast<int64_t>(plan->src_bytes / sizeof(float))});
-    float* pbk = blocked.data<float>();
-    const int64_t cblocks = round_up(c, sb) / sb;
-    parallel_for(io, n * cblocks, 1, [&](int64_t b0, int64_t b1) {
-      for (int64_t b = b0; b < b1; ++b) {
-        const int64_t i = b / cblocks, cb = b % cblocks, c0 = cb * sb, cn = std::min(sb, c - c0);
-        move_block<true>(const_cast<float*>(px + (i * c + c0) * in_size), in_size, pbk + b * in_size * sb, sb, cn,
-                         in_size);
-      }
-    });
-    src = pbk;
+    blocked = Tensor(DType::kUInt8, {static_cast<int64_t>(plan->src_bytes)});
+    if constexpr (kFloat) {
+      auto* pbk = reinterpret_cast<float*>(blocked.mutable_raw());
+      const int64_t cblocks = round_up(c, sb) / sb;
+      parallel_for(io, n * cblocks, 1, [&](int64_t b0, int64_t b1) {
+        for (int64_t b = b0; b < b1; ++b) {
+          const int64_t i = b / cblocks, cb = b % cblocks, c0 = cb * sb, cn = std::min(sb, c - c0);
+          move_block<true>(const_cast<float*>(px + (i * c + c0) * in_size), in_size, pbk + b * in_size * sb, sb, cn,
+                           in_size);
+        }
+      });
+    } else {
+      const dnnl_common::OneOpenmpThread one_thread;
+      dnnl::stream& stream = thread_stream();
+      memory from(plan->src_user_md, cpu_engine(), const_cast<T*>(px));
+      memory to(plan->blocks.front().src_md, cpu_engine(), blocked.mutable_raw());
+      plan->src_reorder->execute(stream, from, to);
+      stream.wait();
+    }
+    src = blocked.raw();
   }
   parallel_each(io, static_cast<int64_t>(plan->blocks.size()), [&](int64_t b0, int64_t b1) {
     const dnnl_common::OneOpenmpThread one_thread;
@@ -241,33 +310,34 @@ bool Conv::run(const KernelIO& io, const nn::WindowGeometry& geometry, int64_t n
       const int64_t mb = blk.o1 - blk.o0, db = blk.dst_block;
       float* out = scratch<float>(blk.dst_bytes / sizeof(float) + 1, ScratchSlot::kConvColumns);
       auto* pad = scratch<std::byte>(blk.scratch_bytes + 1, ScratchSlot::kConvPacked);
-      std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(blk.src_md, cpu_engine(), const_cast<float*>(src))},
+      std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(blk.src_md, cpu_engine(), const_cast<void*>(src))},
                                               {DNNL_ARG_WEIGHTS, blk.weights},
                                               {DNNL_ARG_DST, memory(blk.dst_md, cpu_engine(), out)},
                                               {DNNL_ARG_SCRATCHPAD, memory(blk.scratch_md, cpu_engine(), pad)}};
       if (pb) args.emplace(DNNL_ARG_BIAS, memory(blk.bias_md, cpu_engine(), const_cast<float*>(pb + blk.o0)));
       blk.conv.execute(stream, args);
       stream.wait();
-      // Back to NCHW rows of Y, then the added input and the activations while the rows are in cache.
+      // Back to NCHW rows (of Y for float32, of a float32 buffer for bfloat16), then the added input and the
+      // activations while the rows are in cache.
       const int64_t mbp = db > 0 ? round_up(mb, db) : mb;
+      float* rows_buffer = kFloat ? nullptr : scratch<float>(mb * out_size + 1, ScratchSlot::kDnnlOutput);
       for (int64_t i = 0; i < n; ++i) {
-        float* yb = py + (i * m + blk.o0) * out_size;
+        T* yb = py + (i * m + blk.o0) * out_size;
+        float* rows = nullptr;
+        if constexpr (kFloat)
+          rows = yb;
+        else
+          rows = db == 0 ? out + i * mb * out_size : rows_buffer;
         if (db == 0) {
-          std::memcpy(yb, out + i * mb * out_size, static_cast<size_t>(mb * out_size) * sizeof(float));
+          if constexpr (kFloat) std::memcpy(yb, out + i * mb * out_size, static_cast<size_t>(mb * out_size) * sizeof(float));
         } else {
           for (int64_t o = 0; o < mb; o += db) {
             const float* ob = out + (i * mbp + o) * out_size;
-            move_block<false>(yb + o * out_size, out_size, const_cast<float*>(ob), db, std::min(db, mb - o), out_size);
+            move_block<false>(rows + o * out_size, out_size, const_cast<float*>(ob), db, std::min(db, mb - o),
+                              out_size);
           }
         }
-        for (int64_t o = 0; o < mb; ++o) {
-          float* row = yb + o * out_size;
-          if (pz) {
-            const float* zr = pz + (i * m + blk.o0 + o) * out_size;
-            for (int64_t p = 0; p < out_size; ++p) row[p] += zr[p];
-          }
-          apply_activations(acts, row, out_size);
-        }
+        finish_rows(rows, mb, out_size, pz ? pz + (i * m + blk.o0) * out_size : nullptr, yb, acts);
       }
     }
   });

@@ -20,15 +20,18 @@ namespace parity::refrt::conv_dnnl {
 // Whether oneDNN convs may run: the ISA level allows avx2 (below it: refrt's portable loops) and
 // PARITY_REFRT_CONV_DNNL is not 0.
 bool enabled();
+// Whether bfloat16 convs may run: enabled() and the ISA level allows avx512_core_bf16.
+bool bf16_enabled();
 
 struct Plan;
 
 class Conv {
  public:
-  // The session's constant W [M, C, kh, kw] (kept, shared buffer).
+  // The session's constant W [M, C, kh, kw] (kept, shared buffer), float32 or bfloat16.
   void set_weights(const Tensor& w) { w_ = w; }
-  // Whether this call can run here: constant float32 W (the one given), one group, 1-D or 2-D, a kernel
-  // larger than 1 (1-D runs as 2-D with a unit height). Measured on AVX2 (Zen 3): ResNet-18's 3x3 / 7x7
+  // Whether this call can run here: constant W (the one given), one group, 1-D or 2-D, a kernel larger than 1
+  // (1-D runs as 2-D with a unit height); a bfloat16 W needs a CPU with BF16 (AVX-512 BF16 or AMX), and takes
+  // 1x1 kernels too (the widened alternative converts X and Y as whole tensors). Measured on AVX2 (Zen 3): ResNet-18's 3x3 / 7x7
   // convs 18 % faster at 1 thread, 10 % at 2, MobileNetV3's stem 30-38 %, Whisper's 1-D stem convs tied
   // at 1 thread and 1.8x faster at 2; 1x1 convs tie or lose (the reorders cost what the GEMM saves), so
   // they keep refrt's GEMM, and depthwise keeps refrt's direct kernel.
@@ -37,8 +40,15 @@ class Conv {
   // geometry (the caller runs its own kernel).
   bool run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, const float* px,
            const float* pb, const float* pz, float* py, const std::vector<ActStep>& acts) const;
+  // The same for bfloat16 X, W, z and Y (a float32 bias): oneDNN's bfloat16 convolution sums the products in
+  // float32, and Y is rounded once after the bias, z and the activations, as the widened path rounds.
+  bool run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, const uint16_t* px,
+           const float* pb, const uint16_t* pz, uint16_t* py, const std::vector<ActStep>& acts) const;
 
  private:
+  template <typename T>
+  bool run_typed(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, const T* px,
+                 const float* pb, const T* pz, T* py, const std::vector<ActStep>& acts) const;
   std::shared_ptr<const Plan> plan_for(const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, bool bias,
                                        int64_t threads) const;
   Tensor w_;

@@ -48,6 +48,7 @@ NODES = {
     "matmul_decode": "float32 MatMul, one row (decode) [1, 256] x weights [256, 512]",
     "gemm_decode": "float32 Gemm (Linear), one row (decode) [1, 256] x weights^T, bias",
     "gemm_linear_bf16": "bfloat16 Gemm (Linear) with bfloat16 weights",
+    "conv3x3_bf16": "bfloat16 Conv 3x3, 32 -> 64 channels, 28x28, bfloat16 weights",
     "qdq_matmul": "int8 QDQ MatMul (fused into an integer product)",
     "qdq_conv": "int8 QDQ Conv 3x3",
     "qlinear_conv": "QLinearConv 3x3 (uint8 x int8)",
@@ -104,6 +105,14 @@ def expected(cls, node, openblas_core):
         if cls == "avx512_core_bf16":
             return r"onednn brg:avx512_core_bf16"
         return "float32 " + weights
+    if node == "conv3x3_bf16":
+        # native bfloat16 convolutions where the class has AVX-512 BF16 (channels-last brgconv); below, X widened and
+        # the float32 conv
+        if cls == "amx":
+            return r"onednn brgconv:avx512_core_amx_bf16"
+        if cls == "avx512_core_bf16":
+            return r"onednn brgconv:avx512_core_bf16"
+        return rf"float32 onednn jit:{f_isa}"
     # int8: oneDNN's exact kernels (VNNI or AMX); without them refrt's own exact int16 GEMM. oneDNN 2.6's int8
     # MatMul on avx2_vnni is its gemm:jit, which refrt does not take (int8_impl_is_exact): refrt there too.
     if cls == "amx":

@@ -1,6 +1,7 @@
 """Which implementation runs refrt's heavy nodes, per CPU class, read from `parity profile`'s summary and compared
 with the documented path of that class (tests/python/cpu_classes.py, docs/cpu-classes.md): a float 3x3 Conv, a
-MatMul and a Gemm with constant weights, a MatMul of two activations, a one-row (decode) MatMul, a bfloat16 Gemm,
+MatMul and a Gemm with constant weights, a MatMul of two activations, a one-row (decode) MatMul, a bfloat16 Gemm
+and Conv,
 a QDQ MatMul and a QDQ Conv (fused into integer products) and a QLinearConv. Every class the host has runs here
 (a class is refrt's cap + oneDNN's ONEDNN_MAX_CPU_ISA + OpenBLAS's OPENBLAS_CORETYPE); one the host lacks is
 skipped naming the missing flags. The CPU's features come from /proc/cpuinfo and the OpenBLAS core from
@@ -71,6 +72,11 @@ def _models(tmp_path):
           "y", {"w": rng.standard_normal((512, 256)).astype(ml_dtypes.bfloat16),
                 "c": rng.standard_normal(512).astype(ml_dtypes.bfloat16)}, out_type=TensorProto.BFLOAT16)
     out["gemm_linear_bf16"] = ("gemm_bf16.onnx", "gemm", "bf16")
+    xc = helper.make_tensor_value_info("x", TensorProto.BFLOAT16, [1, 32, 28, 28])
+    _save(tmp_path / "conv_bf16.onnx", [helper.make_node("Conv", ["x", "w", "b"], ["y"], name="conv", pads=[1, 1, 1, 1])],
+          [xc], "y", {"w": rng.standard_normal((64, 32, 3, 3)).astype(ml_dtypes.bfloat16),
+                      "b": rng.standard_normal(64).astype(ml_dtypes.bfloat16)}, opset=22, out_type=TensorProto.BFLOAT16)
+    out["conv3x3_bf16"] = ("conv_bf16.onnx", "conv", "bf16")
     nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="qx"),
              helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xf"], name="dqx"),
              helper.make_node("DequantizeLinear", ["w", "ws"], ["wf"], name="dqw", axis=1),

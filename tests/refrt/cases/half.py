@@ -6,7 +6,15 @@ bfloat16 kernels, and below that level (the refrt_cases_isa_* runs) on the float
 weights: both must give these values. Tolerance: one unit in the last place of the dtype (2^-7 relative for
 bfloat16, 2^-10 for float16), since the sum order of a blocked GEMM may move a value across a rounding
 boundary."""
+import importlib.util
+import os
+
 import ml_dtypes
+
+_spec = importlib.util.spec_from_file_location("refrt_cases_conv_oracle_half", os.path.join(os.path.dirname(__file__), "conv.py"))
+_conv = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_conv)
+conv_ref = _conv.conv_ref
 
 BF16 = ml_dtypes.bfloat16
 
@@ -49,3 +57,31 @@ def build(api):
         case(f"half_matmul_batched_{tag}", [node("MatMul", ["q", "k"], ["y"])], {"q": q, "k": k},
              {"y": np.matmul(q.astype(f64), k.astype(f64)).astype(dt)}, tol=tol)
 
+    def dyadic(dt, *shape):  # k / 8, |k| <= 4: every product and partial sum is exact in float32
+        return (api.RNG.integers(-4, 5, size=shape) / 8).astype(dt)
+
+    for dt, tag in ((BF16, "bf16"), (np.float16, "f16")):
+        tol = ulp[dt]
+        # Convolutions with constant weights: on a CPU with BF16, bfloat16 ones run on oneDNN's bfloat16 kernels
+        # (conv_dnnl.h; X and Y converted per block, not as whole tensors), the rest widened to float32. A 3x3
+        # with a bias, a 3-channel stride-2 stem, a 1x1, a 1-D conv, and Conv + residual Add + Relu (one node
+        # after fusion: rounded once, after the added input and the activation). Opset 22: bfloat16 Conv. The
+        # values are multiples of 1/8 so that a float32 sum in any order is exact: random normal values left
+        # near-zero outputs whose float32 sums (eager's too) differ from float64 by 4 float16 ulps.
+        # onnxruntime agrees on these (float16 Conv; none of its bfloat16 kernels exist).
+        convs = {"3x3_bias": ((1, 32, 14, 14), (48, 32, 3, 3), dict(pads=[1, 1, 1, 1])),
+                 "stem_stride2": ((1, 3, 32, 32), (16, 3, 3, 3), dict(pads=[1, 1, 1, 1], strides=[2, 2])),
+                 "1x1_batch2": ((2, 64, 7, 7), (40, 64, 1, 1), {}),
+                 "1d": ((2, 24, 30), (32, 24, 5), dict(pads=[2, 2]))}
+        for name, (xs, ws, attrs) in convs.items():
+            xc, wc, bc = dyadic(dt, *xs), dyadic(dt, *ws), dyadic(dt, ws[0])
+            want = conv_ref(np, xc, wc, bc, attrs.get("strides"), pads=attrs.get("pads"))
+            case(f"half_conv_{name}_{tag}", [node("Conv", ["x", "w", "b"], ["y"], **attrs)], {"x": xc},
+                 {"y": want.astype(dt)}, initializers={"w": wc, "b": bc}, tol=tol, opset=22)
+        xc, wc, bc, zc = dyadic(dt, 1, 16, 10, 10), dyadic(dt, 16, 16, 3, 3), dyadic(dt, 16), half(dt, 1, 16, 10, 10)
+        want = np.maximum(conv_ref(np, xc, wc, bc, pads=[1, 1, 1, 1]) + zc.astype(f64), 0)
+        case(f"half_conv_residual_relu_{tag}",
+             [node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]), node("Add", ["c", "z"], ["a"]),
+              node("Relu", ["a"], ["y"])], {"x": xc, "z": zc}, {"y": want.astype(dt)},
+             initializers={"w": wc, "b": bc}, tol=tol, opset=22,
+             ort_differs="onnxruntime rounds the conv, the Add and the Relu each (eager's fused kernel rounds once)")
