@@ -480,9 +480,9 @@ def _capture_modes(task) -> list[dict]:
     with contextlib.redirect_stdout(sys.stderr):  # stray prints must not break the JSON lines
         for mode in modes:
             results.append(capture_case(case, mode, out, force, programs, decompose_with))
-        programs.clear()
         for result in official_modes(results, official):
-            add_official(result)
+            add_official(result, programs.get(result["mode"]))
+        programs.clear()
     return results
 
 
@@ -503,19 +503,31 @@ def official_modes(results: list[dict], official: str) -> list[dict]:
     return []
 
 
-def add_official(result: dict):
+def add_official(result: dict, program=None):
     """The official exporter on the program just captured (or cached), in this process: torch, the case's
     libraries and the exporter are imported already. Its record goes into the case folder (peers.py reads it
-    there in the matrix's peers phase); the capture line says how long it took and whether it was cached."""
+    there in the matrix's peers phase); the capture line says how long it took and whether it was cached.
+    `program`: the mode's ExportedProgram in memory, given to the exporter unless the archive on disk differs
+    from it (ops re-decomposed for `parity`); else the exporter gets the archive, loaded."""
     from . import peers
     start = time.perf_counter()
     try:
-        how, record = peers.official_into_case(Path(result["dir"]))
+        if program is not None and _archive_rewritten(Path(result["dir"])):
+            program = None
+        how, record = peers.official_into_case(Path(result["dir"]), program)
         result["official"] = f"{how}, export {record.get('export')}"
     except Exception as e:  # the peers phase runs it again and reports the error in its column
         traceback.print_exc(file=sys.stderr)
         result["official"] = f"error: {_first_lines(e, 1, 300)}"
     result["official_seconds"] = round(time.perf_counter() - start, 3)
+
+
+def _archive_rewritten(case_dir: Path) -> bool:
+    """Whether model.pt2 is no longer the program export() returned (_decompose_unsupported rewrote it)."""
+    try:
+        return bool(json.loads((case_dir / "case.json").read_text()).get("decomposed_ops"))
+    except (OSError, ValueError):
+        return True
 
 
 def _print_lines(results: list[dict], order: dict | None = None):

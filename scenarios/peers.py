@@ -210,14 +210,17 @@ def load_case_libraries(case_dir: Path):
     case.module()
 
 
-def export_official(pt2: Path, out: Path) -> dict:
+def export_official(pt2: Path, out: Path, program=None) -> dict:
+    """The official exporter on `program` (the ExportedProgram the capture worker holds: the one saved as `pt2`),
+    else on the program loaded from `pt2`."""
     try:
         import torch
         import torch.ao.quantization.fx._decomposed  # noqa: F401  registers quantized_decomposed (PT2E programs)
         with contextlib.suppress(ImportError):  # torchao.quantize_affine & co. (quantize_ programs)
             import torchao.quantization.quant_primitives  # noqa: F401
-        load_case_libraries(pt2.parent)
-        ep = torch.export.load(str(pt2))
+        if program is None:
+            load_case_libraries(pt2.parent)
+        ep = program if program is not None else torch.export.load(str(pt2))
         with contextlib.redirect_stdout(sys.stderr):  # the exporter prints progress; stdout is ours
             program = torch.onnx.export(ep, dynamo=True)
             program.save(str(out))
@@ -243,12 +246,13 @@ def _no_run(status: str) -> dict:
     return {"status": status, "max_abs_error": None, "mismatches": None, "error": None}
 
 
-def run_official(case_dir: Path, onnx_path: Path, sets=None, scales=None) -> dict:
-    """The official exporter on the case's model.pt2 (saved as `onnx_path`), its model on ONNX Runtime against
-    the stored eager outputs: the "official" record of the peers line."""
+def run_official(case_dir: Path, onnx_path: Path, sets=None, scales=None, program=None) -> dict:
+    """The official exporter on the case's model.pt2 (or `program`, the same program in memory; saved as
+    `onnx_path`), its model on ONNX Runtime against the stored eager outputs: the "official" record of the peers
+    line."""
     sets = load_sets(case_dir) if sets is None else sets
     scales = quant_scales(case_dir) if scales is None else scales
-    official = export_official(case_dir / "model.pt2", onnx_path)
+    official = export_official(case_dir / "model.pt2", onnx_path, program)
     official["ort"] = run_ort(Path(official["onnx"]), sets, scales) if official["export"] == "ok" else \
         _no_run("skipped")
     official["nodes"] = node_count(official["onnx"]) if official["export"] == "ok" else None
@@ -300,16 +304,17 @@ def cached_official(case_dir: Path) -> dict | None:
     return record
 
 
-def official_into_case(case_dir: Path) -> tuple[str, dict]:
+def official_into_case(case_dir: Path, program=None) -> tuple[str, dict]:
     """The capture worker's part of the peers: the official record into CASE/MODE/official/, or the one already
-    there when still valid. Returns ("cached" | "ran", record)."""
+    there when still valid. Returns ("cached" | "ran", record). `program`: the ExportedProgram just saved as the
+    case's model.pt2, still in memory (loading the archive again costs as much as saving it)."""
     record = cached_official(case_dir)
     if record is not None:
         return "cached", record
     folder = case_dir / OFFICIAL_DIR
     folder.mkdir(exist_ok=True)
     key = official_key(case_dir)
-    record = run_official(case_dir, folder / "official.onnx")
+    record = run_official(case_dir, folder / "official.onnx", program=program)
     tmp = folder / ".official.json.tmp"
     tmp.write_text(json.dumps({"key": key, "record": record}, indent=1) + "\n")
     tmp.replace(folder / "official.json")
