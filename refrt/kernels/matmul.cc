@@ -50,11 +50,11 @@ void pack_constant_b(ConstantB& packed, const WidenedConstants& widened, const T
   }
 }
 
-// A float32 B (or the float32 copy of a float16/bfloat16 one, which the node's float32 path multiplies) kept for
-// the packed AVX-512 GEMV of one-row products (gemv_packed.h), where it runs.
-void keep_for_gemv(PackedGemv& gemv, const WidenedConstants& widened, const Tensor& b, bool trans) {
-  const Tensor* b32 = b.dtype() == DType::kFloat32 ? &b : widened.find(b);
-  if (b32 && b32->rank() == 2 && packed_gemv_available()) gemv.set(*b32, trans);
+// A float32, float16 or bfloat16 B kept for the packed AVX-512 GEMV of one-row products (gemv_packed.h), where it
+// runs: a half B in its own dtype (half the bytes to stream; half_gemv below).
+void keep_for_gemv(PackedGemv& gemv, const Tensor& b, bool trans) {
+  const bool packable = b.dtype() == DType::kFloat32 || is_float16_like(b.dtype());
+  if (packable && b.rank() == 2 && packed_gemv_available()) gemv.set(b, trans);
 }
 
 // One row x the packed B (+ bias), then the activations: the node's output and label. The caller checked
@@ -64,6 +64,29 @@ void gemv_product(KernelIO& io, const PackedGemv& gemv, const float* x, const fl
   note_backends(io, backend_bit(gemv.run(io, x, bias, out.data<float>())));
   rows_epilogue<float>(io, out, nullptr, gemv.n(), acts);
   io.outputs[0] = std::move(out);
+}
+
+// One float16/bfloat16 row A (any leading dims of size 1) x the packed half B (+ bias), then the activations: A
+// widened (K floats), the float32 path's products and sums, one rounding. false: not this path.
+bool half_gemv(KernelIO& io, const PackedGemv& gemv, const WidenedConstants& widened, const Tensor* bias,
+               const std::vector<ActStep>& acts) {
+  const Tensor& a = io.in(0);
+  if (!gemv.holds(io.in(1)) || gemv.dtype() != a.dtype() || a.rank() < 1 || gemv.k() == 0 ||
+      a.shape().back() != gemv.k() || a.numel() != gemv.k() ||
+      (bias && (bias->dtype() != a.dtype() || bias->numel() != gemv.n())))
+    return false;
+  Tensor bias_copy;  // a bias that is not a constant, widened for this call
+  const Tensor* bias32 = bias ? widened.find(*bias) : nullptr;
+  if (bias && !bias32) bias32 = &(bias_copy = widen_to_float32(*bias));
+  const Tensor x32 = widen_to_float32(a);
+  Tensor y32(DType::kFloat32, {1, gemv.n()});
+  note_backends(io, backend_bit(gemv.run(io, x32.data<float>(), bias32 ? bias32->data<float>() : nullptr,
+                                         y32.data<float>())));
+  rows_epilogue<float>(io, y32, nullptr, gemv.n(), acts);
+  Shape shape = a.shape();
+  shape.back() = gemv.n();
+  io.outputs[0] = narrow_from_float32(y32, a.dtype()).reshaped(shape);
+  return true;
 }
 
 // A x the packed bfloat16 B (A's leading dims are `rows` rows of K) + bias, then the activations, in
@@ -102,7 +125,7 @@ class MatMulKernel : public Kernel {
     const Tensor* b = constants.size() > 1 ? constants[1] : nullptr;
     if (b && b->rank() == 2 && !b_shape_) {
       pack_constant_b(constant_b_, widened_, *b, trans_b_, acts_);
-      keep_for_gemv(gemv_b_, widened_, *b, trans_b_);
+      keep_for_gemv(gemv_b_, *b, trans_b_);
     }
   }
   void compute(KernelIO& io) const override {
@@ -111,6 +134,7 @@ class MatMulKernel : public Kernel {
     // float16/bfloat16: float32 products and sums, rounded once (torch's CPU matmul).
     if (is_float16_like(a.dtype())) {
       const Tensor* bias = io.optional(2);
+      if (half_gemv(io, gemv_b_, widened_, bias, acts_)) return;
       if (a.rank() >= 2 && bf16_product(io, constant_b_, widened_,
                                         checked_numel(a.shape()) / std::max<int64_t>(a.shape().back(), 1), bias))
         return;
@@ -317,7 +341,7 @@ class GemmKernel : public Kernel {
     const Tensor* b = constants.size() > 1 ? constants[1] : nullptr;
     if (b && b->rank() == 2 && !trans_a_ && alpha_ == 1.0f) {
       pack_constant_b(constant_b_, widened_, *b, trans_b_, acts_);
-      keep_for_gemv(gemv_b_, widened_, *b, trans_b_);
+      keep_for_gemv(gemv_b_, *b, trans_b_);
     }
   }
 
@@ -330,6 +354,7 @@ class GemmKernel : public Kernel {
     // float16/bfloat16: float32 products, sums and bias, rounded once (torch's addmm on CPU).
     if (is_float16_like(a.dtype())) {
       const bool bias_row = !c || (beta_ == 1.0f && (c->rank() == 1 || (c->rank() == 2 && c->dim(0) == 1)));
+      if (bias_row && a.dim(0) == 1 && half_gemv(io, gemv_b_, widened_, c, acts_)) return;
       if (bias_row && bf16_product(io, constant_b_, widened_, a.dim(0), c)) return;
       return with_float32(
           io, a.dtype(), [&](KernelIO& f) { compute(f); }, &widened_);

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "parity/error.h"
 #include "parity/refrt/cpu_isa.h"
@@ -21,10 +22,11 @@ int64_t round16(int64_t v) { return (v + 15) / 16 * 16; }
 
 }  // namespace
 
-// Panel p holds columns [64p, 64p + w) (w = 64 but for the last) as K rows of `stride` floats (w rounded up to
-// 16, zero-filled), at data + 64 p K; every row starts on a 64-byte boundary.
+// Panel p holds columns [64p, 64p + w) (w = 64 but for the last) as K rows of `stride` elements of B's dtype (w
+// rounded up to 16, zero-filled), at element 64 p K of data; every row starts on a 32-byte boundary (64 for
+// float32).
 struct PackedGemv::Panels {
-  float* data = nullptr;
+  void* data = nullptr;
   int64_t count = 0;
   ~Panels() { std::free(data); }
 };
@@ -33,38 +35,54 @@ namespace {
 
 using Panels = PackedGemv::Panels;
 
-// Columns [c0, c0 + w) of B (row-major [k, n], or [n, k] when trans) into one panel of `stride`-float rows.
-void pack_panel(const float* b, bool trans, int64_t k, int64_t n, int64_t c0, int64_t w, int64_t stride, float* dst) {
+// Columns [c0, c0 + w) of B (row-major [k, n], or [n, k] when trans) into one panel of `stride`-element rows.
+template <typename T>
+void pack_panel(const T* b, bool trans, int64_t k, int64_t n, int64_t c0, int64_t w, int64_t stride, T* dst) {
   if (trans) {
     // Each column of the panel is a row of B: read in order, written into the panel (it stays in L2).
     for (int64_t c = 0; c < w; ++c) {
-      const float* src = b + (c0 + c) * k;
+      const T* src = b + (c0 + c) * k;
       for (int64_t i = 0; i < k; ++i) dst[i * stride + c] = src[i];
     }
   } else {
     for (int64_t i = 0; i < k; ++i)
-      std::memcpy(dst + i * stride, b + i * n + c0, static_cast<size_t>(w) * sizeof(float));
+      std::memcpy(dst + i * stride, b + i * n + c0, static_cast<size_t>(w) * sizeof(T));
   }
   if (stride > w)
-    for (int64_t i = 0; i < k; ++i) std::fill(dst + i * stride + w, dst + (i + 1) * stride, 0.0f);
+    for (int64_t i = 0; i < k; ++i) std::fill(dst + i * stride + w, dst + (i + 1) * stride, T(0));
+}
+
+// 16 weights of a panel row as float32: loaded, or widened exactly from float16 (vcvtph2ps) / bfloat16 (the
+// 16 bits moved to the top of a float32).
+template <DType D>
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) inline __m512 load16(const void* p) {
+  if constexpr (D == DType::kFloat32) {
+    return _mm512_load_ps(static_cast<const float*>(p));
+  } else {
+    const __m256i h = _mm256_load_si256(static_cast<const __m256i*>(p));
+    if constexpr (D == DType::kFloat16) return _mm512_cvtph_ps(h);
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+  }
 }
 
 // y[0, w) = sum over i < k of x[i] * panel row i (+ bias), the panel V registers wide. Each column is one FMA
 // chain over k in order from zero (the same sums as gemv.cc's single-thread AVX2 path). The V sums are named
 // registers, not an array: GCC keeps an array of vectors in memory when it does not unroll the loop over it, and
 // every FMA then waits for a store and a load (measured 20 % slower than the AVX2 path on 2048 x 5632).
-template <int V>
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) void panel_product(int64_t k, const float* p,
+template <int V, DType D>
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) void panel_product(int64_t k, const void* panel,
                                                                                  const float* x, const float* bias,
                                                                                  int64_t w, float* y) {
+  using T = std::conditional_t<D == DType::kFloat32, float, uint16_t>;
+  const T* p = static_cast<const T*>(panel);
   __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
   for (int64_t i = 0; i < k; ++i) {
     const __m512 xi = _mm512_set1_ps(x[i]);
-    const float* row = p + i * 16 * V;
-    s0 = _mm512_fmadd_ps(_mm512_load_ps(row), xi, s0);
-    if constexpr (V > 1) s1 = _mm512_fmadd_ps(_mm512_load_ps(row + 16), xi, s1);
-    if constexpr (V > 2) s2 = _mm512_fmadd_ps(_mm512_load_ps(row + 32), xi, s2);
-    if constexpr (V > 3) s3 = _mm512_fmadd_ps(_mm512_load_ps(row + 48), xi, s3);
+    const T* row = p + i * 16 * V;
+    s0 = _mm512_fmadd_ps(load16<D>(row), xi, s0);
+    if constexpr (V > 1) s1 = _mm512_fmadd_ps(load16<D>(row + 16), xi, s1);
+    if constexpr (V > 2) s2 = _mm512_fmadd_ps(load16<D>(row + 32), xi, s2);
+    if constexpr (V > 3) s3 = _mm512_fmadd_ps(load16<D>(row + 48), xi, s3);
   }
   const __m512 sums[4] = {s0, s1, s2, s3};
   for (int v = 0; v < V; ++v) {
@@ -76,16 +94,29 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) void panel_product
   }
 }
 
-void run_panel(int64_t k, const float* p, int64_t stride, const float* x, const float* bias, int64_t w, float* y) {
+template <DType D>
+void run_panel(int64_t k, const void* p, int64_t stride, const float* x, const float* bias, int64_t w, float* y) {
   switch (stride / 16) {
     case 1:
-      return panel_product<1>(k, p, x, bias, w, y);
+      return panel_product<1, D>(k, p, x, bias, w, y);
     case 2:
-      return panel_product<2>(k, p, x, bias, w, y);
+      return panel_product<2, D>(k, p, x, bias, w, y);
     case 3:
-      return panel_product<3>(k, p, x, bias, w, y);
+      return panel_product<3, D>(k, p, x, bias, w, y);
     default:
-      return panel_product<4>(k, p, x, bias, w, y);
+      return panel_product<4, D>(k, p, x, bias, w, y);
+  }
+}
+
+void run_panel(DType dtype, int64_t k, const void* p, int64_t stride, const float* x, const float* bias, int64_t w,
+               float* y) {
+  switch (dtype) {
+    case DType::kFloat16:
+      return run_panel<DType::kFloat16>(k, p, stride, x, bias, w, y);
+    case DType::kBFloat16:
+      return run_panel<DType::kBFloat16>(k, p, stride, x, bias, w, y);
+    default:
+      return run_panel<DType::kFloat32>(k, p, stride, x, bias, w, y);
   }
 }
 
@@ -103,6 +134,8 @@ PackedGemv::PackedGemv() = default;
 PackedGemv::~PackedGemv() = default;
 
 void PackedGemv::set(const Tensor& b, bool trans) {
+  if (b.dtype() != DType::kFloat32 && b.dtype() != DType::kFloat16 && b.dtype() != DType::kBFloat16)
+    throw Error({"refrt"}, "a packed GEMV takes float32, float16 or bfloat16 weights, not " + dtype_name(b.dtype()));
   b_ = b;
   trans_ = trans;
   k_ = trans ? b.dim(1) : b.dim(0);
@@ -114,17 +147,26 @@ const PackedGemv::Panels& PackedGemv::panels(const KernelIO& io) const {
     auto made = std::make_unique<Panels>();
     made->count = (n_ + kPanel - 1) / kPanel;
     const int64_t tail = n_ - (made->count - 1) * kPanel;
-    const int64_t floats = ((made->count - 1) * kPanel + round16(tail)) * k_;
-    const size_t bytes = (static_cast<size_t>(floats) * sizeof(float) + 63) / 64 * 64;
-    made->data = static_cast<float*>(std::aligned_alloc(64, std::max<size_t>(bytes, 64)));
+    const int64_t elements = ((made->count - 1) * kPanel + round16(tail)) * k_;
+    const size_t elem = dtype_size(b_.dtype());
+    const size_t bytes = (static_cast<size_t>(elements) * elem + 63) / 64 * 64;
+    made->data = std::aligned_alloc(64, std::max<size_t>(bytes, 64));
     if (!made->data) throw Error({"refrt"}, "cannot allocate " + std::to_string(bytes) + " bytes for a packed GEMV");
-    const float* b = b_.data<float>();
-    parallel_for(io, made->count, 1, [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p) {
-        const int64_t w = std::min(kPanel, n_ - p * kPanel);
-        pack_panel(b, trans_, k_, n_, p * kPanel, w, round16(w), made->data + p * kPanel * k_);
-      }
-    });
+    auto pack = [&](auto tag) {
+      using T = decltype(tag);
+      const T* b = static_cast<const T*>(b_.raw());
+      T* data = static_cast<T*>(made->data);
+      parallel_for(io, made->count, 1, [&](int64_t p0, int64_t p1) {
+        for (int64_t p = p0; p < p1; ++p) {
+          const int64_t w = std::min(kPanel, n_ - p * kPanel);
+          pack_panel(b, trans_, k_, n_, p * kPanel, w, round16(w), data + p * kPanel * k_);
+        }
+      });
+    };
+    if (elem == sizeof(float))
+      pack(float{});
+    else
+      pack(uint16_t{});
     panels_ = std::move(made);
   });
   return *panels_;
@@ -133,12 +175,15 @@ const PackedGemv::Panels& PackedGemv::panels(const KernelIO& io) const {
 Backend PackedGemv::run(const KernelIO& io, const float* x, const float* bias, float* y) const {
   backend_probe::hit(Backend::kRefrtPackedGemv);
   const Panels& packed = panels(io);
+  const DType dtype = b_.dtype();
+  const size_t elem = dtype_size(dtype);
   // A panel is 64 k multiply-adds; below ~32k per task, waking the pool costs more than it saves.
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 15) / (kPanel * std::max<int64_t>(k_, 1)));
   parallel_for(io, packed.count, grain, [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       const int64_t c0 = p * kPanel, w = std::min(kPanel, n_ - c0);
-      run_panel(k_, packed.data + c0 * k_, round16(w), x, bias ? bias + c0 : nullptr, w, y + c0);
+      const void* panel = static_cast<const char*>(packed.data) + c0 * k_ * static_cast<int64_t>(elem);
+      run_panel(dtype, k_, panel, round16(w), x, bias ? bias + c0 : nullptr, w, y + c0);
     }
   });
   return Backend::kRefrtPackedGemv;

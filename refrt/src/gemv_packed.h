@@ -9,6 +9,9 @@
 // one sequential stream and writes its own columns, and the result is the same for every thread count (each
 // column is summed over k in order from zero, as the AVX2 path's single-thread sums are).
 //
+// float16 / bfloat16 weights are packed as they are (half the bytes to stream) and widened in registers: the
+// products and sums are those of the float32 path on the weights widened (exact), in the same order.
+//
 // The panels are made at the first one-row run, not when the session loads: a model that never runs one row
 // (prefill, batches) does not hold its weights twice. PARITY_REFRT_PACKED_GEMV=0 turns the path off (the
 // AVX2 gemv / BLAS paths of gemm.h then run), and refrt's level must have AVX-512 (PARITY_REFRT_ISA caps it).
@@ -29,14 +32,15 @@ class PackedGemv {
  public:
   PackedGemv();
   ~PackedGemv();
-  // b: a float32 [K, N] matrix, or [N, K] when trans (Gemm's transB, a Linear's weight). Kept (a shared
-  // buffer); packed at the first run.
+  // b: a float32, float16 or bfloat16 [K, N] matrix, or [N, K] when trans (Gemm's transB, a Linear's weight).
+  // Kept (a shared buffer); packed, in its dtype, at the first run.
   void set(const Tensor& b, bool trans);
+  DType dtype() const { return b_.dtype(); }
   // Whether `b` is the tensor given to set() (a graph input overriding it would not be).
-  bool holds(const Tensor& b) const { return b_.defined() && b.raw() == b_.raw(); }
+  bool holds(const Tensor& b) const { return b_.defined() && b.raw() == b_.raw() && b.dtype() == b_.dtype(); }
   int64_t k() const { return k_; }
   int64_t n() const { return n_; }
-  // y[0, n) = x[0, k) B, + bias[0, n) when given (added after the sum, as an epilogue does), columns split
+  // y[0, n) = x[0, k) B (x and y float32 whatever B's dtype), + bias[0, n) when given (added after the sum, as an epilogue does), columns split
   // over io's pool. Returns the backend that ran (kRefrtPackedGemv), for the node's label.
   Backend run(const KernelIO& io, const float* x, const float* bias, float* y) const;
 

@@ -57,6 +57,11 @@ def build(api):
         case(f"half_matmul_batched_{tag}", [node("MatMul", ["q", "k"], ["y"])], {"q": q, "k": k},
              {"y": np.matmul(q.astype(f64), k.astype(f64)).astype(dt)}, tol=tol)
 
+    own_rng = np.random.default_rng(46)
+
+    def own(dt, *shape):
+        return own_rng.uniform(-1.0, 1.0, size=shape).astype(dt)
+
     def dyadic(dt, *shape):  # k / 8, |k| <= 4: every product and partial sum is exact in float32
         return (api.RNG.integers(-4, 5, size=shape) / 8).astype(dt)
 
@@ -85,3 +90,16 @@ def build(api):
               node("Relu", ["a"], ["y"])], {"x": xc, "z": zc}, {"y": want.astype(dt)},
              initializers={"w": wc, "b": bc}, tol=tol, opset=22,
              ort_differs="onnxruntime rounds the conv, the Add and the Relu each (eager's fused kernel rounds once)")
+        # One row against constant weights (the decode step) on AVX-512: the packed GEMV streams the half weights
+        # as they are and widens them in registers. A Linear (Gemm, transB, bias, Relu fused) and a MatMul + Add
+        # on a [1, 1, K] row with N not a multiple of 64 (a partial last panel).
+        # (Their own generator: drawing from the shared one would change every later file's values.)
+        x1, wt1, b1 = own(dt, 1, 192), own(dt, 200, 192), own(dt, 200)
+        case(f"half_gemv_linear_relu_{tag}",
+             [node("Gemm", ["x", "w", "b"], ["g"], transB=1), node("Relu", ["g"], ["y"])], {"x": x1},
+             {"y": np.maximum(dot(x1, wt1.T) + b1.astype(f64), 0).astype(dt)}, initializers={"w": wt1, "b": b1},
+             tol=tol)
+        x13, w13 = own(dt, 1, 1, 192), own(dt, 192, 200)
+        case(f"half_gemv_matmul_add_{tag}", [node("MatMul", ["x", "w"], ["m"]), node("Add", ["m", "b"], ["y"])],
+             {"x": x13}, {"y": (dot(x13, w13) + b1.astype(f64)).astype(dt)}, initializers={"w": w13, "b": b1},
+             tol=tol)
