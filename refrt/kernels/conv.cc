@@ -71,7 +71,7 @@ class ConvKernel : public Kernel {
   void compute(KernelIO& io) const override {
     // float16/bfloat16: float32 products and sums (constant weights widened once, at prepare), rounded once.
     const DType dtype = io.in(0).dtype();
-    if (dtype == DType::kBFloat16 && bf16_native(io)) return;
+    if (is_float16_like(dtype) && half_on_onednn(io)) return;
     if (is_float16_like(dtype))
       return with_float32(
           io, dtype, [&](KernelIO& f) { run<float>(f); }, &widened_);
@@ -113,25 +113,30 @@ class ConvKernel : public Kernel {
     return nn::forward_geometry(node_, attrs_, nn::spatial_dims(x.shape()), kernel, false);
   }
 
-  // bfloat16 X and constant W on oneDNN's bfloat16 convolutions (AMX or AVX-512 BF16), without widening X and
-  // narrowing Y as whole tensors: the same float32 sums as the widened path, Y rounded once. False: the
-  // widened path runs (no BF16 on this CPU, W not a constant, a bias that is not one, z of another shape).
-  bool bf16_native(KernelIO& io) const {
+  // float16 / bfloat16 X and a constant W on oneDNN without widening X and narrowing Y as whole tensors: bfloat16
+  // on its native convolutions (AMX or AVX-512 BF16), else the float32 convolution on W widened once, X widened
+  // as it moves into channel blocks. The same float32 sums as the widened path, Y rounded once. False: the
+  // widened path runs (W not a constant, a bias that is not one, z of another shape, a geometry oneDNN skips).
+  bool half_on_onednn(KernelIO& io) const {
     const Tensor& x = io.in(0);
     const Tensor& w = io.in(1);
     const Tensor* b = io.optional(2);
     const Tensor* z = io.optional(3);
     const WindowGeometry g = checked_geometry(x, w, b);
     const Tensor* b32 = b ? widened_.find(*b) : nullptr;
-    if (!dnnl_bf16_.applies(w, g, group_) || conv_gemm_disabled() || (b && !b32)) return false;
+    const Tensor* w32 = widened_.find(w);
+    const conv_dnnl::Conv* conv = dnnl_bf16_.applies(w, g, group_) ? &dnnl_bf16_
+                                  : w32 && dnnl_.applies(*w32, g, group_) ? &dnnl_
+                                                                          : nullptr;
+    if (!conv || conv_gemm_disabled() || (b && !b32)) return false;
     const int64_t n = x.dim(0), c = x.dim(1), m = w.dim(0);
     Shape out_shape{n, m};
     out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
     if (z && (z->dtype() != x.dtype() || z->shape() != out_shape)) return false;
     Tensor y(x.dtype(), out_shape);
     if (y.numel() == 0) return false;
-    if (!dnnl_bf16_.run(io, g, n, c, m, x.data<uint16_t>(), b32 ? b32->data<float>() : nullptr,
-                        z ? z->data<uint16_t>() : nullptr, y.data<uint16_t>(), acts_))
+    if (!conv->run(io, g, n, c, m, x.dtype(), x.data<uint16_t>(), b32 ? b32->data<float>() : nullptr,
+                   z ? z->data<uint16_t>() : nullptr, y.data<uint16_t>(), acts_))
       return false;
     io.outputs[0] = std::move(y);
     return true;

@@ -16,6 +16,7 @@
 #include "../src/scratch.h"
 #include "../src/thread_pool.h"
 #include "dnnl_common.h"
+#include "parity/float16.h"
 #include "parity/refrt/cpu_isa.h"
 
 namespace parity::refrt::conv_dnnl {
@@ -100,6 +101,44 @@ void move_block(float* planes, int64_t plane, float* blk, int64_t block, int64_t
     }
 }
 
+// 8 float16 / bfloat16 values widened to float32 (exactly).
+template <DType D>
+__attribute__((target("avx2,f16c"))) inline __m256 widen8(const uint16_t* p) {
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  if constexpr (D == DType::kFloat16) return _mm256_cvtph_ps(h);
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+
+template <DType D>
+float widen1(uint16_t v) {
+  return D == DType::kFloat16 ? half_to_float(v) : bf16_to_float(v);
+}
+
+// move8<true> from float16 / bfloat16 planes, widening on the way.
+template <DType D>
+__attribute__((target("avx2,f16c"))) void widen8_to_block(const uint16_t* planes, int64_t plane, float* blk,
+                                                          int64_t stride, int64_t n) {
+  int64_t p = 0;
+  __m256 r[8];
+  for (; p + 8 <= n; p += 8) {
+    for (int j = 0; j < 8; ++j) r[j] = widen8<D>(planes + j * plane + p);
+    transpose8(r);
+    for (int q = 0; q < 8; ++q) _mm256_storeu_ps(blk + (p + q) * stride, r[q]);
+  }
+  for (; p < n; ++p)
+    for (int64_t j = 0; j < 8; ++j) blk[p * stride + j] = widen1<D>(planes[j * plane + p]);
+}
+
+// move_block<true> from float16 / bfloat16 planes into a float32 channel block.
+template <DType D>
+void widen_to_block(const uint16_t* planes, int64_t plane, float* blk, int64_t block, int64_t cn, int64_t n) {
+  int64_t j = 0;
+  for (; j + 8 <= cn; j += 8) widen8_to_block<D>(planes + j * plane, plane, blk + j, block, n);
+  if (j == block) return;
+  for (int64_t p = 0; p < n; ++p)
+    for (int64_t q = j; q < block; ++q) blk[p * block + q] = q < cn ? widen1<D>(planes[q * plane + p]) : 0.0f;
+}
+
 }  // namespace
 
 struct Block {
@@ -112,6 +151,7 @@ struct Block {
 
 struct Plan {
   std::string_view impl;  // what oneDNN chose, for the profile
+  std::string_view widened_impl;  // "float32 " + impl: a float32 primitive run for half X and Y
   int64_t src_block = 0;  // 0: X as it is (NCHW); 8 / 16 / C: X reordered into channel blocks first
   size_t src_bytes = 0;
   // bfloat16 X into the primitive's layout (oneDNN's JIT reorder; float32 X moves with move_block).
@@ -202,6 +242,7 @@ std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t 
     const dnnl::convolution_forward::primitive_desc& pd = *found;
     const std::string impl = pd.impl_info_str();
     plan->impl = dnnl_common::impl_name(impl.c_str());
+    plan->widened_impl = intern_impl("float32 " + std::string(plan->impl));
     const int64_t src_block = channel_block(pd.src_desc(), src_dims, in_type, bf16);
     blk.dst_block = channel_block(pd.dst_desc(), dst_dims, memory::data_type::f32, bf16);
     if (b > 0 && src_block != plan->src_block) return nullptr;  // (usable() saw both layouts blocked or plain)
@@ -230,20 +271,25 @@ std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t 
 
 bool Conv::run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, const float* px,
                const float* pb, const float* pz, float* py, const std::vector<ActStep>& acts) const {
-  return w_.dtype() == DType::kFloat32 && run_typed(io, g, n, c, m, px, pb, pz, py, acts);
+  return w_.dtype() == DType::kFloat32 && run_typed(io, g, n, c, m, DType::kFloat32, px, pb, pz, py, acts);
 }
 
-bool Conv::run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, const uint16_t* px,
-               const float* pb, const uint16_t* pz, uint16_t* py, const std::vector<ActStep>& acts) const {
-  return w_.dtype() == DType::kBFloat16 && run_typed(io, g, n, c, m, px, pb, pz, py, acts);
+bool Conv::run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, DType half,
+               const uint16_t* px, const float* pb, const uint16_t* pz, uint16_t* py,
+               const std::vector<ActStep>& acts) const {
+  const bool native = half == DType::kBFloat16 && w_.dtype() == DType::kBFloat16;
+  const bool widened = (half == DType::kFloat16 || half == DType::kBFloat16) && w_.dtype() == DType::kFloat32 &&
+                       cpu_has(CpuFeature::kF16c);
+  return (native || widened) && run_typed(io, g, n, c, m, half, px, pb, pz, py, acts);
 }
 
 namespace {
 
-// Float32 rows of Y's block (from the primitive's output) into Y, T = float or bfloat16 (uint16_t): the added
-// input, the activations, and for bfloat16 the one rounding.
+// Float32 rows of Y's block (from the primitive's output) into Y, T = float or a half type (uint16_t, `half`): the
+// added input, the activations, and for a half Y the one rounding.
 template <typename T>
-void finish_rows(float* rows, int64_t count, int64_t out_size, const T* pz, T* py, const std::vector<ActStep>& acts) {
+void finish_rows(float* rows, int64_t count, int64_t out_size, DType half, const T* pz, T* py,
+                 const std::vector<ActStep>& acts) {
   for (int64_t o = 0; o < count; ++o) {
     float* row = rows + o * out_size;
     if constexpr (std::is_same_v<T, float>) {
@@ -253,11 +299,11 @@ void finish_rows(float* rows, int64_t count, int64_t out_size, const T* pz, T* p
     } else {
       if (pz) {
         float* z = scratch<float>(out_size, ScratchSlot::kConvPhases);
-        widen_span(DType::kBFloat16, pz + o * out_size, z, out_size);
+        widen_span(half, pz + o * out_size, z, out_size);
         for (int64_t p = 0; p < out_size; ++p) row[p] += z[p];
       }
       apply_activations(acts, row, out_size);
-      narrow_span(DType::kBFloat16, row, py + o * out_size, out_size);
+      narrow_span(half, row, py + o * out_size, out_size);
     }
   }
 }
@@ -266,7 +312,8 @@ void finish_rows(float* rows, int64_t count, int64_t out_size, const T* pz, T* p
 
 template <typename T>
 bool Conv::run_typed(const KernelIO& io, const nn::WindowGeometry& geometry, int64_t n, int64_t c, int64_t m,
-                     const T* px, const float* pb, const T* pz, T* py, const std::vector<ActStep>& acts) const {
+                     DType io_type, const T* px, const float* pb, const T* pz, T* py,
+                     const std::vector<ActStep>& acts) const {
   constexpr bool kFloat = std::is_same_v<T, float>;
   const nn::WindowGeometry g = nn::as_2d(geometry);
   const int64_t threads = io.pool ? io.pool->size() : 1;
@@ -274,22 +321,30 @@ bool Conv::run_typed(const KernelIO& io, const nn::WindowGeometry& geometry, int
   const std::shared_ptr<const Plan> plan =
       plans_.get(key, [&] { return plan_for(g, n, c, m, pb != nullptr, threads); });
   if (!plan) return false;
-  io.impl = plan->impl;
+  const bool native_half = !kFloat && w_.dtype() != DType::kFloat32;
+  io.impl = kFloat || native_half ? plan->impl : plan->widened_impl;
   const int64_t in_size = g.in[0] * g.in[1], out_size = g.out[0] * g.out[1];
-  // X into channel blocks of sb (zeros past C): float32 channel blocks spread over the pool, bfloat16 by oneDNN.
+  // X into channel blocks of sb (zeros past C), spread over the pool: float32 as it is, float16 / bfloat16 widened
+  // on the way for a float32 primitive; for a bfloat16 primitive, oneDNN's reorder.
   const void* src = px;
   Tensor blocked;
   const int64_t sb = plan->src_block;
   if (sb > 0) {
     blocked = Tensor(DType::kUInt8, {static_cast<int64_t>(plan->src_bytes)});
-    if constexpr (kFloat) {
+    if (!native_half) {
       auto* pbk = reinterpret_cast<float*>(blocked.mutable_raw());
       const int64_t cblocks = round_up(c, sb) / sb;
       parallel_for(io, n * cblocks, 1, [&](int64_t b0, int64_t b1) {
         for (int64_t b = b0; b < b1; ++b) {
           const int64_t i = b / cblocks, cb = b % cblocks, c0 = cb * sb, cn = std::min(sb, c - c0);
-          move_block<true>(const_cast<float*>(px + (i * c + c0) * in_size), in_size, pbk + b * in_size * sb, sb, cn,
-                           in_size);
+          float* to = pbk + b * in_size * sb;
+          if constexpr (kFloat) {
+            move_block<true>(const_cast<float*>(px + (i * c + c0) * in_size), in_size, to, sb, cn, in_size);
+          } else if (io_type == DType::kFloat16) {
+            widen_to_block<DType::kFloat16>(px + (i * c + c0) * in_size, in_size, to, sb, cn, in_size);
+          } else {
+            widen_to_block<DType::kBFloat16>(px + (i * c + c0) * in_size, in_size, to, sb, cn, in_size);
+          }
         }
       });
     } else {
@@ -300,6 +355,10 @@ bool Conv::run_typed(const KernelIO& io, const nn::WindowGeometry& geometry, int
       plan->src_reorder->execute(stream, from, to);
       stream.wait();
     }
+    src = blocked.raw();
+  } else if (!kFloat && !native_half) {  // a float32 primitive on NCHW X (a stem): X widened as it is
+    blocked = Tensor(DType::kFloat32, {n * c * in_size});
+    widen_span(io_type, reinterpret_cast<const uint16_t*>(px), blocked.data<float>(), n * c * in_size);
     src = blocked.raw();
   }
   parallel_each(io, static_cast<int64_t>(plan->blocks.size()), [&](int64_t b0, int64_t b1) {
@@ -337,7 +396,7 @@ bool Conv::run_typed(const KernelIO& io, const nn::WindowGeometry& geometry, int
                               out_size);
           }
         }
-        finish_rows(rows, mb, out_size, pz ? pz + (i * m + blk.o0) * out_size : nullptr, yb, acts);
+        finish_rows(rows, mb, out_size, io_type, pz ? pz + (i * m + blk.o0) * out_size : nullptr, yb, acts);
       }
     }
   });

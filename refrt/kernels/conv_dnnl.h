@@ -40,15 +40,18 @@ class Conv {
   // geometry (the caller runs its own kernel).
   bool run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, const float* px,
            const float* pb, const float* pz, float* py, const std::vector<ActStep>& acts) const;
-  // The same for bfloat16 X, W, z and Y (a float32 bias): oneDNN's bfloat16 convolution sums the products in
-  // float32, and Y is rounded once after the bias, z and the activations, as the widened path rounds.
-  bool run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, const uint16_t* px,
-           const float* pb, const uint16_t* pz, uint16_t* py, const std::vector<ActStep>& acts) const;
+  // The same for X, z and Y of the half dtype `half` (float16 or bfloat16) and a float32 bias: on a bfloat16 W,
+  // oneDNN's bfloat16 convolution (float32 sums); on a float32 W (a half W widened once), X widened to float32 as
+  // it is moved into channel blocks. Either way Y is rounded once, after the bias, z and the activations, as the
+  // widened path rounds, and no whole-tensor float32 copy of X or Y is made.
+  bool run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, DType half,
+           const uint16_t* px, const float* pb, const uint16_t* pz, uint16_t* py,
+           const std::vector<ActStep>& acts) const;
 
  private:
   template <typename T>
-  bool run_typed(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, const T* px,
-                 const float* pb, const T* pz, T* py, const std::vector<ActStep>& acts) const;
+  bool run_typed(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, DType io_type,
+                 const T* px, const float* pb, const T* pz, T* py, const std::vector<ActStep>& acts) const;
   std::shared_ptr<const Plan> plan_for(const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, bool bias,
                                        int64_t threads) const;
   Tensor w_;

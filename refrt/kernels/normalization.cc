@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../src/activation.h"
 #include "nn_common.h"
 #include "parity/refrt/cpu_isa.h"
 
@@ -152,7 +153,8 @@ class BatchNormKernel : public Kernel {
       : node_(node),
         epsilon_(node.attr_float("epsilon", 1e-5f)),
         momentum_(node.attr_float("momentum", 0.9f)),
-        training_(node.attr_int("training_mode", 0) != 0) {
+        training_(node.attr_int("training_mode", 0) != 0),
+        acts_(parse_activations(node)) {
     if (node.opset < 9 && node.attr_int("spatial", 1) == 0)
       node.fail("BatchNormalization with spatial=0 is not implemented", ErrorKind::kUnsupported);
     if (node.opset < 14 && node.outputs.size() > 1)
@@ -160,10 +162,50 @@ class BatchNormKernel : public Kernel {
                 ErrorKind::kUnsupported);
   }
   void compute(KernelIO& io) const override {
-    nn::run_float(node_, io, io.in(0).dtype(), [&](auto tag, KernelIO& f) { run<decltype(tag)>(f); });
+    const DType dtype = io.in(0).dtype();
+    if (!training_ && (dtype == DType::kFloat32 || is_float16_like(dtype))) return inference(io);
+    nn::run_float(node_, io, dtype, [&](auto tag, KernelIO& f) { run<decltype(tag)>(f); });
   }
 
  private:
+  // Inference: y = x * a + b per channel in float32 (a = scale / sqrt(var + eps), b = B - mean * a, as eager's
+  // CPU kernel forms them), then the fused activations (FusedBatchNormalization), rounded once for float16 /
+  // bfloat16, block by block (no whole-tensor float32 copies); channel planes spread over the pool.
+  void inference(KernelIO& io) const {
+    const Tensor& x = io.in(0);
+    if (x.rank() < 2) node_.fail("X must be [N, C, ...], got " + shape_str(x.shape()));
+    const int64_t n = x.dim(0), c = x.dim(1), inner = product(x.shape(), 2, x.rank());
+    const auto scale = per_channel(node_, io.in(1), c, "scale"), bias = per_channel(node_, io.in(2), c, "B");
+    const auto mean = per_channel(node_, io.in(3), c, "input_mean"), var = per_channel(node_, io.in(4), c, "input_var");
+    if (io.outputs.size() > 1 && !node_.outputs[1].empty()) node_.fail("running mean/var outputs need training_mode=1");
+    std::vector<float> a(static_cast<size_t>(c)), b(static_cast<size_t>(c));
+    for (size_t u = 0; u < a.size(); ++u) {
+      a[u] = static_cast<float>(scale[u] / std::sqrt(var[u] + static_cast<double>(epsilon_)));
+      b[u] = static_cast<float>(bias[u] - mean[u] * static_cast<double>(a[u]));
+    }
+    const DType dtype = x.dtype();
+    const bool half = dtype != DType::kFloat32;
+    Tensor y(dtype, x.shape());
+    constexpr int64_t kBlock = 512;
+    const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(inner, 1));
+    parallel_for(io, n * c, grain, [&](int64_t p0, int64_t p1) {
+      float buffer[kBlock];
+      for (int64_t p = p0; p < p1; ++p) {
+        const float ap = a[static_cast<size_t>(p % c)], bp = b[static_cast<size_t>(p % c)];
+        for (int64_t j0 = 0; j0 < inner; j0 += kBlock) {
+          const int64_t len = std::min(kBlock, inner - j0), at = p * inner + j0;
+          float* out = half ? buffer : y.data<float>() + at;
+          const float* in = half ? buffer : x.data<float>() + at;
+          if (half) widen_span(dtype, x.data<uint16_t>() + at, buffer, len);
+          for (int64_t j = 0; j < len; ++j) out[j] = in[j] * ap + bp;
+          apply_activations(acts_, out, len);
+          if (half) narrow_span(dtype, buffer, y.data<uint16_t>() + at, len);
+        }
+      }
+    });
+    io.outputs[0] = std::move(y);
+  }
+
   template <typename T>
   void run(KernelIO& io) const {
     const Tensor& x = io.in(0);
@@ -220,6 +262,7 @@ class BatchNormKernel : public Kernel {
   NodeDef node_;
   float epsilon_, momentum_;
   bool training_;
+  std::vector<ActStep> acts_;  // FusedBatchNormalization's activations (optimize/fuse_activation.cc)
 };
 
 // LayerNormalization and RMSNormalization: each row of the trailing dims from `axis` is normalized.
@@ -521,6 +564,8 @@ PARITY_KERNEL("BatchNormalization", 7, BatchNormKernel, kFloatTypes16);
 PARITY_KERNEL("BatchNormalization", 9, BatchNormKernel, kFloatTypes16);
 PARITY_KERNEL("BatchNormalization", 14, BatchNormKernel, kFloatTypes16);
 PARITY_KERNEL("BatchNormalization", 15, BatchNormKernel, kFloatTypes16);
+// BatchNormalization (inference) + the activations after it (optimize/fuse_activation.cc).
+PARITY_FUSED_KERNEL("FusedBatchNormalization", BatchNormKernel, kFloatTypes16);
 PARITY_KERNEL("LayerNormalization", 17, LayerNormKernel, kFloatTypes16);
 // GroupNormalization 18: scale/bias per group; 21: per channel.
 PARITY_KERNEL("GroupNormalization", 18, GroupNormalizationKernel, kFloatTypes16);

@@ -207,14 +207,21 @@ std::optional<Match> match_activation(const GraphDef& g, const GraphIndex& ix, c
 }
 
 bool anchor_op(const NodeDef& n, std::string* fused) {
-  static const std::map<std::string, std::string> anchors = {
-      {"Conv", "FusedConv"}, {"Gemm", "FusedGemm"}, {"MatMul", "FusedMatMul"}};
-  if (n.domain == kFusedDomain &&
-      (n.op_type == "FusedConv" || n.op_type == "FusedGemm" || n.op_type == "FusedMatMul")) {
+  static const std::map<std::string, std::string> anchors = {{"Conv", "FusedConv"},
+                                                             {"Gemm", "FusedGemm"},
+                                                             {"MatMul", "FusedMatMul"},
+                                                             {"BatchNormalization", "FusedBatchNormalization"}};
+  if (n.domain == kFusedDomain && (n.op_type == "FusedConv" || n.op_type == "FusedGemm" || n.op_type == "FusedMatMul" ||
+                                   n.op_type == "FusedBatchNormalization")) {
     *fused = n.op_type;
     return true;
   }
   if (!n.domain.empty() || n.outputs.size() != 1) return false;
+  // BatchNormalization in inference only (one output; the fused kernel keeps no statistics), not opset 7's
+  // spatial=0.
+  if (n.op_type == "BatchNormalization" &&
+      (n.attr_int("training_mode", 0) != 0 || (n.opset < 9 && n.attr_int("spatial", 1) == 0)))
+    return false;
   auto it = anchors.find(n.op_type);
   if (it == anchors.end()) return false;
   *fused = it->second;

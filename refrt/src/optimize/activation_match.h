@@ -16,7 +16,8 @@ struct Match {
 // The activation pattern that starts at value `x` (its readers), if any.
 std::optional<Match> match_activation(const GraphDef& g, const GraphIndex& ix, const std::string& x);
 
-// Conv / Gemm / MatMul (or their fused forms) that an activation can follow as an epilogue; sets the fused op name.
+// Conv / Gemm / MatMul / BatchNormalization (or their fused forms) that an activation can follow as an epilogue;
+// sets the fused op name.
 bool anchor_op(const NodeDef& n, std::string* fused);
 
 // Appends the matched steps to node `i` (turned into `op`) and removes the matched nodes.

@@ -103,3 +103,18 @@ def build(api):
         case(f"half_gemv_matmul_add_{tag}", [node("MatMul", ["x", "w"], ["m"]), node("Add", ["m", "b"], ["y"])],
              {"x": x13}, {"y": (dot(x13, w13) + b1.astype(f64)).astype(dt)}, initializers={"w": w13, "b": b1},
              tol=tol)
+
+    # BatchNormalization (inference) + Relu, fused into one node at load (FusedBatchNormalization; a fusion_ row:
+    # graph_optimize_test checks that it fuses): y = x * a + b per
+    # channel in float32, the Relu, one rounding (Relu commutes with rounding, so eager's two roundings agree).
+    # Planes of 600 values (more than one 512-value conversion block) over a batch of 2; float32 too.
+    for dt, tag in ((BF16, "bf16"), (np.float16, "f16"), (np.float32, "f32")):
+        tol = ulp.get(dt, (1e-5, 1e-6))
+        xb = own(dt, 2, 5, 20, 30)
+        sc, sh, mu, va = own(dt, 5), own(dt, 5), own(dt, 5), (own_rng.uniform(0.5, 1.5, 5)).astype(dt)
+        a = sc.astype(f64) / np.sqrt(va.astype(f64) + 1e-5)
+        want = xb.astype(f64) * a.reshape(1, -1, 1, 1) + (sh.astype(f64) - mu.astype(f64) * a).reshape(1, -1, 1, 1)
+        case(f"fusion_batchnorm_relu_{tag}",
+             [node("BatchNormalization", ["x", "s", "b", "m", "v"], ["n"]), node("Relu", ["n"], ["y"])], {"x": xb},
+             {"y": np.maximum(want, 0).astype(dt)}, initializers={"s": sc, "b": sh, "m": mu, "v": va}, tol=tol,
+             opset=15)
