@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "max_pool_rows.h"
 #include "nn_common.h"
 
 namespace parity::refrt {
@@ -146,7 +147,11 @@ class PoolKernel : public Kernel {
     int64_t* pi = want_indices ? indices.data<int64_t>() : nullptr;
     if (out_size > 0 && kind_ == PoolKind::kMax && !want_indices && g.rank() == 2 && std::is_floating_point_v<T>) {
       parallel_for(io, planes, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t p = begin; p < end; ++p) max_pool_plane_2d<T>(g, px + p * in_size, py + p * out_size);
+        for (int64_t p = begin; p < end; ++p) {
+          if constexpr (std::is_same_v<T, float>)  // planes without NaN: separable and vectorised
+            if (max_pool_rows::plane(g, px + p * in_size, py + p * out_size)) continue;
+          max_pool_plane_2d<T>(g, px + p * in_size, py + p * out_size);
+        }
       });
     } else if (out_size > 0) {
       const WindowTable table = window_table(g);

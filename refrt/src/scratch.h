@@ -19,6 +19,7 @@ enum class ScratchSlot {
   kDnnlOutput,
   kGemv,
   kWeightOnly,
+  kPoolRow,
   kCount
 };
 

@@ -148,3 +148,21 @@ def build(api):
          {"y": y}, ort_differs=ort_nan)
     case("maxpool_nan_propagates_indices", [node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2], strides=[1, 2])],
          {"x": xn}, {"y": y, "i": idx}, ort_differs=ort_nan)
+    # 2-D MaxPool without Indices on planes without NaN: refrt's separable path (kernels/max_pool_rows.h). ResNet's
+    # 3x3 stride-2 stem pool, stride 1, dilation with asymmetric pads and strides, odd sizes; and a window whose
+    # values are all -inf (it gives -inf: only a window entirely in the padding gives the lowest float). Their own
+    # generator, so that the rows above keep their values.
+    own = np.random.default_rng(461)
+    separable = {"stem_3x3_s2": ((2, 3, 17, 16), [3, 3], dict(strides=[2, 2], pads=[1, 1, 1, 1])),
+                 "3x3_s1": ((1, 4, 9, 33), [3, 3], dict(pads=[1, 1, 1, 1])),
+                 "dilated_asymmetric": ((1, 2, 13, 14), [2, 3], dict(dilations=[2, 2], strides=[3, 2],
+                                                                      pads=[1, 2, 0, 1]))}
+    for name, (shape, k, attrs) in separable.items():
+        x = own.standard_normal(shape).astype(np.float32)
+        y, _ = pool_ref(np, x, "max", k, attrs.get("strides"), attrs.get("dilations"), attrs.get("pads"))
+        case(f"maxpool_separable_{name}", [node("MaxPool", ["x"], ["y"], kernel_shape=k, **attrs)], {"x": x}, {"y": y})
+    x = own.standard_normal((1, 1, 6, 6)).astype(np.float32)
+    x[0, 0, 0:3, 0:3] = -np.inf
+    y, _ = pool_ref(np, x, "max", [2, 2], [2, 2])
+    case("maxpool_separable_minus_inf_window", [node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
+         {"x": x}, {"y": y})
