@@ -9,7 +9,8 @@
 //          MatMul (they may split or merge leading dims only), `mask_kind` 1 Add, 2 Where(m, s, fill),
 //          3 Where(m, fill, s), `safe` 1 for _safe_softmax's zeros on fully masked rows (else NaN, as
 //          Softmax gives).
-// Both run attention_fused.h's core: float32 and float64 natively, float16 / bfloat16 in float32.
+// Both run attention_fused.h's core: float32 and float64 natively, float16 / bfloat16 in float32 (Q and an additive
+// mask widened, K and V widened block by block inside the core, Y rounded once).
 #include <array>
 #include <cmath>
 #include <limits>
@@ -99,7 +100,9 @@ class FusedAttentionKernel : public Kernel {
   }
 
   void compute(KernelIO& io) const override {
-    nn::run_float(node_, io, io.in(0).dtype(), [&](auto tag, KernelIO& f) {
+    const DType dtype = io.in(0).dtype();
+    if (is_float16_like(dtype)) return run_half(io, dtype);
+    nn::run_float(node_, io, dtype, [&](auto tag, KernelIO& f) {
       using T = decltype(tag);
       form_ == 1 ? run_attention_op<T>(f) : run_chain<T>(f);
     });
@@ -121,16 +124,38 @@ class FusedAttentionKernel : public Kernel {
   }
 
  private:
-  template <typename T>
-  void finish(const KernelIO& io, const Params& p, const std::vector<Head<T>>& heads) const {
-    const BackendSet ran = fused_attention::run<T>(node_, io, p, heads);
+  // float16 / bfloat16: Q and an additive mask widened (a decode step's are one row), K and V left in their dtype
+  // for the core to widen block by block (they are the KV cache), Y computed in float32 and rounded once.
+  void run_half(KernelIO& io, DType dtype) const {
+    if (io.in(1).dtype() != dtype || io.in(2).dtype() != dtype) node_.fail("attention operand dtypes differ");
+    KernelIO f;
+    f.pool = io.pool;
+    std::vector<Tensor> widened;
+    widened.reserve(io.inputs.size());
+    for (size_t i = 0; i < io.inputs.size(); ++i) {
+      const Tensor* in = io.inputs[i];
+      if (in && i != 1 && i != 2 && in->dtype() == dtype) {
+        widened.push_back(widen_to_float32(*in, &io));
+        in = &widened.back();
+      }
+      f.inputs.push_back(in);
+    }
+    f.outputs.resize(io.outputs.size());
+    form_ == 1 ? run_attention_op<float, uint16_t>(f) : run_chain<float, uint16_t>(f);
+    io.impl = intern_impl("float32 " + std::string(f.impl));
+    io.outputs[0] = narrow_from_float32(f.outputs[0], dtype, &io);
+  }
+
+  template <typename T, typename TK>
+  void finish(const KernelIO& io, const Params& p, const std::vector<Head<T, TK>>& heads) const {
+    const BackendSet ran = fused_attention::run<T, TK>(node_, io, p, heads);
     const std::string_view products = backend_label(ran);
     io.impl = intern_impl("refrt fused attention (" + std::string(fused_attention::row_path()) + ")" +
                           (products.empty() ? "" : " + " + std::string(products)));
   }
 
   // form 1: the Attention op's layouts (attention.cc documents the semantics this reproduces).
-  template <typename T>
+  template <typename T, typename TK = T>
   void run_attention_op(KernelIO& io) const {
     const Tensor& q = io.in(0);
     const Tensor& k = io.in(1);
@@ -139,7 +164,8 @@ class FusedAttentionKernel : public Kernel {
     if (q.rank() != k.rank() || q.rank() != v.rank() || (q.rank() != 3 && q.rank() != 4))
       node_.fail("Q, K and V must all be 3-D or all 4-D, got " + shape_str(q.shape()) + ", " + shape_str(k.shape()) +
                  ", " + shape_str(v.shape()));
-    if (k.dtype() != q.dtype() || v.dtype() != q.dtype()) node_.fail("Q, K and V dtypes differ");
+    if (k.dtype() != v.dtype() || (std::is_same_v<T, TK> && k.dtype() != q.dtype()))
+      node_.fail("Q, K and V dtypes differ");
     const bool three_d = q.rank() == 3;
     if (three_d && (q_heads_ <= 0 || kv_heads_ <= 0)) node_.fail("3-D inputs need q_num_heads and kv_num_heads");
     const int64_t b = q.dim(0), qh = three_d ? q_heads_ : q.dim(1), kvh = three_d ? kv_heads_ : k.dim(1);
@@ -156,6 +182,7 @@ class FusedAttentionKernel : public Kernel {
     if ((three_d ? v.dim(1) : v.dim(2)) != total) node_.fail("K and V sequence lengths differ");
     Params p;
     p.sq = sq, p.total = total, p.d = hd, p.dv = vd;
+    if constexpr (!std::is_same_v<T, TK>) p.kv_type = k.dtype();
     p.scale = scale_attr_ ? static_cast<double>(scale_) : 1.0 / std::sqrt(static_cast<double>(hd));
     p.causal = causal_;
     p.safe = true;
@@ -182,17 +209,17 @@ class FusedAttentionKernel : public Kernel {
       p.fill = -std::numeric_limits<double>::infinity();
     }
     Tensor y(q.dtype(), three_d ? Shape{b, sq, qh * vd} : Shape{b, qh, sq, vd});
-    std::vector<Head<T>> heads;
+    std::vector<Head<T, TK>> heads;
     heads.reserve(static_cast<size_t>(b * qh));
     for (int64_t bi = 0; bi < b; ++bi)
       for (int64_t h = 0; h < qh; ++h) {
         const int64_t kvi = h / (qh / kvh);
-        Head<T> hh;
+        Head<T, TK> hh;
         hh.q = three_d ? q.data<T>() + bi * sq * qh * hd + h * hd : q.data<T>() + (bi * qh + h) * sq * hd;
         hh.ldq = three_d ? qh * hd : hd;
-        hh.k = three_d ? k.data<T>() + bi * total * kvh * hd + kvi * hd : k.data<T>() + (bi * kvh + kvi) * total * hd;
+        hh.k = three_d ? k.data<TK>() + bi * total * kvh * hd + kvi * hd : k.data<TK>() + (bi * kvh + kvi) * total * hd;
         hh.ldk = three_d ? kvh * hd : hd;
-        hh.v = three_d ? v.data<T>() + bi * total * kvh * vd + kvi * vd : v.data<T>() + (bi * kvh + kvi) * total * vd;
+        hh.v = three_d ? v.data<TK>() + bi * total * kvh * vd + kvi * vd : v.data<TK>() + (bi * kvh + kvi) * total * vd;
         hh.ldv = three_d ? kvh * vd : vd;
         hh.y = three_d ? y.data<T>() + bi * sq * qh * vd + h * vd : y.data<T>() + (bi * qh + h) * sq * vd;
         hh.ldy = three_d ? qh * vd : vd;
@@ -205,7 +232,7 @@ class FusedAttentionKernel : public Kernel {
         }
         heads.push_back(hh);
       }
-    finish<T>(io, p, heads);
+    finish<T, TK>(io, p, heads);
     io.outputs[0] = std::move(y);
   }
 
@@ -246,21 +273,21 @@ class FusedAttentionKernel : public Kernel {
     bool trans_b;
   };
 
-  template <typename T>
-  std::vector<Head<T>> chain_heads(const ChainLayout& lay, const Params& p, const Tensor& a, const Tensor& bt,
-                                   const Tensor& v, const Tensor* mask, Tensor& y) const {
+  template <typename T, typename TK>
+  std::vector<Head<T, TK>> chain_heads(const ChainLayout& lay, const Params& p, const Tensor& a, const Tensor& bt,
+                                       const Tensor& v, const Tensor* mask, Tensor& y) const {
     int64_t n = 1;
     for (int64_t x : lay.l1) n *= x;
     const Shape sc_lead = lead(lay.sc);
-    std::vector<Head<T>> heads(static_cast<size_t>(n));
+    std::vector<Head<T, TK>> heads(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
-      Head<T>& h = heads[static_cast<size_t>(i)];
+      Head<T, TK>& h = heads[static_cast<size_t>(i)];
       h.q = a.data<T>() + offset_of(i, lay.l1, lay.a_step);
       h.ldq = p.d;
-      h.k = bt.data<T>() + offset_of(i, lay.l1, lay.b_step);
+      h.k = bt.data<TK>() + offset_of(i, lay.l1, lay.b_step);
       h.k_rows = lay.trans_b;
       h.ldk = lay.trans_b ? p.d : p.total;
-      h.v = v.data<T>() + offset_of(i, lay.l2, lay.v_step);
+      h.v = v.data<TK>() + offset_of(i, lay.l2, lay.v_step);
       h.ldv = p.dv;
       h.y = y.data<T>() + i * p.sq * p.dv;
       h.ldy = p.dv;
@@ -277,11 +304,11 @@ class FusedAttentionKernel : public Kernel {
   }
 
   // form 0: the MatMul chain, leading dims broadcast as MatMul does.
-  template <typename T>
+  template <typename T, typename TK = T>
   void run_chain(KernelIO& io) const {
     const Tensor& a = io.in(0);
     bool trans_b = trans_b_;
-    const Tensor b_view = key_operand<T>(io.in(1), trans_b);
+    const Tensor b_view = key_operand<TK>(io.in(1), trans_b);
     const Tensor& bt = b_view;
     const Tensor& v = io.in(2);
     const Tensor* mask = io.optional(3);
@@ -289,7 +316,8 @@ class FusedAttentionKernel : public Kernel {
       node_.fail("attention operands must have rank >= 2, got " + shape_str(a.shape()) + ", " + shape_str(bt.shape()) +
                      ", " + shape_str(v.shape()),
                  ErrorKind::kUnsupported);
-    if (bt.dtype() != a.dtype() || v.dtype() != a.dtype()) node_.fail("attention operand dtypes differ");
+    if (bt.dtype() != v.dtype() || (std::is_same_v<T, TK> && bt.dtype() != a.dtype()))
+      node_.fail("attention operand dtypes differ");
     const int64_t sq = a.dim(a.rank() - 2), d = a.dim(a.rank() - 1);
     const int64_t total = trans_b ? bt.dim(bt.rank() - 2) : bt.dim(bt.rank() - 1);
     const int64_t kd = trans_b ? bt.dim(bt.rank() - 1) : bt.dim(bt.rank() - 2);
@@ -323,6 +351,7 @@ class FusedAttentionKernel : public Kernel {
     for (auto& s : v_step) s *= total * dv;
     Params p;
     p.sq = sq, p.total = total, p.d = d, p.dv = dv;
+    if constexpr (!std::is_same_v<T, TK>) p.kv_type = v.dtype();
     p.scale = static_cast<double>(scale_);
     p.safe = safe_;
     std::vector<int64_t> m_st;
@@ -342,8 +371,8 @@ class FusedAttentionKernel : public Kernel {
     out.push_back(sq);
     out.push_back(dv);
     Tensor y(a.dtype(), out);
-    const std::vector<Head<T>> heads = chain_heads<T>(lay, p, a, bt, v, mask, y);
-    finish<T>(io, p, heads);
+    const std::vector<Head<T, TK>> heads = chain_heads<T, TK>(lay, p, a, bt, v, mask, y);
+    finish<T, TK>(io, p, heads);
     io.outputs[0] = std::move(y);
   }
 

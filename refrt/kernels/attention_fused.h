@@ -32,20 +32,23 @@ struct Params {
   bool causal = false;            // key j is masked for query row i when j > i + causal_offset
   int64_t causal_offset = 0;
   bool safe = true;  // a row whose every score is -inf gives zeros (torch's _safe_softmax); else NaN (Softmax)
+  DType kv_type = DType::kUndefined;  // float16 / bfloat16 K and V (Head's TK = uint16_t), widened block by block
 };
 
 // One (batch, head) problem: row i of Q at q + i * ldq; key j at k + j * ldk (k_rows, K as [total, d]) or
 // column j of K^T at k + j with rows ldk apart (K^T as [d, total]); row j of V at v + j * ldv; output
 // row i at y + i * ldy; the mask value of (i, j) at mask + i * mask_ld + j * mask_cs (elements of the
-// mask's dtype: bool bytes for kKeep / kDrop, T for kAdd).
-template <typename T>
+// mask's dtype: bool bytes for kKeep / kDrop, T for kAdd). K and V are of type TK: T, or uint16_t for float16 /
+// bfloat16 K and V (Params::kv_type) read as they are and widened to T one block of keys at a time, so that a
+// decode step's KV cache is not copied whole into float32 first.
+template <typename T, typename TK = T>
 struct Head {
   const T* q = nullptr;
   int64_t ldq = 0;
-  const T* k = nullptr;
+  const TK* k = nullptr;
   int64_t ldk = 0;
   bool k_rows = true;
-  const T* v = nullptr;
+  const TK* v = nullptr;
   int64_t ldv = 0;
   T* y = nullptr;
   int64_t ldy = 0;
@@ -53,9 +56,10 @@ struct Head {
   int64_t mask_ld = 0, mask_cs = 1;
 };
 
-// Computes every head over io's pool; returns the backends the block products ran on. T: float or double.
-template <typename T>
-BackendSet run(const NodeDef& node, const KernelIO& io, const Params& p, const std::vector<Head<T>>& heads);
+// Computes every head over io's pool; returns the backends the block products ran on. T: float or double; TK: T,
+// or uint16_t with T = float.
+template <typename T, typename TK = T>
+BackendSet run(const NodeDef& node, const KernelIO& io, const Params& p, const std::vector<Head<T, TK>>& heads);
 
 // The name of the row arithmetic's code path ("avx2" for vmath's AVX2 + FMA exp, else "portable"), for the
 // profile label "refrt fused attention (<path>)".

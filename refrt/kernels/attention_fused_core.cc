@@ -8,6 +8,7 @@
 
 #include <immintrin.h>
 
+#include "../src/dispatch.h"
 #include "../src/gemm.h"
 #include "../src/thread_pool.h"
 #include "../src/vmath.h"
@@ -106,8 +107,8 @@ T row_exp_sum(T* s, int64_t n, T m) {
 
 // Applies the mask, the causal limit and the short-mask padding to scores[0, kb) of query row i, keys
 // j0.. (the keys at or past `visible` are masked for every row and are not in the block).
-template <typename T>
-void mask_row(const Params& p, const Head<T>& h, int64_t i, int64_t j0, int64_t kb, T* s) {
+template <typename T, typename TK>
+void mask_row(const Params& p, const Head<T, TK>& h, int64_t i, int64_t j0, int64_t kb, T* s) {
   const T neg_inf = -std::numeric_limits<T>::infinity();
   if (p.mask != MaskKind::kNone) {
     const int64_t base = i * h.mask_ld + j0 * h.mask_cs;
@@ -132,9 +133,35 @@ void mask_row(const Params& p, const Head<T>& h, int64_t i, int64_t j0, int64_t 
   }
 }
 
-template <typename T>
-BackendSet run_rows(const NodeDef& node, const Params& p, const Head<T>& h, int64_t i0, int64_t i1, T* scores,
-                    T* row_max, T* row_sum) {
+// The keys [j0, j0 + kb) of K (as rows [kb, d] when k_rows, else as columns of K^T [d, kb]) and their V rows
+// [kb, dv], as T: the head's own memory, or, for float16 / bfloat16 K and V, widened into `kbuf` / `vbuf`.
+template <typename T, typename TK>
+void key_block(const Params& p, const Head<T, TK>& h, int64_t j0, int64_t kb, T* kbuf, T* vbuf, const T*& kblock,
+               int64_t& ldk, const T*& vblock, int64_t& ldv) {
+  if constexpr (std::is_same_v<T, TK>) {
+    kblock = h.k_rows ? h.k + j0 * h.ldk : h.k + j0;
+    ldk = h.ldk;
+    vblock = h.v + j0 * h.ldv;
+    ldv = h.ldv;
+  } else {
+    static_assert(std::is_same_v<T, float> && std::is_same_v<TK, uint16_t>);
+    if (h.k_rows) {
+      for (int64_t j = 0; j < kb; ++j) widen_span(p.kv_type, h.k + (j0 + j) * h.ldk, kbuf + j * p.d, p.d);
+      ldk = p.d;
+    } else {
+      for (int64_t c = 0; c < p.d; ++c) widen_span(p.kv_type, h.k + c * h.ldk + j0, kbuf + c * kb, kb);
+      ldk = kb;
+    }
+    for (int64_t j = 0; j < kb; ++j) widen_span(p.kv_type, h.v + (j0 + j) * h.ldv, vbuf + j * p.dv, p.dv);
+    kblock = kbuf;
+    vblock = vbuf;
+    ldv = p.dv;
+  }
+}
+
+template <typename T, typename TK>
+BackendSet run_rows(const NodeDef& node, const Params& p, const Head<T, TK>& h, int64_t i0, int64_t i1, T* scores,
+                    T* row_max, T* row_sum, T* kbuf, T* vbuf) {
   const T neg_inf = -std::numeric_limits<T>::infinity();
   const int64_t r = i1 - i0;
   // Keys every row of the block masks: past the short mask, and (causal) past the last row's limit.
@@ -167,9 +194,11 @@ BackendSet run_rows(const NodeDef& node, const Params& p, const Head<T>& h, int6
   T* y = h.y + i0 * h.ldy;
   for (int64_t j0 = 0; j0 < visible; j0 += kKeys) {
     const int64_t kb = std::min(kKeys, visible - j0);
-    const T* kblock = h.k_rows ? h.k + j0 * h.ldk : h.k + j0;
+    const T *kblock = nullptr, *vblock = nullptr;
+    int64_t ldk = 0, ldv = 0;
+    key_block(p, h, j0, kb, kbuf, vbuf, kblock, ldk, vblock, ldv);
     ran |= backend_bit(
-        gemm<T>(node, false, h.k_rows, r, kb, p.d, static_cast<T>(p.scale), q, h.ldq, kblock, h.ldk, T(0), scores, kb));
+        gemm<T>(node, false, h.k_rows, r, kb, p.d, static_cast<T>(p.scale), q, h.ldq, kblock, ldk, T(0), scores, kb));
     for (int64_t ii = 0; ii < r; ++ii) {
       T* s = scores + ii * kb;
       mask_row(p, h, i0 + ii, j0, kb, s);
@@ -186,8 +215,8 @@ BackendSet run_rows(const NodeDef& node, const Params& p, const Head<T>& h, int6
       row_sum[ii] = row_sum[ii] * corr + sum;
       row_max[ii] = m_new;
     }
-    ran |= backend_bit(gemm<T>(node, false, false, r, p.dv, kb, T(1), scores, kb, h.v + j0 * h.ldv, h.ldv,
-                               j0 == 0 ? T(0) : T(1), y, h.ldy));
+    ran |= backend_bit(gemm<T>(node, false, false, r, p.dv, kb, T(1), scores, kb, vblock, ldv, j0 == 0 ? T(0) : T(1),
+                               y, h.ldy));
   }
   const T nan = std::numeric_limits<T>::quiet_NaN();
   for (int64_t ii = 0; ii < r; ++ii) {
@@ -204,8 +233,8 @@ BackendSet run_rows(const NodeDef& node, const Params& p, const Head<T>& h, int6
 
 }  // namespace
 
-template <typename T>
-BackendSet run(const NodeDef& node, const KernelIO& io, const Params& p, const std::vector<Head<T>>& heads) {
+template <typename T, typename TK>
+BackendSet run(const NodeDef& node, const KernelIO& io, const Params& p, const std::vector<Head<T, TK>>& heads) {
   if (p.sq == 0 || p.dv == 0 || heads.empty()) return 0;
   const int64_t blocks = (p.sq + kRows - 1) / kRows;
   const int64_t tasks = static_cast<int64_t>(heads.size()) * blocks;
@@ -214,11 +243,15 @@ BackendSet run(const NodeDef& node, const KernelIO& io, const Params& p, const s
     const int64_t rows = std::min(kRows, p.sq);
     std::vector<T> scores(static_cast<size_t>(rows * std::min(kKeys, std::max<int64_t>(p.total, 1))));
     std::vector<T> stats(static_cast<size_t>(2 * rows));
+    // Widened key blocks (half K and V): K [kKeys, d] or K^T [d, kKeys], V [kKeys, dv].
+    const size_t widened = std::is_same_v<T, TK> ? 0 : static_cast<size_t>(std::min(kKeys, p.total));
+    std::vector<T> kbuf(widened * static_cast<size_t>(p.d)), vbuf(widened * static_cast<size_t>(p.dv));
     BackendSet mine = 0;
     for (int64_t t = t0; t < t1; ++t) {
-      const Head<T>& h = heads[static_cast<size_t>(t / blocks)];
+      const Head<T, TK>& h = heads[static_cast<size_t>(t / blocks)];
       const int64_t i0 = (t % blocks) * kRows, i1 = std::min(p.sq, i0 + kRows);
-      mine |= run_rows<T>(node, p, h, i0, i1, scores.data(), stats.data(), stats.data() + rows);
+      mine |= run_rows<T, TK>(node, p, h, i0, i1, scores.data(), stats.data(), stats.data() + rows, kbuf.data(),
+                              vbuf.data());
     }
     ran.fetch_or(mine, std::memory_order_relaxed);
   });
@@ -227,6 +260,8 @@ BackendSet run(const NodeDef& node, const KernelIO& io, const Params& p, const s
 
 template BackendSet run<float>(const NodeDef&, const KernelIO&, const Params&, const std::vector<Head<float>>&);
 template BackendSet run<double>(const NodeDef&, const KernelIO&, const Params&, const std::vector<Head<double>>&);
+template BackendSet run<float, uint16_t>(const NodeDef&, const KernelIO&, const Params&,
+                                         const std::vector<Head<float, uint16_t>>&);
 
 std::string_view row_path() { return std::string_view(vmath::path()) == "haswell" ? "avx2" : "portable"; }
 

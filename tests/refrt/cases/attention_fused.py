@@ -183,3 +183,29 @@ def build(api):
         mask=np.ones((2, 1, 5, 7), bool))  # keys 7.. are masked (a shorter last dim)
     att("gqa_3d_causal", rand(2, 40, 6 * 16), rand(2, 40, 2 * 16), rand(2, 40, 2 * 24), q_num_heads=6,
         kv_num_heads=2, is_causal=1)
+
+    # float16 / bfloat16: Q (and an additive mask) widened, K and V read in their dtype and widened one block of
+    # keys at a time inside the core (a decode step's KV cache is not copied into float32 first), the output
+    # rounded once. A decode step over a cache longer than one key block (the MatMul chain with K^T stored, an
+    # additive mask), and the Attention op with GQA over 600 keys. Oracle: float64 on the half values, rounded
+    # once; tolerance one unit in the last place, plus float32 sums of up to 900 products (1e-5) near zero. (Not
+    # fusion_ rows: graph_optimize_test holds the unfused plan to the same tolerance, and unfused half nodes round
+    # the scores and probabilities each; tests/python/test_refrt_attention_fused.py checks the chain fuses.)
+    import ml_dtypes
+    for dt, tag, ulp in ((ml_dtypes.bfloat16, "bf16", 2.0 ** -7), (np.float16, "f16", 2.0 ** -10)):
+        q, kt, v = rand(2, 4, 1, 64).astype(dt), rand(2, 4, 64, 900).astype(dt), rand(2, 4, 900, 64).astype(dt)
+        mask = np.where(own.uniform(size=(2, 1, 1, 900)) < 0.1, -np.inf, 0).astype(dt)
+        nodes = [node("MatMul", ["q", "kt"], ["s"]), node("Mul", ["s", "scale"], ["ss"]),
+                 node("Add", ["ss", "mask"], ["sm_in"]), node("Softmax", ["sm_in"], ["p"], axis=-1),
+                 node("MatMul", ["p", "v"], ["y"])]
+        scale = np.array(0.125, dt)
+        sc = q.astype(np.float64) @ kt.astype(np.float64) * 0.125 + mask.astype(np.float64)
+        case(f"attention_fused_half_decode_{tag}", nodes, {"q": q, "kt": kt, "v": v, "mask": mask},
+             {"y": (softmax(sc, False) @ v.astype(np.float64)).astype(dt)}, initializers={"scale": scale},
+             tol=(ulp, 1e-5), threads=(2,))
+        qa, ka, va = rand(1, 4, 7, 32).astype(dt), rand(1, 2, 600, 32).astype(dt), rand(1, 2, 600, 32).astype(dt)
+        y = attention_ref(np, qa.astype(np.float64), ka.astype(np.float64), va.astype(np.float64), None)[0]
+        case(f"attention_fused_half_gqa_{tag}", [node("Attention", ["q", "k", "v"], ["y"])],
+             {"q": qa, "k": ka, "v": va}, {"y": y.astype(dt)}, opset=23, tol=(ulp, 1e-5), threads=(2,),
+             ort_differs=None if tag == "bf16" else "onnxruntime's float16 Attention is up to 56 float16 ulps (6e-5) "
+             "from the float64 answer rounded once (measured); eager's CPU SDPA sums in float32 as refrt does")
