@@ -215,8 +215,8 @@ BackendSet run_rows(const NodeDef& node, const Params& p, const Head<T, TK>& h, 
       row_sum[ii] = row_sum[ii] * corr + sum;
       row_max[ii] = m_new;
     }
-    ran |= backend_bit(gemm<T>(node, false, false, r, p.dv, kb, T(1), scores, kb, vblock, ldv, j0 == 0 ? T(0) : T(1),
-                               y, h.ldy));
+    ran |= backend_bit(
+        gemm<T>(node, false, false, r, p.dv, kb, T(1), scores, kb, vblock, ldv, j0 == 0 ? T(0) : T(1), y, h.ldy));
   }
   const T nan = std::numeric_limits<T>::quiet_NaN();
   for (int64_t ii = 0; ii < r; ++ii) {

@@ -125,7 +125,7 @@ class ConvKernel : public Kernel {
     const WindowGeometry g = checked_geometry(x, w, b);
     const Tensor* b32 = b ? widened_.find(*b) : nullptr;
     const Tensor* w32 = widened_.find(w);
-    const conv_dnnl::Conv* conv = dnnl_bf16_.applies(w, g, group_) ? &dnnl_bf16_
+    const conv_dnnl::Conv* conv = dnnl_bf16_.applies(w, g, group_)        ? &dnnl_bf16_
                                   : w32 && dnnl_.applies(*w32, g, group_) ? &dnnl_
                                                                           : nullptr;
     if (!conv || conv_gemm_disabled() || (b && !b32)) return false;

@@ -150,9 +150,9 @@ struct Block {
 };
 
 struct Plan {
-  std::string_view impl;  // what oneDNN chose, for the profile
+  std::string_view impl;          // what oneDNN chose, for the profile
   std::string_view widened_impl;  // "float32 " + impl: a float32 primitive run for half X and Y
-  int64_t src_block = 0;  // 0: X as it is (NCHW); 8 / 16 / C: X reordered into channel blocks first
+  int64_t src_block = 0;          // 0: X as it is (NCHW); 8 / 16 / C: X reordered into channel blocks first
   size_t src_bytes = 0;
   // bfloat16 X into the primitive's layout (oneDNN's JIT reorder; float32 X moves with move_block).
   std::optional<dnnl::reorder> src_reorder;
@@ -178,6 +178,56 @@ bool Conv::applies(const Tensor& w, const nn::WindowGeometry& g, int64_t group) 
   return g.rank() == 2 && w.rank() == 4 && (bf16 || g.kernel[0] * g.kernel[1] > 1);
 }
 
+namespace {
+
+// The dims of one convolution primitive (oneDNN's dilations count from 0).
+struct ConvDims {
+  memory::dims src, w, dst, strides, dilates, pad_l, pad_r;
+};
+
+// The primitive for one block of output channels in the first layouts oneDNN has a usable kernel for, tried in
+// order: `any`; for a few input channels (a stem) X as it is and Y blocked; both blocked. What oneDNN picks for
+// `any`: blocked (nChw8c / nChw16c) JIT kernels on AVX2, but on AVX-512 often brgconv with channels-last tensors,
+// which a float32 plan does not lay out (`nhwc_ok` is for bfloat16): then the channel blocks of the CPU's vector
+// width are asked for explicitly (jit:avx512_core measured as fast there). oneDNN's gemm-based and reference
+// convolutions are slower than refrt's own im2col path, so they are not usable.
+std::optional<dnnl::convolution_forward::primitive_desc> find_primitive(const ConvDims& d, memory::data_type in_type,
+                                                                        const memory::desc& bias_md,
+                                                                        const dnnl::primitive_attr& attr, bool nhwc_ok,
+                                                                        int64_t align) {
+  auto pd_for = [&](Tag src_tag, Tag dst_tag) {
+    const memory::desc src(d.src, in_type, src_tag), dst(d.dst, memory::data_type::f32, dst_tag);
+    const memory::desc w(d.w, in_type, Tag::any);
+    const auto kind = dnnl::prop_kind::forward_inference;
+    const auto algo = dnnl::algorithm::convolution_direct;
+    const dnnl::convolution_forward::desc desc =
+        bias_md.is_zero()
+            ? dnnl::convolution_forward::desc(kind, algo, src, w, dst, d.strides, d.dilates, d.pad_l, d.pad_r)
+            : dnnl::convolution_forward::desc(kind, algo, src, w, bias_md, dst, d.strides, d.dilates, d.pad_l, d.pad_r);
+    return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
+  };
+  auto usable = [&](const dnnl::convolution_forward::primitive_desc& p) {
+    const std::string impl = p.impl_info_str();
+    return impl.rfind("gemm", 0) != 0 && impl.rfind("ref", 0) != 0 &&
+           channel_block(p.src_desc(), d.src, in_type, nhwc_ok) >= 0 &&
+           channel_block(p.dst_desc(), d.dst, memory::data_type::f32, nhwc_ok) >= 0;
+  };
+  const Tag blocked = align == 16 ? Tag::nChw16c : Tag::nChw8c;
+  std::vector<std::pair<Tag, Tag>> tries{{Tag::any, Tag::any}};
+  if (d.src[1] < align) tries.emplace_back(Tag::nchw, blocked);
+  tries.emplace_back(blocked, blocked);
+  for (const auto& [src_tag, dst_tag] : tries) {
+    try {
+      dnnl::convolution_forward::primitive_desc candidate = pd_for(src_tag, dst_tag);
+      if (usable(candidate)) return candidate;
+    } catch (const dnnl::error&) {  // no implementation for these layouts
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, bool bias,
                                            int64_t threads) const {
   auto plan = std::make_shared<Plan>();
@@ -201,43 +251,8 @@ std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t 
     const int64_t mb = blk.o1 - blk.o0;
     const memory::dims w_dims{mb, c, kh, kw}, dst_dims{n, mb, g.out[0], g.out[1]};
     blk.bias_md = bias ? memory::desc({mb}, memory::data_type::f32, Tag::x) : memory::desc();
-    // What oneDNN picks for `any` layouts: blocked (nChw8c / nChw16c) JIT kernels on AVX2, but on AVX-512
-    // often brgconv with channels-last tensors, which this plan does not lay out. Then the channel blocks
-    // of the CPU's vector width are asked for explicitly (jit:avx512_core measured as fast there).
-    auto pd_for = [&](Tag src_tag, Tag dst_tag) {
-      const memory::desc src(src_dims, in_type, src_tag), dst(dst_dims, memory::data_type::f32, dst_tag);
-      const memory::desc w(w_dims, in_type, Tag::any);
-      const dnnl::convolution_forward::desc desc =
-          bias
-              ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                                src, w, blk.bias_md, dst, strides, dilates, pad_l, pad_r)
-              : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                                src, w, dst, strides, dilates, pad_l, pad_r);
-      return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
-    };
-    // oneDNN's gemm-based and reference convolutions are slower than refrt's own im2col path.
-    auto usable = [&](const dnnl::convolution_forward::primitive_desc& p) {
-      const std::string impl = p.impl_info_str();
-      return impl.rfind("gemm", 0) != 0 && impl.rfind("ref", 0) != 0 &&
-             channel_block(p.src_desc(), src_dims, in_type, bf16) >= 0 &&
-             channel_block(p.dst_desc(), dst_dims, memory::data_type::f32, bf16) >= 0;
-    };
-    const Tag blocked = align == 16 ? Tag::nChw16c : Tag::nChw8c;
-    // Tried in order: `any`; for a few input channels (a stem) X as it is and Y blocked; both blocked.
-    std::vector<std::pair<Tag, Tag>> tries{{Tag::any, Tag::any}};
-    if (c < align) tries.emplace_back(Tag::nchw, blocked);
-    tries.emplace_back(blocked, blocked);
-    std::optional<dnnl::convolution_forward::primitive_desc> found;
-    for (const auto& [src_tag, dst_tag] : tries) {
-      try {
-        dnnl::convolution_forward::primitive_desc candidate = pd_for(src_tag, dst_tag);
-        if (usable(candidate)) {
-          found = candidate;
-          break;
-        }
-      } catch (const dnnl::error&) {  // no implementation for these layouts
-      }
-    }
+    const std::optional<dnnl::convolution_forward::primitive_desc> found = find_primitive(
+        {src_dims, w_dims, dst_dims, strides, dilates, pad_l, pad_r}, in_type, blk.bias_md, attr, bf16, align);
     if (!found) return nullptr;
     const dnnl::convolution_forward::primitive_desc& pd = *found;
     const std::string impl = pd.impl_info_str();
@@ -263,8 +278,8 @@ std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t 
   }
   if (bf16 && plan->src_block > 0) {
     plan->src_user_md = memory::desc(src_dims, in_type, Tag::nchw);
-    plan->src_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), plan->src_user_md, cpu_engine(),
-                                                                     plan->blocks.front().src_md));
+    plan->src_reorder = dnnl::reorder(
+        dnnl::reorder::primitive_desc(cpu_engine(), plan->src_user_md, cpu_engine(), plan->blocks.front().src_md));
   }
   return plan;
 }
@@ -308,29 +323,17 @@ void finish_rows(float* rows, int64_t count, int64_t out_size, DType half, const
   }
 }
 
-}  // namespace
-
+// X as the primitive reads it: channel blocks of the plan's width (zeros past C) spread over the pool, float32 as it
+// is, float16 / bfloat16 widened on the way for a float32 primitive, oneDNN's reorder for a bfloat16 one; NCHW X as
+// it is, or widened whole for a float32 primitive (a stem's few channels). `blocked` holds what is made.
 template <typename T>
-bool Conv::run_typed(const KernelIO& io, const nn::WindowGeometry& geometry, int64_t n, int64_t c, int64_t m,
-                     DType io_type, const T* px, const float* pb, const T* pz, T* py,
-                     const std::vector<ActStep>& acts) const {
+const void* source(const KernelIO& io, const Plan& plan, bool native_half, DType io_type, int64_t n, int64_t c,
+                   int64_t in_size, const T* px, Tensor& blocked) {
   constexpr bool kFloat = std::is_same_v<T, float>;
-  const nn::WindowGeometry g = nn::as_2d(geometry);
-  const int64_t threads = io.pool ? io.pool->size() : 1;
-  const std::vector<int64_t> key{n, c, g.in[0], g.in[1], pb != nullptr, threads};
-  const std::shared_ptr<const Plan> plan =
-      plans_.get(key, [&] { return plan_for(g, n, c, m, pb != nullptr, threads); });
-  if (!plan) return false;
-  const bool native_half = !kFloat && w_.dtype() != DType::kFloat32;
-  io.impl = kFloat || native_half ? plan->impl : plan->widened_impl;
-  const int64_t in_size = g.in[0] * g.in[1], out_size = g.out[0] * g.out[1];
-  // X into channel blocks of sb (zeros past C), spread over the pool: float32 as it is, float16 / bfloat16 widened
-  // on the way for a float32 primitive; for a bfloat16 primitive, oneDNN's reorder.
   const void* src = px;
-  Tensor blocked;
-  const int64_t sb = plan->src_block;
+  const int64_t sb = plan.src_block;
   if (sb > 0) {
-    blocked = Tensor(DType::kUInt8, {static_cast<int64_t>(plan->src_bytes)});
+    blocked = Tensor(DType::kUInt8, {static_cast<int64_t>(plan.src_bytes)});
     if (!native_half) {
       auto* pbk = reinterpret_cast<float*>(blocked.mutable_raw());
       const int64_t cblocks = round_up(c, sb) / sb;
@@ -350,9 +353,9 @@ bool Conv::run_typed(const KernelIO& io, const nn::WindowGeometry& geometry, int
     } else {
       const dnnl_common::OneOpenmpThread one_thread;
       dnnl::stream& stream = thread_stream();
-      memory from(plan->src_user_md, cpu_engine(), const_cast<T*>(px));
-      memory to(plan->blocks.front().src_md, cpu_engine(), blocked.mutable_raw());
-      plan->src_reorder->execute(stream, from, to);
+      memory from(plan.src_user_md, cpu_engine(), const_cast<T*>(px));
+      memory to(plan.blocks.front().src_md, cpu_engine(), blocked.mutable_raw());
+      plan.src_reorder->execute(stream, from, to);
       stream.wait();
     }
     src = blocked.raw();
@@ -361,6 +364,27 @@ bool Conv::run_typed(const KernelIO& io, const nn::WindowGeometry& geometry, int
     widen_span(io_type, reinterpret_cast<const uint16_t*>(px), blocked.data<float>(), n * c * in_size);
     src = blocked.raw();
   }
+  return src;
+}
+
+}  // namespace
+
+template <typename T>
+bool Conv::run_typed(const KernelIO& io, const nn::WindowGeometry& geometry, int64_t n, int64_t c, int64_t m,
+                     DType io_type, const T* px, const float* pb, const T* pz, T* py,
+                     const std::vector<ActStep>& acts) const {
+  constexpr bool kFloat = std::is_same_v<T, float>;
+  const nn::WindowGeometry g = nn::as_2d(geometry);
+  const int64_t threads = io.pool ? io.pool->size() : 1;
+  const std::vector<int64_t> key{n, c, g.in[0], g.in[1], pb != nullptr, threads};
+  const std::shared_ptr<const Plan> plan =
+      plans_.get(key, [&] { return plan_for(g, n, c, m, pb != nullptr, threads); });
+  if (!plan) return false;
+  const bool native_half = !kFloat && w_.dtype() != DType::kFloat32;
+  io.impl = kFloat || native_half ? plan->impl : plan->widened_impl;
+  const int64_t in_size = g.in[0] * g.in[1], out_size = g.out[0] * g.out[1];
+  Tensor blocked;
+  const void* src = source(io, *plan, native_half, io_type, n, c, in_size, px, blocked);
   parallel_each(io, static_cast<int64_t>(plan->blocks.size()), [&](int64_t b0, int64_t b1) {
     const dnnl_common::OneOpenmpThread one_thread;
     dnnl::stream& stream = thread_stream();
@@ -388,7 +412,8 @@ bool Conv::run_typed(const KernelIO& io, const nn::WindowGeometry& geometry, int
         else
           rows = db == 0 ? out + i * mb * out_size : rows_buffer;
         if (db == 0) {
-          if constexpr (kFloat) std::memcpy(yb, out + i * mb * out_size, static_cast<size_t>(mb * out_size) * sizeof(float));
+          if constexpr (kFloat)
+            std::memcpy(yb, out + i * mb * out_size, static_cast<size_t>(mb * out_size) * sizeof(float));
         } else {
           for (int64_t o = 0; o < mb; o += db) {
             const float* ob = out + (i * mbp + o) * out_size;

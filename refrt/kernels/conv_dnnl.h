@@ -31,10 +31,10 @@ class Conv {
   void set_weights(const Tensor& w) { w_ = w; }
   // Whether this call can run here: constant W (the one given), one group, 1-D or 2-D, a kernel larger than 1
   // (1-D runs as 2-D with a unit height); a bfloat16 W needs a CPU with BF16 (AVX-512 BF16 or AMX), and takes
-  // 1x1 kernels too (the widened alternative converts X and Y as whole tensors). Measured on AVX2 (Zen 3): ResNet-18's 3x3 / 7x7
-  // convs 18 % faster at 1 thread, 10 % at 2, MobileNetV3's stem 30-38 %, Whisper's 1-D stem convs tied
-  // at 1 thread and 1.8x faster at 2; 1x1 convs tie or lose (the reorders cost what the GEMM saves), so
-  // they keep refrt's GEMM, and depthwise keeps refrt's direct kernel.
+  // 1x1 kernels too (the widened alternative converts X and Y as whole tensors). Measured on AVX2 (Zen 3): ResNet-18's
+  // 3x3 / 7x7 convs 18 % faster at 1 thread, 10 % at 2, MobileNetV3's stem 30-38 %, Whisper's 1-D stem convs tied at 1
+  // thread and 1.8x faster at 2; 1x1 convs tie or lose (the reorders cost what the GEMM saves), so they keep refrt's
+  // GEMM, and depthwise keeps refrt's direct kernel.
   bool applies(const Tensor& w, const nn::WindowGeometry& g, int64_t group) const;
   // Y = conv(X, W) + bias (+ z, same shape as Y), then the activations. false: no primitive for this
   // geometry (the caller runs its own kernel).

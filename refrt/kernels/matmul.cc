@@ -80,8 +80,8 @@ bool half_gemv(KernelIO& io, const PackedGemv& gemv, const WidenedConstants& wid
   if (bias && !bias32) bias32 = &(bias_copy = widen_to_float32(*bias));
   const Tensor x32 = widen_to_float32(a);
   Tensor y32(DType::kFloat32, {1, gemv.n()});
-  note_backends(io, backend_bit(gemv.run(io, x32.data<float>(), bias32 ? bias32->data<float>() : nullptr,
-                                         y32.data<float>())));
+  note_backends(
+      io, backend_bit(gemv.run(io, x32.data<float>(), bias32 ? bias32->data<float>() : nullptr, y32.data<float>())));
   rows_epilogue<float>(io, y32, nullptr, gemv.n(), acts);
   Shape shape = a.shape();
   shape.back() = gemv.n();

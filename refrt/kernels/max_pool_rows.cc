@@ -90,9 +90,7 @@ __attribute__((target("avx2,fma"))) bool pool_avx2(const nn::WindowGeometry& g, 
   return pool<Avx2>(g, p, out);
 }
 
-bool pool_base(const nn::WindowGeometry& g, const float* p, float* out) {
-  return pool<Base>(g, p, out);
-}
+bool pool_base(const nn::WindowGeometry& g, const float* p, float* out) { return pool<Base>(g, p, out); }
 
 }  // namespace
 

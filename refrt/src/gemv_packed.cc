@@ -45,8 +45,7 @@ void pack_panel(const T* b, bool trans, int64_t k, int64_t n, int64_t c0, int64_
       for (int64_t i = 0; i < k; ++i) dst[i * stride + c] = src[i];
     }
   } else {
-    for (int64_t i = 0; i < k; ++i)
-      std::memcpy(dst + i * stride, b + i * n + c0, static_cast<size_t>(w) * sizeof(T));
+    for (int64_t i = 0; i < k; ++i) std::memcpy(dst + i * stride, b + i * n + c0, static_cast<size_t>(w) * sizeof(T));
   }
   if (stride > w)
     for (int64_t i = 0; i < k; ++i) std::fill(dst + i * stride + w, dst + (i + 1) * stride, T(0));

@@ -40,8 +40,9 @@ class PackedGemv {
   bool holds(const Tensor& b) const { return b_.defined() && b.raw() == b_.raw() && b.dtype() == b_.dtype(); }
   int64_t k() const { return k_; }
   int64_t n() const { return n_; }
-  // y[0, n) = x[0, k) B (x and y float32 whatever B's dtype), + bias[0, n) when given (added after the sum, as an epilogue does), columns split
-  // over io's pool. Returns the backend that ran (kRefrtPackedGemv), for the node's label.
+  // y[0, n) = x[0, k) B (x and y float32 whatever B's dtype), + bias[0, n) when given (added after the sum, as an
+  // epilogue does), columns split over io's pool. Returns the backend that ran (kRefrtPackedGemv), for the node's
+  // label.
   Backend run(const KernelIO& io, const float* x, const float* bias, float* y) const;
 
   struct Panels;

@@ -73,9 +73,10 @@ def _models(tmp_path):
                 "c": rng.standard_normal(512).astype(ml_dtypes.bfloat16)}, out_type=TensorProto.BFLOAT16)
     out["gemm_linear_bf16"] = ("gemm_bf16.onnx", "gemm", "bf16")
     xc = helper.make_tensor_value_info("x", TensorProto.BFLOAT16, [1, 32, 28, 28])
-    _save(tmp_path / "conv_bf16.onnx", [helper.make_node("Conv", ["x", "w", "b"], ["y"], name="conv", pads=[1, 1, 1, 1])],
-          [xc], "y", {"w": rng.standard_normal((64, 32, 3, 3)).astype(ml_dtypes.bfloat16),
-                      "b": rng.standard_normal(64).astype(ml_dtypes.bfloat16)}, opset=22, out_type=TensorProto.BFLOAT16)
+    conv = helper.make_node("Conv", ["x", "w", "b"], ["y"], name="conv", pads=[1, 1, 1, 1])
+    _save(tmp_path / "conv_bf16.onnx", [conv], [xc], "y",
+          {"w": rng.standard_normal((64, 32, 3, 3)).astype(ml_dtypes.bfloat16),
+           "b": rng.standard_normal(64).astype(ml_dtypes.bfloat16)}, opset=22, out_type=TensorProto.BFLOAT16)
     out["conv3x3_bf16"] = ("conv_bf16.onnx", "conv", "bf16")
     nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="qx"),
              helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xf"], name="dqx"),

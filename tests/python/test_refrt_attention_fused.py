@@ -218,8 +218,8 @@ def test_half_decode_chain_runs_fused_with_its_cache_in_half(tmp_path, dtype):
              helper.make_node("Add", ["s1", "mask"], ["s2"]), helper.make_node("Softmax", ["s2"], ["p"], axis=-1),
              helper.make_node("MatMul", ["p", "v"], ["y"])]
     feeds = {"q": q, "kt": kt, "v": v, "mask": mask}
-    graph = helper.make_graph(nodes, "decode", [helper.make_tensor_value_info(n, proto, a.shape) for n, a in feeds.items()],
-                              [helper.make_tensor_value_info("y", proto, None)],
+    values = [helper.make_tensor_value_info(n, proto, a.shape) for n, a in feeds.items()]
+    graph = helper.make_graph(nodes, "decode", values, [helper.make_tensor_value_info("y", proto, None)],
                               [onnx.numpy_helper.from_array(np.array(0.25, dt), "scale")])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
     model.ir_version = 10
