@@ -20,6 +20,9 @@ enum class ScratchSlot {
   kGemv,
   kWeightOnly,
   kPoolRow,
+  kAttentionScores,
+  kAttentionKeys,
+  kAttentionValues,
   kCount
 };
 
