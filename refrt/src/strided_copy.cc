@@ -17,7 +17,10 @@ void copy_rows(const T* src, int64_t offset, const std::vector<int64_t>& strides
   int64_t base = offset;
   for (int64_t o = 0; o < total; o += inner) {
     const T* s = src + base;
-    for (int64_t j = 0; j < inner; ++j) dst[o + j] = s[j * inner_stride];
+    if (inner_stride == 1)  // contiguous rows (Expand's repeated rows, slices): a memcpy each
+      std::memcpy(dst + o, s, static_cast<size_t>(inner) * sizeof(T));
+    else
+      for (int64_t j = 0; j < inner; ++j) dst[o + j] = s[j * inner_stride];
     for (size_t d = rank - 1; d-- > 0;) {
       base += strides[d];
       if (++index[d] < shape[d]) break;
