@@ -250,6 +250,7 @@ class BatchNormKernel : public Kernel {
         const int64_t base = (i * c + ch) * inner;
         for (int64_t j = 0; j < inner; ++j) py[base + j] = static_cast<T>(static_cast<double>(px[base + j]) * a + b);
       }
+    apply_activations(acts_, py, y.numel());  // FusedBatchNormalization in float64
     io.outputs[0] = std::move(y);
   }
 

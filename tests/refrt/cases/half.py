@@ -107,9 +107,9 @@ def build(api):
     # BatchNormalization (inference) + Relu, fused into one node at load (FusedBatchNormalization; a fusion_ row:
     # graph_optimize_test checks that it fuses): y = x * a + b per
     # channel in float32, the Relu, one rounding (Relu commutes with rounding, so eager's two roundings agree).
-    # Planes of 600 values (more than one 512-value conversion block) over a batch of 2; float32 too.
-    for dt, tag in ((BF16, "bf16"), (np.float16, "f16"), (np.float32, "f32")):
-        tol = ulp.get(dt, (1e-5, 1e-6))
+    # Planes of 600 values (more than one 512-value conversion block) over a batch of 2; float32 and float64 too.
+    for dt, tag in ((BF16, "bf16"), (np.float16, "f16"), (np.float32, "f32"), (np.float64, "f64")):
+        tol = ulp.get(dt, (1e-5, 1e-6) if dt is np.float32 else (1e-12, 1e-12))
         xb = own(dt, 2, 5, 20, 30)
         sc, sh, mu, va = own(dt, 5), own(dt, 5), own(dt, 5), (own_rng.uniform(0.5, 1.5, 5)).astype(dt)
         a = sc.astype(f64) / np.sqrt(va.astype(f64) + 1e-5)
