@@ -400,7 +400,7 @@ bool Conv::run_typed(const KernelIO& io, const nn::WindowGeometry& geometry, int
       if (pb) args.emplace(DNNL_ARG_BIAS, memory(blk.bias_md, cpu_engine(), const_cast<float*>(pb + blk.o0)));
       blk.conv.execute(stream, args);
       stream.wait();
-      // Back to NCHW rows (of Y for float32, of a float32 buffer for bfloat16), then the added input and the
+      // Back to NCHW rows (of Y for float32, of a float32 buffer for a half Y), then the added input and the
       // activations while the rows are in cache.
       const int64_t mbp = db > 0 ? round_up(mb, db) : mb;
       float* rows_buffer = kFloat ? nullptr : scratch<float>(mb * out_size + 1, ScratchSlot::kDnnlOutput);

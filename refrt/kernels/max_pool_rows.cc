@@ -13,22 +13,19 @@ namespace parity::refrt::max_pool_rows {
 namespace {
 
 // The loops are written for the vectoriser (this file is built with -O3, refrt/CMakeLists.txt: GCC turns
-// `a > b ? a : b` into vmaxps and the stride-2 reads into permutes); the body is compiled twice, for AVX2 and for
-// the baseline.
-template <typename Flag>
+// `a > b ? a : b` into vmaxps and the stride-2 reads into permutes); the body is inlined, and so compiled, twice:
+// into the AVX2 entry and into the baseline one.
 [[gnu::always_inline]] inline bool has_nan(const float* p, int64_t n) {
   int bad = 0;
   for (int64_t i = 0; i < n; ++i) bad |= p[i] != p[i];
   return bad != 0;
 }
 
-template <typename Flag>
 [[gnu::always_inline]] inline void row_max(const float* src, float* acc, int64_t n) {
   for (int64_t x = 0; x < n; ++x) acc[x] = src[x] > acc[x] ? src[x] : acc[x];
 }
 
 // dst[j] = max(dst[j], row[j * stride + shift]) for j in [lo, hi).
-template <typename Flag>
 [[gnu::always_inline]] inline void tap_max(const float* row, int64_t stride, int64_t shift, int64_t lo, int64_t hi,
                                            float* dst) {
   const float* r = row + shift;
@@ -41,12 +38,11 @@ template <typename Flag>
   }
 }
 
-template <typename Flag>
 [[gnu::always_inline]] inline bool pool(const nn::WindowGeometry& g, const float* plane, float* out) {
   const int64_t ih = g.in[0], iw = g.in[1], oh = g.out[0], ow = g.out[1], kh = g.kernel[0], kw = g.kernel[1];
   const int64_t sh = g.stride[0], sw = g.stride[1], ph = g.pad_begin[0], pw = g.pad_begin[1];
   const int64_t dh = g.dilation[0], dw = g.dilation[1];
-  if (has_nan<Flag>(plane, ih * iw)) return false;
+  if (has_nan(plane, ih * iw)) return false;
   // Each tap's valid output columns; a column no tap reaches (its window all padding) gives the lowest float.
   std::vector<int64_t> lo(static_cast<size_t>(kw)), hi(static_cast<size_t>(kw));
   std::vector<uint8_t> reached(static_cast<size_t>(ow), 0);
@@ -68,7 +64,7 @@ template <typename Flag>
       if (rows++ == 0)
         std::memcpy(acc, plane + i * iw, static_cast<size_t>(iw) * sizeof(float));
       else
-        row_max<Flag>(plane + i * iw, acc, iw);
+        row_max(plane + i * iw, acc, iw);
     }
     if (rows == 0) {  // every window of the row is in the padding
       std::fill(dst, dst + ow, kLowest);
@@ -76,21 +72,18 @@ template <typename Flag>
     }
     std::fill(dst, dst + ow, -std::numeric_limits<float>::infinity());
     for (int64_t b = 0; b < kw; ++b)
-      tap_max<Flag>(acc, sw, b * dw - pw, lo[static_cast<size_t>(b)], hi[static_cast<size_t>(b)], dst);
+      tap_max(acc, sw, b * dw - pw, lo[static_cast<size_t>(b)], hi[static_cast<size_t>(b)], dst);
     for (int64_t j = 0; j < ow; ++j)
       if (!reached[static_cast<size_t>(j)]) dst[j] = kLowest;
   }
   return true;
 }
 
-struct Avx2 {};
-struct Base {};
-
 __attribute__((target("avx2,fma"))) bool pool_avx2(const nn::WindowGeometry& g, const float* p, float* out) {
-  return pool<Avx2>(g, p, out);
+  return pool(g, p, out);
 }
 
-bool pool_base(const nn::WindowGeometry& g, const float* p, float* out) { return pool<Base>(g, p, out); }
+bool pool_base(const nn::WindowGeometry& g, const float* p, float* out) { return pool(g, p, out); }
 
 }  // namespace
 
