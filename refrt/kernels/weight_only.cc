@@ -263,8 +263,12 @@ class WeightOnlyMatMulKernel : public Kernel {
     if (level == 4) {
       q8_ = q8::pack(w, scale, zp ? &zp->t : nullptr, pw.block);
       q8_path_ = q8::host_path();
-      impl_ = intern_impl(std::string("refrt weight-only int") + std::to_string(q8_.bits) + " x int8 block " +
-                          std::to_string(pw.block) + " (" + q8::path_name(q8_path_) + ")");
+      auto label = [&](q8::Path p) {
+        return intern_impl(std::string("refrt weight-only int") + std::to_string(q8_.bits) + " x int8 block " +
+                           std::to_string(pw.block) + " (" + q8::path_name(p) + ")");
+      };
+      impl_ = label(q8_path_);
+      impl_vnni_ = label(q8::Path::kAvx512Vnni);  // the amx path's label where its tiles do not run
       return;
     }
     // 4-bit weights (INT4 / UINT4 in the file) are kept one per byte as well: packed two per byte they were
@@ -314,7 +318,7 @@ class WeightOnlyMatMulKernel : public Kernel {
     if (k == 0) {
       std::fill(py, py + y.numel(), 0.0f);
     } else if (q8_.k > 0) {
-      q8::matmul(q8_, q8_path_, px, m, py, io);
+      if (q8::matmul(q8_, q8_path_, px, m, py, io) != q8_path_) io.impl = impl_vnni_;
     } else if (m >= kGemmRows) {
       const int64_t ld = w_.count * kLanes;
       float* b = scratch<float>(static_cast<size_t>(k * ld), ScratchSlot::kWeightOnly);
@@ -355,7 +359,7 @@ class WeightOnlyMatMulKernel : public Kernel {
   q8::Weights q8_;  // packed for the int8-activation mode (accuracy_level 4), else empty
   q8::Path q8_path_ = q8::Path::kScalar;
   std::vector<float> bias_;
-  std::string_view impl_;
+  std::string_view impl_, impl_vnni_;  // impl_vnni_: the amx path when it ran its rows on avx512_vnni
 };
 
 }  // namespace

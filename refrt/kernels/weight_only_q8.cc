@@ -299,11 +299,109 @@ void tile_scalar(const Weights& w, const Act& a, int64_t tile, int64_t r, float*
   std::memcpy(y, total, static_cast<size_t>(cols) * sizeof(float));
 }
 
-// All m rows of one tile (y: the tile's first column of row 0, rows ldy apart).
+// ---- AMX (4-bit weights): tdpbssd on int8 activations (A: 16 rows x up to 64 k) and the weights as signed
+// q - zp (B: 16 columns x 4 k a row, |q - zp| <= 15), so each tile product is the block's exact int32 sum; then the
+// same float operations as every path, into float32 sums kept per row in `acc` across the blocks.
+struct alignas(64) TileConfig {
+  uint8_t palette = 1, start_row = 0;
+  uint8_t reserved[14] = {};
+  uint16_t colsb[16] = {};
+  uint8_t rows[16] = {};
+};
+
+// Block b of one tile as four B operands (one per 16-column panel): padded / 4 rows of 64 bytes, row j = k 4j..4j+3.
+__attribute__((target("avx512f,avx512bw"))) void unpack_for_amx(const Weights& w, int64_t tile, int64_t b,
+                                                                int8_t* out) {
+  const __m512i nib = _mm512_set1_epi8(0x0F);
+  const int64_t groups = w.padded / 8, rows = w.padded / 4;
+  const uint8_t* q = w.q_of(tile, b);
+  for (int p = 0; p < 4; ++p) {
+    // Each column's zero point in the four bytes of its lane.
+    const __m512i zp = w.uniform_zp ? _mm512_set1_epi8(static_cast<char>(w.zp))
+                                    : _mm512_mullo_epi32(_mm512_loadu_si512(w.zpu_of(tile, b) + p * 16),
+                                                         _mm512_set1_epi32(0x01010101));
+    int8_t* bp = out + p * rows * 64;
+    for (int64_t g = 0; g < groups; ++g) {  // the low nibbles hold k 8g..8g+3, the high ones 8g+4..8g+7
+      const __m512i raw = _mm512_loadu_si512(q + (g * 4 + p) * 64);
+      _mm512_store_si512(bp + 2 * g * 64, _mm512_sub_epi8(_mm512_and_si512(raw, nib), zp));
+      _mm512_store_si512(bp + (2 * g + 1) * 64, _mm512_sub_epi8(_mm512_and_si512(_mm512_srli_epi16(raw, 4), nib), zp));
+    }
+  }
+}
+
+// acc[r][64] += (sa[r] * sw) * float(sums[p][r]) for the 16 rows of row tile rt (the other paths' operations).
+__attribute__((target("avx512f"))) void finish_amx_block(const int32_t (*sums)[16][16], const Act& a, const float* sw,
+                                                         int64_t b, int64_t r0, float* acc) {
+  __m512 s[4];
+  for (int p = 0; p < 4; ++p) s[p] = _mm512_loadu_ps(sw + p * 16);
+  for (int r = 0; r < 16; ++r) {
+    const __m512 sa = _mm512_set1_ps(a.scale_of(r0 + r, b));
+    float* row = acc + (r0 + r) * kTileCols;
+    for (int p = 0; p < 4; ++p) {
+      const __m512 d = _mm512_cvtepi32_ps(_mm512_load_si512(sums[p][r]));
+      _mm512_store_ps(row + p * 16, _mm512_fmadd_ps(d, _mm512_mul_ps(s[p], sa), _mm512_load_ps(row + p * 16)));
+    }
+  }
+}
+
+// Rows [0, rows16) of one tile (rows16 a multiple of 16) on AMX tiles: C in tiles 0-3, A in 4, B in 5.
+__attribute__((target("avx512f,avx512bw,amx-tile,amx-int8"))) void tiles_amx(const Weights& w, const Act& a,
+                                                                             int64_t tile, int64_t rows16, float* y,
+                                                                             int64_t ldy, int64_t cols) {
+  const int64_t kc = std::min<int64_t>(w.padded, 64), chunks = w.padded / kc, brows = w.padded / 4;
+  const int64_t lda = a.blocks * a.padded;
+  TileConfig cfg;
+  for (int t = 0; t < 4; ++t) cfg.rows[t] = 16, cfg.colsb[t] = 64;
+  cfg.rows[4] = 16, cfg.colsb[4] = static_cast<uint16_t>(kc);
+  cfg.rows[5] = static_cast<uint8_t>(kc / 4), cfg.colsb[5] = 64;
+  auto* bt = scratch<int8_t>(static_cast<size_t>(4 * brows * 64), ScratchSlot::kWeightOnlyTiles);
+  float* acc = scratch<float>(static_cast<size_t>(rows16 * kTileCols), ScratchSlot::kWeightOnlySums);
+  std::fill(acc, acc + rows16 * kTileCols, 0.0f);
+  alignas(64) int32_t sums[4][16][16];
+  asm volatile("" ::: "memory");  // the config is written before ldtilecfg reads it
+  _tile_loadconfig(&cfg);
+  for (int64_t b = 0; b < w.blocks; ++b) {
+    unpack_for_amx(w, tile, b, bt);
+    asm volatile("" ::: "memory");  // B is stored before the tile loads read it
+    for (int64_t r0 = 0; r0 < rows16; r0 += 16) {
+      _tile_zero(0);
+      _tile_zero(1);
+      _tile_zero(2);
+      _tile_zero(3);
+      for (int64_t c = 0; c < chunks; ++c) {
+        const int8_t* bc = bt + c * (kc / 4) * 64;
+        _tile_loadd(4, a.q_of(r0, b) + c * kc, lda);
+        _tile_loadd(5, bc, 64);
+        _tile_dpbssd(0, 4, 5);
+        _tile_loadd(5, bc + brows * 64, 64);
+        _tile_dpbssd(1, 4, 5);
+        _tile_loadd(5, bc + 2 * brows * 64, 64);
+        _tile_dpbssd(2, 4, 5);
+        _tile_loadd(5, bc + 3 * brows * 64, 64);
+        _tile_dpbssd(3, 4, 5);
+      }
+      _tile_stored(0, sums[0], 64);
+      _tile_stored(1, sums[1], 64);
+      _tile_stored(2, sums[2], 64);
+      _tile_stored(3, sums[3], 64);
+      finish_amx_block(sums, a, w.scale_of(tile, b), b, r0, acc);
+    }
+  }
+  _tile_release();
+  for (int p = 0; p < 4 && p * 16 < cols; ++p) {
+    const auto keep = static_cast<__mmask16>(cols - p * 16 >= 16 ? 0xFFFF : (1u << (cols - p * 16)) - 1);
+    for (int64_t r = 0; r < rows16; ++r)
+      _mm512_mask_storeu_ps(y + r * ldy + p * 16, keep, _mm512_load_ps(acc + r * kTileCols + p * 16));
+  }
+}
+
+// Rows [r, m) of one tile (y: the tile's first column of row 0, rows ldy apart); amx runs the rows past the last 16
+// (the only ones it is given) on avx512_vnni.
 template <int Bits>
-void run_tile(Path path, const Weights& w, const Act& a, int64_t tile, int64_t m, float* y, int64_t ldy, int64_t cols) {
-  count(path);
-  int64_t r = 0;
+void run_tile(Path path, const Weights& w, const Act& a, int64_t tile, int64_t r, int64_t m, float* y, int64_t ldy,
+              int64_t cols) {
+  if (path == Path::kAmx) path = Path::kAvx512Vnni;
+  if (r < m) count(path);
   switch (path) {
     case Path::kAvx512Vnni:
       // Six (then four) rows share each weight load (two passes of 32 columns: 24 accumulators and sums in the 32
@@ -341,11 +439,12 @@ int32_t int_at(const Tensor& t, int64_t i) {
 }  // namespace
 
 const char* path_name(Path p) {
-  static constexpr std::array<const char*, kPathCount> names = {"scalar", "avx2", "avx_vnni", "avx512_vnni"};
+  static constexpr std::array<const char*, kPathCount> names = {"scalar", "avx2", "avx_vnni", "avx512_vnni", "amx"};
   return names.at(static_cast<size_t>(p));
 }
 
 Path host_path() {
+  if (isa_allows(IsaLevel::kAmx)) return Path::kAmx;
   if (isa_allows(IsaLevel::kAvx512Vnni)) return Path::kAvx512Vnni;
   if (!isa_allows(IsaLevel::kAvx2)) return Path::kScalar;
   return cpu_has(CpuFeature::kAvxVnni) ? Path::kAvxVnni : Path::kAvx2;
@@ -412,7 +511,9 @@ Weights pack(const Tensor& wt, const Tensor& scale, const Tensor* zero_point, in
   return w;
 }
 
-void matmul(const Weights& w, Path path, const float* x, int64_t m, float* y, const KernelIO& io) {
+bool amx_takes(const Weights& w) { return w.bits == 4 && w.padded > 0 && (w.padded <= 64 || w.padded % 64 == 0); }
+
+Path matmul(const Weights& w, Path path, const float* x, int64_t m, float* y, const KernelIO& io) {
   Act a;
   a.blocks = w.blocks, a.padded = w.padded;
   const size_t values = static_cast<size_t>(m * w.blocks * w.padded), heads = static_cast<size_t>(m * w.blocks);
@@ -434,13 +535,21 @@ void matmul(const Weights& w, Path path, const float* x, int64_t m, float* y, co
                : quantize_block_scalar(xb, len, w.padded, q, s, sum);
       }
   });
+  const int64_t rows16 = path == Path::kAmx && amx_takes(w) ? m / 16 * 16 : 0;
   parallel_for(io, w.tiles, 1, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t cols = std::min(kTileCols, w.n - t * kTileCols);
       float* yt = y + t * kTileCols;
-      w.bits == 4 ? run_tile<4>(path, w, a, t, m, yt, w.n, cols) : run_tile<8>(path, w, a, t, m, yt, w.n, cols);
+      if (rows16 > 0) {
+        count(Path::kAmx);
+        tiles_amx(w, a, t, rows16, yt, w.n, cols);
+      }
+      w.bits == 4 ? run_tile<4>(path, w, a, t, rows16, m, yt, w.n, cols)
+                  : run_tile<8>(path, w, a, t, rows16, m, yt, w.n, cols);
     }
   });
+  if (rows16 > 0) return Path::kAmx;
+  return path == Path::kAmx ? Path::kAvx512Vnni : path;
 }
 
 std::array<uint64_t, kPathCount> probe_counts() {

@@ -33,12 +33,12 @@ struct KernelIO;
 namespace q8 {
 
 // The instruction paths, each forced by refrt's CPU caps (PARITY_REFRT_ISA, PARITY_REFRT_MASK_FEATURES).
-enum class Path : int { kScalar, kAvx2, kAvxVnni, kAvx512Vnni, kCount };
+enum class Path : int { kScalar, kAvx2, kAvxVnni, kAvx512Vnni, kAmx, kCount };
 constexpr size_t kPathCount = static_cast<size_t>(Path::kCount);
-// "scalar", "avx2" (vpmaddubsw), "avx_vnni", "avx512_vnni": the label's name of the path.
+// "scalar", "avx2" (vpmaddubsw), "avx_vnni", "avx512_vnni", "amx": the label's name of the path.
 const char* path_name(Path p);
-// What this process runs: avx512_vnni at refrt level avx512_vnni and up; avx_vnni at levels avx2 / avx512 where the
-// CPU has AVX-VNNI; avx2 at those levels without it; scalar below.
+// What this process runs: amx at refrt level amx; avx512_vnni at avx512_vnni and avx512_bf16; avx_vnni at levels
+// avx2 / avx512 where the CPU has AVX-VNNI; avx2 at those levels without it; scalar below.
 Path host_path();
 
 constexpr int64_t kTileCols = 64;   // columns per tile (4 panels of 16)
@@ -64,8 +64,13 @@ struct Weights {
 // nullptr) [weight blocks, N] with `block` rows of K each.
 Weights pack(const Tensor& w, const Tensor& scale, const Tensor* zero_point, int64_t block);
 
-// y[m, N] = x[m, K] times the weights, as the header says, on `path` (one the CPU runs) and io's threads.
-void matmul(const Weights& w, Path path, const float* x, int64_t m, float* y, const KernelIO& io);
+// The amx path takes 4-bit weights whose padded block is at most 64 or a multiple of 64 (groups of 8, 16, 32, 64,
+// 128, 256 and per column), 16 rows at a time; other weights, and the rows past the last 16, run avx512_vnni.
+bool amx_takes(const Weights& w);
+
+// y[m, N] = x[m, K] times the weights, as the header says, on `path` (one the CPU runs) and io's threads. Returns
+// the path the label names: amx when its tiles ran (m >= 16), else the path the rows ran on.
+Path matmul(const Weights& w, Path path, const float* x, int64_t m, float* y, const KernelIO& io);
 
 // Test-only: calls of each path's tile kernel since the last reset (the label is checked against what counted).
 std::array<uint64_t, kPathCount> probe_counts();

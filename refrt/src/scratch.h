@@ -19,6 +19,8 @@ enum class ScratchSlot {
   kDnnlOutput,
   kGemv,
   kWeightOnly,
+  kWeightOnlyTiles,
+  kWeightOnlySums,
   kPoolRow,
   kAttentionScores,
   kAttentionKeys,

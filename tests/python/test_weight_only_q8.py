@@ -1,5 +1,6 @@
 """refrt's int8-activation mode of weight-only products (weight_only_accuracy=4, refrt/kernels/weight_only_q8.h)
-against a numpy oracle, on every instruction path this host can run: AVX-512 VNNI, AVX-VNNI (refrt capped at avx2),
+against a numpy oracle, on every instruction path this host can run: AMX tiles (16 rows at a time, 4-bit weights),
+AVX-512 VNNI, AVX-VNNI (refrt capped at avx2),
 AVX2's vpmaddubsw (avx2 with AVX-VNNI masked) and scalar, each forced in its own process (PARITY_REFRT_ISA,
 PARITY_REFRT_MASK_FEATURES). A path the host lacks is skipped naming the missing /proc/cpuinfo flags.
 
@@ -33,6 +34,8 @@ import parity.runtime as rt
 VARIABLES = (*CLASS_VARIABLES, "PARITY_REFRT_WEIGHT_ONLY_ACCURACY")
 # path -> (environment, /proc/cpuinfo flags it needs)
 PATHS = {
+    "amx": ({"PARITY_REFRT_ISA": "amx"},
+            {"avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512_vnni", "amx_tile", "amx_int8"}),
     "avx512_vnni": ({"PARITY_REFRT_ISA": "avx512_vnni"},
                     {"avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512_vnni"}),
     "avx_vnni": ({"PARITY_REFRT_ISA": "avx2"}, {"avx2", "fma", "avx_vnni"}),
@@ -56,6 +59,11 @@ ROWS = {
     "uint8_g64_gemm_bias": (192, 40, 64, "uint8", True, 17, True),
     "int8_per_column": (600, 48, None, "int8", False, 2, False),  # one group of 600: blocks of 256, 256, 88
     "int4_g32_one_column": (64, 1, 32, "int4", True, 4, False),
+    # 16 rows and more: AMX tiles where the host has them (the rows past the last 16 on AVX-512 VNNI)
+    "int4_g32_prefill_rows40": (256, 136, 32, "int4", False, 40, False),  # last tile 8 columns wide
+    "uint4_g16_ragged_rows18_zp": (100, 64, 16, "uint4", True, 18, False),
+    "int4_g256_rows16_gemm_zp": (512, 80, 256, "int4", True, 16, True),  # four 64-k chunks a block
+    "int4_per_column_rows17": (600, 48, None, "int4", False, 17, False),  # blocks of 256, 256, 88
 }
 
 
@@ -225,10 +233,10 @@ def test_exact_mode_is_the_default_and_level_0(cases, tmp_path):
         assert (np.abs(got[name] - want) <= bound).all(), name
 
 
-def _profile_impl(model, env_extra, tmp_path):
+def _profile_impl(model, env_extra, tmp_path, rows=2):
     out = tmp_path / "prof"
-    proc = subprocess.run([str(PARITY), "profile", str(model), "--random", "--threads", "1", "--runs", "1",
-                           "--warmup", "0", "--out", str(out)], capture_output=True, text=True,
+    proc = subprocess.run([str(PARITY), "profile", str(model), "--random", "--dim", f"m={rows}", "--threads", "1",
+                           "--runs", "1", "--warmup", "0", "--out", str(out)], capture_output=True, text=True,
                           env=_env(env_extra), timeout=300)
     assert proc.returncode == 0, proc.stderr
     summary = json.loads((out / "summary.json").read_text())
@@ -243,8 +251,11 @@ def test_the_label_names_the_path(cases, tmp_path, path):
         pytest.skip(f"this host lacks {', '.join(missing)} (/proc/cpuinfo)")
     folder, _ = cases
     model = folder / "int4_g32_zp_rows5.onnx"
-    impl = _profile_impl(model, {**env, "PARITY_REFRT_WEIGHT_ONLY_ACCURACY": "4"}, tmp_path)
-    assert impl == f"refrt weight-only int4 x int8 block 32 ({path})"
+    # AMX tiles take 16 rows at a time: fewer rows run (and are labelled) avx512_vnni
+    small = "avx512_vnni" if path == "amx" else path
+    for rows, want in ((2, small), (20, path)):
+        impl = _profile_impl(model, {**env, "PARITY_REFRT_WEIGHT_ONLY_ACCURACY": "4"}, tmp_path, rows)
+        assert impl == f"refrt weight-only int4 x int8 block 32 ({want})", f"{rows} rows"
     assert " x int8 " not in _profile_impl(model, env, tmp_path)  # the exact mode's own label
 
 

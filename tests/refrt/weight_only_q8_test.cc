@@ -37,10 +37,11 @@ std::string weight_only_model() {
   return mb.bytes();
 }
 
-// The path the caps imply: VNNI at refrt's avx512_vnni level and up; at the avx2 / avx512 levels AVX-VNNI when the
-// (masked) features have it, else AVX2; scalar below.
-std::string expected_path() {
+// The path the caps imply: AMX tiles at refrt's amx level for 16 rows and more; VNNI at the avx512_vnni level and up;
+// at the avx2 / avx512 levels AVX-VNNI when the (masked) features have it, else AVX2; scalar below.
+std::string expected_path(int64_t rows) {
   const IsaLevel level = isa_info().level;
+  if (level >= IsaLevel::kAmx && rows >= 16) return "amx";
   if (level >= IsaLevel::kAvx512Vnni) return "avx512_vnni";
   if (level < IsaLevel::kAvx2) return "scalar";
   return cpu_has(CpuFeature::kAvxVnni) ? "avx_vnni" : "avx2";
@@ -59,14 +60,16 @@ TEST(WeightOnlyQ8, LabelNamesThePathThatRan) {
   o.threads = 2;
   o.weight_only_accuracy = 4;
   const auto session = Session::load_bytes(weight_only_model(), "weight_only_q8", o);
-  const std::string want = expected_path();
-  for (int64_t rows : {1, 5}) {
+  for (int64_t rows : {1, 5, 32, 37}) {
+    const std::string want = expected_path(rows);
     q8::probe_reset();
     EXPECT_EQ(label(*session, rows), "refrt weight-only int4 x int8 block 32 (" + want + ")") << rows << " rows";
     const auto counts = q8::probe_counts();
     for (size_t p = 0; p < q8::kPathCount; ++p) {
       const std::string name = q8::path_name(static_cast<q8::Path>(p));
-      EXPECT_EQ(counts[p] > 0, name == want) << name << " counted " << counts[p] << " calls, " << rows << " rows";
+      // amx runs the rows past the last 16 on avx512_vnni
+      const bool ran = name == want || (want == "amx" && name == "avx512_vnni" && rows % 16 != 0);
+      EXPECT_EQ(counts[p] > 0, ran) << name << " counted " << counts[p] << " calls, " << rows << " rows";
     }
   }
   o.weight_only_accuracy = 0;  // the exact mode: another kernel, another label
