@@ -131,7 +131,9 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) void tile_avx512
                                                                                       int64_t cols) {
   constexpr int S = R == 1 && Bits == 4 ? 2 : 1;  // one row: low and high nibbles in separate chains
   __m512 total[R][NP];
+#pragma GCC unroll 8
   for (int r = 0; r < R; ++r)
+#pragma GCC unroll 8
     for (int p = 0; p < NP; ++p) total[r][p] = _mm512_setzero_ps();
   const __m512i nib = _mm512_set1_epi8(0x0F);
   const int64_t groups = w.padded / (Bits == 4 ? 8 : 4);
@@ -139,9 +141,11 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) void tile_avx512
     const uint8_t* q = w.q_of(tile, b) + p0 * 64;
     const int8_t* ar[R];
     __m512i acc[R][NP][S];
+#pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
       ar[r] = a.q_of(r0 + r, b);
       const __m512i init = w.uniform_zp ? _mm512_set1_epi32(-w.zp * a.sum_of(r0 + r, b)) : _mm512_setzero_si512();
+#pragma GCC unroll 8
       for (int p = 0; p < NP; ++p) {
         acc[r][p][0] = init;
         if constexpr (S == 2) acc[r][p][S - 1] = _mm512_setzero_si512();
@@ -149,24 +153,29 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) void tile_avx512
     }
     for (int64_t g = 0; g < groups; ++g) {
       const uint8_t* qg = q + g * 256;
+#pragma GCC unroll 8
       for (int p = 0; p < NP; ++p) {
         const __m512i raw = _mm512_loadu_si512(qg + p * 64);
         if constexpr (Bits == 4) {
           const __m512i lo = _mm512_and_si512(raw, nib), hi = _mm512_and_si512(_mm512_srli_epi16(raw, 4), nib);
+#pragma GCC unroll 8
           for (int r = 0; r < R; ++r) {
             acc[r][p][0] = _mm512_dpbusd_epi32(acc[r][p][0], lo, _mm512_set1_epi32(load_i32(ar[r] + g * 8)));
             acc[r][p][S - 1] =
                 _mm512_dpbusd_epi32(acc[r][p][S - 1], hi, _mm512_set1_epi32(load_i32(ar[r] + g * 8 + 4)));
           }
         } else {
+#pragma GCC unroll 8
           for (int r = 0; r < R; ++r)
             acc[r][p][0] = _mm512_dpbusd_epi32(acc[r][p][0], raw, _mm512_set1_epi32(load_i32(ar[r] + g * 4)));
         }
       }
     }
+#pragma GCC unroll 8
     for (int p = 0; p < NP; ++p) {
       const __m512 s = _mm512_loadu_ps(w.scale_of(tile, b) + (p0 + p) * 16);
       const __m512i z = w.uniform_zp ? _mm512_setzero_si512() : _mm512_loadu_si512(w.zpu_of(tile, b) + (p0 + p) * 16);
+#pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
         __m512i d = acc[r][p][0];
         if constexpr (S == 2) d = _mm512_add_epi32(d, acc[r][p][S - 1]);
@@ -176,10 +185,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) void tile_avx512
       }
     }
   }
+#pragma GCC unroll 8
   for (int p = 0; p < NP; ++p) {
     const int64_t c0 = (p0 + p) * 16;
     if (c0 >= cols) break;
     const auto keep = static_cast<__mmask16>(cols - c0 >= 16 ? 0xFFFF : (1u << (cols - c0)) - 1);
+#pragma GCC unroll 8
     for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(y + (r0 + r) * ldy + c0, keep, total[r][p]);
   }
 }
@@ -202,7 +213,9 @@ __attribute__((target("avx2,fma"))) void tile_ymm(const Weights& w, const Act& a
                                                   float* y, int64_t ldy, int64_t cols) {
   constexpr int H = 2 * NP;  // halves
   __m256 total[R][H];
+#pragma GCC unroll 8
   for (int r = 0; r < R; ++r)
+#pragma GCC unroll 8
     for (int h = 0; h < H; ++h) total[r][h] = _mm256_setzero_ps();
   const __m256i nib = _mm256_set1_epi8(0x0F), ones = _mm256_set1_epi16(1), sixteen = _mm256_set1_epi16(16);
   const int64_t groups = w.padded / (Bits == 4 ? 8 : 4);
@@ -210,16 +223,20 @@ __attribute__((target("avx2,fma"))) void tile_ymm(const Weights& w, const Act& a
     const uint8_t* q = w.q_of(tile, b) + p0 * 64;
     const int8_t* ar[R];
     __m256i acc[R][H];
+#pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
       ar[r] = a.q_of(r0 + r, b);
       const __m256i init = w.uniform_zp ? _mm256_set1_epi32(-w.zp * a.sum_of(r0 + r, b)) : _mm256_setzero_si256();
+#pragma GCC unroll 8
       for (int h = 0; h < H; ++h) acc[r][h] = init;
     }
     for (int64_t g = 0; g < groups; ++g) {
       const uint8_t* qg = q + g * 256;
+#pragma GCC unroll 8
       for (int h = 0; h < H; ++h) {
         const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qg + h * 32));
         const __m256i lo = _mm256_and_si256(raw, nib), hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), nib);
+#pragma GCC unroll 8
         for (int r = 0; r < R; ++r) {
           if constexpr (Bits == 4) {
             const __m256i a0 = _mm256_set1_epi32(load_i32(ar[r] + g * 8));
@@ -243,11 +260,13 @@ __attribute__((target("avx2,fma"))) void tile_ymm(const Weights& w, const Act& a
         }
       }
     }
+#pragma GCC unroll 8
     for (int h = 0; h < H; ++h) {
       const __m256 s = _mm256_loadu_ps(w.scale_of(tile, b) + p0 * 16 + h * 8);
       const __m256i z = w.uniform_zp
                             ? _mm256_setzero_si256()
                             : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.zpu_of(tile, b) + p0 * 16 + h * 8));
+#pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
         __m256i d = acc[r][h];
         if (!w.uniform_zp) d = _mm256_sub_epi32(d, _mm256_mullo_epi32(z, _mm256_set1_epi32(a.sum_of(r0 + r, b))));
@@ -256,9 +275,11 @@ __attribute__((target("avx2,fma"))) void tile_ymm(const Weights& w, const Act& a
       }
     }
   }
+#pragma GCC unroll 8
   for (int h = 0; h < H; ++h) {
     const int64_t c0 = p0 * 16 + h * 8;
     if (c0 >= cols) break;
+#pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
       if (cols - c0 >= 8) {
         _mm256_storeu_ps(y + (r0 + r) * ldy + c0, total[r][h]);
