@@ -7,9 +7,9 @@
 // each). Decode steps and short prompts (under 16 rows of X) stream each panel once: per block of K, the
 // exact integer differences q - zero point, converted to float, are multiplied by x and summed, and each
 // block's sum is scaled once (AVX-512: one vector per panel row; AVX2: two; scalar otherwise). From 16 rows
-// on, tiles of 64 columns are dequantized (DequantizeLinear's values: (q - zp) * scale, one rounding) and
-// multiplied by refrt's GEMM. Either way the float weight matrix never exists, and the result differs from
-// a float GEMM on the dequantized matrix only by the rounding of the sums.
+// on, slices of columns that fit in L2 are dequantized (DequantizeLinear's values: (q - zp) * scale, one
+// rounding) and multiplied by refrt's GEMM while they are in cache. Either way the float weight matrix never
+// exists, and the result differs from a float GEMM on the dequantized matrix only by the rounding of the sums.
 #include <immintrin.h>
 
 // GCC 12 reports its own AVX-512 intrinsics' masked-undefined operand as maybe-uninitialized.
@@ -234,6 +234,8 @@ void dequantize_panel(Path path, const Panels& w, int64_t p, float* out, int64_t
 // From this many rows of X on, the weights are dequantized for the call (a K x N float scratch of the calling
 // thread: 1/(2 M) of the product's work) and multiplied by refrt's GEMM in column blocks of at least 64.
 constexpr int64_t kGemmRows = 16;
+// Dequantized weights per slice of columns, in bytes (a slice is made and multiplied while it is in L2).
+constexpr int64_t kSliceBytes = int64_t{1} << 20;
 
 class WeightOnlyMatMulKernel : public Kernel {
  public:
@@ -320,22 +322,9 @@ class WeightOnlyMatMulKernel : public Kernel {
     } else if (q8_.k > 0) {
       if (q8::matmul(q8_, q8_path_, px, m, py, io) != q8_path_) io.impl = impl_vnni_;
     } else if (m >= kGemmRows) {
-      const int64_t ld = w_.count * kLanes;
-      float* b = scratch<float>(static_cast<size_t>(k * ld), ScratchSlot::kWeightOnly);
-      parallel_for(io, w_.count, 1, [&](int64_t p0, int64_t p1) {
-        for (int64_t p = p0; p < p1; ++p) dequantize_panel(path_, w_, p, b + p * kLanes, ld);
-      });
-      const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(io.pool ? io.pool->size() : 1, n / 64));
-      std::atomic<BackendSet> ran{0};
-      parallel_for(io, blocks, 1, [&](int64_t b0, int64_t b1) {
-        for (int64_t i = b0; i < b1; ++i) {
-          const int64_t c0 = n * i / blocks, c1 = n * (i + 1) / blocks;
-          const Backend used = gemm<float>(false, false, m, c1 - c0, k, 1.0f, px, k, b + c0, ld, 0.0f, py + c0, n);
-          ran.fetch_or(backend_bit(used), std::memory_order_relaxed);
-        }
-      });
       // The weights dequantized by refrt's panels, the product on the backends that ran it.
-      io.impl = intern_impl(std::string(impl_) + " dequantized + " + std::string(backend_label(ran.load())));
+      io.impl = intern_impl(std::string(impl_) + " dequantized + " +
+                            std::string(backend_label(dequantized_product(io, px, m, py))));
     } else {
       parallel_for(io, w_.count, 1, [&](int64_t p0, int64_t p1) {
         for (int64_t p = p0; p < p1; ++p) panel_product(path_, w_, p, px, m, py);
@@ -345,6 +334,30 @@ class WeightOnlyMatMulKernel : public Kernel {
       for (int64_t r = 0; r < m; ++r)
         for (int64_t j = 0; j < n; ++j) py[r * n + j] += bias_[static_cast<size_t>(j)];
     io.outputs[0] = std::move(y);
+  }
+
+  // Y = X W for 16 rows and more: slices of columns (as many as fit kSliceBytes of float32 weights) dequantized by
+  // refrt's panels into a buffer that stays in cache, each multiplied by refrt's GEMM there and then.
+  BackendSet dequantized_product(const KernelIO& io, const float* px, int64_t m, float* py) const {
+    const int64_t k = w_.k, n = w_.n;
+    if (w_.count == 0) return 0;
+    // As many slices as fit the budget, rounded up to a multiple of the threads, of equal numbers of panels.
+    const int64_t threads = io.pool ? io.pool->size() : 1;
+    const int64_t most = std::max<int64_t>(4, kSliceBytes / (4 * k) / kLanes);
+    const int64_t slices = std::min(w_.count, ((w_.count + most - 1) / most + threads - 1) / threads * threads);
+    const int64_t per_slice = (w_.count + slices - 1) / slices, ld = per_slice * kLanes;
+    std::atomic<BackendSet> ran{0};
+    parallel_for(io, (w_.count + per_slice - 1) / per_slice, 1, [&](int64_t s0, int64_t s1) {
+      float* b = scratch<float>(static_cast<size_t>(k * ld), ScratchSlot::kWeightOnly);
+      for (int64_t s = s0; s < s1; ++s) {
+        const int64_t p0 = s * per_slice, p1 = std::min(w_.count, p0 + per_slice);
+        for (int64_t p = p0; p < p1; ++p) dequantize_panel(path_, w_, p, b + (p - p0) * kLanes, ld);
+        const int64_t c0 = p0 * kLanes, c1 = std::min(n, p1 * kLanes);
+        const Backend used = gemm<float>(false, false, m, c1 - c0, k, 1.0f, px, k, b, ld, 0.0f, py + c0, n);
+        ran.fetch_or(backend_bit(used), std::memory_order_relaxed);
+      }
+    });
+    return ran.load();
   }
 
   double flops(const KernelIO& io) const override {

@@ -618,7 +618,8 @@ def build_weight_only(api):
             return helper.make_tensor(name, TP.INT4 if kind == "int4" else TP.UINT4, q.shape, q.flatten().tolist())
         return q.astype(np.int8 if kind == "int8" else np.uint8)
 
-    def row(name, x, k, n, kind, layout, op="MatMul", bias=False, block=32):
+    def row(name, x, k, n, kind, layout, op="MatMul", bias=False, block=32, gen=None):
+        rng = gen or api.RNG
         lo, hi = {"int4": (-8, 7), "uint4": (0, 15), "int8": (-128, 127), "uint8": (0, 255)}[kind]
         q = rng.integers(lo, hi + 1, size=(k, n))
         if layout == "blocked":
@@ -659,3 +660,7 @@ def build_weight_only(api):
     row("int8_blocked_prefill_gemm_tiles", r(4, 8, 64), 64, 80, "int8", "blocked")  # 32 rows: the GEMM path
     row("uint8_per_column_matmul", r(5, 48), 48, 16, "uint8", "per_column")
     row("int8_per_tensor_1d_input", r(40), 40, 9, "int8", "per_tensor")
+    # K 2048: 8 panels of 16 columns a 1 MB slice, so 300 columns are 3 slices (4 at 2 threads), the last ragged
+    own = np.random.default_rng(4607)
+    row("int4_blocked_prefill_slices", own.uniform(-1, 1, (17, 2048)).astype(np.float32), 2048, 300, "int4",
+        "blocked", gen=own)
