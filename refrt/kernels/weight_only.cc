@@ -87,11 +87,14 @@ void panel_rows_scalar(const Panels& w, int64_t p, const float* x, int64_t ldx, 
     for (int64_t kk = k0; kk < k1; ++kk)
       for (int64_t j = 0; j < kLanes; ++j) {
         const float d = static_cast<float>(lane<F>(q + kk * kLanes, j) - zp[j]);
+#pragma GCC unroll 4
         for (int r = 0; r < R; ++r) acc[r][j] = std::fma(x[r * ldx + kk], d, acc[r][j]);
       }
+#pragma GCC unroll 4
     for (int r = 0; r < R; ++r)
       for (int64_t j = 0; j < kLanes; ++j) total[r][j] = std::fma(acc[r][j], sc[j], total[r][j]);
   }
+#pragma GCC unroll 4
   for (int r = 0; r < R; ++r)
     for (int64_t j = 0; j < cols; ++j) y[r * ldy + j] = total[r][j];
 }
@@ -106,6 +109,7 @@ __attribute__((target("avx2,fma"))) void panel_rows_avx2(const Panels& w, int64_
                                                          float* y, int64_t ldy, int64_t cols) {
   const uint8_t* q = w.q_of(p);
   __m256 total[R][2];
+#pragma GCC unroll 4
   for (int r = 0; r < R; ++r) total[r][0] = total[r][1] = _mm256_setzero_ps();
   for (int64_t b = 0; b < w.blocks; ++b) {
     const int64_t k0 = b * w.block, k1 = std::min(w.k, k0 + w.block);
@@ -113,12 +117,14 @@ __attribute__((target("avx2,fma"))) void panel_rows_avx2(const Panels& w, int64_
     const __m256i z0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(zp));
     const __m256i z1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(zp + 8));
     __m256 acc[R][2];
+#pragma GCC unroll 4
     for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
     for (int64_t kk = k0; kk < k1; ++kk) {
       const __m128i bytes = load_row(q, kk);
       const __m256i i0 = widen8<F>(bytes), i1 = widen8<F>(_mm_unpackhi_epi64(bytes, bytes));
       const __m256 d0 = _mm256_cvtepi32_ps(w.has_zp ? _mm256_sub_epi32(i0, z0) : i0);
       const __m256 d1 = _mm256_cvtepi32_ps(w.has_zp ? _mm256_sub_epi32(i1, z1) : i1);
+#pragma GCC unroll 4
       for (int r = 0; r < R; ++r) {
         const __m256 xv = _mm256_set1_ps(x[r * ldx + kk]);
         acc[r][0] = _mm256_fmadd_ps(xv, d0, acc[r][0]);
@@ -127,11 +133,13 @@ __attribute__((target("avx2,fma"))) void panel_rows_avx2(const Panels& w, int64_
     }
     const float* sc = w.scale_of(p) + b * kLanes;
     const __m256 s0 = _mm256_loadu_ps(sc), s1 = _mm256_loadu_ps(sc + 8);
+#pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
       total[r][0] = _mm256_fmadd_ps(acc[r][0], s0, total[r][0]);
       total[r][1] = _mm256_fmadd_ps(acc[r][1], s1, total[r][1]);
     }
   }
+#pragma GCC unroll 4
   for (int r = 0; r < R; ++r) {
     alignas(32) float out[kLanes];
     _mm256_store_ps(out, total[r][0]);
@@ -146,22 +154,27 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void panel_rows_avx512(cons
                                                                             int64_t cols) {
   const uint8_t* q = w.q_of(p);
   __m512 total[R];
+#pragma GCC unroll 4
   for (int r = 0; r < R; ++r) total[r] = _mm512_setzero_ps();
   for (int64_t b = 0; b < w.blocks; ++b) {
     const int64_t k0 = b * w.block, k1 = std::min(w.k, k0 + w.block);
     const __m512i z = _mm512_loadu_si512(w.zp_of(p) + b * kLanes);
     __m512 acc[R];
+#pragma GCC unroll 4
     for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
     const __m512 s = _mm512_loadu_ps(w.scale_of(p) + b * kLanes);
     for (int64_t kk = k0; kk < k1; ++kk) {
       const __m128i bytes = load_row(q, kk);
       const __m512i v = is_signed_format(F) ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes);
       const __m512 d = _mm512_cvtepi32_ps(w.has_zp ? _mm512_sub_epi32(v, z) : v);
+#pragma GCC unroll 4
       for (int r = 0; r < R; ++r) acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(x[r * ldx + kk]), d, acc[r]);
     }
+#pragma GCC unroll 4
     for (int r = 0; r < R; ++r) total[r] = _mm512_fmadd_ps(acc[r], s, total[r]);
   }
   const __mmask16 keep = static_cast<__mmask16>((1u << cols) - 1);
+#pragma GCC unroll 4
   for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(y + r * ldy, keep, total[r]);
 }
 
