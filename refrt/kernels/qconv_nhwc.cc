@@ -159,6 +159,7 @@ void nhwc_conv(const KernelIO& io, const nn::WindowGeometry& g, const Tensor& x,
   // in L2 (the early layers, the stems), a chunk's input rows stay in L1 while every panel passes over them;
   // otherwise a task's chunks share one panel (the late layers: megabytes of weights, a small plane).
   const bool panel_inner = tp.b.data.size() * sizeof(int16_t) <= (size_t{256} << 10);
+  io.impl = qgemm::label();
   qgemm::balanced_for(io, items, 1, [&](int64_t i0, int64_t i1) {
     std::vector<const int16_t*> a(static_cast<size_t>(qgemm::kRows * runs.runs));
     alignas(32) int32_t local[qgemm::kRows * qgemm::kPanel];

@@ -124,6 +124,7 @@ void panel_conv(const KernelIO& io, const nn::WindowGeometry& g, int64_t group, 
   const int64_t panels = (out_size + qgemm::kPanel - 1) / qgemm::kPanel, items = x.dim(0) * group * panels;
   if (items == 0 || mg == 0) return;
   const int64_t grain = std::max<int64_t>(1, 262144 / std::max<int64_t>(1, mg * w.kp * qgemm::kPanel));
+  io.impl = qgemm::label();
   const auto run = [&](auto tag) {
     using X = decltype(tag);
     qgemm::balanced_for(io, items, grain, [&](int64_t i0, int64_t i1) {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <type_traits>
 
 #include "parity/refrt/cpu_isa.h"
@@ -15,8 +16,10 @@
 namespace parity::refrt::qgemm {
 namespace {
 
-// PARITY_REFRT_ISA=scalar caps this too, so the tests run the portable loop on AVX2 machines.
+// PARITY_REFRT_ISA caps these too (scalar, avx2), so the tests run every kernel on an AVX-512 machine.
 const bool kAvx2 = isa_allows(IsaLevel::kAvx2);
+const bool kAvx512 = isa_allows(IsaLevel::kAvx512);
+const bool kAvx512Vnni = isa_allows(IsaLevel::kAvx512Vnni);
 
 // c[R, 16] (local tile, row stride 16) = sum over taps t of the runs a[r * taps + t][0, kc) x the panel's k rows
 // [t * kc, (t + 1) * kc) (qgemm.h, tile_taps); a plain tile is one run per row.
@@ -49,6 +52,37 @@ __attribute__((target("avx2"))) void tile_taps_avx2(const int16_t* const* a, int
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * 16), acc0[r]);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * 16 + 8), acc1[r]);
   }
+}
+
+// The same on AVX-512: one k pair of a panel (16 columns x 2) is one ZMM, each row's 16 sums one accumulator; with
+// VNNI, vpdpwssd does vpmaddwd's products and the add in one instruction (no saturation: the same integers).
+template <int R, bool Vnni>
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) void tile_taps_avx512(const int16_t* const* a, int64_t taps,
+                                                                             int64_t kc, const int16_t* panel,
+                                                                             int32_t* c) {
+  __m512i acc[R];
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_si512();
+  for (int64_t t = 0; t < taps; ++t) {
+    const int16_t* row[R];
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) row[r] = a[r * taps + t];
+    const int16_t* pt = panel + t * kc * kPanel;
+    for (int64_t k = 0; k < kc; k += 2) {
+      const __m512i b = _mm512_loadu_si512(pt + k * kPanel);
+#pragma GCC unroll 6
+      for (int r = 0; r < R; ++r) {
+        int32_t pair;
+        std::memcpy(&pair, row[r] + k, 4);
+        if constexpr (Vnni)
+          acc[r] = _mm512_dpwssd_epi32(acc[r], _mm512_set1_epi32(pair), b);
+        else
+          acc[r] = _mm512_add_epi32(acc[r], _mm512_madd_epi16(_mm512_set1_epi32(pair), b));
+      }
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) _mm512_storeu_si512(c + r * 16, acc[r]);
 }
 
 void tile_taps_portable(int rows, const int16_t* const* a, int64_t taps, int64_t kc, const int16_t* panel, int32_t* c) {
@@ -142,10 +176,20 @@ void tile(int rows, const int16_t* a, int64_t lda, const int16_t* panel, int64_t
 
 void tile_taps(int rows, const int16_t* const* a, int64_t taps, int64_t kc, const int16_t* panel, int32_t* c) {
   if (!kAvx2) return tile_taps_portable(rows, a, taps, kc, panel, c);
+  if (kAvx512Vnni)
+    return with_rows(rows, [&](auto r) { tile_taps_avx512<decltype(r)::value, true>(a, taps, kc, panel, c); });
+  if (kAvx512)
+    return with_rows(rows, [&](auto r) { tile_taps_avx512<decltype(r)::value, false>(a, taps, kc, panel, c); });
   with_rows(rows, [&](auto r) { tile_taps_avx2<decltype(r)::value>(a, taps, kc, panel, c); });
 }
 
 bool uses_avx2() { return kAvx2; }
+
+std::string_view label() {
+  const char* isa = kAvx512Vnni ? "avx512_vnni" : kAvx512 ? "avx512" : kAvx2 ? "avx2" : "portable";
+  static const std::string_view l = intern_impl(std::string("refrt qgemm (") + isa + ")");
+  return l;
+}
 
 void balanced_for(const KernelIO& io, int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
@@ -165,6 +209,7 @@ void gemm_tiles(const KernelIO& io, int64_t m, const int16_t* a, int64_t lda, co
   const int64_t mt = (m + kRows - 1) / kRows, panels = b.panels();
   if (m == 0 || b.n == 0) return;
   backend_probe::hit(Backend::kRefrtQgemm);
+  io.impl = label();
   // The outer loop walks the larger operand once; the inner one reuses the smaller from cache.
   const bool panel_outer = b.data.size() >= static_cast<size_t>(m * lda);
   const int64_t outer = panel_outer ? panels : mt, inner = panel_outer ? mt : panels;

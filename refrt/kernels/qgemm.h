@@ -8,12 +8,13 @@
 //
 // Layouts: A is int16 rows of `kp` elements (K rounded up to even, the pad zero). B is packed once
 // (weights: at load) into panels of 16 columns; within a panel, k pairs: for each pair, 16 columns x
-// (k, k + 1). The AVX2 kernel is chosen at run time from the CPU's feature bits; a portable loop
-// computes the same integers elsewhere.
+// (k, k + 1). The AVX-512 or AVX2 kernel is chosen at run time from the CPU's feature bits (and refrt's caps);
+// a portable loop computes the same integers elsewhere.
 #pragma once
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <string_view>
 #include <vector>
 
 #include "../src/kernel.h"
@@ -90,5 +91,8 @@ void balanced_for(const KernelIO& io, int64_t n, int64_t grain, const std::funct
 
 // Whether the AVX2 kernel runs (CPU feature bits, once).
 bool uses_avx2();
+// "refrt qgemm (avx512_vnni)", "(avx512)", "(avx2)" or "(portable)": the tile kernel this process runs, the
+// profile's label of the nodes that run it.
+std::string_view label();
 
 }  // namespace parity::refrt::qgemm

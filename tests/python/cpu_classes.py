@@ -113,12 +113,14 @@ def expected(cls, node, openblas_core):
         if cls == "avx512_core_bf16":
             return r"onednn brgconv:avx512_core_bf16"
         return rf"float32 onednn jit:{f_isa}"
-    # int8: oneDNN's exact kernels (VNNI or AMX); without them refrt's own exact int16 GEMM. oneDNN 2.6's int8
-    # MatMul on avx2_vnni is its gemm:jit, which refrt does not take (int8_impl_is_exact): refrt there too.
+    # int8: oneDNN's exact kernels (VNNI or AMX); without them refrt's own exact int16 GEMM (its AVX-512 tile at
+    # the AVX-512 levels). oneDNN 2.6's int8 MatMul on avx2_vnni is its gemm:jit, which refrt does not take
+    # (int8_impl_is_exact): refrt there too.
+    qgemm = rf"refrt qgemm \({'avx512' if avx512 else 'avx2'}\)"
     if cls == "amx":
         return {"qdq_matmul": r"onednn brg:avx512_core_amx_int8"}.get(node, r"onednn jit:avx512_core_amx_int8")
     if cls in ("avx512_core_vnni", "avx512_core_bf16"):
         return {"qdq_matmul": r"onednn brg:avx512_core_vnni"}.get(node, r"onednn jit_int8:avx512_core_vnni")
     if cls == "avx2_vnni":
-        return {"qdq_matmul": r"refrt"}.get(node, r"onednn jit_uni_int8:avx2_vnni")
-    return r"refrt"
+        return {"qdq_matmul": qgemm}.get(node, r"onednn jit_uni_int8:avx2_vnni")
+    return qgemm
