@@ -8,11 +8,15 @@
 //          Reshapes between the first MatMul and the mask and between the softmax and the second
 //          MatMul (they may split or merge leading dims only), `mask_kind` 1 Add, 2 Where(m, s, fill),
 //          3 Where(m, fill, s), `safe` 1 for _safe_softmax's zeros on fully masked rows (else NaN, as
-//          Softmax gives).
+//          Softmax gives); `kv_expand` [B, kvH, g, T, d, dv] when K and V arrive before a grouped-query
+//          expansion (repeat_interleave over heads: Reshape(Expand(Unsqueeze(kv, 2), [B, kvH, g, T, d]),
+//          [B, kvH * g, T, d]), folded by the pass): query head h reads kv head h / g, nothing is copied.
 // Both run attention_fused.h's core: float32 and float64 natively, float16 / bfloat16 in float32 (Q and an additive
 // mask widened, K and V widened block by block inside the core, Y rounded once).
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "attention_fused.h"
@@ -67,14 +71,42 @@ Shape reshaped(const NodeDef& node, const std::vector<int64_t>& spec, const Shap
   return out;
 }
 
-// Offset of flat index n of a `dims`-shaped iteration in a tensor with strides `st` (one per dim).
-int64_t offset_of(int64_t n, const Shape& dims, const std::vector<int64_t>& st) {
+// Offset of flat index n of a `dims`-shaped iteration in a tensor with strides `st` (one per dim); the last dim's
+// index divided by `group` first (a grouped-query K or V: query head h reads kv head h / group).
+int64_t offset_of(int64_t n, const Shape& dims, const std::vector<int64_t>& st, int64_t group = 1) {
   int64_t off = 0;
   for (size_t k = dims.size(); k-- > 0;) {
-    off += (n % dims[k]) * st[k];
+    off += (k + 1 == dims.size() ? n % dims[k] / group : n % dims[k]) * st[k];
     n /= dims[k];
   }
   return off;
+}
+
+// What the folded expansion computed: `kv` [B', kvH', T', c'] (each dim the expansion's or 1) broadcast to
+// [B, kvH, g, T, c] and read as [B, kvH * g, T, c]. Only where the KV tensor is not exactly [B, kvH, T, c]
+// (a dim of 1 broadcast), which the grouped read does not cover.
+Tensor expand_kv(const NodeDef& node, const Tensor& kv, const std::vector<int64_t>& e, int64_t c, const char* what) {
+  const Shape want{e[0], e[1], e[3], c};
+  bool fits = kv.rank() == 4;
+  for (int64_t k = 0; k < 4 && fits; ++k) fits = kv.dim(k) == want[static_cast<size_t>(k)] || kv.dim(k) == 1;
+  if (!fits) node.fail(std::string(what) + " " + shape_str(kv.shape()) + " does not expand to " + shape_str(want));
+  Tensor out(kv.dtype(), {e[0], e[1] * e[2], e[3], c});
+  const size_t bytes = dtype_size(kv.dtype());
+  const auto* src = static_cast<const std::byte*>(kv.raw());
+  auto* dst = static_cast<std::byte*>(out.mutable_raw());
+  auto at = [&](int64_t k, int64_t i) { return kv.dim(k) == 1 ? 0 : i; };
+  for (int64_t b = 0; b < e[0]; ++b)
+    for (int64_t h = 0; h < e[1] * e[2]; ++h)
+      for (int64_t t = 0; t < e[3]; ++t) {
+        const int64_t row = ((at(0, b) * kv.dim(1) + at(1, h / e[2])) * kv.dim(2) + at(2, t)) * kv.dim(3);
+        std::byte* to = dst + static_cast<size_t>(((b * e[1] * e[2] + h) * e[3] + t) * c) * bytes;
+        if (kv.dim(3) == c) {
+          std::memcpy(to, src + static_cast<size_t>(row) * bytes, static_cast<size_t>(c) * bytes);
+          continue;
+        }
+        for (int64_t j = 0; j < c; ++j) std::memcpy(to + static_cast<size_t>(j) * bytes, src + row * bytes, bytes);
+      }
+  return out;
 }
 
 class FusedAttentionKernel : public Kernel {
@@ -94,7 +126,11 @@ class FusedAttentionKernel : public Kernel {
         axis_(node.attr_int("axis", -1)),
         scores_shape_(node.attr_ints("scores_shape")),
         probs_shape_(node.attr_ints("probs_shape")),
-        b_shape_(node.attr_ints("b_shape")) {
+        b_shape_(node.attr_ints("b_shape")),
+        kv_expand_(node.attr_ints("kv_expand")) {
+    const bool positive = std::all_of(kv_expand_.begin(), kv_expand_.end(), [](int64_t x) { return x > 0; });
+    if (!kv_expand_.empty() && (kv_expand_.size() != 6 || !positive || form_ != 0 || !trans_b_ || !b_shape_.empty()))
+      node.fail("FusedAttention kv_expand needs form 0, trans_b and 6 positive values [B, kvH, g, T, d, dv]");
     if (form_ != 0 && form_ != 1) node.fail("FusedAttention form must be 0 or 1");
     if (mask_kind_ < 0 || mask_kind_ > 3) node.fail("FusedAttention mask_kind must be 0..3");
   }
@@ -271,6 +307,7 @@ class FusedAttentionKernel : public Kernel {
     const Shape &l1, &l2, &sc;  // leading dims of the scores, of the probabilities; the masked scores' shape
     const std::vector<int64_t>&a_step, &b_step, &v_step, &m_st;
     bool trans_b;
+    int64_t group;  // > 1: K and V are grouped-query kv heads (kv_expand)
   };
 
   template <typename T, typename TK>
@@ -284,10 +321,10 @@ class FusedAttentionKernel : public Kernel {
       Head<T, TK>& h = heads[static_cast<size_t>(i)];
       h.q = a.data<T>() + offset_of(i, lay.l1, lay.a_step);
       h.ldq = p.d;
-      h.k = bt.data<TK>() + offset_of(i, lay.l1, lay.b_step);
+      h.k = bt.data<TK>() + offset_of(i, lay.l1, lay.b_step, lay.group);
       h.k_rows = lay.trans_b;
       h.ldk = lay.trans_b ? p.d : p.total;
-      h.v = v.data<TK>() + offset_of(i, lay.l2, lay.v_step);
+      h.v = v.data<TK>() + offset_of(i, lay.l2, lay.v_step, lay.group);
       h.ldv = p.dv;
       h.y = y.data<T>() + i * p.sq * p.dv;
       h.ldy = p.dv;
@@ -303,14 +340,47 @@ class FusedAttentionKernel : public Kernel {
     return heads;
   }
 
+  // An operand's leading dims (kv heads last when group > 1) as they iterate: its kv heads count group query heads.
+  static Shape grouped(Shape lead_dims, int64_t group) {
+    if (group > 1 && !lead_dims.empty()) lead_dims.back() *= group;
+    return lead_dims;
+  }
+
+  // Element strides (`matrix` elements a step) of an operand's leading dims in the iteration `dims`, whose last dim
+  // counts query heads when group > 1 (offset_of divides it by the group).
+  std::vector<int64_t> lead_steps(const Shape& op_lead, Shape dims, int64_t group, int64_t matrix,
+                                  const char* what) const {
+    if (group > 1 && !dims.empty()) dims.back() /= group;
+    std::vector<int64_t> st = broadcast_strides(node_, op_lead, dims, what);
+    for (auto& x : st) x *= matrix;
+    return st;
+  }
+
+  // K and V as the fused node reads them: as they are; with kv_expand, grouped (the group returned) where they are
+  // exactly [B, kvH, T, d] / [B, kvH, T, dv], else expanded here (`k_full`, `v_full`: a dim of 1 broadcast).
+  int64_t kv_operands(const KernelIO& io, const Tensor*& k, const Tensor*& v, Tensor& k_full, Tensor& v_full) const {
+    k = &io.in(1), v = &io.in(2);
+    const std::vector<int64_t>& e = kv_expand_;
+    if (e.empty()) return 1;
+    auto exact = [&](const Tensor& t, int64_t c) { return t.shape() == Shape{e[0], e[1], e[3], c}; };
+    if (exact(*k, e[4]) && exact(*v, e[5])) return e[2];
+    k_full = expand_kv(node_, *k, e, e[4], "K");
+    v_full = expand_kv(node_, *v, e, e[5], "V");
+    k = &k_full, v = &v_full;
+    return 1;
+  }
+
   // form 0: the MatMul chain, leading dims broadcast as MatMul does.
   template <typename T, typename TK = T>
   void run_chain(KernelIO& io) const {
     const Tensor& a = io.in(0);
     bool trans_b = trans_b_;
-    const Tensor b_view = key_operand<TK>(io.in(1), trans_b);
+    const Tensor *k_in = nullptr, *v_in = nullptr;
+    Tensor k_full, v_full;
+    const int64_t group = kv_operands(io, k_in, v_in, k_full, v_full);
+    const Tensor b_view = key_operand<TK>(*k_in, trans_b);
     const Tensor& bt = b_view;
-    const Tensor& v = io.in(2);
+    const Tensor& v = *v_in;
     const Tensor* mask = io.optional(3);
     if (a.rank() < 2 || bt.rank() < 2 || v.rank() < 2)
       node_.fail("attention operands must have rank >= 2, got " + shape_str(a.shape()) + ", " + shape_str(bt.shape()) +
@@ -324,7 +394,7 @@ class FusedAttentionKernel : public Kernel {
     if (kd != d)
       node_.fail("MatMul of scores: " + shape_str(a.shape()) + " and " + shape_str(bt.shape()) +
                  (trans_b ? " (transposed)" : "") + " do not multiply");
-    const Shape l1 = broadcast_shapes(lead(a.shape()), lead(bt.shape()), &node_);
+    const Shape l1 = broadcast_shapes(lead(a.shape()), grouped(lead(bt.shape()), group), &node_);
     Shape scores = l1;
     scores.push_back(sq);
     scores.push_back(total);
@@ -342,13 +412,10 @@ class FusedAttentionKernel : public Kernel {
       node_.fail("MatMul of probabilities [.., " + std::to_string(total) + "] and V " + shape_str(v.shape()) +
                  " do not multiply");
     const int64_t dv = v.dim(v.rank() - 1);
-    const Shape a_lead = lead(a.shape()), b_lead = lead(bt.shape()), v_lead = lead(v.shape());
-    const auto a_st = broadcast_strides(node_, a_lead, l1, "A"), b_st = broadcast_strides(node_, b_lead, l1, "B");
-    const auto v_st = broadcast_strides(node_, v_lead, l2, "V");
-    std::vector<int64_t> a_step(a_st), b_step(b_st), v_step(v_st);  // strides in matrices -> in elements
-    for (auto& s : a_step) s *= sq * d;
-    for (auto& s : b_step) s *= total * d;
-    for (auto& s : v_step) s *= total * dv;
+    if (group > 1 && l2 != l1) node_.fail("grouped K and V need the scores' and probabilities' leading dims alike");
+    const std::vector<int64_t> a_step = lead_steps(lead(a.shape()), l1, 1, sq * d, "A");
+    const std::vector<int64_t> b_step = lead_steps(lead(bt.shape()), l1, group, total * d, "B");
+    const std::vector<int64_t> v_step = lead_steps(lead(v.shape()), l2, group, total * dv, "V");
     Params p;
     p.sq = sq, p.total = total, p.d = d, p.dv = dv;
     if constexpr (!std::is_same_v<T, TK>) p.kv_type = v.dtype();
@@ -366,7 +433,7 @@ class FusedAttentionKernel : public Kernel {
     } else if (mask_kind_ != 0) {
       node_.fail("FusedAttention with mask_kind " + std::to_string(mask_kind_) + " has no mask input");
     }
-    const ChainLayout lay{l1, l2, sc, a_step, b_step, v_step, m_st, trans_b};
+    const ChainLayout lay{l1, l2, sc, a_step, b_step, v_step, m_st, trans_b, group};
     Shape out = l2;
     out.push_back(sq);
     out.push_back(dv);
@@ -387,7 +454,7 @@ class FusedAttentionKernel : public Kernel {
   float fill_;
   bool safe_;
   int64_t axis_;
-  std::vector<int64_t> scores_shape_, probs_shape_, b_shape_;
+  std::vector<int64_t> scores_shape_, probs_shape_, b_shape_, kv_expand_;
 };
 
 }  // namespace

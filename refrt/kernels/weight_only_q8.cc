@@ -212,11 +212,7 @@ template <bool Vnni, int Bits, int R, int NP>
 __attribute__((target("avx2,fma"))) void tile_ymm(const Weights& w, const Act& a, int64_t tile, int64_t p0, int64_t r0,
                                                   float* y, int64_t ldy, int64_t cols) {
   constexpr int H = 2 * NP;  // halves
-  __m256 total[R][H];
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r)
-#pragma GCC unroll 8
-    for (int h = 0; h < H; ++h) total[r][h] = _mm256_setzero_ps();
+  __m256 total[R][H] = {};   // zeros
   const __m256i nib = _mm256_set1_epi8(0x0F), ones = _mm256_set1_epi16(1), sixteen = _mm256_set1_epi16(16);
   const int64_t groups = w.padded / (Bits == 4 ? 8 : 4);
   for (int64_t b = 0; b < w.blocks; ++b) {

@@ -95,6 +95,24 @@ TEST(GraphOptimize, FusionRowsFuseAndMatchTheUnoptimisedPlan) {
 
 // Each pass is switchable on its own, and each one is what fuses some row: with it disabled, fewer
 // nodes are fused away there than with every pass on.
+// A grouped-query expansion of K and V (Unsqueeze, Expand, Reshape) is read through by the fused attention: those
+// nodes report no outputs; where the expanded V is also a graph output, they run.
+TEST(GraphOptimize, GroupedQueryExpansionFoldsIntoTheAttention) {
+  for (const auto& [name, folded] : {std::pair<std::string, bool>{"fusion_attention_gqa_repeat_interleave", true},
+                                     {"fusion_attention_gqa_decode_kv_batch_broadcast", true},
+                                     {"fusion_attention_gqa_expanded_v_also_output", false}}) {
+    SCOPED_TRACE(name);
+    const auto r = run(name, {});
+    int expands = 0;
+    for (const auto& t : r.timings)
+      if (t.op_type == "Expand" || t.op_type == "Unsqueeze") {
+        ++expands;
+        EXPECT_EQ(t.outputs.empty(), folded) << t.node;
+      }
+    EXPECT_EQ(expands, 4);
+  }
+}
+
 TEST(GraphOptimize, EachPassCanBeDisabledAndMatters) {
   const auto names = fusion_cases();
   ASSERT_FALSE(names.empty());

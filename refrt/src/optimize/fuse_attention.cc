@@ -1,6 +1,8 @@
-#include <cstdint>
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <optional>
 
 #include "pass_util.h"
 #include "passes.h"
@@ -245,6 +247,61 @@ NodeDef chain_node(const GraphDef& g, const GraphIndex& ix, size_t i, Chain& c) 
   return n;
 }
 
+// A grouped-query expansion of a KV tensor as torch exports repeat_interleave(kv, g, dim=1) (and SDPA's
+// enable_gqa): Reshape(Expand(Unsqueeze(kv, axes [2]), [B, kvH, g, T, c]), [B, kvH * g, T, c]), constant shapes,
+// each value read once. Returns kv, the Expand's shape and the three nodes (Reshape, Expand, Unsqueeze).
+struct KvExpand {
+  std::string source;
+  std::vector<int64_t> shape;
+  std::vector<size_t> nodes;
+};
+
+std::optional<KvExpand> match_kv_expand(const Walk& w, const std::string& v) {
+  auto made_by = [&](const std::string& x, const char* op) -> std::optional<size_t> {
+    auto it = w.ix.producer.find(x);
+    if (it == w.ix.producer.end() || w.dead[it->second] || !w.ix.internal(x, 1)) return std::nullopt;
+    const NodeDef& p = w.g.nodes[it->second];
+    if (!is_op(p, op) || p.outputs.size() != 1 || p.inputs.empty()) return std::nullopt;
+    return it->second;
+  };
+  const auto r = made_by(v, "Reshape");
+  const Tensor* target = r ? reshape_target(w.ix, w.g.nodes[*r]) : nullptr;
+  const auto e = target ? made_by(w.g.nodes[*r].inputs[0], "Expand") : std::nullopt;
+  const Tensor* shape = e && w.g.nodes[*e].inputs.size() == 2 ? w.ix.constant(w.g.nodes[*e].inputs[1]) : nullptr;
+  const auto u = shape ? made_by(w.g.nodes[*e].inputs[0], "Unsqueeze") : std::nullopt;
+  if (!u || shape->dtype() != DType::kInt64 || shape->rank() != 1 || shape->numel() != 5) return std::nullopt;
+  const NodeDef& un = w.g.nodes[*u];
+  std::vector<int64_t> axes = un.attr_ints("axes");  // an input from opset 13
+  if (un.inputs.size() == 2) {
+    const Tensor* t = w.ix.constant(un.inputs[1]);
+    if (!t || t->dtype() != DType::kInt64) return std::nullopt;
+    axes = ints_of(*t);
+  }
+  const std::vector<int64_t> s = ints_of(*shape);
+  if (axes.size() != 1 || (axes[0] != 2 && axes[0] != -3) || s[2] < 2) return std::nullopt;
+  for (int64_t x : s)
+    if (x <= 0) return std::nullopt;
+  if (ints_of(*target) != std::vector<int64_t>{s[0], s[1] * s[2], s[3], s[4]}) return std::nullopt;
+  return KvExpand{un.inputs[0], s, {*r, *e, *u}};
+}
+
+// K (read transposed) and V both expanded by the same grouping: the fused node reads the kv tensors themselves
+// (attribute kv_expand [B, kvH, g, T, d, dv]) and the expansions become part of it. Not with Reshapes of the scores
+// or probabilities (the grouped heads are the scores' last leading dim).
+void fold_kv_expand(const Walk& w, Chain& c, NodeDef& n) {
+  if (n.attr_int("trans_b", 0) != 1 || n.attributes.count("b_shape") || !c.scores_shape.empty() ||
+      !c.probs_shape.empty())
+    return;
+  const auto k = match_kv_expand(w, n.inputs[1]), v = match_kv_expand(w, n.inputs[2]);
+  if (!k || !v || !std::equal(k->shape.begin(), k->shape.begin() + 4, v->shape.begin())) return;
+  n.inputs[1] = k->source;
+  n.inputs[2] = v->source;
+  n.attributes["kv_expand"] =
+      ints_attribute({k->shape[0], k->shape[1], k->shape[2], k->shape[3], k->shape[4], v->shape[4]});
+  c.parts.insert(c.parts.end(), k->nodes.begin(), k->nodes.end());
+  c.parts.insert(c.parts.end(), v->nodes.begin(), v->nodes.end());
+}
+
 }  // namespace
 
 // softmax(Q K^T * scale [+ mask | Where mask]) V written with MatMuls -> one FusedAttention (form 0), and
@@ -255,7 +312,8 @@ NodeDef chain_node(const GraphDef& g, const GraphIndex& ix, size_t i, Chain& c) 
 // Q and K^T by sqrt(scale) each), become part of the scale; a Transpose of the last two axes before the
 // key operand (through scalars and at most one Reshape, kept as b_shape) is read as K, not copied. Every
 // intermediate value must have no other reader and be no graph output, else the chain stays as it is.
-// The Reshapes on the operands (head splitting) stay nodes.
+// The Reshapes on the operands (head splitting) stay nodes, but a grouped-query expansion of K and V
+// (fold_kv_expand) is read through.
 bool fuse_attention(GraphDef& g) {
   GraphIndex ix(g);
   bool changed = false;
@@ -280,6 +338,7 @@ bool fuse_attention(GraphDef& g) {
     if (clash) continue;
     rewire_scalings(g, ix, c);
     NodeDef n = chain_node(g, ix, i, c);
+    fold_kv_expand(w, c, n);
     c.parts.insert(c.parts.end(), c.scalings.begin(), c.scalings.end());
     for (size_t k : c.parts) {
       // A part that is itself fused (FusedSafeSoftmax) hands over the model nodes it replaced.

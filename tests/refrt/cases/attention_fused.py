@@ -209,3 +209,41 @@ def build(api):
              {"q": qa, "k": ka, "v": va}, {"y": y.astype(dt)}, opset=23, tol=(ulp, 1e-5), threads=(2,),
              ort_differs=None if tag == "bf16" else "onnxruntime's float16 Attention is up to 56 float16 ulps (6e-5) "
              "from the float64 answer rounded once (measured); eager's CPU SDPA sums in float32 as refrt does")
+
+    # ---- grouped-query attention as torch exports repeat_interleave(kv, g, dim=1): K and V [B, kvH, T, c] through
+    # Unsqueeze(2) -> Expand([B, kvH, g, T, c]) -> Reshape([B, kvH * g, T, c]); the fused node reads K and V as they
+    # are (query head h reads kv head h / g: fold_kv_expand). Then a kv batch of 1 expanded to 2 (the kernel
+    # expands it itself: not exactly [B, kvH, T, c]), and an expanded V that is also a graph output (not folded).
+    def gqa_nodes():
+        out = []
+        for x in ("k", "v"):
+            out += [node("Unsqueeze", [x, "axis2"], [f"{x}u"]), node("Expand", [f"{x}u", f"{x}_shape5"], [f"{x}e"]),
+                    node("Reshape", [f"{x}e", f"{x}_shape4"], [f"{x}x"])]
+        return out + [node("Transpose", ["kx"], ["kt"], perm=[0, 1, 3, 2]), node("MatMul", ["q", "kt"], ["s0"]),
+                      node("Mul", ["s0", "sc"], ["s"]), node("Add", ["s", "mask"], ["a"]),
+                      node("Softmax", ["a"], ["p"], axis=-1), node("MatMul", ["p", "vx"], ["y"])]
+
+    def gqa_case(name, B, kvh, g, S, T, D, DV, kv_batch=None, dt=f32, t=tol):
+        kb = kv_batch or B
+        q, k, v = rand(B, kvh * g, S, D).astype(dt), rand(kb, kvh, T, D).astype(dt), rand(kb, kvh, T, DV).astype(dt)
+        mask = np.where(np.arange(T)[None, :] <= np.arange(S)[:, None] + (T - S), 0.0, -np.inf).astype(dt)
+        ke = np.broadcast_to(k[:, :, None], (B, kvh, g, T, D)).reshape(B, kvh * g, T, D).astype(np.float64)
+        ve = np.broadcast_to(v[:, :, None], (B, kvh, g, T, DV)).reshape(B, kvh * g, T, DV).astype(np.float64)
+        sc = q.astype(np.float64) @ ke.transpose(0, 1, 3, 2) * 0.25 + mask.astype(np.float64)
+        outputs = {"y": (softmax(sc, False) @ ve).astype(dt)}
+        if name.endswith("also_output"):
+            outputs["vx"] = ve.astype(dt)
+        prefix = "fusion_attention_gqa_" if dt is f32 else "attention_fused_half_gqa_fold_"
+        inits = {"axis2": np.array([2], np.int64), "sc": np.array(0.25, dt),
+                 "k_shape5": np.array([B, kvh, g, T, D], np.int64), "k_shape4": np.array([B, kvh * g, T, D], np.int64),
+                 "v_shape5": np.array([B, kvh, g, T, DV], np.int64),
+                 "v_shape4": np.array([B, kvh * g, T, DV], np.int64)}
+        case(prefix + name, gqa_nodes(), {"q": q, "k": k, "v": v, "mask": mask}, outputs, initializers=inits, tol=t,
+             threads=(2,))
+
+    gqa_case("repeat_interleave", 2, 2, 3, 5, 40, 16, 12)
+    gqa_case("decode_kv_batch_broadcast", 2, 2, 4, 1, 300, 32, 32, kv_batch=1)
+    gqa_case("expanded_v_also_output", 1, 2, 2, 3, 20, 8, 8)
+    # the same fold on a half KV cache (widened block by block), a decode step past one key block (as above)
+    for dt, tag, ulp in ((ml_dtypes.bfloat16, "bf16", 2.0 ** -7), (np.float16, "f16", 2.0 ** -10)):
+        gqa_case(f"decode_{tag}", 1, 2, 4, 1, 700, 64, 64, dt=dt, t=(ulp, 1e-5))

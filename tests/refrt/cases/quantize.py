@@ -610,7 +610,6 @@ def build_weight_only(api):
     fuse_weight_only). Oracle: numpy dequantizes ((q - zp) * scale in float32, DequantizeLinear's values) and
     multiplies in float64."""
     np, node, case, helper, TP = api.np, api.node, api.case, api.helper, api.TensorProto
-    rng = api.RNG
 
     def weights(name, q, kind):
         """An INT4 / UINT4 TensorProto (packed by onnx) or an 8-bit array."""
