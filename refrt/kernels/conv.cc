@@ -64,7 +64,8 @@ class ConvKernel : public Kernel {
       : node_(node),
         attrs_(nn::parse_window_attrs(node)),
         group_(node.attr_int("group", 1)),
-        acts_(parse_activations(node)) {
+        acts_(parse_activations(node)),
+        folded_(!node.fused_from.empty()) {
     if (group_ <= 0) node.fail("group must be positive, got " + std::to_string(group_));
   }
 
@@ -99,7 +100,9 @@ class ConvKernel : public Kernel {
     if (x.rank() < 3) node_.fail("X must be [N, C, D1, ...], got " + shape_str(x.shape()));
     if (w.rank() != x.rank())
       node_.fail("W " + shape_str(w.shape()) + " must have the rank of X " + shape_str(x.shape()));
-    if (w.dtype() != x.dtype() || (b && b->dtype() != x.dtype())) node_.fail("input dtypes differ");
+    // float16 X with float32 W and B: weights a BatchNormalization was folded into (optimize/fold_batch_norm.cc).
+    const bool folded = folded_ && x.dtype() == DType::kFloat16 && w.dtype() == DType::kFloat32;
+    if ((w.dtype() != x.dtype() && !folded) || (b && b->dtype() != w.dtype())) node_.fail("input dtypes differ");
     const int64_t c = x.dim(1), m = w.dim(0), cg = w.dim(1);
     if (c != cg * group_)
       node_.fail("X has " + std::to_string(c) + " channels but W " + shape_str(w.shape()) + " with group " +
@@ -113,6 +116,9 @@ class ConvKernel : public Kernel {
     return nn::forward_geometry(node_, attrs_, nn::spatial_dims(x.shape()), kernel, false);
   }
 
+  // A float32 constant as it is, a float16 / bfloat16 one's copy widened at prepare (nullptr: not a constant).
+  const Tensor* as_float32(const Tensor& t) const { return t.dtype() == DType::kFloat32 ? &t : widened_.find(t); }
+
   // float16 / bfloat16 X and a constant W on oneDNN without widening X and narrowing Y as whole tensors: bfloat16
   // on its native convolutions (AMX or AVX-512 BF16), else the float32 convolution on W widened once, X widened
   // as it moves into channel blocks. The same float32 sums as the widened path, Y rounded once. False: the
@@ -123,8 +129,8 @@ class ConvKernel : public Kernel {
     const Tensor* b = io.optional(2);
     const Tensor* z = io.optional(3);
     const WindowGeometry g = checked_geometry(x, w, b);
-    const Tensor* b32 = b ? widened_.find(*b) : nullptr;
-    const Tensor* w32 = widened_.find(w);
+    const Tensor* b32 = b ? as_float32(*b) : nullptr;
+    const Tensor* w32 = as_float32(w);
     const conv_dnnl::Conv* conv = dnnl_bf16_.applies(w, g, group_)        ? &dnnl_bf16_
                                   : w32 && dnnl_.applies(*w32, g, group_) ? &dnnl_
                                                                           : nullptr;
@@ -653,6 +659,7 @@ class ConvKernel : public Kernel {
   nn::WindowAttrs attrs_;
   int64_t group_;
   std::vector<ActStep> acts_;  // fused epilogue (FusedConv); empty for a plain Conv
+  bool folded_;                // rewritten by a pass: float32 W and B may come with float16 X
   conv_dnnl::Conv dnnl_;       // oneDNN's primitives, when W is a constant
   conv_dnnl::Conv dnnl_bf16_;  // the same on a bfloat16 W
   WidenedConstants widened_;   // float32 copies of float16/bfloat16 constant weights and bias

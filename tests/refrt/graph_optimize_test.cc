@@ -113,6 +113,20 @@ TEST(GraphOptimize, GroupedQueryExpansionFoldsIntoTheAttention) {
   }
 }
 
+// A float16 Conv's BatchNormalization folds into float32 weights, and the Add and Relu after it join the conv.
+TEST(GraphOptimize, Float16BatchNormalizationFoldsIntoTheConv) {
+  const auto r = run("half_conv_batchnorm_add_relu_f16", {});
+  int fused = 0;
+  for (const auto& t : r.timings) {
+    if (t.op_type == "Conv") EXPECT_EQ(t.outputs.size(), 1u);
+    if (t.op_type == "BatchNormalization" || t.op_type == "Add" || t.op_type == "Relu") {
+      ++fused;
+      EXPECT_TRUE(t.outputs.empty()) << t.op_type << " ran";
+    }
+  }
+  EXPECT_EQ(fused, 3);
+}
+
 TEST(GraphOptimize, EachPassCanBeDisabledAndMatters) {
   const auto names = fusion_cases();
   ASSERT_FALSE(names.empty());

@@ -6,8 +6,26 @@
 
 namespace parity::refrt {
 
+namespace {
+
+// Element i of a float32 or float16 constant, as a double.
+double value_at(const Tensor& t, int64_t i) {
+  return t.dtype() == DType::kFloat32 ? static_cast<double>(t.data<float>()[i])
+                                      : static_cast<double>(half_to_float(static_cast<const uint16_t*>(t.raw())[i]));
+}
+
+bool foldable_type(const Tensor& t, bool half) {
+  return t.dtype() == DType::kFloat32 || (half && t.dtype() == DType::kFloat16);
+}
+
+}  // namespace
+
 // Conv -> BatchNormalization (inference) with constant weights and statistics: the normalisation is
-// folded into scaled weights and a bias, so no node runs for it.
+// folded into scaled weights and a bias, so no node runs for it (and an Add and activations after it can join the
+// conv). float32 convs get float32 weights; float16 ones too, kept in float32: a float16 conv computes in float32
+// on weights widened once anyway (kernels/conv.cc), so the fold adds no rounding and the output is rounded once
+// (eager rounds the conv's output and the normalisation's). bfloat16 convs are left alone: their native oneDNN
+// kernels take bfloat16 weights, and rounding the folded weights to bfloat16 would add an error of its own.
 bool fold_batch_norm(GraphDef& g) {
   GraphIndex ix(g);
   std::vector<bool> dead(g.nodes.size(), false);
@@ -25,30 +43,26 @@ bool fold_batch_norm(GraphDef& g) {
     if (!is_op(conv, "Conv") || conv.outputs.size() != 1 || conv.inputs.size() < 2) continue;  // W is required
     const Tensor* w = ix.constant(conv.inputs[1]);
     const Tensor* b = conv.inputs.size() > 2 && !conv.inputs[2].empty() ? ix.constant(conv.inputs[2]) : nullptr;
-    if (!w || w->dtype() != DType::kFloat32 || w->rank() < 3 ||
-        (conv.inputs.size() > 2 && !conv.inputs[2].empty() && !b))
+    const bool half = w && w->dtype() == DType::kFloat16;
+    if (!w || !foldable_type(*w, half) || w->rank() < 3 || (conv.inputs.size() > 2 && !conv.inputs[2].empty() && !b))
       continue;
     const int64_t m = w->dim(0);
     const Tensor* params[4];
-    bool ok = !b || (b->dtype() == DType::kFloat32 && b->numel() == m);
+    bool ok = !b || (b->dtype() == w->dtype() && b->numel() == m);
     for (int k = 0; k < 4 && ok; ++k) {
       params[k] = ix.constant(bn.inputs[static_cast<size_t>(k) + 1]);
-      ok = params[k] && params[k]->dtype() == DType::kFloat32 && params[k]->rank() == 1 && params[k]->numel() == m;
+      ok = params[k] && foldable_type(*params[k], half) && params[k]->rank() == 1 && params[k]->numel() == m;
     }
     if (!ok) continue;
-    const float eps = bn.attr_float("epsilon", 1e-5f);
-    const float *scale = params[0]->data<float>(), *shift = params[1]->data<float>(), *mean = params[2]->data<float>(),
-                *var = params[3]->data<float>();
+    const double eps = bn.attr_float("epsilon", 1e-5f);
     Tensor nw(DType::kFloat32, w->shape()), nb(DType::kFloat32, {m});
     const int64_t per = w->numel() / std::max<int64_t>(m, 1);
     for (int64_t o = 0; o < m; ++o) {
-      const double s =
-          static_cast<double>(scale[o]) / std::sqrt(static_cast<double>(var[o]) + static_cast<double>(eps));
+      const double s = value_at(*params[0], o) / std::sqrt(value_at(*params[3], o) + eps);
       for (int64_t j = 0; j < per; ++j)
-        nw.data<float>()[o * per + j] = static_cast<float>(w->data<float>()[o * per + j] * s);
-      const double bias = b ? static_cast<double>(b->data<float>()[o]) : 0.0;
-      nb.data<float>()[o] =
-          static_cast<float>((bias - static_cast<double>(mean[o])) * s + static_cast<double>(shift[o]));
+        nw.data<float>()[o * per + j] = static_cast<float>(value_at(*w, o * per + j) * s);
+      const double bias = b ? value_at(*b, o) : 0.0;
+      nb.data<float>()[o] = static_cast<float>((bias - value_at(*params[2], o)) * s + value_at(*params[1], o));
     }
     // Appended after the loop: growing g.initializers here would move the tensors `ix` points to.
     const std::string wn = fresh_name(g, added, conv.name + ".folded_weight");

@@ -118,3 +118,27 @@ def build(api):
              [node("BatchNormalization", ["x", "s", "b", "m", "v"], ["n"]), node("Relu", ["n"], ["y"])], {"x": xb},
              {"y": np.maximum(want, 0).astype(dt)}, initializers={"s": sc, "b": sh, "m": mu, "v": va}, tol=tol,
              opset=15)
+
+    # float16 Conv -> BatchNormalization -> Add -> Relu: the normalisation folded into float32 weights and bias
+    # (fold_batch_norm; a float16 conv computes in float32 on widened weights anyway), then the Add and the Relu
+    # fused into the conv: one node, rounded once. Dyadic values, and variances whose square roots are powers of two
+    # (epsilon 0), so that the folded weights and every float32 sum are exact. graph_optimize_test checks the fold.
+    # (bfloat16 convs keep their bfloat16 weights for oneDNN's native kernels: not folded.)
+    # (This file's own generator: drawing from the shared one would change every later file's values.)
+    dt = np.float16
+
+    def eighths(*shape):
+        return (own_rng.integers(-4, 5, size=shape) / 8).astype(dt)
+
+    xc, wc, bc, zc = eighths(1, 16, 10, 10), eighths(16, 16, 3, 3), eighths(16), eighths(1, 16, 10, 10)
+    sc, sh, mu = eighths(16), eighths(16), eighths(16)
+    va = own_rng.choice([0.0625, 0.25, 1.0, 4.0], 16).astype(dt)
+    a = sc.astype(f64) / np.sqrt(va.astype(f64))
+    conv = conv_ref(np, xc, wc, bc, pads=[1, 1, 1, 1])
+    bn = (conv - mu.astype(f64).reshape(1, -1, 1, 1)) * a.reshape(1, -1, 1, 1) + sh.astype(f64).reshape(1, -1, 1, 1)
+    case("half_conv_batchnorm_add_relu_f16",
+         [node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+          node("BatchNormalization", ["c", "s", "sh", "m", "v"], ["n"], epsilon=0.0), node("Add", ["n", "z"], ["a"]),
+          node("Relu", ["a"], ["y"])], {"x": xc, "z": zc}, {"y": np.maximum(bn + zc.astype(f64), 0).astype(dt)},
+         initializers={"w": wc, "b": bc, "s": sc, "sh": sh, "m": mu, "v": va}, tol=ulp[dt], opset=22,
+         ort_differs="onnxruntime rounds the conv, the normalisation, the Add and the Relu each")
