@@ -30,8 +30,14 @@ using dnnl_common::thread_stream;
 
 int64_t round_up(int64_t v, int64_t b) { return (v + b - 1) / b * b; }
 
+// float32 convolutions of this many input channels or more take oneDNN's channels-last brgconv where it offers it:
+// ResNet-18's 256- and 512-channel 3x3 convs on 14x14 / 7x7 took 5-10 % (1 thread) and 5-20 % (2 threads) less
+// than on jit:avx512_core with nChw16c, the X and Y moves included; at 64 and 128 channels it lost up to 10 %, and
+// on a 3-channel stem 25 % (Intel Xeon, AMX host, best of 3 profiles each).
+constexpr int64_t kChannelsLast = 256;
+
 // The channel block of a 4-D layout oneDNN chose: 0 for plain NCHW, 8 / 16 for nChw8c / nChw16c, C for NHWC
-// when `nhwc_ok` (one block of every channel: oneDNN's bfloat16 brgconv wants channels last), -1 otherwise.
+// when `nhwc_ok` (one block of every channel: oneDNN's brgconv wants channels last), -1 otherwise.
 int64_t channel_block(const memory::desc& md, const memory::dims& dims, memory::data_type type, bool nhwc_ok) {
   if (md == memory::desc(dims, type, Tag::nchw)) return 0;
   if (md == memory::desc(dims, type, Tag::nChw8c)) return 8;
@@ -188,9 +194,9 @@ struct ConvDims {
 // The primitive for one block of output channels in the first layouts oneDNN has a usable kernel for, tried in
 // order: `any`; for a few input channels (a stem) X as it is and Y blocked; both blocked. What oneDNN picks for
 // `any`: blocked (nChw8c / nChw16c) JIT kernels on AVX2, but on AVX-512 often brgconv with channels-last tensors,
-// which a float32 plan does not lay out (`nhwc_ok` is for bfloat16): then the channel blocks of the CPU's vector
-// width are asked for explicitly (jit:avx512_core measured as fast there). oneDNN's gemm-based and reference
-// convolutions are slower than refrt's own im2col path, so they are not usable.
+// which a plan takes where `nhwc_ok` (bfloat16; float32 from kChannelsLast input channels on): else the channel
+// blocks of the CPU's vector width are asked for explicitly. oneDNN's gemm-based and reference convolutions are
+// slower than refrt's own im2col path, so they are not usable.
 std::optional<dnnl::convolution_forward::primitive_desc> find_primitive(const ConvDims& d, memory::data_type in_type,
                                                                         const memory::desc& bias_md,
                                                                         const dnnl::primitive_attr& attr, bool nhwc_ok,
@@ -241,6 +247,7 @@ std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t 
   // Blocks of output channels on multiples of the widest channel block, one or two per thread.
   const int64_t align = isa_allows(IsaLevel::kAvx512) ? 16 : 8;
   const int64_t count = std::max<int64_t>(1, std::min(threads, m / align));
+  const bool nhwc_ok = bf16 || c >= kChannelsLast;
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::stream& stream = thread_stream();
@@ -252,14 +259,14 @@ std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t 
     const memory::dims w_dims{mb, c, kh, kw}, dst_dims{n, mb, g.out[0], g.out[1]};
     blk.bias_md = bias ? memory::desc({mb}, memory::data_type::f32, Tag::x) : memory::desc();
     const std::optional<dnnl::convolution_forward::primitive_desc> found = find_primitive(
-        {src_dims, w_dims, dst_dims, strides, dilates, pad_l, pad_r}, in_type, blk.bias_md, attr, bf16, align);
+        {src_dims, w_dims, dst_dims, strides, dilates, pad_l, pad_r}, in_type, blk.bias_md, attr, nhwc_ok, align);
     if (!found) return nullptr;
     const dnnl::convolution_forward::primitive_desc& pd = *found;
     const std::string impl = pd.impl_info_str();
     plan->impl = dnnl_common::impl_name(impl.c_str());
     plan->widened_impl = intern_impl("float32 " + std::string(plan->impl));
-    const int64_t src_block = channel_block(pd.src_desc(), src_dims, in_type, bf16);
-    blk.dst_block = channel_block(pd.dst_desc(), dst_dims, memory::data_type::f32, bf16);
+    const int64_t src_block = channel_block(pd.src_desc(), src_dims, in_type, nhwc_ok);
+    blk.dst_block = channel_block(pd.dst_desc(), dst_dims, memory::data_type::f32, nhwc_ok);
     if (b > 0 && src_block != plan->src_block) return nullptr;  // (usable() saw both layouts blocked or plain)
     plan->src_block = src_block;
     plan->src_bytes = pd.src_desc().get_size();
@@ -336,17 +343,21 @@ const void* source(const KernelIO& io, const Plan& plan, bool native_half, DType
     blocked = Tensor(DType::kUInt8, {static_cast<int64_t>(plan.src_bytes)});
     if (!native_half) {
       auto* pbk = reinterpret_cast<float*>(blocked.mutable_raw());
-      const int64_t cblocks = round_up(c, sb) / sb;
-      parallel_for(io, n * cblocks, 1, [&](int64_t b0, int64_t b1) {
-        for (int64_t b = b0; b < b1; ++b) {
-          const int64_t i = b / cblocks, cb = b % cblocks, c0 = cb * sb, cn = std::min(sb, c - c0);
-          float* to = pbk + b * in_size * sb;
+      // Tasks: (image, channel block, run of pixels); channels-last X is one block, split by pixels over the pool.
+      const int64_t cblocks = round_up(c, sb) / sb, threads = io.pool ? io.pool->size() : 1;
+      const int64_t runs = cblocks >= threads ? 1 : std::clamp<int64_t>(in_size / 256, 1, 2 * threads);
+      parallel_for(io, n * cblocks * runs, 1, [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t) {
+          const int64_t b = t / runs, i = b / cblocks, cb = b % cblocks, c0 = cb * sb, cn = std::min(sb, c - c0);
+          const int64_t p0 = in_size * (t % runs) / runs, count = in_size * (t % runs + 1) / runs - p0;
+          float* to = pbk + b * in_size * sb + p0 * sb;
+          const T* from = px + (i * c + c0) * in_size + p0;
           if constexpr (kFloat) {
-            move_block<true>(const_cast<float*>(px + (i * c + c0) * in_size), in_size, to, sb, cn, in_size);
+            move_block<true>(const_cast<float*>(from), in_size, to, sb, cn, count);
           } else if (io_type == DType::kFloat16) {
-            widen_to_block<DType::kFloat16>(px + (i * c + c0) * in_size, in_size, to, sb, cn, in_size);
+            widen_to_block<DType::kFloat16>(from, in_size, to, sb, cn, count);
           } else {
-            widen_to_block<DType::kBFloat16>(px + (i * c + c0) * in_size, in_size, to, sb, cn, in_size);
+            widen_to_block<DType::kBFloat16>(from, in_size, to, sb, cn, count);
           }
         }
       });

@@ -191,3 +191,22 @@ def build(api):
     x, w = rand(1, 2, 3, 3, dtype=np.float64), rand(2, 3, 2, 2, dtype=np.float64)
     case("convtranspose_f64_no_bias", [node("ConvTranspose", ["x", "w"], ["y"], strides=[2, 2])], {"x": x, "w": w},
          {"y": conv_transpose_ref(np, x, w, strides=[2, 2])}, tol=(1e-12, 1e-12))
+    # 256+ input channels with constant weights: on AVX-512, oneDNN's channels-last brgconv (conv_dnnl.cc,
+    # kChannelsLast), X moved channels-last in pixel runs over the pool, Y back into NCHW rows: a 3x3 with a bias
+    # and an odd plane, and Conv + residual Add + Relu (one fused node), float32 and float16 (float32 products on the
+    # widened weights, rounded once). Multiples of 1/8 up to 1/2, so that float32 sums of 2304 products are exact in
+    # any order (random values leave cancelling sums 1e-5 from float64, past the tolerance, and the paths' sums
+    # differ). Their own generator: the shared one would shift every later table's values.
+    own = np.random.default_rng(4610)
+    for dt, t in ((np.float32, tol), (np.float16, (2.0 ** -10, 2.0 ** -24))):
+        tag = "f32" if dt is np.float32 else "f16"
+        x, w, b = ((own.integers(-4, 5, s) / 8).astype(dt) for s in ((2, 256, 9, 7), (40, 256, 3, 3), (40,)))
+        z = (own.integers(-4, 5, (2, 40, 9, 7)) / 8).astype(dt)
+        conv = conv_ref(np, x, w, b, pads=[1, 1, 1, 1])
+        case(f"conv_channels_last_256_{tag}", [node("Conv", ["x", "w", "b"], ["y"], pads=[1, 1, 1, 1])], {"x": x},
+             {"y": conv.astype(dt)}, initializers={"w": w, "b": b}, tol=t, threads=(2,))
+        case(f"conv_channels_last_residual_relu_{tag}",
+             [node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]), node("Add", ["c", "z"], ["a"]),
+              node("Relu", ["a"], ["y"])], {"x": x, "z": z}, {"y": np.maximum(conv + z, 0).astype(dt)},
+             initializers={"w": w, "b": b}, tol=t, threads=(2,),
+             ort_differs=None if dt is np.float32 else "onnxruntime rounds the conv, the Add and the Relu each")
