@@ -20,9 +20,10 @@ enum class Backend : int {
   kOpenblasDgemm,
   kOpenblasSgemv,
   kOpenblasDgemv,
-  kOnednnMatmul,     // a oneDNN matmul primitive on a packed constant B (matmul_dnnl.h)
-  kRefrtQgemm,       // refrt's exact int16 integer GEMM (qgemm.h)
-  kRefrtPackedGemv,  // gemv_packed.h: one row x a constant B packed in panels, AVX-512
+  kOnednnMatmul,         // a oneDNN matmul primitive on a packed constant B (matmul_dnnl.h)
+  kRefrtQgemm,           // refrt's exact int16 integer GEMM (qgemm.h)
+  kRefrtPackedGemv,      // gemv_packed.h: one row x a constant B packed in panels, AVX-512
+  kRefrtPackedGemvBf16,  // the same for bfloat16 B in pairs of k: AVX-512 BF16 dot products (vdpbf16ps)
   kCount,
 };
 constexpr size_t kBackendCount = static_cast<size_t>(Backend::kCount);

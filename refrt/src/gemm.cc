@@ -77,6 +77,7 @@ std::string_view backend_label(BackendSet set) {
     std::string part = backend_probe::name(b);
     if (b == Backend::kRefrtGemv) part += " (avx2)";
     if (b == Backend::kRefrtPackedGemv) part += " (avx512)";
+    if (b == Backend::kRefrtPackedGemvBf16) part += " (avx512_bf16)";
     if (b == Backend::kOnednnSgemm) part += " (" + dnnl_common::effective_isa() + ")";
     if (part.rfind("openblas ", 0) == 0) part += core;
     label += (label.empty() ? "" : " + ") + part;

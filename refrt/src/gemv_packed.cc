@@ -8,7 +8,9 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <vector>
 
+#include "dispatch.h"
 #include "parity/error.h"
 #include "parity/refrt/cpu_isa.h"
 
@@ -51,6 +53,17 @@ void pack_panel(const T* b, bool trans, int64_t k, int64_t n, int64_t c0, int64_
     for (int64_t i = 0; i < k; ++i) std::fill(dst + i * stride + w, dst + (i + 1) * stride, T(0));
 }
 
+// Pairs of k: rows 2i and 2i + 1 of a panel interleaved, 16-bit values (dst row i of 2 * stride: column c's pair at
+// 2c, 2c + 1), a zero row past an odd K.
+void pack_pairs(const uint16_t* b, bool trans, int64_t k, int64_t n, int64_t c0, int64_t w, int64_t stride,
+                uint16_t* dst) {
+  const int64_t pairs = (k + 1) / 2;
+  std::fill(dst, dst + pairs * 2 * stride, uint16_t{0});
+  for (int64_t c = 0; c < w; ++c)
+    for (int64_t i = 0; i < k; ++i)
+      dst[(i / 2) * 2 * stride + 2 * c + (i & 1)] = trans ? b[(c0 + c) * k + i] : b[i * n + c0 + c];
+}
+
 // 16 weights of a panel row as float32: loaded, or widened exactly from float16 (vcvtph2ps) / bfloat16 (the
 // 16 bits moved to the top of a float32).
 template <DType D>
@@ -90,6 +103,44 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) void panel_product
     __m512 s = sums[v];
     if (bias) s = _mm512_add_ps(s, _mm512_maskz_loadu_ps(mask, bias + c));
     _mm512_mask_storeu_ps(y + c, mask, s);
+  }
+}
+
+// The same over bfloat16 pairs: xp[i] holds x[2i] (low half) and x[2i + 1] as bfloat16, each panel row i two k.
+template <int V>
+__attribute__((target("avx512f,avx512bw,avx512bf16"))) void pair_product(int64_t pairs, const uint16_t* p,
+                                                                         const uint32_t* xp, const float* bias,
+                                                                         int64_t w, float* y) {
+  __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+  for (int64_t i = 0; i < pairs; ++i) {
+    const __m512bh xi = (__m512bh)_mm512_set1_epi32(static_cast<int>(xp[i]));
+    const uint16_t* row = p + i * 32 * V;
+    s0 = _mm512_dpbf16_ps(s0, (__m512bh)_mm512_load_si512(row), xi);
+    if constexpr (V > 1) s1 = _mm512_dpbf16_ps(s1, (__m512bh)_mm512_load_si512(row + 32), xi);
+    if constexpr (V > 2) s2 = _mm512_dpbf16_ps(s2, (__m512bh)_mm512_load_si512(row + 64), xi);
+    if constexpr (V > 3) s3 = _mm512_dpbf16_ps(s3, (__m512bh)_mm512_load_si512(row + 96), xi);
+  }
+  const __m512 sums[4] = {s0, s1, s2, s3};
+  for (int v = 0; v < V; ++v) {
+    const int64_t c = 16 * v, left = std::min<int64_t>(16, w - c);
+    const auto mask = static_cast<__mmask16>(left >= 16 ? 0xffffu : (1u << left) - 1u);
+    __m512 s = sums[v];
+    if (bias) s = _mm512_add_ps(s, _mm512_maskz_loadu_ps(mask, bias + c));
+    _mm512_mask_storeu_ps(y + c, mask, s);
+  }
+}
+
+void run_pairs_panel(int64_t pairs, const uint16_t* p, int64_t stride, const uint32_t* xp, const float* bias, int64_t w,
+                     float* y) {
+  switch (stride / 16) {
+    case 1:
+      return pair_product<1>(pairs, p, xp, bias, w, y);
+    case 2:
+      return pair_product<2>(pairs, p, xp, bias, w, y);
+    case 3:
+      return pair_product<3>(pairs, p, xp, bias, w, y);
+    default:
+      return pair_product<4>(pairs, p, xp, bias, w, y);
   }
 }
 
@@ -137,6 +188,7 @@ void PackedGemv::set(const Tensor& b, bool trans) {
     throw Error({"refrt"}, "a packed GEMV takes float32, float16 or bfloat16 weights, not " + dtype_name(b.dtype()));
   b_ = b;
   trans_ = trans;
+  pairs_ = b.dtype() == DType::kBFloat16 && isa_allows(IsaLevel::kAvx512Bf16);
   k_ = trans ? b.dim(1) : b.dim(0);
   n_ = trans ? b.dim(0) : b.dim(1);
 }
@@ -146,7 +198,8 @@ const PackedGemv::Panels& PackedGemv::panels(const KernelIO& io) const {
     auto made = std::make_unique<Panels>();
     made->count = (n_ + kPanel - 1) / kPanel;
     const int64_t tail = n_ - (made->count - 1) * kPanel;
-    const int64_t elements = ((made->count - 1) * kPanel + round16(tail)) * k_;
+    const int64_t rows = pairs_ ? (k_ + 1) / 2 * 2 : k_;  // an odd K's pairs end in a zero row
+    const int64_t elements = ((made->count - 1) * kPanel + round16(tail)) * rows;
     const size_t elem = dtype_size(b_.dtype());
     const size_t bytes = (static_cast<size_t>(elements) * elem + 63) / 64 * 64;
     made->data = std::aligned_alloc(64, std::max<size_t>(bytes, 64));
@@ -158,6 +211,12 @@ const PackedGemv::Panels& PackedGemv::panels(const KernelIO& io) const {
       parallel_for(io, made->count, 1, [&](int64_t p0, int64_t p1) {
         for (int64_t p = p0; p < p1; ++p) {
           const int64_t w = std::min(kPanel, n_ - p * kPanel);
+          if constexpr (std::is_same_v<T, uint16_t>) {
+            if (pairs_) {
+              pack_pairs(b, trans_, k_, n_, p * kPanel, w, round16(w), data + p * kPanel * rows);
+              continue;
+            }
+          }
           pack_panel(b, trans_, k_, n_, p * kPanel, w, round16(w), data + p * kPanel * k_);
         }
       });
@@ -172,8 +231,9 @@ const PackedGemv::Panels& PackedGemv::panels(const KernelIO& io) const {
 }
 
 Backend PackedGemv::run(const KernelIO& io, const float* x, const float* bias, float* y) const {
-  backend_probe::hit(Backend::kRefrtPackedGemv);
   const Panels& packed = panels(io);
+  if (pairs_) return run_pairs(io, packed, x, bias, y);
+  backend_probe::hit(Backend::kRefrtPackedGemv);
   const DType dtype = b_.dtype();
   const size_t elem = dtype_size(dtype);
   // A panel is 64 k multiply-adds; below ~32k per task, waking the pool costs more than it saves.
@@ -186,6 +246,26 @@ Backend PackedGemv::run(const KernelIO& io, const float* x, const float* bias, f
     }
   });
   return Backend::kRefrtPackedGemv;
+}
+
+Backend PackedGemv::run_pairs(const KernelIO& io, const Panels& packed, const float* x, const float* bias,
+                              float* y) const {
+  backend_probe::hit(Backend::kRefrtPackedGemvBf16);
+  // x as bfloat16 pairs (exact: a bfloat16 B comes with a bfloat16 row), a zero past an odd K.
+  const int64_t pairs = (k_ + 1) / 2;
+  std::vector<uint32_t> xp(static_cast<size_t>(pairs), 0);
+  std::vector<uint16_t> xb(static_cast<size_t>(2 * pairs), 0);
+  narrow_span(DType::kBFloat16, x, xb.data(), k_);
+  std::memcpy(xp.data(), xb.data(), xb.size() * sizeof(uint16_t));
+  const auto* data = static_cast<const uint16_t*>(packed.data);
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 15) / (kPanel * std::max<int64_t>(k_, 1)));
+  parallel_for(io, packed.count, grain, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      const int64_t c0 = p * kPanel, w = std::min(kPanel, n_ - c0);
+      run_pairs_panel(pairs, data + c0 * 2 * pairs, round16(w), xp.data(), bias ? bias + c0 : nullptr, w, y + c0);
+    }
+  });
+  return Backend::kRefrtPackedGemvBf16;
 }
 
 }  // namespace parity::refrt

@@ -10,7 +10,12 @@
 // column is summed over k in order from zero, as the AVX2 path's single-thread sums are).
 //
 // float16 / bfloat16 weights are packed as they are (half the bytes to stream) and widened in registers: the
-// products and sums are those of the float32 path on the weights widened (exact), in the same order.
+// products and sums are those of the float32 path on the weights widened (exact), in the same order. Where refrt's
+// level has AVX-512 BF16 (avx512_bf16, amx), bfloat16 weights are packed in pairs of k instead and multiplied by
+// vdpbf16ps: 32 products an instruction, with no widening (a bfloat16 row x is bfloat16 too, ONNX's MatMul / Gemm
+// type constraint, so its pairs are exact). Each product is exact in float32 and each is added with one rounding, as
+// an FMA adds it, but the instruction adds k + 1 before k (and flushes denormals): the sums differ from the widening
+// path's by the rounding of the order, and are the same for every thread count.
 //
 // The panels are made at the first one-row run, not when the session loads: a model that never runs one row
 // (prefill, batches) does not hold its weights twice. PARITY_REFRT_PACKED_GEMV=0 turns the path off (the
@@ -41,16 +46,18 @@ class PackedGemv {
   int64_t k() const { return k_; }
   int64_t n() const { return n_; }
   // y[0, n) = x[0, k) B (x and y float32 whatever B's dtype), + bias[0, n) when given (added after the sum, as an
-  // epilogue does), columns split over io's pool. Returns the backend that ran (kRefrtPackedGemv), for the node's
-  // label.
+  // epilogue does), columns split over io's pool. Returns the backend that ran (kRefrtPackedGemv, or
+  // kRefrtPackedGemvBf16 for bfloat16 pairs), for the node's label.
   Backend run(const KernelIO& io, const float* x, const float* bias, float* y) const;
 
   struct Panels;
 
  private:
   const Panels& panels(const KernelIO& io) const;
+  Backend run_pairs(const KernelIO& io, const Panels& packed, const float* x, const float* bias, float* y) const;
   Tensor b_;
   bool trans_ = false;
+  bool pairs_ = false;  // bfloat16 B in pairs of k, for vdpbf16ps
   int64_t k_ = 0, n_ = 0;
   mutable std::once_flag packed_;
   mutable std::unique_ptr<Panels> panels_;
