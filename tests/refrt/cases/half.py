@@ -142,3 +142,11 @@ def build(api):
           node("Relu", ["a"], ["y"])], {"x": xc, "z": zc}, {"y": np.maximum(bn + zc.astype(f64), 0).astype(dt)},
          initializers={"w": wc, "b": bc, "s": sc, "sh": sh, "m": mu, "v": va}, tol=ulp[dt], opset=22,
          ort_differs="onnxruntime rounds the conv, the normalisation, the Add and the Relu each")
+
+    # One bfloat16 row x constant weights with an odd K and a partial last panel: at the levels with AVX-512 BF16 the
+    # packed GEMV takes k in pairs (vdpbf16ps) and pads the last pair with a zero row; a Linear's [N, K] weight too.
+    xo, wo, wto = own(BF16, 1, 129), own(BF16, 129, 72), own(BF16, 72, 129)
+    case("half_matmul_one_row_odd_k_bf16", [node("MatMul", ["x", "w"], ["y"])], {"x": xo},
+         {"y": dot(xo, wo).astype(BF16)}, initializers={"w": wo}, tol=ulp[BF16])
+    case("half_gemm_one_row_odd_k_trans_bf16", [node("Gemm", ["x", "w"], ["y"], transB=1)], {"x": xo},
+         {"y": dot(xo, wto.T).astype(BF16)}, initializers={"w": wto}, tol=ulp[BF16])
