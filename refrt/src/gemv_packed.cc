@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -77,6 +78,19 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) inline __m512 load
   }
 }
 
+// y[0, w) = the first V sums (+ bias), the last vector masked to the panel's width.
+template <int V>
+__attribute__((target("avx512f"))) inline void store_sums(const std::array<__m512, 4>& sums, const float* bias,
+                                                          int64_t w, float* y) {
+  for (int v = 0; v < V; ++v) {
+    const int64_t c = 16 * v, left = std::min<int64_t>(16, w - c);
+    const auto mask = static_cast<__mmask16>(left >= 16 ? 0xffffu : (1u << left) - 1u);
+    __m512 s = sums[static_cast<size_t>(v)];
+    if (bias) s = _mm512_add_ps(s, _mm512_maskz_loadu_ps(mask, bias + c));
+    _mm512_mask_storeu_ps(y + c, mask, s);
+  }
+}
+
 // y[0, w) = sum over i < k of x[i] * panel row i (+ bias), the panel V registers wide. Each column is one FMA
 // chain over k in order from zero (the same sums as gemv.cc's single-thread AVX2 path). The V sums are named
 // registers, not an array: GCC keeps an array of vectors in memory when it does not unroll the loop over it, and
@@ -96,14 +110,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) void panel_product
     if constexpr (V > 2) s2 = _mm512_fmadd_ps(load16<D>(row + 32), xi, s2);
     if constexpr (V > 3) s3 = _mm512_fmadd_ps(load16<D>(row + 48), xi, s3);
   }
-  const __m512 sums[4] = {s0, s1, s2, s3};
-  for (int v = 0; v < V; ++v) {
-    const int64_t c = 16 * v, left = std::min<int64_t>(16, w - c);
-    const auto mask = static_cast<__mmask16>(left >= 16 ? 0xffffu : (1u << left) - 1u);
-    __m512 s = sums[v];
-    if (bias) s = _mm512_add_ps(s, _mm512_maskz_loadu_ps(mask, bias + c));
-    _mm512_mask_storeu_ps(y + c, mask, s);
-  }
+  store_sums<V>({s0, s1, s2, s3}, bias, w, y);
 }
 
 // The same over bfloat16 pairs: xp[i] holds x[2i] (low half) and x[2i + 1] as bfloat16, each panel row i two k.
@@ -120,14 +127,7 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) void pair_product(int64_t
     if constexpr (V > 2) s2 = _mm512_dpbf16_ps(s2, (__m512bh)_mm512_load_si512(row + 64), xi);
     if constexpr (V > 3) s3 = _mm512_dpbf16_ps(s3, (__m512bh)_mm512_load_si512(row + 96), xi);
   }
-  const __m512 sums[4] = {s0, s1, s2, s3};
-  for (int v = 0; v < V; ++v) {
-    const int64_t c = 16 * v, left = std::min<int64_t>(16, w - c);
-    const auto mask = static_cast<__mmask16>(left >= 16 ? 0xffffu : (1u << left) - 1u);
-    __m512 s = sums[v];
-    if (bias) s = _mm512_add_ps(s, _mm512_maskz_loadu_ps(mask, bias + c));
-    _mm512_mask_storeu_ps(y + c, mask, s);
-  }
+  store_sums<V>({s0, s1, s2, s3}, bias, w, y);
 }
 
 void run_pairs_panel(int64_t pairs, const uint16_t* p, int64_t stride, const uint32_t* xp, const float* bias, int64_t w,
