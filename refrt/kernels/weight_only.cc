@@ -244,8 +244,8 @@ void dequantize_panel(Path path, const Panels& w, int64_t p, float* out, int64_t
   vector ? dequantize_panel_avx2<Format::kU8>(w, p, out, ld) : dequantize_panel_scalar<Format::kU8>(w, p, out, ld);
 }
 
-// From this many rows of X on, the weights are dequantized for the call (a K x N float scratch of the calling
-// thread: 1/(2 M) of the product's work) and multiplied by refrt's GEMM in column blocks of at least 64.
+// From this many rows of X on, the weights are dequantized for the call, a slice of columns at a time (each
+// thread's float32 scratch of K x the slice: 1/(2 M) of the product's work), and multiplied by refrt's GEMM.
 constexpr int64_t kGemmRows = 16;
 // Dequantized weights per slice of columns, in bytes (a slice is made and multiplied while it is in L2).
 constexpr int64_t kSliceBytes = int64_t{1} << 20;
