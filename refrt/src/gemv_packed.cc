@@ -232,40 +232,32 @@ const PackedGemv::Panels& PackedGemv::panels(const KernelIO& io) const {
 
 Backend PackedGemv::run(const KernelIO& io, const float* x, const float* bias, float* y) const {
   const Panels& packed = panels(io);
-  if (pairs_) return run_pairs(io, packed, x, bias, y);
-  backend_probe::hit(Backend::kRefrtPackedGemv);
+  const Backend used = pairs_ ? Backend::kRefrtPackedGemvBf16 : Backend::kRefrtPackedGemv;
+  backend_probe::hit(used);
   const DType dtype = b_.dtype();
-  const size_t elem = dtype_size(dtype);
+  const int64_t pairs = (k_ + 1) / 2, rows = pairs_ ? 2 * pairs : k_;  // panel rows of k (an odd K's last pair padded)
+  // For the pairs: x as bfloat16 pairs (exact: a bfloat16 B comes with a bfloat16 row), a zero past an odd K.
+  std::vector<uint32_t> xp;
+  if (pairs_) {
+    std::vector<uint16_t> xb(static_cast<size_t>(2 * pairs), 0);
+    narrow_span(DType::kBFloat16, x, xb.data(), k_);
+    xp.resize(static_cast<size_t>(pairs));
+    std::memcpy(xp.data(), xb.data(), xb.size() * sizeof(uint16_t));
+  }
   // A panel is 64 k multiply-adds; below ~32k per task, waking the pool costs more than it saves.
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 15) / (kPanel * std::max<int64_t>(k_, 1)));
   parallel_for(io, packed.count, grain, [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       const int64_t c0 = p * kPanel, w = std::min(kPanel, n_ - c0);
-      const void* panel = static_cast<const char*>(packed.data) + c0 * k_ * static_cast<int64_t>(elem);
-      run_panel(dtype, k_, panel, round16(w), x, bias ? bias + c0 : nullptr, w, y + c0);
+      const void* panel = static_cast<const char*>(packed.data) + c0 * rows * static_cast<int64_t>(dtype_size(dtype));
+      const float* b = bias ? bias + c0 : nullptr;
+      if (pairs_)
+        run_pairs_panel(pairs, static_cast<const uint16_t*>(panel), round16(w), xp.data(), b, w, y + c0);
+      else
+        run_panel(dtype, k_, panel, round16(w), x, b, w, y + c0);
     }
   });
-  return Backend::kRefrtPackedGemv;
-}
-
-Backend PackedGemv::run_pairs(const KernelIO& io, const Panels& packed, const float* x, const float* bias,
-                              float* y) const {
-  backend_probe::hit(Backend::kRefrtPackedGemvBf16);
-  // x as bfloat16 pairs (exact: a bfloat16 B comes with a bfloat16 row), a zero past an odd K.
-  const int64_t pairs = (k_ + 1) / 2;
-  std::vector<uint32_t> xp(static_cast<size_t>(pairs), 0);
-  std::vector<uint16_t> xb(static_cast<size_t>(2 * pairs), 0);
-  narrow_span(DType::kBFloat16, x, xb.data(), k_);
-  std::memcpy(xp.data(), xb.data(), xb.size() * sizeof(uint16_t));
-  const auto* data = static_cast<const uint16_t*>(packed.data);
-  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 15) / (kPanel * std::max<int64_t>(k_, 1)));
-  parallel_for(io, packed.count, grain, [&](int64_t p0, int64_t p1) {
-    for (int64_t p = p0; p < p1; ++p) {
-      const int64_t c0 = p * kPanel, w = std::min(kPanel, n_ - c0);
-      run_pairs_panel(pairs, data + c0 * 2 * pairs, round16(w), xp.data(), bias ? bias + c0 : nullptr, w, y + c0);
-    }
-  });
-  return Backend::kRefrtPackedGemvBf16;
+  return used;
 }
 
 }  // namespace parity::refrt

@@ -54,7 +54,6 @@ class PackedGemv {
 
  private:
   const Panels& panels(const KernelIO& io) const;
-  Backend run_pairs(const KernelIO& io, const Panels& packed, const float* x, const float* bias, float* y) const;
   Tensor b_;
   bool trans_ = false;
   bool pairs_ = false;  // bfloat16 B in pairs of k, for vdpbf16ps
