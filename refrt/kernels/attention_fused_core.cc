@@ -169,11 +169,41 @@ void key_block(const Params& p, const Head<T, TK>& h, int64_t j0, int64_t kb, T*
   }
 }
 
+// One query row over a float16 / bfloat16 K and V (a decode step's cache): refrt's GEMV reads them in place, widened
+// in registers, in the calls gemm.h makes for a one-row product (so the sums are the widened path's, bit for bit),
+// without widening each key block into a copy first (a bfloat16 decode step's attention spent most of its time there).
 template <typename T, typename TK>
-BackendSet run_rows(const NodeDef& node, const Params& p, const Head<T, TK>& h, int64_t i0, int64_t i1, T* scores,
-                    T* row_max, T* row_sum, T* kbuf, T* vbuf) {
+bool reads_in_place(const Params& p, int64_t rows) {
+  if constexpr (std::is_same_v<T, TK>) {
+    return false;
+  } else {
+    return rows == 1 && refrt_half_gemv_available(p.kv_type);
+  }
+}
+
+// s = scale * q K^T over the keys [j0, j0 + kb).
+BackendSet half_row_scores(const Params& p, const Head<float, uint16_t>& h, int64_t j0, int64_t kb, const float* q,
+                           float* s) {
+  const auto scale = static_cast<float>(p.scale);
+  if (h.k_rows)
+    refrt_half_gemv(p.kv_type, false, kb, p.d, scale, h.k + j0 * h.ldk, h.ldk, q, 0.0f, s);
+  else
+    refrt_half_gemv(p.kv_type, true, p.d, kb, scale, h.k + j0, h.ldk, q, 0.0f, s);
+  return backend_bit(Backend::kRefrtHalfGemv);
+}
+
+// y = s V + beta * y over the keys [j0, j0 + kb).
+BackendSet half_row_values(const Params& p, const Head<float, uint16_t>& h, int64_t j0, int64_t kb, const float* s,
+                           float beta, float* y) {
+  refrt_half_gemv(p.kv_type, true, kb, p.dv, 1.0f, h.v + j0 * h.ldv, h.ldv, s, beta, y);
+  return backend_bit(Backend::kRefrtHalfGemv);
+}
+
+// The keys the rows [i0, i1) attend to are [0, returned): every key past it is masked for every row of the block
+// (past the short mask, past the causal limit of the last row, or masked by the mask itself).
+template <typename T, typename TK>
+int64_t visible_keys(const Params& p, const Head<T, TK>& h, int64_t i0, int64_t i1) {
   const T neg_inf = -std::numeric_limits<T>::infinity();
-  const int64_t r = i1 - i0;
   // Keys every row of the block masks: past the short mask, and (causal) past the last row's limit.
   int64_t visible = std::min(p.total, p.mask_cols);
   if (p.causal) visible = std::min(visible, std::max<int64_t>(0, i1 - 1 + p.causal_offset + 1));
@@ -197,7 +227,17 @@ BackendSet run_rows(const NodeDef& node, const Params& p, const Head<T, TK>& h, 
     }
     visible = live;
   }
+  return visible;
+}
+
+template <typename T, typename TK>
+BackendSet run_rows(const NodeDef& node, const Params& p, const Head<T, TK>& h, int64_t i0, int64_t i1, T* scores,
+                    T* row_max, T* row_sum, T* kbuf, T* vbuf) {
+  const T neg_inf = -std::numeric_limits<T>::infinity();
+  const int64_t r = i1 - i0;
+  const int64_t visible = visible_keys(p, h, i0, i1);
   BackendSet ran = 0;
+  const bool in_place = reads_in_place<T, TK>(p, r);
   std::fill(row_max, row_max + r, neg_inf);
   std::fill(row_sum, row_sum + r, T(0));
   const T* q = h.q + i0 * h.ldq;
@@ -206,9 +246,14 @@ BackendSet run_rows(const NodeDef& node, const Params& p, const Head<T, TK>& h, 
     const int64_t kb = std::min(kKeys, visible - j0);
     const T *kblock = nullptr, *vblock = nullptr;
     int64_t ldk = 0, ldv = 0;
-    key_block(p, h, j0, kb, kbuf, vbuf, kblock, ldk, vblock, ldv);
-    ran |= backend_bit(
-        gemm<T>(node, false, h.k_rows, r, kb, p.d, static_cast<T>(p.scale), q, h.ldq, kblock, ldk, T(0), scores, kb));
+    if constexpr (!std::is_same_v<T, TK>) {
+      if (in_place) ran |= half_row_scores(p, h, j0, kb, q, scores);
+    }
+    if (!in_place) {
+      key_block(p, h, j0, kb, kbuf, vbuf, kblock, ldk, vblock, ldv);
+      ran |= backend_bit(
+          gemm<T>(node, false, h.k_rows, r, kb, p.d, static_cast<T>(p.scale), q, h.ldq, kblock, ldk, T(0), scores, kb));
+    }
     for (int64_t ii = 0; ii < r; ++ii) {
       T* s = scores + ii * kb;
       mask_row(p, h, i0 + ii, j0, kb, s);
@@ -225,8 +270,12 @@ BackendSet run_rows(const NodeDef& node, const Params& p, const Head<T, TK>& h, 
       row_sum[ii] = row_sum[ii] * corr + sum;
       row_max[ii] = m_new;
     }
-    ran |= backend_bit(
-        gemm<T>(node, false, false, r, p.dv, kb, T(1), scores, kb, vblock, ldv, j0 == 0 ? T(0) : T(1), y, h.ldy));
+    if constexpr (!std::is_same_v<T, TK>) {
+      if (in_place) ran |= half_row_values(p, h, j0, kb, scores, j0 == 0 ? 0.0f : 1.0f, y);
+    }
+    if (!in_place)
+      ran |= backend_bit(
+          gemm<T>(node, false, false, r, p.dv, kb, T(1), scores, kb, vblock, ldv, j0 == 0 ? T(0) : T(1), y, h.ldy));
   }
   const T nan = std::numeric_limits<T>::quiet_NaN();
   for (int64_t ii = 0; ii < r; ++ii) {

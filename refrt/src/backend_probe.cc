@@ -31,7 +31,8 @@ const char* name(Backend b) {
   static constexpr std::array<const char*, kBackendCount> names = {
       "none",           "refrt",          "refrt gemv",        "onednn sgemm",
       "openblas sgemm", "openblas dgemm", "openblas sgemv",    "openblas dgemv",
-      "onednn matmul",  "refrt qgemm",    "refrt packed gemv", "refrt packed bf16 gemv"};
+      "onednn matmul",  "refrt qgemm",    "refrt packed gemv", "refrt packed bf16 gemv",
+      "refrt half gemv"};
   return names.at(static_cast<size_t>(b));
 }
 

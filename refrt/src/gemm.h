@@ -40,6 +40,12 @@ void openblas_gemv(bool trans, int64_t rows, int64_t cols, double alpha, const d
 bool refrt_sgemv_available();
 void refrt_sgemv(bool trans, int64_t rows, int64_t cols, float alpha, const float* a, int64_t lda, const float* x,
                  float beta, float* y);
+// The same on a float16 / bfloat16 A (uint16 bit patterns), widened in registers: the float32 path's sums in its
+// order, so the result equals refrt_sgemv on A widened first, without the widened copy (a half KV cache read by a
+// decode step's attention). Available at refrt's AVX2 level (float16 also needs F16C).
+bool refrt_half_gemv_available(DType a_type);
+void refrt_half_gemv(DType a_type, bool trans, int64_t rows, int64_t cols, float alpha, const uint16_t* a, int64_t lda,
+                     const float* x, float beta, float* y);
 
 // The profile's name of a set of backends that ran a node's products, joined by " + " in a fixed order:
 // "onednn sgemm (avx512_core_amx)", "openblas dgemm (core Haswell)", "refrt gemv (avx2) + onednn sgemm (avx2)".

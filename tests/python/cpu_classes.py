@@ -49,6 +49,7 @@ NODES = {
     "gemm_decode": "float32 Gemm (Linear), one row (decode) [1, 256] x weights^T, bias",
     "gemm_linear_bf16": "bfloat16 Gemm (Linear) with bfloat16 weights",
     "conv3x3_bf16": "bfloat16 Conv 3x3, 32 -> 64 channels, 28x28, bfloat16 weights",
+    "attention_decode_bf16": "bfloat16 attention chain, one query row over a 300-key cache (fused)",
     "qdq_matmul": "int8 QDQ MatMul (fused into an integer product)",
     "qdq_conv": "int8 QDQ Conv 3x3",
     "qlinear_conv": "QLinearConv 3x3 (uint8 x int8)",
@@ -113,6 +114,9 @@ def expected(cls, node, openblas_core):
         if cls == "avx512_core_bf16":
             return r"onednn brgconv:avx512_core_bf16"
         return rf"float32 onednn jit:{f_isa}"
+    if node == "attention_decode_bf16":
+        # fused, in float32 on the bfloat16 cache, which refrt's AVX2 GEMV reads in place at every class here
+        return r"float32 refrt fused attention \(avx2\) \+ refrt half gemv \(avx2\)"
     # int8: oneDNN's exact kernels (VNNI or AMX); without them refrt's own exact int16 GEMM (its AVX-512 tile at
     # the AVX-512 levels). oneDNN 2.6's int8 MatMul on avx2_vnni is its gemm:jit, which refrt does not take
     # (int8_impl_is_exact): refrt there too.

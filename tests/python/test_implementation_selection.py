@@ -78,6 +78,17 @@ def _models(tmp_path):
           {"w": rng.standard_normal((64, 32, 3, 3)).astype(ml_dtypes.bfloat16),
            "b": rng.standard_normal(64).astype(ml_dtypes.bfloat16)}, opset=22, out_type=TensorProto.BFLOAT16)
     out["conv3x3_bf16"] = ("conv_bf16.onnx", "conv", "bf16")
+    bf16 = TensorProto.BFLOAT16
+    attention = [helper.make_node("MatMul", ["q", "kt"], ["s"], name="qk"),
+                 helper.make_node("Mul", ["s", "scale"], ["ss"], name="scale"),
+                 helper.make_node("Softmax", ["ss"], ["p"], name="softmax", axis=-1),
+                 helper.make_node("MatMul", ["p", "v"], ["y"], name="pv")]
+    _save(tmp_path / "attention_decode_bf16.onnx", attention,
+          [helper.make_tensor_value_info("q", bf16, [1, 4, 1, 32]),
+           helper.make_tensor_value_info("kt", bf16, [1, 4, 32, 300]),
+           helper.make_tensor_value_info("v", bf16, [1, 4, 300, 32])], "y",
+          {"scale": np.array(0.125, ml_dtypes.bfloat16)}, out_type=bf16)
+    out["attention_decode_bf16"] = ("attention_decode_bf16.onnx", "qk", "bf16")  # the fused node keeps its name
     nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="qx"),
              helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xf"], name="dqx"),
              helper.make_node("DequantizeLinear", ["w", "ws"], ["wf"], name="dqw", axis=1),

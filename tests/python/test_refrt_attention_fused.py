@@ -205,19 +205,25 @@ def test_chain_with_probabilities_read_elsewhere_stays_unfused(tmp_path):
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
-def test_half_decode_chain_runs_fused_with_its_cache_in_half(tmp_path, dtype):
-    """A bfloat16 / float16 decode step over a 700-key cache (K^T stored, additive mask): fused, K and V read in
-    their dtype (the profile says float32 refrt fused attention: Q widened, the cache widened block by block), and
-    the float64 answer on the half values rounded once, to one unit in the last place (plus float32 sums, 1e-5)."""
+@pytest.mark.parametrize("layout,rows", [("kt", 1), ("k", 1), ("kt", 3)])
+def test_half_decode_chain_runs_fused_with_its_cache_in_half(tmp_path, dtype, layout, rows):
+    """A bfloat16 / float16 decode step over a 700-key cache (K^T stored, or K stored and transposed by the graph;
+    additive mask): fused, K and V read in their dtype (the profile says float32 refrt fused attention: Q widened),
+    one query row reading the cache in place through refrt's half GEMV at refrt's AVX2 level and up (`refrt half
+    gemv (avx2)`), several rows widening it block by block; and the float64 answer on the half values rounded once,
+    to one unit in the last place (plus float32 sums, 1e-5)."""
     import ml_dtypes
     dt, proto = (ml_dtypes.bfloat16, TensorProto.BFLOAT16) if dtype == "bfloat16" else (np.float16, TensorProto.FLOAT16)
     ulp = 2.0 ** -7 if dtype == "bfloat16" else 2.0 ** -10
-    q, kt, v = _rand(1, 4, 1, 32).astype(dt), _rand(1, 4, 32, 700).astype(dt), _rand(1, 4, 700, 32).astype(dt)
+    q, kt, v = _rand(1, 4, rows, 32).astype(dt), _rand(1, 4, 32, 700).astype(dt), _rand(1, 4, 700, 32).astype(dt)
     mask = np.where(RNG.uniform(size=(1, 1, 1, 700)) < 0.2, -np.inf, 0).astype(dt)
     nodes = [helper.make_node("MatMul", ["q", "kt"], ["s0"]), helper.make_node("Mul", ["s0", "scale"], ["s1"]),
              helper.make_node("Add", ["s1", "mask"], ["s2"]), helper.make_node("Softmax", ["s2"], ["p"], axis=-1),
              helper.make_node("MatMul", ["p", "v"], ["y"])]
     feeds = {"q": q, "kt": kt, "v": v, "mask": mask}
+    if layout == "k":
+        nodes.insert(0, helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]))
+        feeds = {"q": q, "k": np.ascontiguousarray(kt.transpose(0, 1, 3, 2)), "v": v, "mask": mask}
     values = [helper.make_tensor_value_info(n, proto, a.shape) for n, a in feeds.items()]
     graph = helper.make_graph(nodes, "decode", values, [helper.make_tensor_value_info("y", proto, None)],
                               [onnx.numpy_helper.from_array(np.array(0.25, dt), "scale")])
@@ -225,7 +231,11 @@ def test_half_decode_chain_runs_fused_with_its_cache_in_half(tmp_path, dtype):
     model.ir_version = 10
     onnx.save(model, tmp_path / "m.onnx")
     impls = [n["impl"] for n in _profile(tmp_path / "m.onnx", tmp_path, list(feeds.values()))]
-    assert any(i.startswith("float32 " + FUSED) for i in impls), impls
+    fused = [i for i in impls if i.startswith("float32 " + FUSED)]
+    assert len(fused) == 1, impls
+    level = json.loads((tmp_path / "prof" / "summary.json").read_text())["isa_level"]
+    in_place = rows == 1 and level != "scalar"
+    assert ("refrt half gemv (avx2)" in fused[0]) == in_place, (level, fused)
     s = q.astype(np.float64) @ kt.astype(np.float64) * 0.25 + mask.astype(np.float64)
     e = np.exp(s - s.max(axis=-1, keepdims=True))
     want = ((e / e.sum(axis=-1, keepdims=True)) @ v.astype(np.float64)).astype(dt).astype(np.float64)

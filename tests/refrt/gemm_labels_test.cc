@@ -5,6 +5,7 @@
 // class by scripts/cpu_classes.py, so each class's branches are checked where they are taken.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -155,6 +156,53 @@ TEST(GemmLabels, DirectCallsNameTheBackendsThatRan) {
       check_direct<float>(s, p);
       check_direct<double>(s, p);
     }
+}
+
+// refrt_half_gemv (a half KV cache read in place by the fused attention) promises refrt_sgemv's sums on the widened
+// matrix, bit for bit, so that a decode step's answer does not depend on which of the two ran. Both layouts, both
+// dtypes, row and column counts with tails past the 8-lane vectors, lda past cols, beta 0 and 1; and the values
+// against a double loop (the oracle), so that two equally wrong kernels cannot pass.
+TEST(GemmLabels, HalfGemvSumsAsTheFloat32GemvOnTheWidenedMatrix) {
+  for (const DType dt : {DType::kBFloat16, DType::kFloat16}) {
+    if (!refrt_half_gemv_available(dt)) {
+      // Below refrt's AVX2 level (or float16 without F16C) the attention widens its key blocks instead.
+      EXPECT_FALSE(refrt_sgemv_available() && dt == DType::kBFloat16) << "bfloat16 needs only the AVX2 level";
+      continue;
+    }
+    for (const bool trans : {false, true})
+      for (const auto& [rows, cols, extra] :
+           std::vector<std::array<int64_t, 3>>{{257, 64, 0}, {13, 37, 5}, {64, 700, 3}}) {
+        const int64_t lda = cols + extra;
+        std::vector<uint16_t> a(static_cast<size_t>(rows * lda));
+        std::vector<float> wide(a.size());
+        const std::vector<float> values = ramp(static_cast<int64_t>(a.size()), 11);
+        for (size_t i = 0; i < a.size(); ++i) {
+          a[i] = dt == DType::kBFloat16 ? float_to_bf16(values[i]) : float_to_half(values[i]);
+          wide[i] = dt == DType::kBFloat16 ? bf16_to_float(a[i]) : half_to_float(a[i]);
+        }
+        const std::vector<float> x = ramp(trans ? rows : cols, 3);
+        for (const float beta : {0.0f, 1.0f}) {
+          std::vector<float> y_half(static_cast<size_t>(trans ? cols : rows), 0.5f), y_float = y_half;
+          const ProbeScope probe;  // counts from zero
+          refrt_half_gemv(dt, trans, rows, cols, 0.75f, a.data(), lda, x.data(), beta, y_half.data());
+          EXPECT_EQ(backend_probe::counts()[static_cast<size_t>(Backend::kRefrtHalfGemv)], 1u);
+          refrt_sgemv(trans, rows, cols, 0.75f, wide.data(), lda, x.data(), beta, y_float.data());
+          const std::string where = std::string(dt == DType::kBFloat16 ? "bfloat16" : "float16") +
+                                    (trans ? " trans " : " ") + std::to_string(rows) + "x" + std::to_string(cols) +
+                                    " beta " + std::to_string(beta);
+          for (size_t i = 0; i < y_half.size(); ++i) {
+            ASSERT_EQ(y_half[i], y_float[i]) << where << " element " << i;
+            double ref = 0.5 * beta;
+            for (int64_t r = 0; r < (trans ? rows : cols); ++r) {
+              const size_t at = trans ? static_cast<size_t>(r * lda) + i : i * static_cast<size_t>(lda) + r;
+              ref += 0.75 * static_cast<double>(wide[at]) * static_cast<double>(x[static_cast<size_t>(r)]);
+            }
+            ASSERT_NEAR(y_half[i], ref, 1e-4 * std::sqrt(static_cast<double>(rows + cols)))
+                << where << " element " << i;
+          }
+        }
+      }
+  }
 }
 
 // --- nodes, through a session's profile ---
