@@ -70,6 +70,22 @@ def build(api):
     x = api.rand(100003, low=-100, high=100)
     api.case("cast_large_100k_f32_to_f16", [node("Cast", ["x"], ["y"], to=TP.FLOAT16)], {"x": x},
              {"y": x.astype(np.float16)})
+    # the vectorised half <-> float32 path (8 lanes at a time, then a tail): the rounding row's specials (ties, overflow,
+    # underflow, NaN, -inf) in every lane position, and large tensors split over the pool, both ways
+    rng = np.random.default_rng(47)  # its own generator: the rows above keep their values
+    d = np.array([1.0 + 2.0**-11, 1.0 + 3 * 2.0**-11, 65519.0, 65520.0, 1e-8, np.nan, -np.inf, 3.0e38, -2.0**-24,
+                  1.0 + 2.0**-8, 1.0 + 3 * 2.0**-8], np.float32)
+    d = np.concatenate([np.roll(d, k) for k in range(8)])
+    with np.errstate(over="ignore"):
+        for name, proto, target in (("float16", TP.FLOAT16, np.float16), ("bfloat16", TP.BFLOAT16, BF16)):
+            api.case(f"cast_float32_to_{name}_rounding_every_lane", [node("Cast", ["x"], ["y"], to=proto)], {"x": d},
+                     {"y": d.astype(target)}, opset=22)
+            x = (rng.standard_normal((3, 100003)) * 300).astype(np.float32)
+            api.case(f"cast_large_float32_to_{name}", [node("Cast", ["x"], ["y"], to=proto)], {"x": x},
+                     {"y": x.astype(target)}, opset=22)
+            h = x.astype(target)
+            api.case(f"cast_large_{name}_to_float32", [node("Cast", ["x"], ["y"], to=TP.FLOAT)], {"x": h},
+                     {"y": h.astype(np.float32)}, opset=22)
     x = np.array([1.5, -2.0], np.float32)
     api.case("cast_opset7", [node("Cast", ["x"], ["y"], to=TP.INT32)], {"x": x}, {"y": x.astype(np.int32)}, opset=7)
     # CastLike: the target type is input 1's dtype
