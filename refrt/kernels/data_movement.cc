@@ -82,7 +82,7 @@ class TransposeKernel : public Kernel {
       strides[i] = in_strides[static_cast<size_t>(perm[i])];
     }
     Tensor out(x.dtype(), out_shape);
-    strided_copy(x.raw(), 0, strides, out.mutable_raw(), out_shape, dtype_size(x.dtype()));
+    strided_copy(io, x.raw(), 0, strides, out.mutable_raw(), out_shape, dtype_size(x.dtype()));
     io.outputs[0] = std::move(out);
   }
 
@@ -92,7 +92,7 @@ class TransposeKernel : public Kernel {
 };
 
 // Python-style slicing of `x` along `axes`; bounds are clamped, steps may be negative.
-Tensor slice_tensor(const NodeDef& node, const Tensor& x, const std::vector<int64_t>& starts,
+Tensor slice_tensor(const KernelIO& io, const NodeDef& node, const Tensor& x, const std::vector<int64_t>& starts,
                     const std::vector<int64_t>& ends, std::vector<int64_t> axes, std::vector<int64_t> steps) {
   const int64_t rank = static_cast<int64_t>(x.rank());
   if (axes.empty())
@@ -132,7 +132,7 @@ Tensor slice_tensor(const NodeDef& node, const Tensor& x, const std::vector<int6
     strides[axis] = count > 1 ? s * in_strides[axis] : in_strides[axis];
   }
   Tensor out(x.dtype(), out_shape);
-  strided_copy(x.raw(), offset, strides, out.mutable_raw(), out_shape, dtype_size(x.dtype()));
+  strided_copy(io, x.raw(), offset, strides, out.mutable_raw(), out_shape, dtype_size(x.dtype()));
   return out;
 }
 
@@ -143,7 +143,7 @@ class SliceKernel : public Kernel {
   void compute(KernelIO& io) const override {
     const Tensor* axes = io.optional(3);
     const Tensor* steps = io.optional(4);
-    io.outputs[0] = slice_tensor(node_, io.in(0), int64_values(io.in(1), "starts"), int64_values(io.in(2), "ends"),
+    io.outputs[0] = slice_tensor(io, node_, io.in(0), int64_values(io.in(1), "starts"), int64_values(io.in(2), "ends"),
                                  axes ? int64_values(*axes, "axes") : std::vector<int64_t>{},
                                  steps ? int64_values(*steps, "steps") : std::vector<int64_t>{});
   }
@@ -160,7 +160,7 @@ class SliceAttributesKernel : public Kernel {
     if (!node.attr("starts") || !node.attr("ends")) node.fail("missing required attribute 'starts' or 'ends'");
   }
   void compute(KernelIO& io) const override {
-    io.outputs[0] = slice_tensor(node_, io.in(0), starts_, ends_, axes_, {});
+    io.outputs[0] = slice_tensor(io, node_, io.in(0), starts_, ends_, axes_, {});
   }
 
  private:

@@ -26,7 +26,7 @@ class ExpandKernel : public Kernel {
       strides[od] = x.dim(i) == 1 ? 0 : in_strides[i];
     }
     Tensor out(x.dtype(), out_shape);
-    strided_copy(x.raw(), 0, strides, out.mutable_raw(), out_shape, dtype_size(x.dtype()));
+    strided_copy(io, x.raw(), 0, strides, out.mutable_raw(), out_shape, dtype_size(x.dtype()));
     io.outputs[0] = std::move(out);
   }
 

@@ -1,8 +1,10 @@
 #include "strided_copy.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "kernel.h"
+#include "thread_pool.h"
 
 namespace parity::refrt {
 namespace {
@@ -76,6 +78,28 @@ void strided_copy(const void* src, int64_t offset, const std::vector<int64_t>& s
     default:
       throw Error({"refrt"}, "element size " + std::to_string(elem_size) + " cannot be copied");
   }
+}
+
+void strided_copy(const KernelIO& io, const void* src, int64_t offset, const std::vector<int64_t>& src_strides,
+                  void* dst, const Shape& out_shape, size_t elem_size) {
+  constexpr int64_t kParallelBytes = int64_t{1} << 18;
+  const int64_t total = checked_numel(out_shape);
+  size_t d = 0;
+  while (d < out_shape.size() && out_shape[d] == 1) ++d;
+  if (!io.pool || io.pool->size() < 2 || d == out_shape.size() ||
+      total * static_cast<int64_t>(elem_size) < kParallelBytes)
+    return strided_copy(src, offset, src_strides, dst, out_shape, elem_size);
+  const int64_t slab = total / out_shape[d];  // output elements per index of dim d
+  Shape part = out_shape;
+  parallel_for(
+      io, out_shape[d],
+      std::max<int64_t>(1, (kParallelBytes / 4) / std::max<int64_t>(1, slab * static_cast<int64_t>(elem_size))),
+      [&](int64_t b, int64_t e) {
+        Shape mine = part;
+        mine[d] = e - b;
+        strided_copy(src, offset + b * src_strides[d], src_strides,
+                     static_cast<char*>(dst) + static_cast<size_t>(b * slab) * elem_size, mine, elem_size);
+      });
 }
 
 }  // namespace parity::refrt

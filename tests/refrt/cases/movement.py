@@ -73,6 +73,29 @@ def build(api):
     case("transpose_1d", [node("Transpose", ["x"], ["y"])], {"x": x}, {"y": x})
     x = api.rand(33, 65, 17)
     case("transpose_large_odd", [node("Transpose", ["x"], ["y"], perm=[2, 0, 1])], {"x": x}, {"y": x.transpose(2, 0, 1)})
+    # Copies of 256 KiB and more split over the pool along the output's first dim of extent > 1: a transformer's head
+    # transpose (leading dim 1, then 12 heads), an odd split (3 chunks of 7 over 2 threads), a 16-bit one, and an Expand
+    rng = np.random.default_rng(53)  # its own generator: the rows after these keep their values
+    x = rng.standard_normal((1, 128, 12, 64)).astype(np.float32)
+    case("transpose_large_heads", [node("Transpose", ["x"], ["y"], perm=[0, 2, 1, 3])], {"x": x},
+         {"y": x.transpose(0, 2, 1, 3)})
+    x = rng.standard_normal((7, 3, 4099)).astype(np.float32)
+    case("transpose_large_split_odd", [node("Transpose", ["x"], ["y"], perm=[2, 0, 1])], {"x": x},
+         {"y": x.transpose(2, 0, 1)})
+    x = rng.standard_normal((2, 197, 12, 64)).astype(np.float16)
+    case("transpose_large_float16", [node("Transpose", ["x"], ["y"], perm=[0, 2, 3, 1])], {"x": x},
+         {"y": x.transpose(0, 2, 3, 1)})
+    x = rng.standard_normal((1, 4, 1, 300, 64)).astype(np.float32)
+    case("expand_large_heads", [node("Expand", ["x", "s"], ["y"])], {"x": x},
+         {"y": np.broadcast_to(x, (1, 4, 3, 300, 64)).copy()}, initializers={"s": np.array([1, 4, 3, 300, 64], np.int64)})
+    x = rng.standard_normal((1, 8, 512, 64)).astype(np.float32)
+    bounds = {"st": np.array([32], np.int64), "en": np.array([64], np.int64), "ax": np.array([3], np.int64)}
+    case("slice_large_rope_half", [node("Slice", ["x", "st", "en", "ax"], ["y"])], {"x": x}, {"y": x[..., 32:]},
+         initializers=bounds)
+    bounds = {"st": np.array([-1, 500], np.int64), "en": np.array([-9, 2], np.int64), "ax": np.array([1, 2], np.int64),
+              "sp": np.array([-1, -3], np.int64)}
+    case("slice_large_negative_steps", [node("Slice", ["x", "st", "en", "ax", "sp"], ["y"])], {"x": x},
+         {"y": x[:, -1:-9:-1, 500:2:-3]}, initializers=bounds)
     x = api.rand(2, 3, 1, 5)
     case("transpose_opset7", [node("Transpose", ["x"], ["y"], perm=[3, 1, 0, 2])], {"x": x},
          {"y": x.transpose(3, 1, 0, 2)}, opset=7)
