@@ -61,8 +61,8 @@ struct Head {
 template <typename T, typename TK = T>
 BackendSet run(const NodeDef& node, const KernelIO& io, const Params& p, const std::vector<Head<T, TK>>& heads);
 
-// The name of the row arithmetic's code path ("avx2" for vmath's AVX2 + FMA exp, else "portable"), for the
-// profile label "refrt fused attention (<path>)".
+// The name of the row arithmetic's code path, for the profile label "refrt fused attention (<path>)": "avx512" (vmath's
+// AVX-512 exp; the row maxima and sums stay 8 lanes wide), "avx2" (vmath's AVX2 + FMA exp) or "portable".
 std::string_view row_path();
 
 }  // namespace parity::refrt::fused_attention

@@ -324,6 +324,9 @@ template BackendSet run<double>(const NodeDef&, const KernelIO&, const Params&, 
 template BackendSet run<float, uint16_t>(const NodeDef&, const KernelIO&, const Params&,
                                          const std::vector<Head<float, uint16_t>>&);
 
-std::string_view row_path() { return std::string_view(vmath::path()) == "haswell" ? "avx2" : "portable"; }
+std::string_view row_path() {
+  const std::string_view vm = vmath::path();
+  return vm == "avx512" ? "avx512" : vm == "haswell" ? "avx2" : "portable";
+}
 
 }  // namespace parity::refrt::fused_attention

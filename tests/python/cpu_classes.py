@@ -115,8 +115,9 @@ def expected(cls, node, openblas_core):
             return r"onednn brgconv:avx512_core_bf16"
         return rf"float32 onednn jit:{f_isa}"
     if node == "attention_decode_bf16":
-        # fused, in float32 on the bfloat16 cache, which refrt's AVX2 GEMV reads in place at every class here
-        return r"float32 refrt fused attention \(avx2\) \+ refrt half gemv \(avx2\)"
+        # fused, in float32 on the bfloat16 cache, which refrt's AVX2 GEMV reads in place at every class here; the
+        # softmax rows' exp on vmath's AVX-512 build at the AVX-512 classes
+        return rf"float32 refrt fused attention \({'avx512' if avx512 else 'avx2'}\) \+ refrt half gemv \(avx2\)"
     # int8: oneDNN's exact kernels (VNNI or AMX); without them refrt's own exact int16 GEMM (its AVX-512 tile at
     # the AVX-512 levels). oneDNN 2.6's int8 MatMul on avx2_vnni is its gemm:jit, which refrt does not take
     # (int8_impl_is_exact): refrt there too.

@@ -6,10 +6,13 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <limits>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "../../refrt/kernels/dnnl_common.h"
@@ -115,10 +118,13 @@ TEST(CpuFeatureMask, DependentPathsFollowTheMask) {
   } else if (avx2 && raw.has(CpuFeature::kF16c)) {
     EXPECT_STREQ(half_conversion_path(), "f16c");
   }
-  // vmath's Haswell build: F16C, BMI1/2, LZCNT and MOVBE too.
+  // vmath's Haswell build: F16C, BMI1/2, LZCNT and MOVBE too; its AVX-512 build on top of that at refrt's AVX-512
+  // level.
   const bool haswell = avx2 && cpu_has(CpuFeature::kF16c) && cpu_has(CpuFeature::kBmi1) && cpu_has(CpuFeature::kBmi2) &&
                        cpu_has(CpuFeature::kLzcnt) && cpu_has(CpuFeature::kMovbe);
-  EXPECT_STREQ(vmath::path(), haswell ? "haswell" : "portable");
+  const bool avx512 = haswell && isa_allows(IsaLevel::kAvx512);
+  EXPECT_STREQ(vmath::path(), avx512 ? "avx512" : haswell ? "haswell" : "portable");
+  EXPECT_EQ(vmath::variants().size(), avx512 ? 3u : haswell ? 2u : 1u);
   // AVX-VNNI counts for int8 only at the avx2 level, and only when CPUID (and oneDNN's cap) has it.
   if (isa_info().level == IsaLevel::kAvx2) {
     EXPECT_EQ(dnnl_common::has_vnni(),
@@ -151,6 +157,54 @@ TEST(CpuFeatureMask, DependentPathsFollowTheMask) {
     } else {
       EXPECT_EQ(narrow[i], float_to_half(floats[i])) << floats[i];
     }
+  }
+}
+
+// vmath's AVX-512 build is the Haswell build's per-element formulas on wider vectors: both must give the same bits for
+// every function (a NaN may come out with the other sign: x * sigmoid(x) of a NaN is a product of two NaNs, and x86
+// returns the first operand's, which the compiler may order either way), on values across exp's range and past it, specials (NaN, infinities, -0, subnormals), and lengths
+// that leave every tail size of both vector widths. (Each build's accuracy against the exact values is the case
+// tables' job, run at every refrt level.) Runs where the CPU has both builds.
+TEST(CpuFeatures, VmathAvx512AndHaswellBuildsAgreeBitForBit) {
+  const std::vector<vmath::Variant>& all = vmath::variants();
+  if (all.size() < 3) GTEST_SKIP() << "vmath runs " << vmath::path() << " here: no AVX-512 build to compare";
+  const vmath::Variant &wide = all[2], &narrow = all[1];
+  ASSERT_STREQ(wide.name, "avx512");
+  ASSERT_STREQ(narrow.name, "haswell");
+  std::vector<float> x;
+  for (float v = -120.0f; v <= 120.0f; v += 0.01171875f) x.push_back(v);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float v : {std::numeric_limits<float>::quiet_NaN(), inf, -inf, -0.0f, 0.0f, 1e-40f, -1e-40f, 88.72f, -103.9f,
+                  3e38f, -3e38f})
+    x.insert(x.begin() + static_cast<std::ptrdiff_t>(x.size() / 2), v);
+  auto same = [](const std::vector<float>& a, const std::vector<float>& b, const char* what, size_t n) {
+    for (size_t i = 0; i < a.size(); ++i)
+      ASSERT_TRUE(std::memcmp(&a[i], &b[i], sizeof(float)) == 0 || (std::isnan(a[i]) && std::isnan(b[i])))
+          << what << " differs at " << i << " of " << n << ": " << a[i] << " (avx512) vs " << b[i] << " (haswell)";
+  };
+  for (size_t n : {size_t{1}, size_t{7}, size_t{8}, size_t{15}, size_t{17}, size_t{31}, size_t{33}, x.size()}) {
+    const std::vector<float> in(x.end() - static_cast<std::ptrdiff_t>(n), x.end());
+    std::vector<float> a(n), b(n);
+    wide.exp(in.data(), a.data(), static_cast<int64_t>(n));
+    narrow.exp(in.data(), b.data(), static_cast<int64_t>(n));
+    same(a, b, "exp", n);
+    wide.erf(in.data(), a.data(), static_cast<int64_t>(n));
+    narrow.erf(in.data(), b.data(), static_cast<int64_t>(n));
+    same(a, b, "erf", n);
+    wide.softmax_row(in.data(), a.data(), static_cast<int64_t>(n));
+    narrow.softmax_row(in.data(), b.data(), static_cast<int64_t>(n));
+    same(a, b, "softmax_row", n);
+    for (auto [fn_wide, fn_narrow, what] :
+         {std::tuple{wide.sigmoid, narrow.sigmoid, "sigmoid"}, std::tuple{wide.silu, narrow.silu, "silu"}}) {
+      a = in, b = in;
+      fn_wide(a.data(), static_cast<int64_t>(n));
+      fn_narrow(b.data(), static_cast<int64_t>(n));
+      same(a, b, what, n);
+    }
+    a = in, b = in;
+    wide.gelu_erf(a.data(), static_cast<int64_t>(n), 0.70710678f, 0.5f, 1.0f);
+    narrow.gelu_erf(b.data(), static_cast<int64_t>(n), 0.70710678f, 0.5f, 1.0f);
+    same(a, b, "gelu_erf", n);
   }
 }
 
