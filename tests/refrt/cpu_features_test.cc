@@ -162,9 +162,10 @@ TEST(CpuFeatureMask, DependentPathsFollowTheMask) {
 
 // vmath's AVX-512 build is the Haswell build's per-element formulas on wider vectors: both must give the same bits for
 // every function (a NaN may come out with the other sign: x * sigmoid(x) of a NaN is a product of two NaNs, and x86
-// returns the first operand's, which the compiler may order either way), on values across exp's range and past it, specials (NaN, infinities, -0, subnormals), and lengths
-// that leave every tail size of both vector widths. (Each build's accuracy against the exact values is the case
-// tables' job, run at every refrt level.) Runs where the CPU has both builds.
+// returns the first operand's, which the compiler may order either way), on values across exp's range and past it,
+// specials (NaN, infinities, -0, subnormals), and lengths that leave every tail size of both vector widths. (Each
+// build's accuracy against the exact values is the case tables' job, run at every refrt level.) Runs where the CPU has
+// both builds.
 TEST(CpuFeatures, VmathAvx512AndHaswellBuildsAgreeBitForBit) {
   const std::vector<vmath::Variant>& all = vmath::variants();
   if (all.size() < 3) GTEST_SKIP() << "vmath runs " << vmath::path() << " here: no AVX-512 build to compare";
