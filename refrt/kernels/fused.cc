@@ -90,18 +90,22 @@ class FusedRMSNormKernel : public Kernel {
     const T mean = static_cast<T>(d > 0 ? sum / static_cast<double>(d) : 0.0);
     return T(1) / static_cast<T>(std::sqrt(mean + static_cast<T>(epsilon_)));
   }
-  // A row along the last axis (the usual RMSNorm): the squares summed in double over eight
-  // independent partial sums (one chain waited on every add) and the weight indexed by position
-  // (not by a modulo), so both loops vectorise.
+  // A row along the last axis (the usual RMSNorm): the squares summed in double over independent partial sums
+  // (one chain waited on every add; float32 rows: nn::sum_squares, AVX2 where refrt's level has it) and the weight
+  // indexed by position (not by a modulo), so both loops vectorise.
   template <typename T>
   void contiguous_row(const T* x, const T* w, T* y, int64_t d) const {
-    double lanes[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    int64_t j = 0;
-    for (; j + 8 <= d; j += 8)
-      for (int k = 0; k < 8; ++k) lanes[k] += static_cast<double>(x[j + k]) * static_cast<double>(x[j + k]);
     double sum = 0;
-    for (; j < d; ++j) sum += static_cast<double>(x[j]) * static_cast<double>(x[j]);
-    for (double l : lanes) sum += l;
+    int64_t j = 0;
+    if constexpr (std::is_same_v<T, float>) {
+      sum = nn::sum_squares(x, d);
+    } else {
+      double lanes[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      for (; j + 8 <= d; j += 8)
+        for (int k = 0; k < 8; ++k) lanes[k] += static_cast<double>(x[j + k]) * static_cast<double>(x[j + k]);
+      for (; j < d; ++j) sum += static_cast<double>(x[j]) * static_cast<double>(x[j]);
+      for (double l : lanes) sum += l;
+    }
     const T inv = inverse_rms<T>(sum, d);
     if (w) {
       for (j = 0; j < d; ++j) y[j] = (x[j] * inv) * w[j];

@@ -1,8 +1,28 @@
 #include "nn_common.h"
 
+#include <immintrin.h>
+
+#include "parity/refrt/cpu_isa.h"
+
 namespace parity::refrt::nn {
 
 namespace {
+
+__attribute__((target("avx2,fma"))) double sum_squares_avx2(const float* x, int64_t n) {
+  __m256d s[4] = {_mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd()};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int k = 0; k < 4; ++k) {
+      const __m256d v = _mm256_cvtps_pd(_mm_loadu_ps(x + i + 4 * k));
+      s[k] = _mm256_fmadd_pd(v, v, s[k]);
+    }
+  alignas(32) double lanes[4];
+  _mm256_store_pd(lanes, _mm256_add_pd(_mm256_add_pd(s[0], s[1]), _mm256_add_pd(s[2], s[3])));
+  double sq = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+  for (; i < n; ++i) sq += static_cast<double>(x[i]) * static_cast<double>(x[i]);
+  return sq;
+}
+
 int64_t product(const std::vector<int64_t>& v) {
   int64_t p = 1;
   for (int64_t x : v) p *= x;
@@ -11,6 +31,14 @@ int64_t product(const std::vector<int64_t>& v) {
 
 std::string ints_str(const std::vector<int64_t>& v) { return shape_str(v); }
 }  // namespace
+
+double sum_squares(const float* x, int64_t n) {
+  static const bool avx2 = isa_allows(IsaLevel::kAvx2);
+  if (avx2) return sum_squares_avx2(x, n);
+  double sq = 0;
+  for (int64_t i = 0; i < n; ++i) sq += static_cast<double>(x[i]) * static_cast<double>(x[i]);
+  return sq;
+}
 
 int64_t WindowGeometry::in_size() const { return product(in); }
 int64_t WindowGeometry::out_size() const { return product(out); }

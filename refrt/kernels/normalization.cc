@@ -308,7 +308,10 @@ class RowNormKernel : public Kernel {
         double mean = 0, inv = 0;
         if (rms_) {
           double sq = 0;
-          for (int64_t j = 0; j < inner; ++j) sq += static_cast<double>(row[j]) * static_cast<double>(row[j]);
+          if constexpr (std::is_same_v<T, float>)
+            sq = nn::sum_squares(row, inner);
+          else
+            for (int64_t j = 0; j < inner; ++j) sq += static_cast<double>(row[j]) * static_cast<double>(row[j]);
           inv = 1.0 / std::sqrt((inner > 0 ? sq / static_cast<double>(inner) : 0.0) + static_cast<double>(epsilon_));
         } else {
           std::tie(mean, inv) = row_moments(row, inner, epsilon_);

@@ -129,6 +129,17 @@ def build(api):
     y = xd / np.sqrt((xd * xd).mean(-1, keepdims=True) + 1e-5) * s
     case("rmsnorm_f16", [node("RMSNormalization", ["x", "s"], ["y"])], {"x": x, "s": s}, {"y": y.astype(np.float16)},
          opset=23, tol=(4e-3, 4e-3))
+    # rows long enough for the vectorised sum of squares (16 at a time, then a tail), one over two axes
+    rng = np.random.default_rng(29)  # its own generator: the rows after these keep their values
+    for name, shape, axis in (("long_rows", (3, 4, 517), -1), ("two_axes", (2, 16, 40), 1)):
+        x = rng.uniform(-3, 3, shape).astype(np.float32)
+        a = axis % len(shape)
+        red = tuple(range(a, len(shape)))
+        s = rng.uniform(-1, 1, shape[a:]).astype(np.float32)
+        xd = x.astype(np.float64)
+        y = xd / np.sqrt((xd * xd).mean(axis=red, keepdims=True) + 1e-5) * s
+        case(f"rmsnorm_{name}", [node("RMSNormalization", ["x", "s"], ["y"], axis=axis)], {"x": x, "s": s},
+             {"y": y.astype(np.float32)}, opset=23, tol=tol)
 
     # MeanVarianceNormalization: no row, onnx.checker (full_check) fails on its function body's Constant.
 
