@@ -26,39 +26,42 @@ namespace avx512 {
 }  // namespace avx512
 #pragma GCC pop_options
 
-// arch=haswell lets the compiler use every Haswell extension, not only AVX2 + FMA (refrt's avx2 level):
-// BMI1/2, LZCNT, MOVBE and F16C are checked too (a VM may hide one of them).
-const bool kAvx2 = isa_allows(IsaLevel::kAvx2) && cpu_has(CpuFeature::kF16c) && cpu_has(CpuFeature::kBmi1) &&
-                   cpu_has(CpuFeature::kBmi2) && cpu_has(CpuFeature::kLzcnt) && cpu_has(CpuFeature::kMovbe);
-
 // One compiled copy of the bodies, as a Variant.
 #define PARITY_VMATH_VARIANT(ns, name) \
   Variant { name, ns::exp_impl, ns::erf_impl, ns::sigmoid_impl, ns::silu_impl, ns::gelu_erf_impl, ns::softmax_row_impl }
 
 const std::vector<Variant>& all_variants() {
   static const std::vector<Variant> runnable = [] {
+    // arch=haswell lets the compiler use every Haswell extension, not only AVX2 + FMA (refrt's avx2 level):
+    // BMI1/2, LZCNT, MOVBE and F16C are checked too (a VM may hide one of them).
+    const bool haswell = isa_allows(IsaLevel::kAvx2) && cpu_has(CpuFeature::kF16c) && cpu_has(CpuFeature::kBmi1) &&
+                         cpu_has(CpuFeature::kBmi2) && cpu_has(CpuFeature::kLzcnt) && cpu_has(CpuFeature::kMovbe);
     std::vector<Variant> v = {PARITY_VMATH_VARIANT(base, "portable")};
-    if (kAvx2) v.push_back(PARITY_VMATH_VARIANT(avx2, "haswell"));
-    if (kAvx2 && isa_allows(IsaLevel::kAvx512)) v.push_back(PARITY_VMATH_VARIANT(avx512, "avx512"));
+    if (haswell) v.push_back(PARITY_VMATH_VARIANT(avx2, "haswell"));
+    if (haswell && isa_allows(IsaLevel::kAvx512)) v.push_back(PARITY_VMATH_VARIANT(avx512, "avx512"));
     return v;
   }();
   return runnable;
 }
 
-// The widest variant this CPU (at refrt's level) runs.
-const Variant& kUsed = all_variants().back();
+// The widest variant this CPU (at refrt's level) runs; a function-local static, so that a caller from another
+// translation unit's static initialisation still finds it.
+const Variant& used() {
+  static const Variant& widest = all_variants().back();
+  return widest;
+}
 
 }  // namespace
 
 const std::vector<Variant>& variants() { return all_variants(); }
 
-const char* path() { return kUsed.name; }
+const char* path() { return used().name; }
 
-void exp(const float* x, float* y, int64_t n) { kUsed.exp(x, y, n); }
-void erf(const float* x, float* y, int64_t n) { kUsed.erf(x, y, n); }
-void sigmoid(float* p, int64_t n) { kUsed.sigmoid(p, n); }
-void silu(float* p, int64_t n) { kUsed.silu(p, n); }
-void gelu_erf(float* p, int64_t n, float c0, float c1, float c2) { kUsed.gelu_erf(p, n, c0, c1, c2); }
-void softmax_row(const float* x, float* y, int64_t n) { kUsed.softmax_row(x, y, n); }
+void exp(const float* x, float* y, int64_t n) { used().exp(x, y, n); }
+void erf(const float* x, float* y, int64_t n) { used().erf(x, y, n); }
+void sigmoid(float* p, int64_t n) { used().sigmoid(p, n); }
+void silu(float* p, int64_t n) { used().silu(p, n); }
+void gelu_erf(float* p, int64_t n, float c0, float c1, float c2) { used().gelu_erf(p, n, c0, c1, c2); }
+void softmax_row(const float* x, float* y, int64_t n) { used().softmax_row(x, y, n); }
 
 }  // namespace parity::refrt::vmath
