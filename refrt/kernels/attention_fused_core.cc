@@ -301,11 +301,11 @@ BackendSet run(const NodeDef& node, const KernelIO& io, const Params& p, const s
   parallel_for(io, tasks, 1, [&](int64_t t0, int64_t t1) {
     const int64_t rows = std::min(kRows, p.sq);
     // The block's scores, and the widened key blocks of half K and V (K [kKeys, d] or K^T [d, kKeys], V [kKeys,
-    // dv]): the thread's scratch, uninitialised (each is written before it is read; zeroed vectors per task cost a
-    // bfloat16 decode step at 2 threads 16 % of its time).
+    // dv]; none when one query row reads them in place): the thread's scratch, uninitialised (each is written before it
+    // is read; zeroed vectors per task cost a bfloat16 decode step at 2 threads 16 % of its time).
     T* scores = scratch<T>(rows * std::min(kKeys, std::max<int64_t>(p.total, 1)) + 1, ScratchSlot::kAttentionScores);
     std::vector<T> stats(static_cast<size_t>(2 * rows));
-    const int64_t widened = std::is_same_v<T, TK> ? 0 : std::min(kKeys, p.total);
+    const int64_t widened = std::is_same_v<T, TK> || reads_in_place<T, TK>(p, rows) ? 0 : std::min(kKeys, p.total);
     T* kbuf = widened ? scratch<T>(widened * p.d + 1, ScratchSlot::kAttentionKeys) : nullptr;
     T* vbuf = widened ? scratch<T>(widened * p.dv + 1, ScratchSlot::kAttentionValues) : nullptr;
     BackendSet mine = 0;

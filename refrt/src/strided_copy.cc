@@ -90,12 +90,11 @@ void strided_copy(const KernelIO& io, const void* src, int64_t offset, const std
       total * static_cast<int64_t>(elem_size) < kParallelBytes)
     return strided_copy(src, offset, src_strides, dst, out_shape, elem_size);
   const int64_t slab = total / out_shape[d];  // output elements per index of dim d
-  Shape part = out_shape;
   parallel_for(
       io, out_shape[d],
       std::max<int64_t>(1, (kParallelBytes / 4) / std::max<int64_t>(1, slab * static_cast<int64_t>(elem_size))),
       [&](int64_t b, int64_t e) {
-        Shape mine = part;
+        Shape mine = out_shape;
         mine[d] = e - b;
         strided_copy(src, offset + b * src_strides[d], src_strides,
                      static_cast<char*>(dst) + static_cast<size_t>(b * slab) * elem_size, mine, elem_size);
