@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../src/scratch.h"
 #include "max_pool_rows.h"
 #include "nn_common.h"
 
@@ -104,6 +105,7 @@ class PoolKernel : public Kernel {
         run<uint8_t>(io);
       return;
     }
+    if (kind_ == PoolKind::kMax && is_float16_like(dt) && io.outputs.size() == 1 && half_max_pool(io)) return;
     nn::run_float(node_, io, dt, [&](auto tag, KernelIO& f) { run<decltype(tag)>(f); });
   }
 
@@ -116,26 +118,51 @@ class PoolKernel : public Kernel {
     return static_cast<double>(node.attr_int("p", 2));
   }
 
+  // The window geometry of X's spatial dims (checked).
+  WindowGeometry geometry(const Tensor& x) const {
+    if (x.rank() < 3) node_.fail("X must be [N, C, D1, ...], got " + shape_str(x.shape()));
+    const std::vector<int64_t> in = nn::spatial_dims(x.shape());
+    if (global_) {
+      const std::vector<int64_t> ones(in.size(), 1), zeros(in.size(), 0);
+      return WindowGeometry{in, ones, in, ones, ones, zeros, zeros};
+    }
+    if (attrs_.kernel_shape.size() != in.size())
+      node_.fail("kernel_shape " + shape_str(attrs_.kernel_shape) + " does not match spatial rank " +
+                 std::to_string(in.size()));
+    return nn::forward_geometry(node_, attrs_, in, attrs_.kernel_shape, true);
+  }
+
+  // 2-D MaxPool of float16 / bfloat16 X without indices, plane by plane: each plane widened into scratch (exactly),
+  // pooled as float32 and narrowed back, which is exact for a max; the whole-tensor widened path made two
+  // tensor-sized float32 copies (ResNet-18's float16 stem pool 1.15 ms against 0.52 in float32). false: not this
+  // geometry.
+  bool half_max_pool(KernelIO& io) const {
+    const Tensor& x = io.in(0);
+    const WindowGeometry g = geometry(x);
+    if (g.rank() != 2) return false;
+    Shape out_shape{x.dim(0), x.dim(1), g.out[0], g.out[1]};
+    Tensor y(x.dtype(), out_shape);
+    const int64_t planes = x.dim(0) * x.dim(1), in_size = g.in_size(), out_size = g.out_size();
+    const auto* px = static_cast<const uint16_t*>(x.raw());
+    auto* py = static_cast<uint16_t*>(y.mutable_raw());
+    if (out_size > 0)
+      parallel_for(io, planes, 1, [&](int64_t begin, int64_t end) {
+        float* in = scratch<float>(in_size + out_size, ScratchSlot::kPoolPlane);
+        float* out = in + in_size;
+        for (int64_t p = begin; p < end; ++p) {
+          widen_span(x.dtype(), px + p * in_size, in, in_size);
+          if (!max_pool_rows::plane(g, in, out)) max_pool_plane_2d<float>(g, in, out);  // a NaN: the exact path
+          narrow_span(x.dtype(), out, py + p * out_size, out_size);
+        }
+      });
+    io.outputs[0] = std::move(y);
+    return true;
+  }
+
   template <typename T>
   void run(KernelIO& io) const {
     const Tensor& x = io.in(0);
-    if (x.rank() < 3) node_.fail("X must be [N, C, D1, ...], got " + shape_str(x.shape()));
-    const std::vector<int64_t> in = nn::spatial_dims(x.shape());
-    WindowGeometry g;
-    if (global_) {
-      g = WindowGeometry{in,
-                         std::vector<int64_t>(in.size(), 1),
-                         in,
-                         std::vector<int64_t>(in.size(), 1),
-                         std::vector<int64_t>(in.size(), 1),
-                         std::vector<int64_t>(in.size(), 0),
-                         std::vector<int64_t>(in.size(), 0)};
-    } else {
-      if (attrs_.kernel_shape.size() != in.size())
-        node_.fail("kernel_shape " + shape_str(attrs_.kernel_shape) + " does not match spatial rank " +
-                   std::to_string(in.size()));
-      g = nn::forward_geometry(node_, attrs_, in, attrs_.kernel_shape, true);
-    }
+    const WindowGeometry g = geometry(x);
     Shape out_shape{x.dim(0), x.dim(1)};
     out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
     Tensor y(x.dtype(), out_shape);

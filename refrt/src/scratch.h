@@ -22,6 +22,7 @@ enum class ScratchSlot {
   kWeightOnlyTiles,
   kWeightOnlySums,
   kPoolRow,
+  kPoolPlane,  // a half plane widened for the float32 pool (pool.cc), around kPoolRow's use
   kAttentionScores,
   kAttentionKeys,
   kAttentionValues,

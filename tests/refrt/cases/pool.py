@@ -166,3 +166,23 @@ def build(api):
     y, _ = pool_ref(np, x, "max", [2, 2], [2, 2])
     case("maxpool_separable_minus_inf_window", [node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
          {"x": x}, {"y": y})
+    # float16 / bfloat16 2-D MaxPool without Indices: each plane widened into scratch, pooled as float32 and narrowed
+    # (pool.cc's half_max_pool): ResNet's stem geometry over several planes per thread, dilation with asymmetric
+    # pads, a plane holding a NaN (the exact per-window path on the widened plane) next to one without, and a -inf
+    # window. The max of half values is one of them, so the oracle is exact in any dtype.
+    import ml_dtypes
+    own = np.random.default_rng(462)
+    for dt, dname in ((np.float16, "float16"), (ml_dtypes.bfloat16, "bfloat16")):
+        for name, (shape, k, attrs) in {"stem_3x3_s2": ((2, 5, 17, 16), [3, 3], dict(strides=[2, 2], pads=[1, 1, 1, 1])),
+                                        "dilated_asymmetric": separable["dilated_asymmetric"]}.items():
+            x = own.standard_normal(shape).astype(np.float32).astype(dt)
+            y, _ = pool_ref(np, x, "max", k, attrs.get("strides"), attrs.get("dilations"), attrs.get("pads"))
+            case(f"maxpool_{dname}_{name}", [node("MaxPool", ["x"], ["y"], kernel_shape=k, **attrs)], {"x": x},
+                 {"y": y}, opset=22)
+        x = own.standard_normal((1, 3, 6, 7)).astype(np.float32).astype(dt)
+        x[0, 1, 2, 3] = np.nan
+        x[0, 2, 0:2, 0:2] = -np.inf
+        y, _ = pool_ref(np, x, "max", [2, 2], [2, 2])
+        case(f"maxpool_{dname}_nan_plane_and_minus_inf_window",
+             [node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2])], {"x": x}, {"y": y}, opset=22,
+             ort_differs=ort_nan)
