@@ -210,3 +210,23 @@ def build(api):
               node("Relu", ["a"], ["y"])], {"x": x, "z": z}, {"y": np.maximum(conv + z, 0).astype(dt)},
              initializers={"w": w, "b": b}, tol=t, threads=(2,),
              ort_differs=None if dt is np.float32 else "onnxruntime rounds the conv, the Add and the Relu each")
+    # Strided 1x1 convs (ResNet's downsampling shortcuts; on AVX-512 with oneDNN's sgemm, conv.cc samples X's pixels
+    # and runs the pointwise product): two images, an odd plane (15 x 15 -> 8 x 8), unequal strides (2, 1) and (3, 2),
+    # with a constant and a computed W, and the shortcut with the block's residual Add and Relu fused into it.
+    own = np.random.default_rng(4611)
+    strided = {"s2_batch_odd": ((2, 24, 15, 15), (40, 24, 1, 1), [2, 2]),
+               "s2x1": ((1, 16, 10, 9), (20, 16, 1, 1), [2, 1]),
+               "s3x2": ((1, 32, 13, 14), (17, 32, 1, 1), [3, 2])}
+    for name, (xs, ws, strides) in strided.items():
+        x, w, b = (own.standard_normal(s).astype(np.float32) for s in (xs, ws, ws[:1]))
+        want = conv_ref(np, x, w, b, strides=strides).astype(np.float32)
+        conv = [node("Conv", ["x", "w", "b"], ["y"], strides=strides)]
+        case(f"conv_pointwise_strided_{name}", conv, {"x": x, "w": w, "b": b}, {"y": want}, tol=tol, threads=(2,))
+        case(f"conv_pointwise_strided_const_w_{name}", conv, {"x": x}, {"y": want}, initializers={"w": w, "b": b},
+             tol=tol)
+    x, w, b = (own.standard_normal(s).astype(np.float32) for s in ((1, 64, 16, 16), (128, 64, 1, 1), (128,)))
+    z = own.standard_normal((1, 128, 8, 8)).astype(np.float32)
+    want = np.maximum(conv_ref(np, x, w, b, strides=[2, 2]) + z, 0).astype(np.float32)
+    case("conv_pointwise_strided_residual_relu",
+         [node("Conv", ["x", "w", "b"], ["c"], strides=[2, 2]), node("Add", ["c", "z"], ["a"]), node("Relu", ["a"], ["y"])],
+         {"x": x, "z": z}, {"y": want}, initializers={"w": w, "b": b}, tol=tol, threads=(2,))
