@@ -60,6 +60,11 @@ _TYPE_NAMES = {1: "float", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "i
                9: "bool", 10: "float16", 11: "double", 12: "uint32", 13: "uint64", 16: "bfloat16"}
 
 
+def optimization_passes() -> list[str]:
+    """refrt's load-time graph passes, in the order they run (names InferenceSession's disabled_passes takes)."""
+    return list(_refrt.optimization_passes())
+
+
 def isa_level() -> str:
     """The ISA level refrt's hand-written kernels use ("scalar", "avx2", "avx512", ...)."""
     return _refrt.isa_level()
@@ -118,7 +123,8 @@ class InferenceSession:
     """A refrt session on an ONNX model (path or bytes), run with numpy arrays.
 
     threads: intra-op threads (default: ORT's sess_options.intra_op_num_threads when given and > 0, else
-    every core this process may use). optimize=False skips refrt's load-time fusions.
+    every core this process may use). optimize=False skips refrt's load-time fusions; disabled_passes turns off
+    the named ones only (optimization_passes() lists them; an unknown name raises ParityError).
     weight_only_accuracy: weight-only (int4 / int8 weights) products: 0 exact float (refrt's default), 4 int8
     activations per block (ONNX Runtime's default, its MatMulNBits accuracy level 4); default: ORT's
     sess_options entry session.qdq_matmulnbits_accuracy_level when set, else PARITY_REFRT_WEIGHT_ONLY_ACCURACY,
@@ -127,16 +133,18 @@ class InferenceSession:
 
     def __init__(self, path_or_bytes, sess_options=None, providers=None, provider_options=None, *,
                  threads: int | None = None, optimize: bool = True, weight_only_accuracy: int | None = None,
-                 complex_pairs: bool = False, **kwargs):
+                 complex_pairs: bool = False, disabled_passes=(), **kwargs):
         if threads is None:
             threads = getattr(sess_options, "intra_op_num_threads", 0) or _default_threads()
         level = _weight_only_accuracy(weight_only_accuracy, sess_options)
         if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
-            self._session = _refrt.Session.load_bytes(bytes(path_or_bytes), int(threads), optimize, level)
+            self._session = _refrt.Session.load_bytes(bytes(path_or_bytes), int(threads), optimize, level,
+                                                      list(disabled_passes))
             self._model_path = None
         else:
             self._model_path = os.fspath(path_or_bytes)
-            self._session = _refrt.Session.load_file(self._model_path, int(threads), optimize, level)
+            self._session = _refrt.Session.load_file(self._model_path, int(threads), optimize, level,
+                                                     list(disabled_passes))
         self._inputs = [NodeArg(*v) for v in self._session.inputs()]
         self._outputs = [NodeArg(*v) for v in self._session.outputs()]
         try:

@@ -205,11 +205,13 @@ class PySession {
   std::unique_ptr<refrt::Session> session_;
 };
 
-refrt::SessionOptions options_of(int threads, bool optimize, int weight_only_accuracy) {
+refrt::SessionOptions options_of(int threads, bool optimize, int weight_only_accuracy,
+                                 const std::vector<std::string>& disabled_passes) {
   refrt::SessionOptions o;
   o.threads = threads;
   o.optimize = optimize;
   o.weight_only_accuracy = weight_only_accuracy;
+  o.disabled_passes.insert(disabled_passes.begin(), disabled_passes.end());
   return o;
 }
 
@@ -226,24 +228,29 @@ PYBIND11_MODULE(_refrt, m) {
   py::class_<PySession>(m, "Session")
       .def_static(
           "load_file",
-          [](const std::string& path, int threads, bool optimize, int weight_only_accuracy) {
+          [](const std::string& path, int threads, bool optimize, int weight_only_accuracy,
+             const std::vector<std::string>& disabled_passes) {
             py::gil_scoped_release release;
-            return PySession(
-                refrt::Session::load_file(path, python::options_of(threads, optimize, weight_only_accuracy)));
+            return PySession(refrt::Session::load_file(
+                path, python::options_of(threads, optimize, weight_only_accuracy, disabled_passes)));
           },
-          py::arg("path"), py::arg("threads"), py::arg("optimize") = true, py::arg("weight_only_accuracy") = -1)
+          py::arg("path"), py::arg("threads"), py::arg("optimize") = true, py::arg("weight_only_accuracy") = -1,
+          py::arg("disabled_passes") = std::vector<std::string>{})
       .def_static(
           "load_bytes",
-          [](const py::bytes& bytes, int threads, bool optimize, int weight_only_accuracy) {
+          [](const py::bytes& bytes, int threads, bool optimize, int weight_only_accuracy,
+             const std::vector<std::string>& disabled_passes) {
             std::string data = bytes;
             py::gil_scoped_release release;
-            return PySession(refrt::Session::load_bytes(data, "<bytes>",
-                                                        python::options_of(threads, optimize, weight_only_accuracy)));
+            return PySession(refrt::Session::load_bytes(
+                data, "<bytes>", python::options_of(threads, optimize, weight_only_accuracy, disabled_passes)));
           },
-          py::arg("data"), py::arg("threads"), py::arg("optimize") = true, py::arg("weight_only_accuracy") = -1)
+          py::arg("data"), py::arg("threads"), py::arg("optimize") = true, py::arg("weight_only_accuracy") = -1,
+          py::arg("disabled_passes") = std::vector<std::string>{})
       .def("inputs", &PySession::inputs)
       .def("outputs", &PySession::outputs)
       .def("run", &PySession::run, py::arg("inputs"));
+  m.def("optimization_passes", &refrt::optimization_passes, "refrt's load-time passes, in the order they run");
   m.def(
       "isa_level", [] { return std::string(refrt::isa_name(refrt::isa_level())); },
       "the ISA level refrt's hand-written kernels use (PARITY_REFRT_ISA caps it)");

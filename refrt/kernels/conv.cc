@@ -65,11 +65,18 @@ class ConvKernel : public Kernel {
         attrs_(nn::parse_window_attrs(node)),
         group_(node.attr_int("group", 1)),
         acts_(parse_activations(node)),
-        folded_(!node.fused_from.empty()) {
+        folded_(!node.fused_from.empty()),
+        blocked_inputs_(node.attr_int("blocked_inputs", 0) != 0),
+        blocked_output_(node.attr_int("blocked_output", 0) != 0) {
     if (group_ <= 0) node.fail("group must be positive, got " + std::to_string(group_));
   }
 
   void compute(KernelIO& io) const override {
+    if ((blocked_inputs_ || blocked_output_) && run_blocks(io)) return;
+    compute_nchw(io);
+  }
+
+  void compute_nchw(KernelIO& io) const {
     // float16/bfloat16: float32 products and sums (constant weights widened once, at prepare), rounded once.
     const DType dtype = io.in(0).dtype();
     if (is_float16_like(dtype) && half_on_onednn(io)) return;
@@ -97,13 +104,15 @@ class ConvKernel : public Kernel {
  private:
   // X, W and B agree (ranks, dtypes, channels, groups, kernel_shape); the output geometry.
   WindowGeometry checked_geometry(const Tensor& x, const Tensor& w, const Tensor* b) const {
-    if (x.rank() < 3) node_.fail("X must be [N, C, D1, ...], got " + shape_str(x.shape()));
-    if (w.rank() != x.rank())
-      node_.fail("W " + shape_str(w.shape()) + " must have the rank of X " + shape_str(x.shape()));
+    return checked_geometry(x.shape(), x.dtype(), w, b);
+  }
+  WindowGeometry checked_geometry(const Shape& xs, DType xt, const Tensor& w, const Tensor* b) const {
+    if (xs.size() < 3) node_.fail("X must be [N, C, D1, ...], got " + shape_str(xs));
+    if (w.rank() != xs.size()) node_.fail("W " + shape_str(w.shape()) + " must have the rank of X " + shape_str(xs));
     // float16 X with float32 W and B: weights a BatchNormalization was folded into (optimize/fold_batch_norm.cc).
-    const bool folded = folded_ && x.dtype() == DType::kFloat16 && w.dtype() == DType::kFloat32;
-    if ((w.dtype() != x.dtype() && !folded) || (b && b->dtype() != w.dtype())) node_.fail("input dtypes differ");
-    const int64_t c = x.dim(1), m = w.dim(0), cg = w.dim(1);
+    const bool folded = folded_ && xt == DType::kFloat16 && w.dtype() == DType::kFloat32;
+    if ((w.dtype() != xt && !folded) || (b && b->dtype() != w.dtype())) node_.fail("input dtypes differ");
+    const int64_t c = xs[1], m = w.dim(0), cg = w.dim(1);
     if (c != cg * group_)
       node_.fail("X has " + std::to_string(c) + " channels but W " + shape_str(w.shape()) + " with group " +
                  std::to_string(group_) + " expects " + std::to_string(cg * group_));
@@ -113,7 +122,66 @@ class ConvKernel : public Kernel {
     const std::vector<int64_t> kernel = nn::spatial_dims(w.shape());
     if (!attrs_.kernel_shape.empty() && attrs_.kernel_shape != kernel)
       node_.fail("kernel_shape " + shape_str(attrs_.kernel_shape) + " differs from W's " + shape_str(kernel));
-    return nn::forward_geometry(node_, attrs_, nn::spatial_dims(x.shape()), kernel, false);
+    return nn::forward_geometry(node_, attrs_, nn::spatial_dims(xs), kernel, false);
+  }
+
+  // Channel blocks between convolutions (optimize/keep_conv_blocks.cc): X and the added input may arrive as
+  // [N, C / B, H, W, B] from the conv before, and Y is written so when every reader of it takes blocks. oneDNN then
+  // runs with no layout move; where it cannot (a half X, oneDNN off, a geometry it declines, a broadcast z), blocked
+  // inputs are moved back to NCHW for the usual path, whose NCHW Y the readers take as well. false: nothing here
+  // is in blocks (the usual path runs).
+  bool run_blocks(KernelIO& io) const {
+    const Tensor& x = io.in(0);
+    const Tensor* z = io.optional(3);
+    const bool xb = blocked_inputs_ && x.rank() == 5 && io.in(1).rank() == 4;
+    const bool zb = blocked_inputs_ && z && z->rank() == 5;
+    for (const Tensor* t : {xb ? &x : nullptr, zb ? z : nullptr})
+      if (t && t->dim(4) != conv_dnnl::block_width(t->dim(1) * t->dim(4)))
+        node_.fail("an input in channel blocks " + shape_str(t->shape()) + ", not of " +
+                   std::to_string(conv_dnnl::block_width(t->dim(1) * t->dim(4))));
+    if (x.dtype() == DType::kFloat32 && blocks_on_onednn(io, xb, zb)) return true;
+    if (!xb && !zb) return false;
+    Tensor x4 = xb ? conv_dnnl::from_blocks(x, &io) : Tensor();
+    Tensor z4 = zb ? conv_dnnl::from_blocks(*z, &io) : Tensor();
+    KernelIO f;
+    f.pool = io.pool;
+    f.inputs = io.inputs;
+    if (xb) f.inputs[0] = &x4;
+    if (zb) f.inputs[3] = &z4;
+    f.outputs.resize(1);
+    compute_nchw(f);
+    io.impl = f.impl;
+    io.outputs[0] = std::move(f.outputs[0]);
+    return true;
+  }
+
+  // The float32 conv on oneDNN with X and / or Y in channel blocks (z moved into Y's layout where it differs).
+  bool blocks_on_onednn(KernelIO& io, bool xb, bool zb) const {
+    const Tensor& x = io.in(0);
+    const Tensor& w = io.in(1);
+    const Tensor* b = io.optional(2);
+    const Tensor* z = io.optional(3);
+    const Shape xs = xb ? Shape{x.dim(0), x.dim(1) * x.dim(4), x.dim(2), x.dim(3)} : x.shape();
+    const WindowGeometry g = checked_geometry(xs, x.dtype(), w, b);
+    const int64_t n = xs[0], c = xs[1], m = w.dim(0);
+    const bool yb = blocked_output_ && m % 16 == 0 && g.rank() == 2;
+    if ((!xb && !yb) || c % 16 != 0 || g.rank() != 2 || !dnnl_.applies(w, g, group_, true) || conv_gemm_disabled())
+      return false;
+    const int64_t bw = conv_dnnl::block_width(m);
+    const Shape plain_y{n, m, g.out[0], g.out[1]};
+    const Shape out_shape = yb ? Shape{n, m / bw, plain_y[2], plain_y[3], bw} : plain_y;
+    Tensor z_moved;
+    const Tensor* zy = z;
+    if (z && zb != yb && (zb || z->shape() == plain_y))
+      zy = &(z_moved = zb ? conv_dnnl::from_blocks(*z, &io) : conv_dnnl::to_blocks(*z, &io));
+    if (zy && (zy->shape() != out_shape || zy->dtype() != DType::kFloat32)) return false;
+    Tensor y(DType::kFloat32, out_shape);
+    if (y.numel() == 0 ||
+        !dnnl_.run(io, g, n, c, m, x.data<float>(), b ? b->data<float>() : nullptr, zy ? zy->data<float>() : nullptr,
+                   y.data<float>(), acts_, conv_dnnl::Blocks{xb, yb}))
+      return false;
+    io.outputs[0] = std::move(y);
+    return true;
   }
 
   // A float32 constant as it is, a float16 / bfloat16 one's copy widened at prepare (nullptr: not a constant).
@@ -690,6 +758,8 @@ class ConvKernel : public Kernel {
   int64_t group_;
   std::vector<ActStep> acts_;  // fused epilogue (FusedConv); empty for a plain Conv
   bool folded_;                // rewritten by a pass: float32 W and B may come with float16 X
+  bool blocked_inputs_;        // X and the added input may come in channel blocks (keep_conv_blocks)
+  bool blocked_output_;        // every reader of Y takes channel blocks (keep_conv_blocks)
   conv_dnnl::Conv dnnl_;       // oneDNN's primitives, when W is a constant
   conv_dnnl::Conv dnnl_bf16_;  // the same on a bfloat16 W
   WidenedConstants widened_;   // float32 copies of float16/bfloat16 constant weights and bias

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <stdexcept>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 #include <type_traits>
@@ -176,12 +177,42 @@ bool bf16_enabled() {
   return on;
 }
 
-bool Conv::applies(const Tensor& w, const nn::WindowGeometry& g, int64_t group) const {
+bool Conv::applies(const Tensor& w, const nn::WindowGeometry& g, int64_t group, bool blocks) const {
   if (!w_.defined() || w.raw() != w_.raw() || w.dtype() != w_.dtype() || group != 1) return false;
   const bool bf16 = w.dtype() == DType::kBFloat16;
   if (bf16 ? !bf16_enabled() : (w.dtype() != DType::kFloat32 || !enabled())) return false;
-  if (g.rank() == 1) return w.rank() == 3 && (bf16 || g.kernel[0] > 1);
-  return g.rank() == 2 && w.rank() == 4 && (bf16 || g.kernel[0] * g.kernel[1] > 1);
+  if (g.rank() == 1) return w.rank() == 3 && !blocks && (bf16 || g.kernel[0] > 1);
+  return g.rank() == 2 && w.rank() == 4 && (bf16 || blocks || g.kernel[0] * g.kernel[1] > 1);
+}
+
+int64_t block_width(int64_t channels) {
+  static const bool channels_last = isa_allows(IsaLevel::kAvx512);
+  return channels_last ? channels : 8;
+}
+
+Tensor to_blocks(const Tensor& nchw, const KernelIO* io) {
+  const int64_t n = nchw.dim(0), c = nchw.dim(1), b = block_width(c), plane = nchw.dim(2) * nchw.dim(3);
+  if (nchw.dtype() != DType::kFloat32 || c % b != 0) throw std::logic_error("to_blocks: float32 [N, C % B == 0, H, W]");
+  Tensor out(DType::kFloat32, {n, c / b, nchw.dim(2), nchw.dim(3), b});
+  auto* from = const_cast<float*>(nchw.data<float>());
+  float* to = out.data<float>();
+  const auto body = [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) move_block<true>(from + t * b * plane, plane, to + t * b * plane, b, b, plane);
+  };
+  io ? parallel_for(*io, n * c / b, 1, body) : body(0, n * c / b);
+  return out;
+}
+
+Tensor from_blocks(const Tensor& blocked, const KernelIO* io) {
+  const int64_t b = blocked.dim(4), n = blocked.dim(0), cb = blocked.dim(1), plane = blocked.dim(2) * blocked.dim(3);
+  Tensor out(DType::kFloat32, {n, cb * b, blocked.dim(2), blocked.dim(3)});
+  auto* from = const_cast<float*>(blocked.data<float>());
+  float* to = out.data<float>();
+  const auto body = [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) move_block<false>(to + t * b * plane, plane, from + t * b * plane, b, b, plane);
+  };
+  io ? parallel_for(*io, n * cb, 1, body) : body(0, n * cb);
+  return out;
 }
 
 namespace {
@@ -200,7 +231,7 @@ struct ConvDims {
 std::optional<dnnl::convolution_forward::primitive_desc> find_primitive(const ConvDims& d, memory::data_type in_type,
                                                                         const memory::desc& bias_md,
                                                                         const dnnl::primitive_attr& attr, bool nhwc_ok,
-                                                                        int64_t align) {
+                                                                        int64_t align, bool blocks_only) {
   auto pd_for = [&](Tag src_tag, Tag dst_tag) {
     const memory::desc src(d.src, in_type, src_tag), dst(d.dst, memory::data_type::f32, dst_tag);
     const memory::desc w(d.w, in_type, Tag::any);
@@ -219,9 +250,11 @@ std::optional<dnnl::convolution_forward::primitive_desc> find_primitive(const Co
            channel_block(p.dst_desc(), d.dst, memory::data_type::f32, nhwc_ok) >= 0;
   };
   const Tag blocked = align == 16 ? Tag::nChw16c : Tag::nChw8c;
-  std::vector<std::pair<Tag, Tag>> tries{{Tag::any, Tag::any}};
-  if (d.src[1] < align) tries.emplace_back(Tag::nchw, blocked);
-  tries.emplace_back(blocked, blocked);
+  std::vector<std::pair<Tag, Tag>> tries;
+  if (!blocks_only) tries.emplace_back(Tag::any, Tag::any);
+  if (!blocks_only && d.src[1] < align) tries.emplace_back(Tag::nchw, blocked);
+  if (blocks_only && align == 16) tries.emplace_back(Tag::nhwc, Tag::nhwc);  // block_width(): channels last
+  if (!blocks_only || align == 8) tries.emplace_back(blocked, blocked);
   for (const auto& [src_tag, dst_tag] : tries) {
     try {
       dnnl::convolution_forward::primitive_desc candidate = pd_for(src_tag, dst_tag);
@@ -235,7 +268,7 @@ std::optional<dnnl::convolution_forward::primitive_desc> find_primitive(const Co
 }  // namespace
 
 std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, bool bias,
-                                           int64_t threads) const {
+                                           int64_t threads, bool blocks) const {
   auto plan = std::make_shared<Plan>();
   const bool bf16 = w_.dtype() == DType::kBFloat16;
   const memory::data_type in_type = bf16 ? memory::data_type::bf16 : memory::data_type::f32;
@@ -247,7 +280,7 @@ std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t 
   // Blocks of output channels on multiples of the widest channel block, one or two per thread.
   const int64_t align = isa_allows(IsaLevel::kAvx512) ? 16 : 8;
   const int64_t count = std::max<int64_t>(1, std::min(threads, m / align));
-  const bool nhwc_ok = bf16 || c >= kChannelsLast;
+  const bool nhwc_ok = blocks ? align == 16 : (bf16 || c >= kChannelsLast);
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::stream& stream = thread_stream();
@@ -258,8 +291,9 @@ std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t 
     const int64_t mb = blk.o1 - blk.o0;
     const memory::dims w_dims{mb, c, kh, kw}, dst_dims{n, mb, g.out[0], g.out[1]};
     blk.bias_md = bias ? memory::desc({mb}, memory::data_type::f32, Tag::x) : memory::desc();
-    const std::optional<dnnl::convolution_forward::primitive_desc> found = find_primitive(
-        {src_dims, w_dims, dst_dims, strides, dilates, pad_l, pad_r}, in_type, blk.bias_md, attr, nhwc_ok, align);
+    const std::optional<dnnl::convolution_forward::primitive_desc> found =
+        find_primitive({src_dims, w_dims, dst_dims, strides, dilates, pad_l, pad_r}, in_type, blk.bias_md, attr,
+                       nhwc_ok, align, blocks);
     if (!found) return nullptr;
     const dnnl::convolution_forward::primitive_desc& pd = *found;
     const std::string impl = pd.impl_info_str();
@@ -292,8 +326,8 @@ std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t 
 }
 
 bool Conv::run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, const float* px,
-               const float* pb, const float* pz, float* py, const std::vector<ActStep>& acts) const {
-  return w_.dtype() == DType::kFloat32 && run_typed(io, g, n, c, m, DType::kFloat32, px, pb, pz, py, acts);
+               const float* pb, const float* pz, float* py, const std::vector<ActStep>& acts, Blocks blocks) const {
+  return w_.dtype() == DType::kFloat32 && run_typed(io, g, n, c, m, DType::kFloat32, px, pb, pz, py, acts, blocks);
 }
 
 bool Conv::run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, DType half,
@@ -302,7 +336,7 @@ bool Conv::run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64
   const bool native = half == DType::kBFloat16 && w_.dtype() == DType::kBFloat16;
   const bool widened = (half == DType::kFloat16 || half == DType::kBFloat16) && w_.dtype() == DType::kFloat32 &&
                        cpu_has(CpuFeature::kF16c);
-  return (native || widened) && run_typed(io, g, n, c, m, half, px, pb, pz, py, acts);
+  return (native || widened) && run_typed(io, g, n, c, m, half, px, pb, pz, py, acts, Blocks{});
 }
 
 namespace {
@@ -380,29 +414,84 @@ const void* source(const KernelIO& io, const Plan& plan, bool native_half, DType
 
 }  // namespace
 
+namespace {
+
+// Whether a plan made for a chain (find_primitive's blocks_only) has X and every block's Y in block_width()'s layout.
+bool chain_layouts(const Plan& plan, int64_t c, int64_t m) {
+  if (plan.src_block != block_width(c)) return false;
+  for (const Block& blk : plan.blocks)
+    if (blk.dst_block != (block_width(m) == m ? blk.o1 - blk.o0 : block_width(m))) return false;
+  return true;
+}
+
+// `count` values of Y as the primitive wrote them, in place: the added input (in the same layout) and the
+// activations, elementwise.
+void finish_blocks(float* chunk, int64_t count, const float* pz, const std::vector<ActStep>& acts) {
+  if (pz)
+    for (int64_t p = 0; p < count; ++p) chunk[p] += pz[p];
+  apply_activations(acts, chunk, count);
+}
+
+// One block of mb output channels of one channels-last image (`out`: [pixels, mb], dense) into Y's rows of m
+// channels from channel o0, after the added input (z: Y's layout) and the activations are applied in `out`.
+void finish_channels_last(float* out, int64_t pixels, int64_t mb, int64_t m, int64_t o0, const float* pz, float* py,
+                          const std::vector<ActStep>& acts) {
+  if (pz)
+    for (int64_t p = 0; p < pixels; ++p)
+      for (int64_t j = 0; j < mb; ++j) out[p * mb + j] += pz[p * m + o0 + j];
+  apply_activations(acts, out, pixels * mb);
+  for (int64_t p = 0; p < pixels; ++p)
+    std::memcpy(py + p * m + o0, out + p * mb, static_cast<size_t>(mb) * sizeof(float));
+}
+
+// One block of output channels [o0, o0 + mb) of all n images (`out`, as the primitive wrote it) into Y in a chain's
+// layout, then the added input (in Y's layout) and the activations.
+void finish_chain(float* out, int64_t n, int64_t mb, int64_t m, int64_t o0, int64_t out_size, const float* pz,
+                  float* py, const std::vector<ActStep>& acts) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (block_width(m) == m && mb < m) {  // channels last: mb of each pixel's m values
+      finish_channels_last(out + i * mb * out_size, out_size, mb, m, o0, pz ? pz + i * m * out_size : nullptr,
+                           py + i * m * out_size, acts);
+      continue;
+    }
+    float* yb = py + (i * m + o0) * out_size;  // blocks (or all channels last): one run of image i
+    if (yb != out + i * mb * out_size)
+      std::memcpy(yb, out + i * mb * out_size, static_cast<size_t>(mb * out_size) * sizeof(float));
+    finish_blocks(yb, mb * out_size, pz ? pz + (i * m + o0) * out_size : nullptr, acts);
+  }
+}
+
+}  // namespace
+
 template <typename T>
 bool Conv::run_typed(const KernelIO& io, const nn::WindowGeometry& geometry, int64_t n, int64_t c, int64_t m,
-                     DType io_type, const T* px, const float* pb, const T* pz, T* py,
-                     const std::vector<ActStep>& acts) const {
+                     DType io_type, const T* px, const float* pb, const T* pz, T* py, const std::vector<ActStep>& acts,
+                     Blocks blocks) const {
   constexpr bool kFloat = std::is_same_v<T, float>;
   const nn::WindowGeometry g = nn::as_2d(geometry);
   const int64_t threads = io.pool ? io.pool->size() : 1;
-  const std::vector<int64_t> key{n, c, g.in[0], g.in[1], pb != nullptr, threads};
+  const std::vector<int64_t> key{n, c, g.in[0], g.in[1], pb != nullptr, threads, blocks.any()};
   const std::shared_ptr<const Plan> plan =
-      plans_.get(key, [&] { return plan_for(g, n, c, m, pb != nullptr, threads); });
+      plans_.get(key, [&] { return plan_for(g, n, c, m, pb != nullptr, threads, blocks.any()); });
   if (!plan) return false;
+  if (blocks.any() && !chain_layouts(*plan, c, m)) return false;
   const bool native_half = !kFloat && w_.dtype() != DType::kFloat32;
   io.impl = kFloat || native_half ? plan->impl : plan->widened_impl;
   const int64_t in_size = g.in[0] * g.in[1], out_size = g.out[0] * g.out[1];
   Tensor blocked;
-  const void* src = source(io, *plan, native_half, io_type, n, c, in_size, px, blocked);
+  const void* src = blocks.x ? px : source(io, *plan, native_half, io_type, n, c, in_size, px, blocked);
   parallel_each(io, static_cast<int64_t>(plan->blocks.size()), [&](int64_t b0, int64_t b1) {
     const dnnl_common::OneOpenmpThread one_thread;
     dnnl::stream& stream = thread_stream();
     for (int64_t b = b0; b < b1; ++b) {
       const Block& blk = plan->blocks[static_cast<size_t>(b)];
       const int64_t mb = blk.o1 - blk.o0, db = blk.dst_block;
-      float* out = scratch<float>(blk.dst_bytes / sizeof(float) + 1, ScratchSlot::kConvColumns);
+      // One image (channels last: and one block of channels): the primitive writes straight into Y, where this
+      // block's channels are one run.
+      float* out = nullptr;
+      const bool split_last = block_width(m) == m && mb < m;
+      if constexpr (kFloat) out = blocks.y && n == 1 && !split_last ? py + blk.o0 * out_size : nullptr;
+      if (!out) out = scratch<float>(blk.dst_bytes / sizeof(float) + 1, ScratchSlot::kConvColumns);
       auto* pad = scratch<std::byte>(blk.scratch_bytes + 1, ScratchSlot::kConvPacked);
       std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(blk.src_md, cpu_engine(), const_cast<void*>(src))},
                                               {DNNL_ARG_WEIGHTS, blk.weights},
@@ -411,6 +500,12 @@ bool Conv::run_typed(const KernelIO& io, const nn::WindowGeometry& geometry, int
       if (pb) args.emplace(DNNL_ARG_BIAS, memory(blk.bias_md, cpu_engine(), const_cast<float*>(pb + blk.o0)));
       blk.conv.execute(stream, args);
       stream.wait();
+      if constexpr (kFloat) {
+        if (blocks.y) {
+          finish_chain(out, n, mb, m, blk.o0, out_size, pz, py, acts);
+          continue;
+        }
+      }
       // Back to NCHW rows (of Y for float32, of a float32 buffer for a half Y), then the added input and the
       // activations while the rows are in cache.
       const int64_t mbp = db > 0 ? round_up(mb, db) : mb;

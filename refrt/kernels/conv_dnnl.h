@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../src/activation.h"
+#include "channel_blocks.h"
 #include "nn_common.h"
 #include "plan_cache.h"
 
@@ -35,11 +36,14 @@ class Conv {
   // 3x3 / 7x7 convs 18 % faster at 1 thread, 10 % at 2, MobileNetV3's stem 30-38 %, Whisper's 1-D stem convs tied at 1
   // thread and 1.8x faster at 2; 1x1 convs tie or lose (the reorders cost what the GEMM saves), so they keep refrt's
   // GEMM, and depthwise keeps refrt's direct kernel.
-  bool applies(const Tensor& w, const nn::WindowGeometry& g, int64_t group) const;
+  // With `blocks` (X or Y in channel blocks), float32 1x1 kernels run here too: the blocked layouts need no move.
+  bool applies(const Tensor& w, const nn::WindowGeometry& g, int64_t group, bool blocks = false) const;
   // Y = conv(X, W) + bias (+ z, same shape as Y), then the activations. false: no primitive for this
   // geometry (the caller runs its own kernel).
+  // With `blocks`, X, z and Y are read and written in the layouts it names (z in Y's: the caller moves it); the
+  // primitive is then asked for channel blocks of block_width() only (never channels-last).
   bool run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, const float* px,
-           const float* pb, const float* pz, float* py, const std::vector<ActStep>& acts) const;
+           const float* pb, const float* pz, float* py, const std::vector<ActStep>& acts, Blocks blocks = {}) const;
   // The same for X, z and Y of the half dtype `half` (float16 or bfloat16) and a float32 bias: on a bfloat16 W,
   // oneDNN's bfloat16 convolution (float32 sums); on a float32 W (a half W widened once), X widened to float32 as
   // it is moved into channel blocks. Either way Y is rounded once, after the bias, z and the activations, as the
@@ -51,9 +55,10 @@ class Conv {
  private:
   template <typename T>
   bool run_typed(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, DType io_type,
-                 const T* px, const float* pb, const T* pz, T* py, const std::vector<ActStep>& acts) const;
+                 const T* px, const float* pb, const T* pz, T* py, const std::vector<ActStep>& acts,
+                 Blocks blocks) const;
   std::shared_ptr<const Plan> plan_for(const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, bool bias,
-                                       int64_t threads) const;
+                                       int64_t threads, bool blocks) const;
   Tensor w_;
   dnnl_common::PlanCache<Plan> plans_;
 };

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 
+#include "../kernels/channel_blocks.h"
 #include "parity/fs.h"
 #include "parity/refrt/cpu_isa.h"
 #include "optimize/optimizer.h"
@@ -337,7 +338,8 @@ std::vector<Tensor> execute_plan(const SessionPlan& plan, const std::vector<Tens
       slot = std::move(io.outputs[k]);
       if (result && (options.keep_intermediates ||
                      (!options.keep_values.empty() && options.keep_values.count(node.def.outputs[k]))))
-        result->intermediates[node.def.outputs[k]] = slot;
+        result->intermediates[node.def.outputs[k]] =  // a conv's Y in channel blocks, as the model has it
+            slot.rank() == 5 && node.def.attr_int("blocked_output", 0) ? conv_dnnl::from_blocks(slot) : slot;
     }
     for (int v : node.release) frame[static_cast<size_t>(v)] = Tensor();
     if (!side.empty())

@@ -159,3 +159,22 @@ def test_errors_are_parity_errors_with_parity_messages(tmp_path):
 def test_isa_level_is_the_one_parity_ops_reports():
     out = subprocess.run([str(PARITY), "ops"], capture_output=True, text=True, check=True).stdout
     assert f"ISA level: {rt.isa_level()} (CPU: {rt.cpu_isa_level()})" in out
+
+
+def test_disabled_passes_turn_single_passes_off():
+    """A conv chain (the fusion_conv_blocks_resnet_stage row, numpy's expectation) gives the same answer with every
+    pass on, with keep_conv_blocks off and with the residual fusion off; the names come from optimization_passes(),
+    and an unknown name is a ParityError that names it."""
+    name = "fusion_conv_blocks_resnet_stage"
+    case = CASES_DIR / name
+    if not case.is_dir():
+        pytest.fail(f"{case} was not generated (build the refrt_tests target)")
+    feeds = {"x": load_pb(next((case / "test_data_set_0").glob("input_*.pb")))}
+    want = load_pb(next((case / "test_data_set_0").glob("output_*.pb")))
+    passes = rt.optimization_passes()
+    assert "keep_conv_blocks" in passes and "fuse_conv_add" in passes
+    for disabled in ([], ["keep_conv_blocks"], ["keep_conv_blocks", "fuse_conv_add"]):
+        sess = rt.InferenceSession(str(case / "model.onnx"), threads=2, disabled_passes=disabled)
+        _close(sess.run(None, feeds)[0], want, 1e-4, 1e-5)
+    with pytest.raises(parity.ParityError, match="no_such_pass"):
+        rt.InferenceSession(str(case / "model.onnx"), disabled_passes=["no_such_pass"])

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "parity/error.h"
+#include "parity/refrt/cpu_isa.h"
 #include "parity/refrt/session.h"
 #include "parity/tensor_io.h"
 #include "tensor_expect.h"
@@ -144,6 +145,42 @@ TEST(GraphOptimize, EachPassCanBeDisabledAndMatters) {
     }
     EXPECT_TRUE(mattered) << "no fusion_* row is fused by " << pass;
   }
+}
+
+// Convs whose readers are all convs hand them channel blocks (keep_conv_blocks): at refrt's AVX2 levels and up, with
+// oneDNN's convs on, the ResNet stage's a, b, c and d are [N, C / B, H, W, B] (channels last, B = C, with AVX-512;
+// B = 8 below), and
+// the graph output e is NCHW; without oneDNN (the scalar level) every value is NCHW. A value asked for by name comes
+// back NCHW, equal to the unfused plan's, and the outputs equal the plan's without the pass.
+TEST(GraphOptimize, ConvChainsHandEachOtherChannelBlocks) {
+  const char* off = std::getenv("PARITY_REFRT_CONV_DNNL");
+  const bool onednn = refrt::isa_allows(refrt::IsaLevel::kAvx2) && !(off && std::string(off) == "0");
+  const bool channels_last = refrt::isa_allows(refrt::IsaLevel::kAvx512);
+  const std::string name = "fusion_conv_blocks_resnet_stage";
+  auto s = refrt::Session::load_file(model_of(name), {});
+  const auto r = s->run(case_inputs(name), {.keep_values = {"b", "d"}, .profile = true});
+  int blocked = 0;
+  for (const auto& t : r.timings)
+    if (t.op_type == "Conv" && t.outputs.size() == 1 && t.outputs[0].shape.size() == 5) {
+      ++blocked;
+      if (channels_last)
+        EXPECT_EQ(t.outputs[0].shape[1], 1) << t.node;
+      else
+        EXPECT_EQ(t.outputs[0].shape[4], 8) << t.node;
+    }
+  EXPECT_EQ(blocked, onednn ? 4 : 0);
+  const auto plain = run(name, {}, true);
+  for (const char* v : {"b", "d"}) {
+    ASSERT_TRUE(r.intermediates.count(v)) << v;
+    EXPECT_EQ(r.intermediates.at(v).shape(), plain.intermediates.at(v).shape()) << v;
+    EXPECT_TRUE(testing::tensors_close(r.intermediates.at(v), plain.intermediates.at(v), 1e-4, 1e-5)) << v;
+  }
+  refrt::SessionOptions without;
+  without.disabled_passes = {"keep_conv_blocks"};
+  const auto nchw = run(name, without);
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_EQ(r.outputs[0].shape(), (Shape{2, 32, 6, 6}));
+  EXPECT_TRUE(testing::tensors_close(r.outputs[0], nchw.outputs[0], 1e-5, 1e-6));
 }
 
 TEST(GraphOptimize, IntermediatesComeFromTheUnfusedPlan) {

@@ -25,6 +25,7 @@ const std::vector<std::pair<std::string, Pass>>& passes() {
       {"fuse_safe_softmax", fuse_safe_softmax},
       {"fuse_attention", fuse_attention},
       {"fold_transpose_matmul", fold_transpose_matmul},
+      {"keep_conv_blocks", keep_conv_blocks},
   };
   return all;
 }

@@ -34,6 +34,8 @@ namespace parity::refrt {
 //                        softcap: one FusedAttention (fuse_attention.cc, kernels/attention_fused.cc)
 //   fold_transpose_matmul MatMul of a Transpose of the last two axes (K^T of an attention, through
 //                        scalar Mul/Div, Identity and one Reshape): a GEMM with transB, no copy
+//   keep_conv_blocks     a conv whose readers are all convs hands them oneDNN's channel blocks, not NCHW
+//                        (keep_conv_blocks.cc; kernels/conv.cc takes either layout)
 const std::vector<std::string>& optimization_passes();
 
 // The passes that must see the file's graph before constant folding (fuse_qdq, fuse_weight_only), unless

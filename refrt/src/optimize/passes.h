@@ -17,5 +17,6 @@ bool fuse_rms_norm(GraphDef& g);
 bool fuse_safe_softmax(GraphDef& g);
 bool fuse_attention(GraphDef& g);
 bool fold_transpose_matmul(GraphDef& g);
+bool keep_conv_blocks(GraphDef& g);
 
 }  // namespace parity::refrt

@@ -418,3 +418,63 @@ def build(api):
     case("gemm_then_gelu_tanh_node", [node("MatMul", ["x", "w"], ["h"]), node("Gelu", ["h"], ["y"], approximate="tanh")],
          {"x": xm}, {"y": (0.5 * ht * (1 + np.tanh(np.sqrt(2 / np.pi) * (ht + 0.044715 * ht ** 3)))).astype(f32)},
          initializers={"w": wm}, tol=tol, opset=20)
+
+    # Conv chains hand each other oneDNN's channel blocks (optimize/keep_conv_blocks.cc) where every reader of a
+    # conv's Y is a conv: a ResNet stage of two images (a residual from a graph input in NCHW, a stride-2 3x3 and a
+    # 1x1 shortcut, whose Y is read as the last conv's added input); one image with a value that is also a graph
+    # output (it stays NCHW) and a chain ending in a MaxPool; 256 channels (two threads each write half of every
+    # pixel's channels) with a residual 1x1 conv. Weights scaled by 1 / sqrt(fan-in) keep every layer's values near 1.
+    own = np.random.default_rng(4612)
+
+    def conv_w(m, c, k):
+        return (own.standard_normal((m, c, k, k)) / np.sqrt(c * k * k)).astype(f32)
+
+    def conv_b(m):
+        return own.uniform(-0.5, 0.5, m).astype(f32)
+
+    x = own.standard_normal((2, 16, 12, 12)).astype(f32)
+    ws = {"w1": conv_w(16, 16, 3), "w2": conv_w(16, 16, 3), "w3": conv_w(32, 16, 3), "wd": conv_w(32, 16, 1),
+          "w4": conv_w(32, 32, 3)}
+    bs = {f"b{k}": conv_b(ws[f"w{k}"].shape[0]) for k in ("1", "2", "3", "d", "4")}
+    p1 = [1, 1, 1, 1]
+    a = relu(conv_ref(np, x, ws["w1"], bs["b1"], pads=p1))
+    b = relu(conv_ref(np, a, ws["w2"], bs["b2"], pads=p1) + x)
+    c = relu(conv_ref(np, b, ws["w3"], bs["b3"], strides=[2, 2], pads=p1))
+    d = conv_ref(np, b, ws["wd"], bs["bd"], strides=[2, 2])
+    e = relu(conv_ref(np, c, ws["w4"], bs["b4"], pads=p1) + d)
+    nodes = [node("Conv", ["x", "w1", "b1"], ["c1"], pads=p1), node("Relu", ["c1"], ["a"]),
+             node("Conv", ["a", "w2", "b2"], ["c2"], pads=p1), node("Add", ["c2", "x"], ["s2"]),
+             node("Relu", ["s2"], ["b"]),
+             node("Conv", ["b", "w3", "b3"], ["c3"], pads=p1, strides=[2, 2]), node("Relu", ["c3"], ["c"]),
+             node("Conv", ["b", "wd", "bd"], ["d"], strides=[2, 2]),
+             node("Conv", ["c", "w4", "b4"], ["c4"], pads=p1), node("Add", ["c4", "d"], ["s4"]),
+             node("Relu", ["s4"], ["e"])]
+    case("fusion_conv_blocks_resnet_stage", nodes, {"x": x}, {"e": e.astype(f32)}, initializers={**ws, **bs},
+         tol=tol, threads=(2,))
+
+    x = own.standard_normal((1, 32, 9, 9)).astype(f32)
+    ws = {"w1": conv_w(32, 32, 3), "w2": conv_w(48, 32, 3), "w3": conv_w(48, 48, 3)}
+    bs = {"b1": conv_b(32), "b2": conv_b(48), "b3": conv_b(48)}
+    c1 = relu(conv_ref(np, x, ws["w1"], bs["b1"], pads=p1))
+    c2 = relu(conv_ref(np, c1, ws["w2"], bs["b2"], pads=p1))
+    c3 = conv_ref(np, c2, ws["w3"], bs["b3"], pads=p1)
+    y = np.stack([[c3[0, ch, i:i + 2, j:j + 2].max() for i in range(0, 8, 2) for j in range(0, 8, 2)]
+                  for ch in range(48)]).reshape(1, 48, 4, 4)
+    nodes = [node("Conv", ["x", "w1", "b1"], ["k1"], pads=p1), node("Relu", ["k1"], ["c1"]),
+             node("Conv", ["c1", "w2", "b2"], ["k2"], pads=p1), node("Relu", ["k2"], ["c2"]),
+             node("Conv", ["c2", "w3", "b3"], ["c3"], pads=p1),
+             node("MaxPool", ["c3"], ["y"], kernel_shape=[2, 2], strides=[2, 2])]
+    case("fusion_conv_blocks_output_and_pool", nodes, {"x": x}, {"c1": c1.astype(f32), "y": y.astype(f32)},
+         initializers={**ws, **bs}, tol=tol)
+
+    x = own.standard_normal((1, 32, 6, 6)).astype(f32)
+    ws = {"w1": conv_w(256, 32, 3), "wr": conv_w(256, 256, 1), "w2": conv_w(32, 256, 3)}
+    bs = {"b1": conv_b(256), "br": conv_b(256), "b2": conv_b(32)}
+    h = relu(conv_ref(np, x, ws["w1"], bs["b1"], pads=p1))
+    r = relu(conv_ref(np, h, ws["wr"], bs["br"]) + h)
+    y = relu(conv_ref(np, r, ws["w2"], bs["b2"], pads=p1))
+    nodes = [node("Conv", ["x", "w1", "b1"], ["k1"], pads=p1), node("Relu", ["k1"], ["h"]),
+             node("Conv", ["h", "wr", "br"], ["kr"]), node("Add", ["kr", "h"], ["sr"]), node("Relu", ["sr"], ["r"]),
+             node("Conv", ["r", "w2", "b2"], ["k2"], pads=p1), node("Relu", ["k2"], ["y"])]
+    case("fusion_conv_blocks_256_channels", nodes, {"x": x}, {"y": y.astype(f32)}, initializers={**ws, **bs},
+         tol=tol, threads=(2,))
