@@ -139,7 +139,7 @@ class ConvKernel : public Kernel {
       if (t && t->dim(4) != conv_dnnl::block_width(t->dim(1) * t->dim(4)))
         node_.fail("an input in channel blocks " + shape_str(t->shape()) + ", not of " +
                    std::to_string(conv_dnnl::block_width(t->dim(1) * t->dim(4))));
-    if (x.dtype() == DType::kFloat32 && blocks_on_onednn(io, xb, zb)) return true;
+    if (blocks_on_onednn(io, xb, zb)) return true;
     if (!xb && !zb) return false;
     Tensor x4 = xb ? conv_dnnl::from_blocks(x, &io) : Tensor();
     Tensor z4 = zb ? conv_dnnl::from_blocks(*z, &io) : Tensor();
@@ -155,17 +155,21 @@ class ConvKernel : public Kernel {
     return true;
   }
 
-  // The float32 conv on oneDNN with X and / or Y in channel blocks (z moved into Y's layout where it differs).
+  // The conv on oneDNN with X and / or Y in a chain's layout (z moved into Y's layout where it differs): float32, or
+  // float16 / bfloat16 X with float32 weights (BatchNormalization folded), widened and rounded as the NCHW path does.
   bool blocks_on_onednn(KernelIO& io, bool xb, bool zb) const {
     const Tensor& x = io.in(0);
-    const Tensor& w = io.in(1);
     const Tensor* b = io.optional(2);
     const Tensor* z = io.optional(3);
+    const DType dt = x.dtype();
+    const Tensor* w32 = as_float32(io.in(1));
+    const Tensor* b32 = b ? as_float32(*b) : nullptr;
+    if ((dt != DType::kFloat32 && !is_float16_like(dt)) || !w32 || (b && !b32)) return false;
     const Shape xs = xb ? Shape{x.dim(0), x.dim(1) * x.dim(4), x.dim(2), x.dim(3)} : x.shape();
-    const WindowGeometry g = checked_geometry(xs, x.dtype(), w, b);
-    const int64_t n = xs[0], c = xs[1], m = w.dim(0);
+    const WindowGeometry g = checked_geometry(xs, dt, io.in(1), b);
+    const int64_t n = xs[0], c = xs[1], m = w32->dim(0);
     const bool yb = blocked_output_ && m % 16 == 0 && g.rank() == 2;
-    if ((!xb && !yb) || c % 16 != 0 || g.rank() != 2 || !dnnl_.applies(w, g, group_, true) || conv_gemm_disabled())
+    if ((!xb && !yb) || c % 16 != 0 || g.rank() != 2 || !dnnl_.applies(*w32, g, group_, true) || conv_gemm_disabled())
       return false;
     const int64_t bw = conv_dnnl::block_width(m);
     const Shape plain_y{n, m, g.out[0], g.out[1]};
@@ -174,14 +178,18 @@ class ConvKernel : public Kernel {
     const Tensor* zy = z;
     if (z && zb != yb && (zb || z->shape() == plain_y))
       zy = &(z_moved = zb ? conv_dnnl::from_blocks(*z, &io) : conv_dnnl::to_blocks(*z, &io));
-    if (zy && (zy->shape() != out_shape || zy->dtype() != DType::kFloat32)) return false;
-    Tensor y(DType::kFloat32, out_shape);
-    if (y.numel() == 0 ||
-        !dnnl_.run(io, g, n, c, m, x.data<float>(), b ? b->data<float>() : nullptr, zy ? zy->data<float>() : nullptr,
-                   y.data<float>(), acts_, conv_dnnl::Blocks{xb, yb}))
-      return false;
-    io.outputs[0] = std::move(y);
-    return true;
+    if (zy && (zy->shape() != out_shape || zy->dtype() != dt)) return false;
+    Tensor y(dt, out_shape);
+    const float* pb = b32 ? b32->data<float>() : nullptr;
+    const conv_dnnl::Blocks blocks{xb, yb};
+    const bool ran =
+        y.numel() > 0 &&
+        (dt == DType::kFloat32 ? dnnl_.run(io, g, n, c, m, x.data<float>(), pb, zy ? zy->data<float>() : nullptr,
+                                           y.data<float>(), acts_, blocks)
+                               : dnnl_.run(io, g, n, c, m, dt, x.data<uint16_t>(), pb,
+                                           zy ? zy->data<uint16_t>() : nullptr, y.data<uint16_t>(), acts_, blocks));
+    if (ran) io.outputs[0] = std::move(y);
+    return ran;
   }
 
   // A float32 constant as it is, a float16 / bfloat16 one's copy widened at prepare (nullptr: not a constant).

@@ -190,28 +190,56 @@ int64_t block_width(int64_t channels) {
   return channels_last ? channels : 8;
 }
 
-Tensor to_blocks(const Tensor& nchw, const KernelIO* io) {
-  const int64_t n = nchw.dim(0), c = nchw.dim(1), b = block_width(c), plane = nchw.dim(2) * nchw.dim(3);
-  if (nchw.dtype() != DType::kFloat32 || c % b != 0) throw std::logic_error("to_blocks: float32 [N, C % B == 0, H, W]");
-  Tensor out(DType::kFloat32, {n, c / b, nchw.dim(2), nchw.dim(3), b});
-  auto* from = const_cast<float*>(nchw.data<float>());
-  float* to = out.data<float>();
+namespace {
+
+// b channel planes of `plane` values <-> one block (16-bit values: float16 / bfloat16 chains' fallbacks).
+template <bool kToBlocks>
+void move_block16(uint16_t* planes, int64_t plane, uint16_t* blk, int64_t b) {
+  for (int64_t p = 0; p < plane; ++p)
+    for (int64_t j = 0; j < b; ++j) {
+      if (kToBlocks)
+        blk[p * b + j] = planes[j * plane + p];
+      else
+        planes[j * plane + p] = blk[p * b + j];
+    }
+}
+
+// NCHW <-> [N, C / b, H, W, b] for float32 (vectorised moves) and 16-bit tensors, over io's pool when given.
+template <bool kToBlocks>
+void move_tensor(const Tensor& from, Tensor& to, int64_t b, int64_t plane, const KernelIO* io) {
+  const Tensor& nchw = kToBlocks ? from : to;
+  const int64_t count = nchw.dim(0) * nchw.dim(1) / b;
+  auto* planes = static_cast<std::byte*>(const_cast<void*>(kToBlocks ? from.raw() : to.raw()));
+  auto* blocks = static_cast<std::byte*>(const_cast<void*>(kToBlocks ? to.raw() : from.raw()));
+  const size_t bytes = dtype_size(from.dtype()) * static_cast<size_t>(b * plane);
   const auto body = [&](int64_t t0, int64_t t1) {
-    for (int64_t t = t0; t < t1; ++t) move_block<true>(from + t * b * plane, plane, to + t * b * plane, b, b, plane);
+    for (int64_t t = t0; t < t1; ++t) {
+      std::byte* p = planes + static_cast<size_t>(t) * bytes;
+      std::byte* k = blocks + static_cast<size_t>(t) * bytes;
+      if (from.dtype() == DType::kFloat32)
+        move_block<kToBlocks>(reinterpret_cast<float*>(p), plane, reinterpret_cast<float*>(k), b, b, plane);
+      else
+        move_block16<kToBlocks>(reinterpret_cast<uint16_t*>(p), plane, reinterpret_cast<uint16_t*>(k), b);
+    }
   };
-  io ? parallel_for(*io, n * c / b, 1, body) : body(0, n * c / b);
+  io ? parallel_for(*io, count, 1, body) : body(0, count);
+}
+
+}  // namespace
+
+Tensor to_blocks(const Tensor& nchw, const KernelIO* io) {
+  if (nchw.rank() != 4 || nchw.dim(1) % 16 != 0 || (nchw.dtype() != DType::kFloat32 && dtype_size(nchw.dtype()) != 2))
+    throw std::logic_error("to_blocks: a float32 or 16-bit [N, C, H, W] with C a multiple of 16");
+  const int64_t n = nchw.dim(0), c = nchw.dim(1), b = block_width(c), plane = nchw.dim(2) * nchw.dim(3);
+  Tensor out(nchw.dtype(), {n, c / b, nchw.dim(2), nchw.dim(3), b});
+  move_tensor<true>(nchw, out, b, plane, io);
   return out;
 }
 
 Tensor from_blocks(const Tensor& blocked, const KernelIO* io) {
-  const int64_t b = blocked.dim(4), n = blocked.dim(0), cb = blocked.dim(1), plane = blocked.dim(2) * blocked.dim(3);
-  Tensor out(DType::kFloat32, {n, cb * b, blocked.dim(2), blocked.dim(3)});
-  auto* from = const_cast<float*>(blocked.data<float>());
-  float* to = out.data<float>();
-  const auto body = [&](int64_t t0, int64_t t1) {
-    for (int64_t t = t0; t < t1; ++t) move_block<false>(to + t * b * plane, plane, from + t * b * plane, b, b, plane);
-  };
-  io ? parallel_for(*io, n * cb, 1, body) : body(0, n * cb);
+  const int64_t b = blocked.dim(4), plane = blocked.dim(2) * blocked.dim(3);
+  Tensor out(blocked.dtype(), {blocked.dim(0), blocked.dim(1) * b, blocked.dim(2), blocked.dim(3)});
+  move_tensor<false>(blocked, out, b, plane, io);
   return out;
 }
 
@@ -331,12 +359,12 @@ bool Conv::run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64
 }
 
 bool Conv::run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, DType half,
-               const uint16_t* px, const float* pb, const uint16_t* pz, uint16_t* py,
-               const std::vector<ActStep>& acts) const {
-  const bool native = half == DType::kBFloat16 && w_.dtype() == DType::kBFloat16;
+               const uint16_t* px, const float* pb, const uint16_t* pz, uint16_t* py, const std::vector<ActStep>& acts,
+               Blocks blocks) const {
+  const bool native = half == DType::kBFloat16 && w_.dtype() == DType::kBFloat16 && !blocks.any();
   const bool widened = (half == DType::kFloat16 || half == DType::kBFloat16) && w_.dtype() == DType::kFloat32 &&
                        cpu_has(CpuFeature::kF16c);
-  return (native || widened) && run_typed(io, g, n, c, m, half, px, pb, pz, py, acts, Blocks{});
+  return (native || widened) && run_typed(io, g, n, c, m, half, px, pb, pz, py, acts, blocks);
 }
 
 namespace {
@@ -424,40 +452,56 @@ bool chain_layouts(const Plan& plan, int64_t c, int64_t m) {
   return true;
 }
 
-// `count` values of Y as the primitive wrote them, in place: the added input (in the same layout) and the
-// activations, elementwise.
-void finish_blocks(float* chunk, int64_t count, const float* pz, const std::vector<ActStep>& acts) {
-  if (pz)
-    for (int64_t p = 0; p < count; ++p) chunk[p] += pz[p];
-  apply_activations(acts, chunk, count);
+// The added input's `count` values (Y's dtype T, `half` for 16-bit) added to float32 ones.
+template <typename T>
+void add_run(float* dst, const T* z, int64_t count, DType half) {
+  if constexpr (std::is_same_v<T, float>) {
+    for (int64_t k = 0; k < count; ++k) dst[k] += z[k];
+  } else {
+    float* w = scratch<float>(count, ScratchSlot::kConvPhases);
+    widen_span(half, z, w, count);
+    for (int64_t k = 0; k < count; ++k) dst[k] += w[k];
+  }
 }
 
-// One block of mb output channels of one channels-last image (`out`: [pixels, mb], dense) into Y's rows of m
-// channels from channel o0, after the added input (z: Y's layout) and the activations are applied in `out`.
-void finish_channels_last(float* out, int64_t pixels, int64_t mb, int64_t m, int64_t o0, const float* pz, float* py,
-                          const std::vector<ActStep>& acts) {
-  if (pz)
-    for (int64_t p = 0; p < pixels; ++p)
-      for (int64_t j = 0; j < mb; ++j) out[p * mb + j] += pz[p * m + o0 + j];
-  apply_activations(acts, out, pixels * mb);
-  for (int64_t p = 0; p < pixels; ++p)
-    std::memcpy(py + p * m + o0, out + p * mb, static_cast<size_t>(mb) * sizeof(float));
+// `count` float32 values into Y (rounded once for a half Y; nothing to do where the primitive wrote Y itself).
+template <typename T>
+void store_run(const float* src, T* dst, int64_t count, DType half) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (dst != src) std::memcpy(dst, src, static_cast<size_t>(count) * sizeof(float));
+  } else {
+    narrow_span(half, src, dst, count);
+  }
 }
 
-// One block of output channels [o0, o0 + mb) of all n images (`out`, as the primitive wrote it) into Y in a chain's
-// layout, then the added input (in Y's layout) and the activations.
-void finish_chain(float* out, int64_t n, int64_t mb, int64_t m, int64_t o0, int64_t out_size, const float* pz,
-                  float* py, const std::vector<ActStep>& acts) {
+// X of a chain as the float32 primitive reads it: float32 as it is, a half X widened whole (same layout).
+template <typename T>
+const void* chain_source(const KernelIO& io, DType io_type, const T* px, int64_t count, Tensor& widened) {
+  if constexpr (std::is_same_v<T, float>) {
+    return px;
+  } else {
+    widened = Tensor(DType::kFloat32, {count});
+    float* to = widened.data<float>();
+    parallel_for(io, count, 1 << 16, [&](int64_t b, int64_t e) { widen_span(io_type, px + b, to + b, e - b); });
+    return to;
+  }
+}
+
+// One block of output channels [o0, o0 + mb) of all n images (`out`: float32 as the primitive wrote it, dense) into Y
+// in a chain's layout: the added input (Y's layout and dtype) and the activations first, in `out`. Channels last
+// with more than one block: mb of each pixel's m values; otherwise one run per image.
+template <typename T>
+void finish_chain(float* out, int64_t n, int64_t mb, int64_t m, int64_t o0, int64_t out_size, DType half, const T* pz,
+                  T* py, const std::vector<ActStep>& acts) {
+  const bool split = block_width(m) == m && mb < m;
+  const int64_t runs = split ? out_size : 1, run = split ? mb : mb * out_size, stride = split ? m : 0;
   for (int64_t i = 0; i < n; ++i) {
-    if (block_width(m) == m && mb < m) {  // channels last: mb of each pixel's m values
-      finish_channels_last(out + i * mb * out_size, out_size, mb, m, o0, pz ? pz + i * m * out_size : nullptr,
-                           py + i * m * out_size, acts);
-      continue;
-    }
-    float* yb = py + (i * m + o0) * out_size;  // blocks (or all channels last): one run of image i
-    if (yb != out + i * mb * out_size)
-      std::memcpy(yb, out + i * mb * out_size, static_cast<size_t>(mb * out_size) * sizeof(float));
-    finish_blocks(yb, mb * out_size, pz ? pz + (i * m + o0) * out_size : nullptr, acts);
+    float* o = out + i * mb * out_size;
+    const int64_t base = split ? i * m * out_size + o0 : (i * m + o0) * out_size;
+    if (pz)
+      for (int64_t r = 0; r < runs; ++r) add_run(o + r * run, pz + base + r * stride, run, half);
+    apply_activations(acts, o, mb * out_size);
+    for (int64_t r = 0; r < runs; ++r) store_run(o + r * run, py + base + r * stride, run, half);
   }
 }
 
@@ -479,7 +523,8 @@ bool Conv::run_typed(const KernelIO& io, const nn::WindowGeometry& geometry, int
   io.impl = kFloat || native_half ? plan->impl : plan->widened_impl;
   const int64_t in_size = g.in[0] * g.in[1], out_size = g.out[0] * g.out[1];
   Tensor blocked;
-  const void* src = blocks.x ? px : source(io, *plan, native_half, io_type, n, c, in_size, px, blocked);
+  const void* src = blocks.x ? chain_source(io, io_type, px, n * c * in_size, blocked)
+                             : source(io, *plan, native_half, io_type, n, c, in_size, px, blocked);
   parallel_each(io, static_cast<int64_t>(plan->blocks.size()), [&](int64_t b0, int64_t b1) {
     const dnnl_common::OneOpenmpThread one_thread;
     dnnl::stream& stream = thread_stream();
@@ -500,11 +545,9 @@ bool Conv::run_typed(const KernelIO& io, const nn::WindowGeometry& geometry, int
       if (pb) args.emplace(DNNL_ARG_BIAS, memory(blk.bias_md, cpu_engine(), const_cast<float*>(pb + blk.o0)));
       blk.conv.execute(stream, args);
       stream.wait();
-      if constexpr (kFloat) {
-        if (blocks.y) {
-          finish_chain(out, n, mb, m, blk.o0, out_size, pz, py, acts);
-          continue;
-        }
+      if (blocks.y) {
+        finish_chain(out, n, mb, m, blk.o0, out_size, io_type, pz, py, acts);
+        continue;
       }
       // Back to NCHW rows (of Y for float32, of a float32 buffer for a half Y), then the added input and the
       // activations while the rows are in cache.

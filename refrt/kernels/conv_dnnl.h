@@ -48,9 +48,11 @@ class Conv {
   // oneDNN's bfloat16 convolution (float32 sums); on a float32 W (a half W widened once), X widened to float32 as
   // it is moved into channel blocks. Either way Y is rounded once, after the bias, z and the activations, as the
   // widened path rounds, and no whole-tensor float32 copy of X or Y is made.
+  // With `blocks` (a float32 W only), X, z and Y are half tensors in a chain's layout: X widened as it is, Y rounded
+  // into place.
   bool run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, DType half,
-           const uint16_t* px, const float* pb, const uint16_t* pz, uint16_t* py,
-           const std::vector<ActStep>& acts) const;
+           const uint16_t* px, const float* pb, const uint16_t* pz, uint16_t* py, const std::vector<ActStep>& acts,
+           Blocks blocks = {}) const;
 
  private:
   template <typename T>

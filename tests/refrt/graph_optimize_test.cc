@@ -181,6 +181,19 @@ TEST(GraphOptimize, ConvChainsHandEachOtherChannelBlocks) {
   ASSERT_EQ(r.outputs.size(), 1u);
   EXPECT_EQ(r.outputs[0].shape(), (Shape{2, 32, 6, 6}));
   EXPECT_TRUE(testing::tensors_close(r.outputs[0], nchw.outputs[0], 1e-5, 1e-6));
+  // A float16 chain (BatchNormalization folded into float32 weights): h and r are float16 in the chain's layout
+  // (the float32 primitive needs F16C for the widening), and the output equals the NCHW plan's bit for bit (the
+  // same sums, each value rounded once where it is written).
+  const auto half = run("half_conv_blocks_f16_chain", {});
+  int half_blocked = 0;
+  for (const auto& t : half.timings)
+    if (t.op_type == "Conv" && t.outputs.size() == 1 && t.outputs[0].shape.size() == 5) {
+      ++half_blocked;
+      EXPECT_EQ(t.outputs[0].dtype, DType::kFloat16) << t.node;
+    }
+  EXPECT_EQ(half_blocked, onednn && refrt::cpu_has(refrt::CpuFeature::kF16c) ? 2 : 0);
+  const auto half_nchw = run("half_conv_blocks_f16_chain", without);
+  EXPECT_TRUE(testing::tensors_close(half.outputs.at(0), half_nchw.outputs.at(0), 0, 0));
 }
 
 TEST(GraphOptimize, IntermediatesComeFromTheUnfusedPlan) {

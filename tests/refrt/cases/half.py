@@ -150,3 +150,41 @@ def build(api):
          {"y": dot(xo, wo).astype(BF16)}, initializers={"w": wo}, tol=ulp[BF16])
     case("half_gemm_one_row_odd_k_trans_bf16", [node("Gemm", ["x", "w"], ["y"], transB=1)], {"x": xo},
          {"y": dot(xo, wto.T).astype(BF16)}, initializers={"w": wto}, tol=ulp[BF16])
+
+    # A float16 conv chain (keep_conv_blocks) after BatchNormalization folding: float32 weights, float16 values handed
+    # from conv to conv in the chain's layout (channels last at AVX-512, nChw8c at AVX2), each widened as it is read and
+    # rounded once where it is written, as in NCHW. Two images, a residual read both as X and as the added input, 32
+    # channels split over two threads, a 1x1 conv to the graph output. Dyadic values (exact float32 sums; the oracle
+    # rounds each conv's output to float16 as refrt does).
+    def folded_bn(m):
+        return eighths(m), eighths(m), own_rng.choice([0.0625, 0.25, 1.0, 4.0], m).astype(dt)
+
+    def conv_bn(xv, w, b, bn, pads=None):
+        sc_, mu_, va_ = bn
+        a_ = sc_.astype(f64) / np.sqrt(va_.astype(f64))
+        y_ = conv_ref(np, xv, w, b, pads=pads)
+        return (y_ - mu_.astype(f64).reshape(1, -1, 1, 1)) * a_.reshape(1, -1, 1, 1)
+
+    xk = eighths(2, 16, 8, 8)
+    w1, w2, w3 = eighths(32, 16, 3, 3), eighths(32, 32, 3, 3), eighths(16, 32, 1, 1)
+    b1, b2, b3 = eighths(32), eighths(32), eighths(16)
+    bn1, bn2, bn3 = folded_bn(32), folded_bn(32), folded_bn(16)
+    hk = np.maximum(conv_bn(xk, w1, b1, bn1, [1, 1, 1, 1]), 0).astype(dt)
+    rk = np.maximum(conv_bn(hk, w2, b2, bn2, [1, 1, 1, 1]) + hk.astype(f64), 0).astype(dt)
+    yk = conv_bn(rk, w3, b3, bn3).astype(dt)
+    inits = {"w1": w1, "w2": w2, "w3": w3, "b1": b1, "b2": b2, "b3": b3, "zero32": np.zeros(32, dt),
+             "zero16": np.zeros(16, dt)}
+    for k, (sc_, mu_, va_) in (("1", bn1), ("2", bn2), ("3", bn3)):
+        inits.update({f"s{k}": sc_, f"m{k}": mu_, f"v{k}": va_})
+
+    def bn_node(k, src, out):
+        return node("BatchNormalization", [src, f"s{k}", "zero16" if k == "3" else "zero32", f"m{k}", f"v{k}"], [out],
+                    epsilon=0.0)
+
+    nodes = [node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]), bn_node("1", "c1", "n1"),
+             node("Relu", ["n1"], ["h"]),
+             node("Conv", ["h", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1]), bn_node("2", "c2", "n2"),
+             node("Add", ["n2", "h"], ["a2"]), node("Relu", ["a2"], ["r"]),
+             node("Conv", ["r", "w3", "b3"], ["c3"]), bn_node("3", "c3", "y")]
+    case("half_conv_blocks_f16_chain", nodes, {"x": xk}, {"y": yk}, initializers=inits, tol=ulp[dt], opset=22,
+         threads=(2,), ort_differs="onnxruntime rounds the conv, the normalisation, the Add and the Relu each")
