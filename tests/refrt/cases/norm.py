@@ -157,3 +157,18 @@ def build(api):
     xd = rand(2, 5, dtype=np.float64)
     # No mask row at opset 10: onnxruntime's Dropout-10 returns an all-false mask, ONNX's reference all true.
     case("dropout_opset10_f64", [node("Dropout", ["x"], ["y"])], {"x": xd}, {"y": xd}, opset=10)
+    # float16 / bfloat16 rows normalised one at a time (each widened into scratch, normalised as float32 rows are,
+    # rounded once): rows of 517 (vectors and a tail) over two threads, LayerNormalization with a bias, RMS
+    # normalisation; within one unit in the last place of the half type of numpy's float64 answer.
+    import ml_dtypes
+    own = np.random.default_rng(4613)
+    for dt, dname, ulp in ((np.float16, "f16", 2.0 ** -10), (ml_dtypes.bfloat16, "bf16", 2.0 ** -7)):
+        x = (own.standard_normal((2, 37, 517)) * 3 + 1).astype(np.float32).astype(dt)
+        s, b = own.uniform(0.5, 2, 517).astype(np.float32).astype(dt), own.uniform(-1, 1, 517).astype(np.float32).astype(dt)
+        xd, sd, bd = x.astype(np.float64), s.astype(np.float64), b.astype(np.float64)
+        y = (xd - xd.mean(-1, keepdims=True)) / np.sqrt(xd.var(-1, keepdims=True) + 1e-5) * sd + bd
+        case(f"layernorm_{dname}_rows_517", [node("LayerNormalization", ["x", "s", "b"], ["y"])], {"x": x, "s": s, "b": b},
+             {"y": y.astype(dt)}, opset=17, tol=(ulp, ulp * 2.0 ** -14), threads=(2,))
+        y = xd / np.sqrt((xd * xd).mean(-1, keepdims=True) + 1e-5) * sd
+        case(f"rmsnorm_{dname}_rows_517", [node("RMSNormalization", ["x", "s"], ["y"])], {"x": x, "s": s},
+             {"y": y.astype(dt)}, opset=23, tol=(ulp, ulp * 2.0 ** -14), threads=(2,))
