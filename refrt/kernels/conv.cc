@@ -164,7 +164,7 @@ class ConvKernel : public Kernel {
     const DType dt = x.dtype();
     const Tensor* w32 = as_float32(io.in(1));
     const Tensor* b32 = b ? as_float32(*b) : nullptr;
-    if ((dt != DType::kFloat32 && !is_float16_like(dt)) || !w32 || (b && !b32)) return false;
+    if ((dt != DType::kFloat32 && !is_float16_like(dt)) || !w32 || (b && !b32) || (z && z->dtype() != dt)) return false;
     const Shape xs = xb ? Shape{x.dim(0), x.dim(1) * x.dim(4), x.dim(2), x.dim(3)} : x.shape();
     const WindowGeometry g = checked_geometry(xs, dt, io.in(1), b);
     const int64_t n = xs[0], c = xs[1], m = w32->dim(0);

@@ -23,7 +23,7 @@ enum class ScratchSlot {
   kWeightOnlySums,
   kPoolRow,
   kPoolPlane,  // a half plane widened for the float32 pool (pool.cc), around kPoolRow's use
-  kNormRows,  // a half row widened and its normalised float32 row (normalization.cc)
+  kNormRows,   // a half row widened and its normalised float32 row (normalization.cc)
   kAttentionScores,
   kAttentionKeys,
   kAttentionValues,
