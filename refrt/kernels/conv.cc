@@ -333,18 +333,13 @@ class ConvKernel : public Kernel {
       if (g.pad_begin[d] != 0 || g.pad_end[d] != 0) return false;
     return g.stride[0] > 1 || g.stride[1] > 1;
   }
-  // The pixels a strided 1x1 kernel reads, plane by plane: [planes, out_h * out_w], over the pool.
+  // The pixels a strided 1x1 kernel reads, plane by plane: [planes, out_h * out_w] (im2col of a 1x1 kernel), over
+  // the pool.
   static Tensor subsample(const KernelIO& io, const WindowGeometry& g, int64_t planes, const float* px) {
-    const int64_t iw = g.in[1], oh = g.out[0], ow = g.out[1], sh = g.stride[0], sw = g.stride[1];
-    Tensor out(DType::kFloat32, {planes, oh * ow});
+    Tensor out(DType::kFloat32, {planes, g.out_size()});
     float* po = out.data<float>();
     parallel_for(io, planes, 8, [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p)
-        for (int64_t r = 0; r < oh; ++r) {
-          const float* src = px + p * g.in_size() + r * sh * iw;
-          float* dst = po + (p * oh + r) * ow;
-          for (int64_t q = 0; q < ow; ++q) dst[q] = src[q * sw];
-        }
+      nn::im2col(g, p1 - p0, px + p0 * g.in_size(), po + p0 * g.out_size());
     });
     return out;
   }
