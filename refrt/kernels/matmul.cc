@@ -94,23 +94,28 @@ bool half_gemv(KernelIO& io, const PackedGemv& gemv, const WidenedConstants& wid
 // copy. Each thread's block of C is rounded into the half output while it is in cache (the widened path rounded all of
 // a float32 C after the product, a pass at memory speed): float16 BERT at 2 threads 0.92-0.96 of that path's time, at
 // one thread (one block, all of C) 1.01 (AMX Xeon, one process, alternating). The same float32 sums, rounded once.
-// false (nothing written): not this path, the caller computes.
+// A may come widened (float32 holding B's type's values, optimize/keep_widened.cc): it is read as it is. With
+// `widened_out`, C is written so too (float32, each value rounded to B's type). false (nothing written): not this
+// path, the caller computes.
 bool half_product(KernelIO& io, const ConstantB& packed, const WidenedConstants& widened, int64_t rows,
-                  const Tensor* bias) {
+                  const Tensor* bias, bool widened_out = false) {
   const Tensor& a = io.in(0);
+  const DType half = io.in(1).dtype();
+  const bool a_widened = a.dtype() == DType::kFloat32;
   const bool native = a.dtype() == DType::kBFloat16 && packed.kind() == ConstantB::Kind::kBFloat16;
   const Tensor* b32 = widened.find(io.in(1));
   const bool widened_b = packed.kind() == ConstantB::Kind::kFloat32 && b32 && packed.holds(*b32);
-  if (!is_float16_like(a.dtype()) || !(native ? packed.holds(io.in(1)) : widened_b) || a.rank() < 2 ||
-      a.shape().back() != packed.k() || (bias && (bias->dtype() != a.dtype() || bias->numel() != packed.n())))
+  if (!is_float16_like(half) || (a.dtype() != half && !a_widened) || !(native ? packed.holds(io.in(1)) : widened_b) ||
+      a.rank() < 2 || a.shape().back() != packed.k() ||
+      (bias && (bias->dtype() != half || bias->numel() != packed.n())))
     return false;
   Tensor bias_copy;  // a bias that is not a constant, widened for this call
   const Tensor* bias32 = bias ? widened.find(*bias) : nullptr;
   if (bias && !bias32) bias32 = &(bias_copy = widen_to_float32(*bias));
-  const Tensor a32 = native ? a : widen_to_float32(a, &io);
-  Tensor c(a.dtype(), {rows, packed.n()});
-  if (!packed.run(io, rows, a32.raw(), packed.k(), bias32 ? bias32->data<float>() : nullptr, c.mutable_raw(),
-                  a.dtype()))
+  const Tensor a32 = native || a_widened ? a : widen_to_float32(a, &io);
+  Tensor c(widened_out ? DType::kFloat32 : half, {rows, packed.n()});
+  if (!packed.run(io, rows, a32.raw(), packed.k(), bias32 ? bias32->data<float>() : nullptr, c.mutable_raw(), half,
+                  widened_out))
     return false;
   if (!native) io.impl = intern_impl("float32 " + std::string(io.impl));
   Shape shape = a.shape();
@@ -125,7 +130,9 @@ class MatMulKernel : public Kernel {
       : node_(node),
         acts_(parse_activations(node)),
         trans_b_(node.attr_int("transB", 0) != 0),
-        b_shape_(node.attr("b_shape") ? std::optional(node.attr_ints("b_shape")) : std::nullopt) {}
+        b_shape_(node.attr("b_shape") ? std::optional(node.attr_ints("b_shape")) : std::nullopt),
+        widened_input_(node.attr_int("widened_input", 0) != 0),
+        widened_output_(node.attr_int("widened_output", 0) != 0) {}
   // A constant matrix B (weights) is packed for oneDNN once (matmul_dnnl.h): float32, or bfloat16 where
   // the CPU multiplies it natively; other float16/bfloat16 weights are widened to float32 once.
   void prepare(const std::vector<const Tensor*>& constants) override {
@@ -139,13 +146,15 @@ class MatMulKernel : public Kernel {
   }
   void compute(KernelIO& io) const override {
     const Tensor& a = io.in(0);
+    if (widened_input_ && a.dtype() == DType::kFloat32 && is_float16_like(io.in(1).dtype())) return compute_widened(io);
     if (a.dtype() != io.in(1).dtype()) node_.fail("input dtypes differ");
     // float16/bfloat16: float32 products and sums, rounded once (torch's CPU matmul).
     if (is_float16_like(a.dtype())) {
       const Tensor* bias = io.optional(2);
       if (half_gemv(io, gemv_b_, widened_, bias, acts_)) return;
-      if (a.rank() >= 2 && half_product(io, constant_b_, widened_,
-                                        checked_numel(a.shape()) / std::max<int64_t>(a.shape().back(), 1), bias))
+      if (a.rank() >= 2 &&
+          half_product(io, constant_b_, widened_, checked_numel(a.shape()) / std::max<int64_t>(a.shape().back(), 1),
+                       bias, widened_output_))
         return;
       return with_float32(
           io, a.dtype(), [&](KernelIO& f) { compute(f); }, &widened_);
@@ -203,6 +212,19 @@ class MatMulKernel : public Kernel {
   }
 
  private:
+  // A widened by its producer: the packed product reads it as it is; any other path gets it rounded back to the half
+  // type (exact: it holds that type's values) and computes as for a half A.
+  void compute_widened(KernelIO& io) const {
+    const Tensor& a = io.in(0);
+    const int64_t rows = a.rank() >= 2 ? checked_numel(a.shape()) / std::max<int64_t>(a.shape().back(), 1) : 0;
+    if (a.rank() >= 2 && rows > 1 && half_product(io, constant_b_, widened_, rows, io.optional(2), widened_output_))
+      return;
+    const Tensor narrowed = narrow_from_float32(a, io.in(1).dtype(), &io);
+    const Tensor* given = io.inputs[0];
+    io.inputs[0] = &narrowed;
+    compute(io);
+    io.inputs[0] = given;
+  }
   template <typename T>
   void epilogue(const KernelIO& io, Tensor& out, const Tensor* bias, int64_t n) const {
     rows_epilogue<T>(io, out, bias, n, acts_);
@@ -328,6 +350,9 @@ class MatMulKernel : public Kernel {
   std::vector<ActStep> acts_;
   bool trans_b_;
   std::optional<std::vector<int64_t>> b_shape_;
+  // keep_widened (optimize/keep_widened.cc): A may be float32 holding B's half type's values; the half output may be
+  // written so for the readers.
+  bool widened_input_, widened_output_;
   matmul_dnnl::ConstantB constant_b_;
   PackedGemv gemv_b_;
   WidenedConstants widened_;

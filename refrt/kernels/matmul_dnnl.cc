@@ -177,8 +177,8 @@ std::shared_ptr<const Packs> ConstantB::packs_for(int64_t threads, int64_t m) co
   return packs;
 }
 
-bool ConstantB::run(const KernelIO& io, int64_t m, const void* a, int64_t lda, const float* bias, void* c,
-                    DType c_type) const {
+bool ConstantB::run(const KernelIO& io, int64_t m, const void* a, int64_t lda, const float* bias, void* c, DType c_type,
+                    bool c_widened) const {
   // Tiny products run faster in refrt's plain loops than through a primitive (gemm.h, kSmallGemm).
   if (m <= 0 || k_ == 0 || n_ == 0 || (kind_ != Kind::kInt8 && m * n_ * k_ <= kSmallGemm)) return false;
   const bool half_c = c_type == DType::kFloat16 || c_type == DType::kBFloat16;
@@ -215,7 +215,8 @@ bool ConstantB::run(const KernelIO& io, int64_t m, const void* a, int64_t lda, c
   for (const auto& p : prims)
     if (p->impl != prims[0]->impl && std::string(io.impl).find(p->impl) == std::string::npos)
       io.impl = intern_impl(std::string(io.impl) + " + " + std::string(p->impl));
-  const size_t c_size = half_c ? 2 : 4;  // C's elements; the primitive's are 4 bytes (float32 or int32)
+  const bool narrow_c = half_c && !c_widened;  // C holds 16-bit values (else float32 ones)
+  const size_t c_size = narrow_c ? 2 : 4;      // C's elements; the primitive's are 4 bytes (float32 or int32)
   parallel_each(io, tasks, [&](int64_t t0, int64_t t1) {
     const dnnl_common::OneOpenmpThread one_thread;
     dnnl::stream& stream = dnnl_common::thread_stream();
@@ -227,7 +228,7 @@ bool ConstantB::run(const KernelIO& io, int64_t m, const void* a, int64_t lda, c
       auto* pa = static_cast<const std::byte*>(a) + static_cast<size_t>(r0 * lda) * a_size(kind_);
       auto* pc = static_cast<std::byte*>(c) + static_cast<size_t>(r0 * n_ + blk.n0) * c_size;
       const int64_t rows = p.dst_md.dims()[0];
-      const bool whole = blk.nb == n_ && !half_c;  // else the block's columns go through dense scratch
+      const bool whole = blk.nb == n_ && !narrow_c;  // else the block's columns go through dense scratch
       auto* dense = whole ? pc : scratch<std::byte>(static_cast<size_t>(rows * blk.nb) * 4, ScratchSlot::kDnnlOutput);
       auto* pad = scratch<std::byte>(p.scratch_md.get_size() + 1, ScratchSlot::kDnnlScratchpad);
       std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(p.src_md, engine, const_cast<std::byte*>(pa))},
@@ -244,7 +245,8 @@ bool ConstantB::run(const KernelIO& io, int64_t m, const void* a, int64_t lda, c
         std::byte* src = dense + static_cast<size_t>(r) * row_bytes;
         std::byte* dst = pc + static_cast<size_t>(r * n_) * c_size;
         if (!p.acts_fused && !acts_.empty()) apply_activations(acts_, reinterpret_cast<float*>(src), blk.nb);
-        if (half_c)
+        if (half_c && c_widened) round_through(c_type, reinterpret_cast<float*>(src), blk.nb);
+        if (narrow_c)
           narrow_span(c_type, reinterpret_cast<const float*>(src), reinterpret_cast<uint16_t*>(dst), blk.nb);
         else if (!whole)
           std::memcpy(dst, src, row_bytes);

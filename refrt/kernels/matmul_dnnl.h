@@ -62,9 +62,10 @@ class ConstantB {
   // For kInt8, A is uint8 and C int32 (bias must be null); for kBFloat16, A is bfloat16 and C float32. false: oneDNN
   // declined this shape (nothing written; the caller runs its own kernel). On success io.impl names the implementation
   // oneDNN chose. c_type float16 / bfloat16 (kFloat32, kBFloat16): C is of that type, each block's float32 rows
-  // rounded into it once, after the bias and the activations, while they are in cache.
+  // rounded into it once, after the bias and the activations, while they are in cache; with c_widened, C is float32
+  // holding those rounded values (a value kept widened for its readers, optimize/keep_widened.cc).
   bool run(const KernelIO& io, int64_t m, const void* a, int64_t lda, const float* bias, void* c,
-           DType c_type = DType::kFloat32) const;
+           DType c_type = DType::kFloat32, bool c_widened = false) const;
 
  private:
   std::shared_ptr<const Packs> packs_for(int64_t threads, int64_t m) const;

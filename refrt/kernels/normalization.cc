@@ -271,7 +271,11 @@ class BatchNormKernel : public Kernel {
 class RowNormKernel : public Kernel {
  public:
   RowNormKernel(const NodeDef& node, bool rms)
-      : node_(node), rms_(rms), axis_(node.attr_int("axis", -1)), epsilon_(node.attr_float("epsilon", 1e-5f)) {}
+      : node_(node),
+        rms_(rms),
+        widened_output_(node.attr_int("widened_output", 0) != 0),
+        axis_(node.attr_int("axis", -1)),
+        epsilon_(node.attr_float("epsilon", 1e-5f)) {}
   void compute(KernelIO& io) const override {
     // float16 / bfloat16 rows without the statistics outputs: each row widened, normalised as float32 and rounded
     // (the widened path's operations, row by row in cache: float16 BERT's [128, 768] rows 110-145 -> 59 us a call at 2
@@ -282,10 +286,12 @@ class RowNormKernel : public Kernel {
   }
 
  private:
-  // `half` (T = float only): X and Y are of that 16-bit type, each row widened into scratch and rounded back.
+  // `half` (T = float only): X and Y are of that 16-bit type, each row widened into scratch and rounded back; with
+  // widened_output (optimize/keep_widened.cc), Y is float32 holding the rounded values, for readers that widen it.
   template <typename T>
   void run(KernelIO& io, DType half = DType::kUndefined) const {
     const bool half_io = half != DType::kUndefined;
+    const bool widen_y = half_io && widened_output_;
     const Tensor& x = io.in(0);
     const int64_t rank = static_cast<int64_t>(x.rank());
     const size_t axis = static_cast<size_t>(normalize_axis(axis_, rank, "axis"));
@@ -297,13 +303,13 @@ class RowNormKernel : public Kernel {
     Shape stat_shape = x.shape();
     for (size_t d = axis; d < stat_shape.size(); ++d) stat_shape[d] = 1;
     const bool stats = io.outputs.size() > 1;
-    Tensor y(x.dtype(), x.shape());
+    Tensor y(widen_y ? DType::kFloat32 : x.dtype(), x.shape());
     Tensor mean_out = stats ? Tensor(x.dtype(), stat_shape) : Tensor(),
            inv_out = stats ? Tensor(x.dtype(), stat_shape) : Tensor();
     const T* px = half_io ? nullptr : x.data<T>();
-    T* py = half_io ? nullptr : y.data<T>();
+    T* py = half_io && !widen_y ? nullptr : y.data<T>();
     const auto* hx = half_io ? static_cast<const uint16_t*>(x.raw()) : nullptr;
-    auto* hy = half_io ? static_cast<uint16_t*>(y.mutable_raw()) : nullptr;
+    auto* hy = half_io && !widen_y ? static_cast<uint16_t*>(y.mutable_raw()) : nullptr;
     T* pmean = stats ? mean_out.data<T>() : nullptr;
     T* pinv = stats ? inv_out.data<T>() : nullptr;
     // float32 rows are normalised in float (statistics still in double): a float multiply-add per
@@ -319,12 +325,12 @@ class RowNormKernel : public Kernel {
       float* buf = half_io ? scratch<float>(2 * inner + 1, ScratchSlot::kNormRows) : nullptr;
       for (int64_t o = begin; o < end; ++o) {
         const T* row = half_io ? nullptr : px + o * inner;
-        T* out = half_io ? nullptr : py + o * inner;
+        T* out = py ? py + o * inner : nullptr;
         if constexpr (std::is_same_v<T, float>)
           if (half_io) {
             widen_span(half, hx + o * inner, buf, inner);
             row = buf;
-            out = buf + inner;
+            if (!widen_y) out = buf + inner;
           }
         double mean = 0, inv = 0;
         if (rms_) {
@@ -354,7 +360,7 @@ class RowNormKernel : public Kernel {
           }
         }
         if constexpr (std::is_same_v<T, float>)
-          if (half_io) narrow_span(half, out, hy + o * inner, inner);
+          if (half_io) widen_y ? round_through(half, out, inner) : narrow_span(half, out, hy + o * inner, inner);
         if (stats) {
           pmean[o] = static_cast<T>(mean);
           pinv[o] = static_cast<T>(inv);
@@ -367,7 +373,7 @@ class RowNormKernel : public Kernel {
   }
 
   NodeDef node_;
-  bool rms_;
+  bool rms_, widened_output_;
   int64_t axis_;
   float epsilon_;
 };

@@ -51,6 +51,15 @@ __attribute__((target("avx2,f16c"))) void half_widen_f16c(const uint16_t* src, f
     _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
   widen_span<true>(src + i, dst + i, n - i);
 }
+__attribute__((target("avx2,f16c"))) void half_round_f16c(float* data, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(data + i, _mm256_cvtph_ps(_mm256_cvtps_ph(_mm256_loadu_ps(data + i), _MM_FROUND_TO_NEAREST_INT)));
+  for (; i < n; ++i) data[i] = half_to_float(float_to_half(data[i]));
+}
+__attribute__((target("avx2"))) void bf16_round_avx2(float* data, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) data[i] = bf16_bits_to_float(float_to_bf16_bits(data[i]));
+}
 __attribute__((target("avx2,f16c"))) void half_narrow_f16c(const float* src, uint16_t* dst, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8)
@@ -90,6 +99,16 @@ void narrow_span(DType to, const float* src, uint16_t* dst, int64_t n) {
   if (!half && use_avx2()) return bf16_narrow_avx2(src, dst, n);
 #endif
   half ? narrow_span<true>(src, dst, n) : narrow_span<false>(src, dst, n);
+}
+
+void round_through(DType to, float* data, int64_t n) {
+  const bool half = to == DType::kFloat16;
+#if defined(__x86_64__)
+  if (half && use_f16c()) return half_round_f16c(data, n);
+  if (!half && use_avx2()) return bf16_round_avx2(data, n);
+#endif
+  for (int64_t i = 0; i < n; ++i)
+    data[i] = half ? half_to_float(float_to_half(data[i])) : bf16_bits_to_float(float_to_bf16_bits(data[i]));
 }
 
 Tensor widen_to_float32(const Tensor& t, const KernelIO* io) {

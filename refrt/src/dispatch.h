@@ -29,6 +29,9 @@ inline bool is_float16_like(DType t) { return t == DType::kFloat16 || t == DType
 // the values of parity/float16.h's conversions.
 void widen_span(DType from, const uint16_t* src, float* dst, int64_t n);
 void narrow_span(DType to, const float* src, uint16_t* dst, int64_t n);
+// Each of n float32 values rounded to the nearest `to` (float16 / bfloat16) value and kept as float32, in place: what
+// narrow_span then widen_span give, without the 16-bit copy (a value handed widened to its readers, keep_widened).
+void round_through(DType to, float* data, int64_t n);
 // Which float16 conversion those run: "f16c" (AVX2 level and CPUID's F16C) or "portable" (integer code).
 const char* half_conversion_path();
 // A float32 copy of a float16/bfloat16 tensor (other dtypes: returned as is); over io's pool when given.

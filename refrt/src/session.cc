@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "../kernels/channel_blocks.h"
+#include "dispatch.h"
 #include "parity/fs.h"
 #include "parity/refrt/cpu_isa.h"
 #include "optimize/optimizer.h"
@@ -239,6 +240,15 @@ const std::vector<ValueInfo>& Session::outputs() const { return impl_->plan.outp
 
 namespace {
 
+// A value a run keeps, in the form the model declares: a conv's Y in channel blocks moved back to NCHW
+// (keep_conv_blocks), a float16 value its producer wrote widened rounded back (keep_widened; exact).
+Tensor as_declared(const NodeDef& def, const Tensor& slot) {
+  if (slot.rank() == 5 && def.attr_int("blocked_output", 0)) return conv_dnnl::from_blocks(slot);
+  if (slot.dtype() == DType::kFloat32 && def.attr_int("widened_output", 0))
+    return narrow_from_float32(slot, DType::kFloat16);
+  return slot;
+}
+
 // Input k of `node` by name (its explicit inputs, then the outer values its subgraphs read).
 const std::string& input_name(const PlannedNode& node, size_t k) {
   return k < node.def.inputs.size() ? node.def.inputs[k] : node.def.implicit_inputs[k - node.def.inputs.size()];
@@ -338,8 +348,7 @@ std::vector<Tensor> execute_plan(const SessionPlan& plan, const std::vector<Tens
       slot = std::move(io.outputs[k]);
       if (result && (options.keep_intermediates ||
                      (!options.keep_values.empty() && options.keep_values.count(node.def.outputs[k]))))
-        result->intermediates[node.def.outputs[k]] =  // a conv's Y in channel blocks, as the model has it
-            slot.rank() == 5 && node.def.attr_int("blocked_output", 0) ? conv_dnnl::from_blocks(slot) : slot;
+        result->intermediates[node.def.outputs[k]] = as_declared(node.def, slot);
     }
     for (int v : node.release) frame[static_cast<size_t>(v)] = Tensor();
     if (!side.empty())

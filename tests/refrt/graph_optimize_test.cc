@@ -56,11 +56,16 @@ size_t produced(const refrt::RunResult& r) {
   return n;
 }
 
-// What ran, node by node (a pass may keep the node count and swap the kernel: the unfused plan folds a
-// DequantizeLinear of constant weights away, the fused one reads the quantized weights).
+// What ran, node by node, and the types it wrote (a pass may keep the node count and swap the kernel: the unfused
+// plan folds a DequantizeLinear of constant weights away, the fused one reads the quantized weights; keep_widened
+// changes how a value is stored).
 std::vector<std::string> impls(const refrt::RunResult& r) {
   std::vector<std::string> v;
-  for (const auto& t : r.timings) v.push_back(t.op_type + ":" + t.impl);
+  for (const auto& t : r.timings) {
+    std::string types;
+    for (const auto& o : t.outputs) types += ":" + dtype_name(o.dtype);
+    v.push_back(t.op_type + ":" + t.impl + types);
+  }
   std::sort(v.begin(), v.end());
   return v;
 }
@@ -194,6 +199,54 @@ TEST(GraphOptimize, ConvChainsHandEachOtherChannelBlocks) {
   EXPECT_EQ(half_blocked, onednn && refrt::cpu_has(refrt::CpuFeature::kF16c) ? 2 : 0);
   const auto half_nchw = run("half_conv_blocks_f16_chain", without);
   EXPECT_TRUE(testing::tensors_close(half.outputs.at(0), half_nchw.outputs.at(0), 0, 0));
+}
+
+// float16 values read by products on constant weights are widened once (keep_widened): the normalisation read only by
+// products writes float32, and so does a product read only by a product where oneDNN runs it (refrt's AVX2 levels
+// and up); a normalisation that a residual Add reads too is widened by one added Cast for its three projections. At
+// every level: the outputs are the bits of the plan without the pass, and the values a run keeps come back float16 with
+// those bits (the fused plan's, without the pass).
+TEST(GraphOptimize, Float16ValuesAreWidenedOnceForTheirProducts) {
+  const bool onednn = refrt::isa_allows(refrt::IsaLevel::kAvx2);
+  refrt::SessionOptions without;
+  without.disabled_passes = {"keep_widened"};
+  const auto wrote = [](const refrt::RunResult& r, const std::string& op) {
+    std::vector<DType> types;
+    for (const auto& t : r.timings)
+      if (t.op_type == op && !t.outputs.empty()) types.push_back(t.outputs[0].dtype);
+    return types;
+  };
+  const std::string ffn = "fusion_keep_widened_layernorm_products_f16";
+  auto s = refrt::Session::load_file(model_of(ffn), {});
+  const auto r = s->run(case_inputs(ffn), {.keep_values = {"n", "h"}, .profile = true});
+  EXPECT_EQ(wrote(r, "LayerNormalization"), std::vector<DType>{DType::kFloat32});
+  const DType product = onednn ? DType::kFloat32 : DType::kFloat16;  // the first product's h
+  EXPECT_EQ(wrote(r, "MatMul"), (std::vector<DType>{product, DType::kFloat16, DType::kFloat16}));
+  const auto unwidened =
+      refrt::Session::load_file(model_of(ffn), without)->run(case_inputs(ffn), {.keep_values = {"n", "h"}});
+  for (const char* v : {"n", "h"}) {
+    ASSERT_TRUE(r.intermediates.count(v) && unwidened.intermediates.count(v)) << v;
+    EXPECT_EQ(r.intermediates.at(v).dtype(), DType::kFloat16) << v;
+    EXPECT_TRUE(testing::tensors_close(r.intermediates.at(v), unwidened.intermediates.at(v), 0, 0)) << v;
+  }
+  ASSERT_EQ(r.outputs.size(), 2u);
+  for (size_t i = 0; i < r.outputs.size(); ++i)
+    EXPECT_TRUE(testing::tensors_close(r.outputs[i], unwidened.outputs[i], 0, 0)) << "output " << i;
+
+  for (const std::string name :
+       {"half_widened_shared_cast_f16", "half_widened_one_row_f16", "half_widened_linear_relu_chain_f16"}) {
+    SCOPED_TRACE(name);
+    const bool shared = name == "half_widened_shared_cast_f16", chain = name == "half_widened_linear_relu_chain_f16";
+    const auto widened = run(name, {}), unwidened_rows = run(name, without);
+    EXPECT_EQ(wrote(widened, "Cast"), shared ? std::vector<DType>{DType::kFloat32} : std::vector<DType>{});
+    if (chain)
+      EXPECT_EQ(wrote(widened, "MatMul"), (std::vector<DType>{product, DType::kFloat16}));
+    else
+      EXPECT_EQ(wrote(widened, "LayerNormalization"), std::vector<DType>{shared ? DType::kFloat16 : DType::kFloat32});
+    ASSERT_EQ(widened.outputs.size(), unwidened_rows.outputs.size());
+    for (size_t i = 0; i < widened.outputs.size(); ++i)
+      EXPECT_TRUE(testing::tensors_close(widened.outputs[i], unwidened_rows.outputs[i], 0, 0)) << "output " << i;
+  }
 }
 
 TEST(GraphOptimize, IntermediatesComeFromTheUnfusedPlan) {

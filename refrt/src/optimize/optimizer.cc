@@ -26,6 +26,7 @@ const std::vector<std::pair<std::string, Pass>>& passes() {
       {"fuse_attention", fuse_attention},
       {"fold_transpose_matmul", fold_transpose_matmul},
       {"keep_conv_blocks", keep_conv_blocks},
+      {"keep_widened", keep_widened},
   };
   return all;
 }

@@ -18,5 +18,6 @@ bool fuse_safe_softmax(GraphDef& g);
 bool fuse_attention(GraphDef& g);
 bool fold_transpose_matmul(GraphDef& g);
 bool keep_conv_blocks(GraphDef& g);
+bool keep_widened(GraphDef& g);
 
 }  // namespace parity::refrt

@@ -188,3 +188,61 @@ def build(api):
              node("Conv", ["r", "w3", "b3"], ["c3"]), bn_node("3", "c3", "y")]
     case("half_conv_blocks_f16_chain", nodes, {"x": xk}, {"y": yk}, initializers=inits, tol=ulp[dt], opset=22,
          threads=(2,), ort_differs="onnxruntime rounds the conv, the normalisation, the Add and the Relu each")
+
+    # float16 values widened once for the products that read them (keep_widened): a LayerNormalization read only by
+    # products writes float32 holding its float16 values, and so does a product read only by a product (with its bias
+    # and Relu); a value with other readers is widened by one Cast for all its products. The values are the same bits
+    # as without the pass (graph_optimize_test); here against numpy: the normalisation in float64 rounded to float16,
+    # each product in float64 on those values plus its bias, rounded once. Inputs, normalised values (shifted by the
+    # LayerNormalization's bias of 3 to 5) and weights are positive, so that no result is a cancellation: a
+    # normalised value that float32 rounds the other way (a few in 10^4) then moves a result by far less than one
+    # unit in its last place. The fusion_keep_ row has no bias or activation, so that the unfused plan (rounding
+    # every node) gives the same values too.
+    wrng = np.random.default_rng(4646)
+
+    def wide(lo, hi, *shape):
+        return wrng.uniform(lo, hi, size=shape).astype(dt)
+
+    def layer_norm(v, s_, b_):
+        vd = v.astype(f64)
+        return ((vd - vd.mean(-1, keepdims=True)) / np.sqrt(vd.var(-1, keepdims=True) + 1e-5) * s_.astype(f64) +
+                b_.astype(f64)).astype(dt)
+
+    xw, sw, bw = wide(0, 3, 2, 24, 64), wide(0.5, 1, 64), wide(3, 5, 64)
+    w1, w2, w3 = wide(0, 0.5, 64, 96), wide(0, 0.125, 96, 64), wide(0, 0.5, 64, 48)
+    b1, b2 = wide(3.5, 4.5, 96), wide(3.5, 4.5, 64)
+    nw = layer_norm(xw, sw, bw)
+    hw = dot(nw, w1).astype(dt)
+    case("fusion_keep_widened_layernorm_products_f16",
+         [node("LayerNormalization", ["x", "s", "b"], ["n"]), node("MatMul", ["n", "w1"], ["h"]),
+          node("MatMul", ["h", "w2"], ["y1"]), node("MatMul", ["n", "w3"], ["y2"])], {"x": xw},
+         {"y1": dot(hw, w2).astype(dt), "y2": dot(nw, w3).astype(dt)},
+         initializers={"s": sw, "b": bw, "w1": w1, "w2": w2, "w3": w3}, tol=ulp[dt], opset=17, threads=(2,))
+    # A Linear + Relu feeding the next Linear: the first writes its rounded values widened, after bias and Relu.
+    xl = wide(0, 1, 2, 24, 64)
+    hl = np.maximum(dot(xl, w1) + b1.astype(f64), 0).astype(dt)
+    case("half_widened_linear_relu_chain_f16",
+         [node("MatMul", ["x", "w1"], ["m1"]), node("Add", ["m1", "b1"], ["a1"]), node("Relu", ["a1"], ["h"]),
+          node("MatMul", ["h", "w2"], ["m2"]), node("Add", ["m2", "b2"], ["y"])], {"x": xl},
+         {"y": (dot(hl, w2) + b2.astype(f64)).astype(dt)}, initializers={"w1": w1, "b1": b1, "w2": w2, "b2": b2},
+         tol=ulp[dt], opset=17, threads=(2,))
+    # The normalised rows also feed a residual Add (BERT's post-norm layers): one Cast widens them for the three
+    # projections. And one row (a decode step): the product a widened A comes to rounds it back for the packed GEMV.
+    proj = [node("LayerNormalization", ["x", "s", "b"], ["n"])]
+    projected, inits = {}, {"s": sw, "b": bw, "b1": b1[:64]}
+    for name in ("q", "k", "v"):
+        wp = wide(0, 0.5, 64, 64)
+        proj += [node("MatMul", ["n", f"w{name}"], [f"m{name}"]), node("Add", [f"m{name}", "b1"], [name])]
+        projected[name] = (dot(nw, wp) + b1[:64].astype(f64)).astype(dt)
+        inits[f"w{name}"] = wp
+    proj.append(node("Add", ["n", "x"], ["r"]))
+    projected["r"] = (nw.astype(f64) + xw.astype(f64)).astype(dt)
+    case("half_widened_shared_cast_f16", proj, {"x": xw}, projected, initializers=inits, tol=ulp[dt], opset=17,
+         threads=(2,))
+    x1w = xw[:1, :1]
+    n1w = layer_norm(x1w, sw, bw)
+    case("half_widened_one_row_f16",
+         [node("LayerNormalization", ["x", "s", "b"], ["n"]), node("MatMul", ["n", "w1"], ["m1"]),
+          node("Add", ["m1", "b1"], ["a1"]), node("Relu", ["a1"], ["h"])], {"x": x1w},
+         {"h": np.maximum(dot(n1w, w1) + b1.astype(f64), 0).astype(dt)},
+         initializers={"s": sw, "b": bw, "w1": w1, "b1": b1}, tol=ulp[dt], opset=17)

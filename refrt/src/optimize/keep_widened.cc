@@ -1,0 +1,103 @@
+#include "passes.h"
+
+#include <algorithm>
+
+#include "pass_util.h"
+
+namespace parity::refrt {
+namespace {
+
+// A MatMul or FusedMatMul with a constant 2-D float16 B (not a folded transpose's reshaped B): the product refrt packs
+// once and runs on B's float32 copy (kernels/matmul.cc, half_product), widening A on every call.
+bool packed_half_product(const NodeDef& n, const GraphIndex& ix) {
+  const bool mm = is_op(n, "MatMul") || (n.domain == kFusedDomain && n.op_type == "FusedMatMul");
+  if (!mm || n.inputs.size() < 2 || n.outputs.size() != 1 || n.attr("b_shape")) return false;
+  const Tensor* b = ix.constant(n.inputs[1]);
+  return b && b->rank() == 2 && b->dtype() == DType::kFloat16;
+}
+
+// Whether `reader` is such a product reading `v` as A only.
+bool reads_as_a(const NodeDef& reader, const GraphIndex& ix, const std::string& v) {
+  if (!packed_half_product(reader, ix) || reader.inputs[0] != v) return false;
+  for (size_t k = 1; k < reader.inputs.size(); ++k)
+    if (reader.inputs[k] == v) return false;
+  for (const auto& in : reader.implicit_inputs)
+    if (in == v) return false;
+  return true;
+}
+
+// Nodes that can write their output widened: the row normalisations without statistics outputs, and the products.
+bool writes_widened(const NodeDef& n, const GraphIndex& ix) {
+  if (is_op(n, "LayerNormalization") || is_op(n, "RMSNormalization")) return n.outputs.size() == 1;
+  return packed_half_product(n, ix);
+}
+
+void mark(NodeDef& n, const char* attr) {
+  if (is_op(n, "MatMul")) make_fused(n, "FusedMatMul");
+  n.attributes[attr] = int_attribute(1);
+}
+
+// The ai.onnx opset a Cast added to `g` is planned with: the graph's own (any plain node's); 0: none.
+int plain_opset(const GraphDef& g) {
+  for (const NodeDef& n : g.nodes)
+    if (n.domain.empty() && n.opset >= 13) return n.opset;
+  return 0;
+}
+
+// One Cast of float16 `v` to float32 (`widened`), which the products then read instead of `v`.
+NodeDef widening_cast(const NodeDef& first_reader, const std::string& v, const std::string& widened, int opset) {
+  NodeDef cast;
+  cast.name = widened;
+  cast.op_type = "Cast";
+  cast.opset = opset;
+  cast.inputs = {v};
+  cast.outputs = {widened};
+  cast.origin = first_reader.origin;
+  cast.attributes["to"] = int_attribute(1);  // TensorProto FLOAT
+  return cast;
+}
+
+}  // namespace
+
+// A float16 value read by products on constant weights (which widen A on every call) is widened once:
+// - its producer writes it widened when every reader is such a product: a LayerNormalization, RMSNormalization or
+//   such a product writes float32 holding the float16 values it would have written (each rounded to float16 as
+//   before, then kept as float32); which form a value has is decided per run by the producer, and readers take either
+//   (one that cannot use the float32 form rounds it back, exactly). Graph outputs are never widened, and the
+//   intermediates a run keeps are rounded back (session.cc).
+// - else, when two or more readers are such products (BERT's normalised rows feed three projections and the residual
+//   Add), one Cast widens it for all of them.
+// The values are the same bits either way; only where and how often they are widened changes.
+bool keep_widened(GraphDef& g) {
+  GraphIndex ix(g);
+  const int opset = plain_opset(g);
+  std::vector<std::pair<size_t, NodeDef>> casts;  // (before node, the Cast)
+  bool changed = false;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    NodeDef& n = g.nodes[i];
+    if (n.outputs.empty() || n.outputs[0].empty() || n.attr("widened_output")) continue;
+    const std::string v = n.outputs[0];
+    std::vector<size_t> products;
+    for (size_t r : ix.readers(v))
+      if (reads_as_a(g.nodes[r], ix, v)) products.push_back(r);
+    if (products.empty()) continue;
+    if (products.size() == ix.readers(v).size() && !ix.outputs.count(v) && writes_widened(n, ix)) {
+      mark(n, "widened_output");
+      for (size_t r : products) mark(g.nodes[r], "widened_input");
+      changed = true;
+    } else if (products.size() >= 2 && opset > 0) {
+      const std::string widened = fresh_name(g, {}, v + "_widened");
+      casts.emplace_back(products.front(), widening_cast(g.nodes[products.front()], v, widened, opset));
+      for (size_t r : products) {
+        mark(g.nodes[r], "widened_input");
+        g.nodes[r].inputs[0] = widened;
+      }
+    }
+  }
+  // Inserted from the last position to the first, so that the recorded positions still hold.
+  std::stable_sort(casts.begin(), casts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (auto& [at, cast] : casts) g.nodes.insert(g.nodes.begin() + static_cast<std::ptrdiff_t>(at), std::move(cast));
+  return changed || !casts.empty();
+}
+
+}  // namespace parity::refrt
