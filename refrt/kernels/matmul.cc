@@ -367,6 +367,8 @@ class GemmKernel : public Kernel {
         beta_(node.attr_float("beta", 1.0f)),
         trans_a_(node.attr_int("transA", 0) != 0),
         trans_b_(node.attr_int("transB", 0) != 0),
+        widened_input_(node.attr_int("widened_input", 0) != 0),
+        widened_output_(node.attr_int("widened_output", 0) != 0),
         acts_(parse_activations(node)) {}
   // A constant B (a Linear's weight) is packed for oneDNN once (matmul_dnnl.h), as in MatMul.
   void prepare(const std::vector<const Tensor*>& constants) override {
@@ -384,12 +386,23 @@ class GemmKernel : public Kernel {
     const Tensor& b = io.in(1);
     const Tensor* c = io.optional(2);
     if (a.rank() != 2 || b.rank() != 2) node_.fail("Gemm needs rank-2 A and B");
+    const bool bias_row = !c || (beta_ == 1.0f && (c->rank() == 1 || (c->rank() == 2 && c->dim(0) == 1)));
+    // A widened by its producer (optimize/keep_widened.cc), as in MatMul: read as it is by the packed product, else
+    // rounded back to B's type (exact) for the paths below.
+    if (widened_input_ && a.dtype() == DType::kFloat32 && is_float16_like(b.dtype())) {
+      if (bias_row && a.dim(0) > 1 && half_product(io, constant_b_, widened_, a.dim(0), c, widened_output_)) return;
+      const Tensor narrowed = narrow_from_float32(a, b.dtype(), &io);
+      const Tensor* given = io.inputs[0];
+      io.inputs[0] = &narrowed;
+      compute(io);
+      io.inputs[0] = given;
+      return;
+    }
     if (a.dtype() != b.dtype() || (c && c->dtype() != a.dtype())) node_.fail("input dtypes differ");
     // float16/bfloat16: float32 products, sums and bias, rounded once (torch's addmm on CPU).
     if (is_float16_like(a.dtype())) {
-      const bool bias_row = !c || (beta_ == 1.0f && (c->rank() == 1 || (c->rank() == 2 && c->dim(0) == 1)));
       if (bias_row && a.dim(0) == 1 && half_gemv(io, gemv_b_, widened_, c, acts_)) return;
-      if (bias_row && half_product(io, constant_b_, widened_, a.dim(0), c)) return;
+      if (bias_row && half_product(io, constant_b_, widened_, a.dim(0), c, widened_output_)) return;
       return with_float32(
           io, a.dtype(), [&](KernelIO& f) { compute(f); }, &widened_);
     }
@@ -461,6 +474,7 @@ class GemmKernel : public Kernel {
   NodeDef node_;
   float alpha_, beta_;
   bool trans_a_, trans_b_;
+  bool widened_input_, widened_output_;  // keep_widened, as in MatMul
   std::vector<ActStep> acts_;
   matmul_dnnl::ConstantB constant_b_;
   PackedGemv gemv_b_;

@@ -233,14 +233,15 @@ TEST(GraphOptimize, Float16ValuesAreWidenedOnceForTheirProducts) {
   for (size_t i = 0; i < r.outputs.size(); ++i)
     EXPECT_TRUE(testing::tensors_close(r.outputs[i], unwidened.outputs[i], 0, 0)) << "output " << i;
 
-  for (const std::string name :
-       {"half_widened_shared_cast_f16", "half_widened_one_row_f16", "half_widened_linear_relu_chain_f16"}) {
+  for (const std::string name : {"half_widened_shared_cast_f16", "half_widened_one_row_f16",
+                                 "half_widened_linear_relu_chain_f16", "half_widened_gemm_relu_chain_f16"}) {
     SCOPED_TRACE(name);
-    const bool shared = name == "half_widened_shared_cast_f16", chain = name == "half_widened_linear_relu_chain_f16";
+    const bool shared = name == "half_widened_shared_cast_f16", chain = name.find("chain") != std::string::npos;
     const auto widened = run(name, {}), unwidened_rows = run(name, without);
     EXPECT_EQ(wrote(widened, "Cast"), shared ? std::vector<DType>{DType::kFloat32} : std::vector<DType>{});
     if (chain)
-      EXPECT_EQ(wrote(widened, "MatMul"), (std::vector<DType>{product, DType::kFloat16}));
+      EXPECT_EQ(wrote(widened, name.find("gemm") != std::string::npos ? "Gemm" : "MatMul"),
+                (std::vector<DType>{product, DType::kFloat16}));
     else
       EXPECT_EQ(wrote(widened, "LayerNormalization"), std::vector<DType>{shared ? DType::kFloat16 : DType::kFloat32});
     ASSERT_EQ(widened.outputs.size(), unwidened_rows.outputs.size());

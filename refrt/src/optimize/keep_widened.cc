@@ -7,11 +7,15 @@
 namespace parity::refrt {
 namespace {
 
-// A MatMul or FusedMatMul with a constant 2-D float16 B (not a folded transpose's reshaped B): the product refrt packs
-// once and runs on B's float32 copy (kernels/matmul.cc, half_product), widening A on every call.
+// A MatMul (not a folded transpose's reshaped B) or a Gemm (A not transposed, alpha 1) with a constant 2-D float16 B:
+// the product refrt packs once and runs on B's float32 copy (kernels/matmul.cc, half_product), widening A on every
+// call.
 bool packed_half_product(const NodeDef& n, const GraphIndex& ix) {
-  const bool mm = is_op(n, "MatMul") || (n.domain == kFusedDomain && n.op_type == "FusedMatMul");
-  if (!mm || n.inputs.size() < 2 || n.outputs.size() != 1 || n.attr("b_shape")) return false;
+  const bool fused = n.domain == kFusedDomain;
+  const bool mm = (is_op(n, "MatMul") || (fused && n.op_type == "FusedMatMul")) && !n.attr("b_shape");
+  const bool gemm = (is_op(n, "Gemm") || (fused && n.op_type == "FusedGemm")) && n.attr_int("transA", 0) == 0 &&
+                    n.attr_float("alpha", 1.0f) == 1.0f;
+  if (!(mm || gemm) || n.inputs.size() < 2 || n.outputs.size() != 1) return false;
   const Tensor* b = ix.constant(n.inputs[1]);
   return b && b->rank() == 2 && b->dtype() == DType::kFloat16;
 }
@@ -34,6 +38,7 @@ bool writes_widened(const NodeDef& n, const GraphIndex& ix) {
 
 void mark(NodeDef& n, const char* attr) {
   if (is_op(n, "MatMul")) make_fused(n, "FusedMatMul");
+  if (is_op(n, "Gemm")) make_fused(n, "FusedGemm");
   n.attributes[attr] = int_attribute(1);
 }
 

@@ -226,6 +226,13 @@ def build(api):
           node("MatMul", ["h", "w2"], ["m2"]), node("Add", ["m2", "b2"], ["y"])], {"x": xl},
          {"y": (dot(hl, w2) + b2.astype(f64)).astype(dt)}, initializers={"w1": w1, "b1": b1, "w2": w2, "b2": b2},
          tol=ulp[dt], opset=17, threads=(2,))
+    # The same as torch exports an MLP: Gemm (transB, bias) + Relu feeding the next Gemm.
+    case("half_widened_gemm_relu_chain_f16",
+         [node("Gemm", ["x", "w1t", "b1"], ["g1"], transB=1), node("Relu", ["g1"], ["h"]),
+          node("Gemm", ["h", "w2t", "b2"], ["y"], transB=1)], {"x": xl[0]},
+         {"y": (dot(hl[0], w2) + b2.astype(f64)).astype(dt)},
+         initializers={"w1t": np.ascontiguousarray(w1.T), "b1": b1, "w2t": np.ascontiguousarray(w2.T), "b2": b2},
+         tol=ulp[dt], opset=17, threads=(2,))
     # The normalised rows also feed a residual Add (BERT's post-norm layers): one Cast widens them for the three
     # projections. And one row (a decode step): the product a widened A comes to rounds it back for the packed GEMV.
     proj = [node("LayerNormalization", ["x", "s", "b"], ["n"])]
