@@ -82,12 +82,12 @@ void strided_copy(const void* src, int64_t offset, const std::vector<int64_t>& s
 
 void strided_copy(const KernelIO& io, const void* src, int64_t offset, const std::vector<int64_t>& src_strides,
                   void* dst, const Shape& out_shape, size_t elem_size) {
-  constexpr int64_t kParallelBytes = int64_t{1} << 18;
+  constexpr int64_t kParallelBytes = int64_t{1} << 18, kParallelElements = int64_t{1} << 16;
   const int64_t total = checked_numel(out_shape);
   size_t d = 0;
   while (d < out_shape.size() && out_shape[d] == 1) ++d;
   if (!io.pool || io.pool->size() < 2 || d == out_shape.size() ||
-      total * static_cast<int64_t>(elem_size) < kParallelBytes)
+      (total * static_cast<int64_t>(elem_size) < kParallelBytes && total < kParallelElements))
     return strided_copy(src, offset, src_strides, dst, out_shape, elem_size);
   const int64_t slab = total / out_shape[d];  // output elements per index of dim d
   parallel_for(

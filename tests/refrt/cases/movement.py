@@ -96,6 +96,10 @@ def build(api):
               "sp": np.array([-1, -3], np.int64)}
     case("slice_large_negative_steps", [node("Slice", ["x", "st", "en", "ax", "sp"], ["y"])], {"x": x},
          {"y": x[:, -1:-9:-1, 500:2:-3]}, initializers=bounds)
+    # 64 Ki elements split too, under 256 KiB: float16 BERT's head transpose (192 KiB).
+    x = np.random.default_rng(4647).standard_normal((1, 128, 12, 64)).astype(np.float16)
+    case("transpose_heads_float16_192k", [node("Transpose", ["x"], ["y"], perm=[0, 2, 1, 3])], {"x": x},
+         {"y": x.transpose(0, 2, 1, 3)}, threads=(2,))
     x = api.rand(2, 3, 1, 5)
     case("transpose_opset7", [node("Transpose", ["x"], ["y"], perm=[3, 1, 0, 2])], {"x": x},
          {"y": x.transpose(3, 1, 0, 2)}, opset=7)
