@@ -68,14 +68,15 @@ class ConstantB {
            DType c_type = DType::kFloat32, bool c_widened = false) const;
 
  private:
-  std::shared_ptr<const Packs> packs_for(int64_t threads, int64_t m) const;
+  std::shared_ptr<const Packs> packs_for(int64_t threads, int64_t m, bool narrow) const;
   Tensor b_;
   bool trans_ = false;
   Kind kind_ = Kind::kFloat32;
   std::vector<ActStep> acts_;
   int64_t k_ = 0, n_ = 0;
   mutable std::mutex mutex_;
-  mutable std::map<int64_t, std::shared_ptr<const Packs>> packs_;  // by thread count; nullptr: declined
+  // By thread count and whether C is rounded to a half type (2 * threads + narrow); nullptr: declined.
+  mutable std::map<int64_t, std::shared_ptr<const Packs>> packs_;
 };
 
 }  // namespace parity::refrt::matmul_dnnl

@@ -226,6 +226,11 @@ def build(api):
           node("MatMul", ["h", "w2"], ["m2"]), node("Add", ["m2", "b2"], ["y"])], {"x": xl},
          {"y": (dot(hl, w2) + b2.astype(f64)).astype(dt)}, initializers={"w1": w1, "b1": b1, "w2": w2, "b2": b2},
          tol=ulp[dt], opset=17, threads=(2,))
+    # A wide half product (an LM head's shape, smaller): C is computed in column blocks whose float32 rows (512 of
+    # them) fit in 1 MiB, several per thread, the last block narrower than the others.
+    xh, wh = wide(0, 1, 1, 512, 64), wide(0, 0.5, 64, 1100)
+    case("half_matmul_wide_column_blocks_f16", [node("MatMul", ["x", "w"], ["y"])], {"x": xh},
+         {"y": dot(xh, wh).astype(dt)}, initializers={"w": wh}, tol=ulp[dt], threads=(2,))
     # The same as torch exports an MLP: Gemm (transB, bias) + Relu feeding the next Gemm.
     case("half_widened_gemm_relu_chain_f16",
          [node("Gemm", ["x", "w1t", "b1"], ["g1"], transB=1), node("Relu", ["g1"], ["h"]),
