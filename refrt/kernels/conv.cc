@@ -67,7 +67,9 @@ class ConvKernel : public Kernel {
         acts_(parse_activations(node)),
         folded_(!node.fused_from.empty()),
         blocked_inputs_(node.attr_int("blocked_inputs", 0) != 0),
-        blocked_output_(node.attr_int("blocked_output", 0) != 0) {
+        blocked_output_(node.attr_int("blocked_output", 0) != 0),
+        widened_output_(node.attr_int("widened_output", 0) != 0),
+        half_values_(node.attr_int("half_values", 0) != 0) {
     if (group_ <= 0) node.fail("group must be positive, got " + std::to_string(group_));
   }
 
@@ -143,6 +145,9 @@ class ConvKernel : public Kernel {
     if (!xb && !zb) return false;
     Tensor x4 = xb ? conv_dnnl::from_blocks(x, &io) : Tensor();
     Tensor z4 = zb ? conv_dnnl::from_blocks(*z, &io) : Tensor();
+    if (half_values_)  // a float16 chain's widened values back to float16 (exact), for the float16 path
+      for (Tensor* t : {&x4, &z4})
+        if (t->defined() && t->dtype() == DType::kFloat32) *t = narrow_from_float32(*t, DType::kFloat16, &io);
     KernelIO f;
     f.pool = io.pool;
     f.inputs = io.inputs;
@@ -158,10 +163,24 @@ class ConvKernel : public Kernel {
   // The conv on oneDNN with X and / or Y in a chain's layout (z moved into Y's layout where it differs): float32, or
   // float16 / bfloat16 X with float32 weights (BatchNormalization folded), widened and rounded as the NCHW path does.
   bool blocks_on_onednn(KernelIO& io, bool xb, bool zb) const {
-    const Tensor& x = io.in(0);
+    // A float16 chain's values may come widened (float32 holding float16 values; keep_conv_blocks): all of X, z and Y
+    // go float32 where this conv hands Y on widened, else float16 (exact either way). nullopt: nothing widened here.
+    Tensor x_as, z_as;
+    if (const auto half = widened_chain(io)) {
+      const bool wide = widened_output_;
+      const auto as = [&](const Tensor& t) {
+        return t.dtype() == (wide ? DType::kFloat32 : *half) ? t
+               : wide                                        ? widen_to_float32(t, &io)
+                                                             : narrow_from_float32(t, *half, &io);
+      };
+      x_as = as(io.in(0));
+      if (io.optional(3)) z_as = as(*io.optional(3));
+    }
+    const Tensor& x = x_as.defined() ? x_as : io.in(0);
     const Tensor* b = io.optional(2);
-    const Tensor* z = io.optional(3);
+    const Tensor* z = z_as.defined() ? &z_as : io.optional(3);
     const DType dt = x.dtype();
+    const DType rounded_to = x_as.defined() && widened_output_ ? *widened_chain(io) : DType::kFloat32;
     const Tensor* w32 = as_float32(io.in(1));
     const Tensor* b32 = b ? as_float32(*b) : nullptr;
     if ((dt != DType::kFloat32 && !is_float16_like(dt)) || !w32 || (b && !b32) || (z && z->dtype() != dt)) return false;
@@ -185,11 +204,20 @@ class ConvKernel : public Kernel {
     const bool ran =
         y.numel() > 0 &&
         (dt == DType::kFloat32 ? dnnl_.run(io, g, n, c, m, x.data<float>(), pb, zy ? zy->data<float>() : nullptr,
-                                           y.data<float>(), acts_, blocks)
+                                           y.data<float>(), acts_, blocks, rounded_to)
                                : dnnl_.run(io, g, n, c, m, dt, x.data<uint16_t>(), pb,
                                            zy ? zy->data<uint16_t>() : nullptr, y.data<uint16_t>(), acts_, blocks));
     if (ran) io.outputs[0] = std::move(y);
     return ran;
+  }
+
+  // float16 when this conv is of a float16 chain (half_values: BatchNormalization folded into float32 W, float16 X
+  // and Y; optimize/fold_batch_norm.cc) and reads or writes a value widened; nullopt otherwise.
+  std::optional<DType> widened_chain(const KernelIO& io) const {
+    if (!half_values_) return std::nullopt;
+    const Tensor* z = io.optional(3);
+    const bool wide_in = io.in(0).dtype() == DType::kFloat32 || (z && z->dtype() == DType::kFloat32);
+    return wide_in || widened_output_ ? std::optional(DType::kFloat16) : std::nullopt;
   }
 
   // A float32 constant as it is, a float16 / bfloat16 one's copy widened at prepare (nullptr: not a constant).
@@ -763,6 +791,8 @@ class ConvKernel : public Kernel {
   bool folded_;                // rewritten by a pass: float32 W and B may come with float16 X
   bool blocked_inputs_;        // X and the added input may come in channel blocks (keep_conv_blocks)
   bool blocked_output_;        // every reader of Y takes channel blocks (keep_conv_blocks)
+  bool widened_output_;        // ... and, in a float16 chain, takes it widened (keep_conv_blocks)
+  bool half_values_;           // float16 X and Y with a folded float32 W (fold_batch_norm)
   conv_dnnl::Conv dnnl_;       // oneDNN's primitives, when W is a constant
   conv_dnnl::Conv dnnl_bf16_;  // the same on a bfloat16 W
   WidenedConstants widened_;   // float32 copies of float16/bfloat16 constant weights and bias

@@ -354,8 +354,9 @@ std::shared_ptr<const Plan> Conv::plan_for(const nn::WindowGeometry& g, int64_t 
 }
 
 bool Conv::run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, const float* px,
-               const float* pb, const float* pz, float* py, const std::vector<ActStep>& acts, Blocks blocks) const {
-  return w_.dtype() == DType::kFloat32 && run_typed(io, g, n, c, m, DType::kFloat32, px, pb, pz, py, acts, blocks);
+               const float* pb, const float* pz, float* py, const std::vector<ActStep>& acts, Blocks blocks,
+               DType rounded_to) const {
+  return w_.dtype() == DType::kFloat32 && run_typed(io, g, n, c, m, rounded_to, px, pb, pz, py, acts, blocks);
 }
 
 bool Conv::run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, DType half,
@@ -380,6 +381,7 @@ void finish_rows(float* rows, int64_t count, int64_t out_size, DType half, const
       if (pz)
         for (int64_t p = 0; p < out_size; ++p) row[p] += pz[o * out_size + p];
       apply_activations(acts, row, out_size);
+      if (is_float16_like(half)) round_through(half, row, out_size);  // widened half values
     } else {
       if (pz) {
         float* z = scratch<float>(out_size, ScratchSlot::kConvPhases);
@@ -501,6 +503,7 @@ void finish_chain(float* out, int64_t n, int64_t mb, int64_t m, int64_t o0, int6
     if (pz)
       for (int64_t r = 0; r < runs; ++r) add_run(o + r * run, pz + base + r * stride, run, half);
     apply_activations(acts, o, mb * out_size);
+    if (std::is_same_v<T, float> && is_float16_like(half)) round_through(half, o, mb * out_size);  // widened values
     for (int64_t r = 0; r < runs; ++r) store_run(o + r * run, py + base + r * stride, run, half);
   }
 }
@@ -520,7 +523,7 @@ bool Conv::run_typed(const KernelIO& io, const nn::WindowGeometry& geometry, int
   if (!plan) return false;
   if (blocks.any() && !chain_layouts(*plan, c, m)) return false;
   const bool native_half = !kFloat && w_.dtype() != DType::kFloat32;
-  io.impl = kFloat || native_half ? plan->impl : plan->widened_impl;
+  io.impl = (kFloat && io_type == DType::kFloat32) || native_half ? plan->impl : plan->widened_impl;
   const int64_t in_size = g.in[0] * g.in[1], out_size = g.out[0] * g.out[1];
   Tensor blocked;
   const void* src = blocks.x ? chain_source(io, io_type, px, n * c * in_size, blocked)

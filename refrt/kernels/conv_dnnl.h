@@ -42,8 +42,11 @@ class Conv {
   // geometry (the caller runs its own kernel).
   // With `blocks`, X, z and Y are read and written in the layouts it names (z in Y's: the caller moves it); the
   // primitive is then asked for channel blocks of block_width() only (never channels-last).
+  // `rounded_to` float16 / bfloat16: X, z and Y hold values of that type (a half chain's values handed widened,
+  // optimize/keep_conv_blocks.cc); each of Y's values is rounded to it once, after z and the activations.
   bool run(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, int64_t m, const float* px,
-           const float* pb, const float* pz, float* py, const std::vector<ActStep>& acts, Blocks blocks = {}) const;
+           const float* pb, const float* pz, float* py, const std::vector<ActStep>& acts, Blocks blocks = {},
+           DType rounded_to = DType::kFloat32) const;
   // The same for X, z and Y of the half dtype `half` (float16 or bfloat16) and a float32 bias: on a bfloat16 W,
   // oneDNN's bfloat16 convolution (float32 sums); on a float32 W (a half W widened once), X widened to float32 as
   // it is moved into channel blocks. Either way Y is rounded once, after the bias, z and the activations, as the

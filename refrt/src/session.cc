@@ -241,12 +241,11 @@ const std::vector<ValueInfo>& Session::outputs() const { return impl_->plan.outp
 namespace {
 
 // A value a run keeps, in the form the model declares: a conv's Y in channel blocks moved back to NCHW
-// (keep_conv_blocks), a float16 value its producer wrote widened rounded back (keep_widened; exact).
+// (keep_conv_blocks), a float16 value its producer wrote widened rounded back (keep_widened, keep_conv_blocks; exact).
 Tensor as_declared(const NodeDef& def, const Tensor& slot) {
-  if (slot.rank() == 5 && def.attr_int("blocked_output", 0)) return conv_dnnl::from_blocks(slot);
-  if (slot.dtype() == DType::kFloat32 && def.attr_int("widened_output", 0))
-    return narrow_from_float32(slot, DType::kFloat16);
-  return slot;
+  Tensor t = slot.rank() == 5 && def.attr_int("blocked_output", 0) ? conv_dnnl::from_blocks(slot) : slot;
+  return t.dtype() == DType::kFloat32 && def.attr_int("widened_output", 0) ? narrow_from_float32(t, DType::kFloat16)
+                                                                           : t;
 }
 
 // Input k of `node` by name (its explicit inputs, then the outer values its subgraphs read).

@@ -186,19 +186,30 @@ TEST(GraphOptimize, ConvChainsHandEachOtherChannelBlocks) {
   ASSERT_EQ(r.outputs.size(), 1u);
   EXPECT_EQ(r.outputs[0].shape(), (Shape{2, 32, 6, 6}));
   EXPECT_TRUE(testing::tensors_close(r.outputs[0], nchw.outputs[0], 1e-5, 1e-6));
-  // A float16 chain (BatchNormalization folded into float32 weights): h and r are float16 in the chain's layout
-  // (the float32 primitive needs F16C for the widening), and the output equals the NCHW plan's bit for bit (the
-  // same sums, each value rounded once where it is written).
-  const auto half = run("half_conv_blocks_f16_chain", {});
-  int half_blocked = 0;
-  for (const auto& t : half.timings)
-    if (t.op_type == "Conv" && t.outputs.size() == 1 && t.outputs[0].shape.size() == 5) {
-      ++half_blocked;
-      EXPECT_EQ(t.outputs[0].dtype, DType::kFloat16) << t.node;
+  // A float16 chain (BatchNormalization folded into float32 weights): h and r are in the chain's layout and widened,
+  // float32 holding their float16 values, and the output equals the NCHW plan's bit for bit (the same sums, each
+  // value rounded once where it is written); kept, h and r come back float16 NCHW with the NCHW plan's bits.
+  for (const std::string half_row : {"half_conv_blocks_f16_chain", "half_conv_blocks_f16_chain_rounded"}) {
+    SCOPED_TRACE(half_row);
+    const auto half = refrt::Session::load_file(model_of(half_row), {})
+                          ->run(case_inputs(half_row), {.keep_values = {"h", "r"}, .profile = true});
+    int half_blocked = 0;
+    for (const auto& t : half.timings)
+      if (t.op_type == "Conv" && t.outputs.size() == 1 && t.outputs[0].shape.size() == 5) {
+        ++half_blocked;
+        EXPECT_EQ(t.outputs[0].dtype, DType::kFloat32) << t.node;
+      }
+    EXPECT_EQ(half_blocked, onednn ? 2 : 0);
+    const auto half_nchw =
+        refrt::Session::load_file(model_of(half_row), without)->run(case_inputs(half_row), {.keep_values = {"h", "r"}});
+    EXPECT_TRUE(testing::tensors_close(half.outputs.at(0), half_nchw.outputs.at(0), 0, 0));
+    for (const char* v : {"h", "r"}) {
+      ASSERT_TRUE(half.intermediates.count(v) && half_nchw.intermediates.count(v)) << v;
+      EXPECT_EQ(half.intermediates.at(v).dtype(), DType::kFloat16) << v;
+      EXPECT_EQ(half.intermediates.at(v).shape(), half_nchw.intermediates.at(v).shape()) << v;
+      EXPECT_TRUE(testing::tensors_close(half.intermediates.at(v), half_nchw.intermediates.at(v), 0, 0)) << v;
     }
-  EXPECT_EQ(half_blocked, onednn && refrt::cpu_has(refrt::CpuFeature::kF16c) ? 2 : 0);
-  const auto half_nchw = run("half_conv_blocks_f16_chain", without);
-  EXPECT_TRUE(testing::tensors_close(half.outputs.at(0), half_nchw.outputs.at(0), 0, 0));
+  }
 }
 
 // float16 values read by products on constant weights are widened once (keep_widened): the normalisation read only by

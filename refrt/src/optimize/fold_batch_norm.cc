@@ -73,6 +73,7 @@ bool fold_batch_norm(GraphDef& g) {
     conv.inputs[1] = wn;
     conv.inputs[2] = bname;
     if (conv.fused_from.empty()) conv.fused_from.emplace_back(conv.name, conv.op_type);
+    if (half) conv.attributes["half_values"] = int_attribute(1);  // X and Y stay float16 (kernels/conv.cc)
     absorb(conv, bn);
     conv.outputs[0] = bn.outputs[0];
     dead[bi] = true;

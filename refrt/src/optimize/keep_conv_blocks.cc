@@ -30,7 +30,9 @@ bool reads_as_data(const NodeDef& reader, const std::string& v) {
 // every reader of Y is such a conv (kernels/conv.cc, attribute blocked_output) and its readers accept blocks
 // (blocked_inputs). Which layout a value actually has is decided per run by its producer (float32 on oneDNN), and
 // readers take either, so a float16 chain, oneDNN turned off or a geometry it declines still computes in NCHW.
-// Graph outputs are never in blocks, and the intermediates a run keeps are moved back (session.cc).
+// Graph outputs are never in blocks, and the intermediates a run keeps are moved back (session.cc). In a float16 chain
+// (BatchNormalization folded into float32 weights: half_values) the values go from conv to conv widened as well:
+// float32 holding the float16 values, each rounded once where it is written, so that no reader widens them again.
 bool keep_conv_blocks(GraphDef& g) {
   GraphIndex ix(g);
   std::vector<bool> ready(g.nodes.size());
@@ -46,10 +48,13 @@ bool keep_conv_blocks(GraphDef& g) {
     if (!all) continue;
     make_fused(g.nodes[i], "FusedConv");
     g.nodes[i].attributes["blocked_output"] = int_attribute(1);
+    bool half = g.nodes[i].attr_int("half_values", 0) != 0;
     for (size_t r : readers) {
       make_fused(g.nodes[r], "FusedConv");
       g.nodes[r].attributes["blocked_inputs"] = int_attribute(1);
+      half = half && g.nodes[r].attr_int("half_values", 0) != 0;
     }
+    if (half) g.nodes[i].attributes["widened_output"] = int_attribute(1);
     changed = true;
   }
   return changed;
