@@ -124,6 +124,22 @@ bool half_product(KernelIO& io, const ConstantB& packed, const WidenedConstants&
   return true;
 }
 
+// keep_widened's first product of a float16 A that other products read too: A widened once, the product computed from
+// that float32 copy (as a widened A) by `compute`, and the copy handed on as output 1 for the others.
+template <typename Compute>
+void share_widened(KernelIO& io, Compute compute) {
+  const Tensor a32 = widen_to_float32(io.in(0), &io);
+  KernelIO f;
+  f.pool = io.pool;
+  f.inputs = io.inputs;
+  f.inputs[0] = &a32;
+  f.outputs.resize(1);
+  compute(f);
+  io.impl = f.impl;
+  io.outputs[0] = std::move(f.outputs[0]);
+  io.outputs[1] = a32;
+}
+
 class MatMulKernel : public Kernel {
  public:
   explicit MatMulKernel(const NodeDef& node)
@@ -132,7 +148,8 @@ class MatMulKernel : public Kernel {
         trans_b_(node.attr_int("transB", 0) != 0),
         b_shape_(node.attr("b_shape") ? std::optional(node.attr_ints("b_shape")) : std::nullopt),
         widened_input_(node.attr_int("widened_input", 0) != 0),
-        widened_output_(node.attr_int("widened_output", 0) != 0) {}
+        widened_output_(node.attr_int("widened_output", 0) != 0),
+        shares_widened_(node.attr_int("shares_widened", 0) != 0) {}
   // A constant matrix B (weights) is packed for oneDNN once (matmul_dnnl.h): float32, or bfloat16 where
   // the CPU multiplies it natively; other float16/bfloat16 weights are widened to float32 once.
   void prepare(const std::vector<const Tensor*>& constants) override {
@@ -146,6 +163,8 @@ class MatMulKernel : public Kernel {
   }
   void compute(KernelIO& io) const override {
     const Tensor& a = io.in(0);
+    if (shares_widened_ && io.outputs.size() > 1 && is_float16_like(a.dtype()))
+      return share_widened(io, [&](KernelIO& f) { compute(f); });
     if (widened_input_ && a.dtype() == DType::kFloat32 && is_float16_like(io.in(1).dtype())) return compute_widened(io);
     if (a.dtype() != io.in(1).dtype()) node_.fail("input dtypes differ");
     // float16/bfloat16: float32 products and sums, rounded once (torch's CPU matmul).
@@ -352,7 +371,7 @@ class MatMulKernel : public Kernel {
   std::optional<std::vector<int64_t>> b_shape_;
   // keep_widened (optimize/keep_widened.cc): A may be float32 holding B's half type's values; the half output may be
   // written so for the readers.
-  bool widened_input_, widened_output_;
+  bool widened_input_, widened_output_, shares_widened_;
   matmul_dnnl::ConstantB constant_b_;
   PackedGemv gemv_b_;
   WidenedConstants widened_;
@@ -369,6 +388,7 @@ class GemmKernel : public Kernel {
         trans_b_(node.attr_int("transB", 0) != 0),
         widened_input_(node.attr_int("widened_input", 0) != 0),
         widened_output_(node.attr_int("widened_output", 0) != 0),
+        shares_widened_(node.attr_int("shares_widened", 0) != 0),
         acts_(parse_activations(node)) {}
   // A constant B (a Linear's weight) is packed for oneDNN once (matmul_dnnl.h), as in MatMul.
   void prepare(const std::vector<const Tensor*>& constants) override {
@@ -386,6 +406,8 @@ class GemmKernel : public Kernel {
     const Tensor& b = io.in(1);
     const Tensor* c = io.optional(2);
     if (a.rank() != 2 || b.rank() != 2) node_.fail("Gemm needs rank-2 A and B");
+    if (shares_widened_ && io.outputs.size() > 1 && is_float16_like(a.dtype()))
+      return share_widened(io, [&](KernelIO& f) { compute(f); });
     const bool bias_row = !c || (beta_ == 1.0f && (c->rank() == 1 || (c->rank() == 2 && c->dim(0) == 1)));
     // A widened by its producer (optimize/keep_widened.cc), as in MatMul: read as it is by the packed product, else
     // rounded back to B's type (exact) for the paths below.
@@ -474,7 +496,7 @@ class GemmKernel : public Kernel {
   NodeDef node_;
   float alpha_, beta_;
   bool trans_a_, trans_b_;
-  bool widened_input_, widened_output_;  // keep_widened, as in MatMul
+  bool widened_input_, widened_output_, shares_widened_;  // keep_widened, as in MatMul
   std::vector<ActStep> acts_;
   matmul_dnnl::ConstantB constant_b_;
   PackedGemv gemv_b_;

@@ -1,7 +1,5 @@
 #include "passes.h"
 
-#include <algorithm>
-
 #include "pass_util.h"
 
 namespace parity::refrt {
@@ -42,26 +40,6 @@ void mark(NodeDef& n, const char* attr) {
   n.attributes[attr] = int_attribute(1);
 }
 
-// The ai.onnx opset a Cast added to `g` is planned with: the graph's own (any plain node's); 0: none.
-int plain_opset(const GraphDef& g) {
-  for (const NodeDef& n : g.nodes)
-    if (n.domain.empty() && n.opset >= 13) return n.opset;
-  return 0;
-}
-
-// One Cast of float16 `v` to float32 (`widened`), which the products then read instead of `v`.
-NodeDef widening_cast(const NodeDef& first_reader, const std::string& v, const std::string& widened, int opset) {
-  NodeDef cast;
-  cast.name = widened;
-  cast.op_type = "Cast";
-  cast.opset = opset;
-  cast.inputs = {v};
-  cast.outputs = {widened};
-  cast.origin = first_reader.origin;
-  cast.attributes["to"] = int_attribute(1);  // TensorProto FLOAT
-  return cast;
-}
-
 }  // namespace
 
 // A float16 value read by products on constant weights (which widen A on every call) is widened once:
@@ -71,12 +49,11 @@ NodeDef widening_cast(const NodeDef& first_reader, const std::string& v, const s
 //   (one that cannot use the float32 form rounds it back, exactly). Graph outputs are never widened, and the
 //   intermediates a run keeps are rounded back (session.cc).
 // - else, when two or more readers are such products (BERT's normalised rows feed three projections and the residual
-//   Add), one Cast widens it for all of them.
+//   Add), the first of them widens it as before and hands its float32 copy on as a second output (shares_widened),
+//   which the others read instead: no node is added, so a profile still names the model's nodes only.
 // The values are the same bits either way; only where and how often they are widened changes.
 bool keep_widened(GraphDef& g) {
   GraphIndex ix(g);
-  const int opset = plain_opset(g);
-  std::vector<std::pair<size_t, NodeDef>> casts;  // (before node, the Cast)
   bool changed = false;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     NodeDef& n = g.nodes[i];
@@ -90,19 +67,19 @@ bool keep_widened(GraphDef& g) {
       mark(n, "widened_output");
       for (size_t r : products) mark(g.nodes[r], "widened_input");
       changed = true;
-    } else if (products.size() >= 2 && opset > 0) {
+    } else if (products.size() >= 2) {
+      NodeDef& first = g.nodes[products.front()];  // readers are listed in node order
       const std::string widened = fresh_name(g, {}, v + "_widened");
-      casts.emplace_back(products.front(), widening_cast(g.nodes[products.front()], v, widened, opset));
+      first.outputs.push_back(widened);
+      mark(first, "shares_widened");
       for (size_t r : products) {
         mark(g.nodes[r], "widened_input");
-        g.nodes[r].inputs[0] = widened;
+        if (r != products.front()) g.nodes[r].inputs[0] = widened;
       }
+      changed = true;
     }
   }
-  // Inserted from the last position to the first, so that the recorded positions still hold.
-  std::stable_sort(casts.begin(), casts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (auto& [at, cast] : casts) g.nodes.insert(g.nodes.begin() + static_cast<std::ptrdiff_t>(at), std::move(cast));
-  return changed || !casts.empty();
+  return changed;
 }
 
 }  // namespace parity::refrt
