@@ -37,7 +37,8 @@ namespace parity::refrt {
 //   keep_conv_blocks     a conv whose readers are all convs hands them oneDNN's channel blocks, not NCHW
 //                        (keep_conv_blocks.cc; kernels/conv.cc takes either layout)
 //   keep_widened         a float16 value read only by products on constant weights is written as float32 holding
-//                        its float16 values, so that no reader widens it (keep_widened.cc; kernels/matmul.cc)
+//                        its float16 values, so that no reader widens it; one read by several products and other
+//                        nodes is widened by the first product for the rest (keep_widened.cc; kernels/matmul.cc)
 const std::vector<std::string>& optimization_passes();
 
 // The passes that must see the file's graph before constant folding (fuse_qdq, fuse_weight_only), unless
