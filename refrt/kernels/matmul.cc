@@ -165,7 +165,8 @@ class MatMulKernel : public Kernel {
     const Tensor& a = io.in(0);
     if (shares_widened_ && io.outputs.size() > 1 && is_float16_like(a.dtype()))
       return share_widened(io, [&](KernelIO& f) { compute(f); });
-    if (widened_input_ && a.dtype() == DType::kFloat32 && is_float16_like(io.in(1).dtype())) return compute_widened(io);
+    if ((widened_input_ || shares_widened_) && a.dtype() == DType::kFloat32 && is_float16_like(io.in(1).dtype()))
+      return compute_widened(io);
     if (a.dtype() != io.in(1).dtype()) node_.fail("input dtypes differ");
     // float16/bfloat16: float32 products and sums, rounded once (torch's CPU matmul).
     if (is_float16_like(a.dtype())) {
@@ -411,7 +412,7 @@ class GemmKernel : public Kernel {
     const bool bias_row = !c || (beta_ == 1.0f && (c->rank() == 1 || (c->rank() == 2 && c->dim(0) == 1)));
     // A widened by its producer (optimize/keep_widened.cc), as in MatMul: read as it is by the packed product, else
     // rounded back to B's type (exact) for the paths below.
-    if (widened_input_ && a.dtype() == DType::kFloat32 && is_float16_like(b.dtype())) {
+    if ((widened_input_ || shares_widened_) && a.dtype() == DType::kFloat32 && is_float16_like(b.dtype())) {
       if (bias_row && a.dim(0) > 1 && half_product(io, constant_b_, widened_, a.dim(0), c, widened_output_)) return;
       const Tensor narrowed = narrow_from_float32(a, b.dtype(), &io);
       const Tensor* given = io.inputs[0];
