@@ -28,7 +28,8 @@ void make_fused(NodeDef& n, const std::string& op) {
 
 std::string fresh_name(const GraphDef& g, const std::vector<std::pair<std::string, Tensor>>& added,
                        const std::string& base) {
-  std::set<std::string> taken;
+  std::set<std::string> taken(g.outer_names.begin(), g.outer_names.end());
+  for (const auto& in : g.inputs) taken.insert(in.name);
   for (const auto& [name, _] : added) taken.insert(name);
   for (const auto& [name, _] : g.initializers) taken.insert(name);
   for (const auto& n : g.nodes) taken.insert(n.outputs.begin(), n.outputs.end());

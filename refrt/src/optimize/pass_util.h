@@ -70,7 +70,8 @@ void absorb(NodeDef& into, const NodeDef& part);
 // Turns an ai.onnx anchor node into its fused form (same attributes, private domain).
 void make_fused(NodeDef& n, const std::string& op);
 
-// `base`, or `base_K` with the first K that names no initializer (of the graph or `added`) and no node output.
+// `base`, or `base_K` with the first K that names no graph input, outer value, initializer (of the graph or `added`)
+// and no node output.
 std::string fresh_name(const GraphDef& g, const std::vector<std::pair<std::string, Tensor>>& added,
                        const std::string& base);
 

@@ -287,6 +287,12 @@ def build(api):
     projected["r"] = (nw.astype(f64) + xw.astype(f64)).astype(dt)
     case("half_widened_shared_cast_f16", proj, {"x": xw}, projected, initializers=inits, tol=ulp[dt], opset=17,
          threads=(2,))
+    # A graph input already named as the shared copy would be ("n_widened"): the copy takes another name.
+    r0 = (nw.astype(f64) + xw.astype(f64)).astype(dt)
+    named = dict(projected, r=(r0.astype(f64) + xw.astype(f64)).astype(dt))
+    case("half_widened_copy_name_taken_f16",
+         proj[:-1] + [node("Add", ["n", "n_widened"], ["r0"]), node("Add", ["r0", "x"], ["r"])],
+         {"x": xw, "n_widened": xw}, named, initializers=inits, tol=ulp[dt], opset=17)
     x1w = xw[:1, :1]
     n1w = layer_norm(x1w, sw, bw)
     case("half_widened_one_row_f16",
