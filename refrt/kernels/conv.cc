@@ -166,7 +166,8 @@ class ConvKernel : public Kernel {
     // A float16 chain's values may come widened (float32 holding float16 values; keep_conv_blocks): all of X, z and Y
     // go float32 where this conv hands Y on widened, else float16 (exact either way). nullopt: nothing widened here.
     Tensor x_as, z_as;
-    if (const auto half = widened_chain(io)) {
+    const std::optional<DType> half = widened_chain(io);
+    if (half) {
       const bool wide = widened_output_;
       const auto as = [&](const Tensor& t) {
         return t.dtype() == (wide ? DType::kFloat32 : *half) ? t
@@ -180,7 +181,7 @@ class ConvKernel : public Kernel {
     const Tensor* b = io.optional(2);
     const Tensor* z = z_as.defined() ? &z_as : io.optional(3);
     const DType dt = x.dtype();
-    const DType rounded_to = x_as.defined() && widened_output_ ? *widened_chain(io) : DType::kFloat32;
+    const DType rounded_to = half && widened_output_ ? *half : DType::kFloat32;
     const Tensor* w32 = as_float32(io.in(1));
     const Tensor* b32 = b ? as_float32(*b) : nullptr;
     if ((dt != DType::kFloat32 && !is_float16_like(dt)) || !w32 || (b && !b32) || (z && z->dtype() != dt)) return false;

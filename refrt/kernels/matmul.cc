@@ -140,6 +140,20 @@ void share_widened(KernelIO& io, Compute compute) {
   io.outputs[1] = a32;
 }
 
+// A widened A (float32 holding `half` values) rounded back to `half` (exact), and `compute` run on it: the paths that
+// take a half A but not a widened one (the packed GEMV, the float32 fallback).
+template <typename Compute>
+void on_narrowed_a(KernelIO& io, DType half, Compute compute) {
+  const Tensor narrowed = narrow_from_float32(io.in(0), half, &io);
+  const Tensor* given = io.inputs[0];
+  io.inputs[0] = &narrowed;
+  compute(io);
+  io.inputs[0] = given;
+}
+
+// A's leading dims as rows of its last dim (K).
+int64_t rows_of(const Tensor& a) { return checked_numel(a.shape()) / std::max<int64_t>(a.shape().back(), 1); }
+
 class MatMulKernel : public Kernel {
  public:
   explicit MatMulKernel(const NodeDef& node)
@@ -172,10 +186,7 @@ class MatMulKernel : public Kernel {
     if (is_float16_like(a.dtype())) {
       const Tensor* bias = io.optional(2);
       if (half_gemv(io, gemv_b_, widened_, bias, acts_)) return;
-      if (a.rank() >= 2 &&
-          half_product(io, constant_b_, widened_, checked_numel(a.shape()) / std::max<int64_t>(a.shape().back(), 1),
-                       bias, widened_output_))
-        return;
+      if (a.rank() >= 2 && half_product(io, constant_b_, widened_, rows_of(a), bias, widened_output_)) return;
       return with_float32(
           io, a.dtype(), [&](KernelIO& f) { compute(f); }, &widened_);
     }
@@ -236,14 +247,10 @@ class MatMulKernel : public Kernel {
   // type (exact: it holds that type's values) and computes as for a half A.
   void compute_widened(KernelIO& io) const {
     const Tensor& a = io.in(0);
-    const int64_t rows = a.rank() >= 2 ? checked_numel(a.shape()) / std::max<int64_t>(a.shape().back(), 1) : 0;
-    if (a.rank() >= 2 && rows > 1 && half_product(io, constant_b_, widened_, rows, io.optional(2), widened_output_))
+    if (a.rank() >= 2 && rows_of(a) > 1 &&
+        half_product(io, constant_b_, widened_, rows_of(a), io.optional(2), widened_output_))
       return;
-    const Tensor narrowed = narrow_from_float32(a, io.in(1).dtype(), &io);
-    const Tensor* given = io.inputs[0];
-    io.inputs[0] = &narrowed;
-    compute(io);
-    io.inputs[0] = given;
+    on_narrowed_a(io, io.in(1).dtype(), [&](KernelIO& f) { compute(f); });
   }
   template <typename T>
   void epilogue(const KernelIO& io, Tensor& out, const Tensor* bias, int64_t n) const {
@@ -414,12 +421,7 @@ class GemmKernel : public Kernel {
     // rounded back to B's type (exact) for the paths below.
     if ((widened_input_ || shares_widened_) && a.dtype() == DType::kFloat32 && is_float16_like(b.dtype())) {
       if (bias_row && a.dim(0) > 1 && half_product(io, constant_b_, widened_, a.dim(0), c, widened_output_)) return;
-      const Tensor narrowed = narrow_from_float32(a, b.dtype(), &io);
-      const Tensor* given = io.inputs[0];
-      io.inputs[0] = &narrowed;
-      compute(io);
-      io.inputs[0] = given;
-      return;
+      return on_narrowed_a(io, b.dtype(), [&](KernelIO& f) { compute(f); });
     }
     if (a.dtype() != b.dtype() || (c && c->dtype() != a.dtype())) node_.fail("input dtypes differ");
     // float16/bfloat16: float32 products, sums and bias, rounded once (torch's addmm on CPU).
