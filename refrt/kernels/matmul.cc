@@ -39,12 +39,13 @@ void rows_epilogue(const KernelIO& io, Tensor& out, const Tensor* bias, int64_t 
 using matmul_dnnl::ConstantB;
 
 // Packs a constant B for oneDNN: a bfloat16 B as it is where the CPU multiplies bfloat16 natively, a
-// float32 B (or the float32 copy of a float16/bfloat16 one) where float GEMMs belong on oneDNN.
+// float32 B (or the float32 copy of a float16/bfloat16 one) where float GEMMs belong on oneDNN or on refrt's packed
+// AVX2 GEMM (sgemm_packed.h).
 void pack_constant_b(ConstantB& packed, const WidenedConstants& widened, const Tensor& b, bool trans,
                      const std::vector<ActStep>& acts) {
   if (b.dtype() == DType::kBFloat16 && matmul_dnnl::bf16_enabled()) {
     packed.set(b, trans, ConstantB::Kind::kBFloat16, acts);
-  } else if (matmul_dnnl::float_enabled()) {
+  } else if (matmul_dnnl::float_enabled() || packed_sgemm_available()) {
     const Tensor* b32 = b.dtype() == DType::kFloat32 ? &b : widened.find(b);
     if (b32) packed.set(*b32, trans, ConstantB::Kind::kFloat32, acts);
   }

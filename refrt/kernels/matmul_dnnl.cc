@@ -187,12 +187,64 @@ std::shared_ptr<const Packs> ConstantB::packs_for(int64_t threads, int64_t m, bo
   return packs;
 }
 
+const PackedSgemmB& ConstantB::refrt_panels() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!refrt_panels_) {
+    auto panels = std::make_unique<PackedSgemmB>();
+    panels->pack(b_.data<float>(), trans_, k_, n_);
+    MappedFile::release_pages(b_.raw(), b_.nbytes());
+    refrt_panels_ = std::move(panels);
+  }
+  return *refrt_panels_;
+}
+
+bool ConstantB::run_refrt(const KernelIO& io, int64_t m, const float* a, int64_t lda, const float* bias, void* c,
+                          DType c_type, bool c_widened) const {
+  const PackedSgemmB& panels = refrt_panels();
+  const int64_t threads = io.pool ? io.pool->size() : 1;
+  const int64_t count = panels.panels();
+  const bool half_c = c_type != DType::kFloat32;
+  const bool narrow_c = half_c && !c_widened;  // C holds 16-bit values: each block is computed in float32 first
+  // Tasks: column ranges of whole panels, one per thread when B has two panels per thread, else row chunks (multiples
+  // of the kernel's 6-row tile). A half C goes in column blocks whose float32 rows fit 1 MiB, rounded while in cache.
+  int64_t col_tasks = count >= 2 * threads ? threads : 1;
+  if (narrow_c) {
+    const int64_t want = (m * n_ * 4 + (int64_t{1} << 20) - 1) >> 20;
+    col_tasks = std::min(count, std::max(col_tasks, (want + threads - 1) / threads * threads));
+  }
+  const int64_t row_tasks = col_tasks == 1 ? std::min(threads, (m + 5) / 6) : 1;
+  io.impl = backend_label(backend_bit(Backend::kRefrtPackedSgemm));
+  parallel_each(io, col_tasks * row_tasks, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t ct = t / row_tasks, rt = t % row_tasks;
+      const int64_t p0 = count * ct / col_tasks, p1 = count * (ct + 1) / col_tasks;
+      const int64_t r0 = m * rt / row_tasks / 6 * 6;
+      const int64_t r1 = rt + 1 == row_tasks ? m : m * (rt + 1) / row_tasks / 6 * 6;
+      const int64_t c0 = p0 * PackedSgemmB::kPanel, nb = std::min(n_, p1 * PackedSgemmB::kPanel) - c0;
+      if (r1 <= r0 || nb <= 0) continue;
+      float* dense = narrow_c ? scratch<float>(static_cast<size_t>((r1 - r0) * nb), ScratchSlot::kDnnlOutput)
+                              : static_cast<float*>(c) + r0 * n_ + c0;
+      const int64_t ld = narrow_c ? nb : n_;
+      panels.run(r1 - r0, a + r0 * lda, lda, bias, dense, ld, p0, p1);
+      for (int64_t r = r0; r < r1; ++r) {
+        float* row = dense + (r - r0) * ld;
+        if (!acts_.empty()) apply_activations(acts_, row, nb);
+        if (half_c && c_widened) round_through(c_type, row, nb);
+        if (narrow_c) narrow_span(c_type, row, static_cast<uint16_t*>(c) + r * n_ + c0, nb);
+      }
+    }
+  });
+  return true;
+}
+
 bool ConstantB::run(const KernelIO& io, int64_t m, const void* a, int64_t lda, const float* bias, void* c, DType c_type,
                     bool c_widened) const {
   // Tiny products run faster in refrt's plain loops than through a primitive (gemm.h, kSmallGemm).
   if (m <= 0 || k_ == 0 || n_ == 0 || (kind_ != Kind::kInt8 && m * n_ * k_ <= kSmallGemm)) return false;
   const bool half_c = c_type == DType::kFloat16 || c_type == DType::kBFloat16;
   if ((half_c && kind_ == Kind::kInt8) || (!half_c && c_type != DType::kFloat32)) return false;
+  if (kind_ == Kind::kFloat32 && packed_sgemm_available())
+    return run_refrt(io, m, static_cast<const float*>(a), lda, bias, c, c_type, c_widened);
   const int64_t threads = io.pool ? io.pool->size() : 1;
   const std::shared_ptr<const Packs> packs = packs_for(threads, m, half_c);
   if (!packs) return false;

@@ -11,6 +11,9 @@
 // least 64 columns per thread), each packed once and run as its own single-threaded primitive on a pool
 // thread; narrower B are packed whole and A's rows are split over the pool instead. Primitives are cached
 // per row count (oneDNN's runtime-dimension matmul falls back to a slower GEMM, so each M gets its own).
+//
+// At refrt's AVX2 level a float32 B goes to refrt's own packed GEMM instead (sgemm_packed.h: oneDNN 2.6 has no
+// packed-weight float32 matmul for AVX2), behind the same interface.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -22,6 +25,7 @@
 
 #include "../src/activation.h"
 #include "../src/kernel.h"
+#include "../src/sgemm_packed.h"
 
 namespace parity::refrt::matmul_dnnl {
 
@@ -69,6 +73,10 @@ class ConstantB {
 
  private:
   std::shared_ptr<const Packs> packs_for(int64_t threads, int64_t m, bool narrow) const;
+  // kFloat32 at refrt's AVX2 level (sgemm_packed.h): B in refrt's panels, packed at the first run.
+  const PackedSgemmB& refrt_panels() const;
+  bool run_refrt(const KernelIO& io, int64_t m, const float* a, int64_t lda, const float* bias, void* c, DType c_type,
+                 bool c_widened) const;
   Tensor b_;
   bool trans_ = false;
   Kind kind_ = Kind::kFloat32;
@@ -77,6 +85,7 @@ class ConstantB {
   mutable std::mutex mutex_;
   // By thread count and whether C is rounded to a half type (2 * threads + narrow); nullptr: declined.
   mutable std::map<int64_t, std::shared_ptr<const Packs>> packs_;
+  mutable std::unique_ptr<PackedSgemmB> refrt_panels_;
 };
 
 }  // namespace parity::refrt::matmul_dnnl

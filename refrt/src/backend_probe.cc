@@ -28,11 +28,20 @@ std::array<uint64_t, kBackendCount> counts() {
 }
 
 const char* name(Backend b) {
-  static constexpr std::array<const char*, kBackendCount> names = {
-      "none",           "refrt",          "refrt gemv",        "onednn sgemm",
-      "openblas sgemm", "openblas dgemm", "openblas sgemv",    "openblas dgemv",
-      "onednn matmul",  "refrt qgemm",    "refrt packed gemv", "refrt packed bf16 gemv",
-      "refrt half gemv"};
+  static constexpr std::array<const char*, kBackendCount> names = {"none",
+                                                                   "refrt",
+                                                                   "refrt gemv",
+                                                                   "onednn sgemm",
+                                                                   "openblas sgemm",
+                                                                   "openblas dgemm",
+                                                                   "openblas sgemv",
+                                                                   "openblas dgemv",
+                                                                   "onednn matmul",
+                                                                   "refrt qgemm",
+                                                                   "refrt packed gemv",
+                                                                   "refrt packed bf16 gemv",
+                                                                   "refrt half gemv",
+                                                                   "refrt packed sgemm"};
   return names.at(static_cast<size_t>(b));
 }
 

@@ -25,6 +25,7 @@ enum class Backend : int {
   kRefrtPackedGemv,      // gemv_packed.h: one row x a constant B packed in panels, AVX-512
   kRefrtPackedGemvBf16,  // the same for bfloat16 B in pairs of k: AVX-512 BF16 dot products (vdpbf16ps)
   kRefrtHalfGemv,        // gemv.cc on a float16 / bfloat16 matrix widened in registers (a half KV cache)
+  kRefrtPackedSgemm,     // sgemm_packed.h: a constant B packed in 16-column panels, AVX2 + FMA
   kCount,
 };
 constexpr size_t kBackendCount = static_cast<size_t>(Backend::kCount);

@@ -75,7 +75,7 @@ std::string_view backend_label(BackendSet set) {
     const auto b = static_cast<Backend>(i);
     if ((set & backend_bit(b)) == 0) continue;
     std::string part = backend_probe::name(b);
-    if (b == Backend::kRefrtGemv || b == Backend::kRefrtHalfGemv) part += " (avx2)";
+    if (b == Backend::kRefrtGemv || b == Backend::kRefrtHalfGemv || b == Backend::kRefrtPackedSgemm) part += " (avx2)";
     if (b == Backend::kRefrtPackedGemv) part += " (avx512)";
     if (b == Backend::kRefrtPackedGemvBf16) part += " (avx512_bf16)";
     if (b == Backend::kOnednnSgemm) part += " (" + dnnl_common::effective_isa() + ")";

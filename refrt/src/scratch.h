@@ -27,6 +27,8 @@ enum class ScratchSlot {
   kAttentionScores,
   kAttentionKeys,
   kAttentionValues,
+  kSgemmA,     // A's block packed in row tiles (sgemm_packed.cc)
+  kSgemmTail,  // the last, narrower panel's columns of C
   kCount
 };
 

@@ -88,8 +88,9 @@ def expected(cls, node, openblas_core):
     # (dnnl_common.h, float_gemm_prefers_onednn); OpenBLAS's own AVX2 core otherwise.
     float_on_openblas = not avx512 and openblas_core.lower() in OPENBLAS_AVX2_CORES
     f_isa = "avx512_core" if avx512 else "avx2"
-    weights = rf"openblas sgemm \(core {core}\)" if float_on_openblas else (
-        rf"onednn brg:{f_isa}" if avx512 else r"onednn gemm:jit \(avx2\)")
+    # Products with constant weights: oneDNN's brgemm at the AVX-512 levels, refrt's packed AVX2 GEMM below
+    # (refrt/src/sgemm_packed.h), whatever OpenBLAS's core.
+    weights = rf"onednn brg:{f_isa}" if avx512 else r"refrt packed sgemm \(avx2\)"
     if node == "conv3x3":
         return rf"onednn jit:{f_isa}"
     if node in ("matmul_weights", "gemm_linear"):

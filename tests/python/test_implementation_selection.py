@@ -196,12 +196,14 @@ def test_the_host_with_nothing_forced_is_its_own_class(tmp_path):
 
 
 def test_a_wrong_path_or_label_fails_the_check(tmp_path):
-    """The check itself can fail: a forced other path (oneDNN's matmul switched off), a planted wrong label, and a
-    profile whose OpenBLAS core disagrees with OpenBLAS's own answer are each caught."""
+    """The check itself can fail: a forced other path (oneDNN's matmul or refrt's packed GEMM switched off), a planted
+    wrong label, and a profile whose OpenBLAS core disagrees with OpenBLAS's own answer are each caught."""
     core = _openblas_core({})
     impls = _impls(tmp_path, {})
     _check_class(impls, NATIVE, core)
-    forced = _impls(tmp_path, {"PARITY_REFRT_MATMUL_DNNL": "0"})
+    # products with weights off their documented path: oneDNN's matmul switched off at the AVX-512 levels, refrt's
+    # packed AVX2 GEMM at the AVX2 level
+    forced = _impls(tmp_path, {"PARITY_REFRT_MATMUL_DNNL" if AVX512 else "PARITY_REFRT_PACKED_SGEMM": "0"})
     with pytest.raises(AssertionError, match="matmul_weights"):
         _check_class(forced, NATIVE, core)
     if AVX512:  # the packed AVX-512 GEMV switched off: the decode nodes fall back to the AVX2 one

@@ -1,0 +1,143 @@
+// sgemm_packed.h: the float32 GEMM on a constant B packed in 16-column panels, AVX2 + FMA.
+#include "sgemm_packed.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "backend_probe.h"
+#include "scratch.h"
+#include "parity/refrt/cpu_isa.h"
+
+namespace parity::refrt {
+namespace {
+
+constexpr int64_t kPanel = PackedSgemmB::kPanel;
+constexpr int64_t kTileRows = 6;  // 6 x 16 accumulators: 12 of the 16 registers, enough FMAs in flight to hide latency
+constexpr int64_t kKBlock = 512;  // B's panel slice (32 KiB) is read from L1/L2 by every row tile of a block of A
+constexpr int64_t kMBlock = 144;  // A's packed block (144 x 512 floats, 288 KiB) stays in L2
+
+// How a tile's sums meet C: the first block of K writes (the bias or zero, plus the sums), the others add.
+enum class Store { kFirst, kAdd };
+
+// C[rows, 16] (row stride ldc) (+)= A's packed tile (K-major: a[p * rows + r]) x one panel slice (kc rows of 16).
+// `prefetch`: the next panel's slice, pulled into cache while this tile runs (one line per step of K).
+template <int kRows>
+__attribute__((target("avx2,fma"))) void tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                                              Store store, const float* bias, const float* prefetch) {
+  __m256 acc[kRows][2];
+#pragma GCC unroll 6
+  for (int r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+  for (int64_t p = 0; p < kc; ++p) {
+    const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+    b += kPanel;
+    if (prefetch) {
+      _mm_prefetch(reinterpret_cast<const char*>(prefetch), _MM_HINT_T0);
+      prefetch += kPanel;
+    }
+#pragma GCC unroll 6
+    for (int r = 0; r < kRows; ++r) {
+      const __m256 av = _mm256_broadcast_ss(a + p * kRows + r);
+      acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
+    }
+  }
+  const __m256 add0 = bias ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();
+  const __m256 add1 = bias ? _mm256_loadu_ps(bias + 8) : _mm256_setzero_ps();
+#pragma GCC unroll 6
+  for (int r = 0; r < kRows; ++r) {
+    float* row = c + r * ldc;
+    const __m256 c0 = store == Store::kFirst ? add0 : _mm256_loadu_ps(row);
+    const __m256 c1 = store == Store::kFirst ? add1 : _mm256_loadu_ps(row + 8);
+    _mm256_storeu_ps(row, _mm256_add_ps(c0, acc[r][0]));
+    _mm256_storeu_ps(row + 8, _mm256_add_ps(c1, acc[r][1]));
+  }
+}
+
+using TileFn = void (*)(int64_t, const float*, const float*, float*, int64_t, Store, const float*, const float*);
+constexpr TileFn kTiles[kTileRows + 1] = {nullptr, tile<1>, tile<2>, tile<3>, tile<4>, tile<5>, tile<6>};
+
+// A's rows [0, rows) x columns [0, kc) (row stride lda) into tiles of 6 rows (the last one shorter), each K-major.
+void pack_a(int64_t rows, int64_t kc, const float* a, int64_t lda, float* out) {
+  for (int64_t i = 0; i < rows; i += kTileRows) {
+    const int64_t tr = std::min(kTileRows, rows - i);
+    float* dst = out + i * kc;
+    for (int64_t r = 0; r < tr; ++r) {
+      const float* src = a + (i + r) * lda;
+      for (int64_t p = 0; p < kc; ++p) dst[p * tr + r] = src[p];
+    }
+  }
+}
+
+}  // namespace
+
+bool packed_sgemm_available() {
+  static const bool on = [] {
+    const char* v = std::getenv("PARITY_REFRT_PACKED_SGEMM");
+    if (v != nullptr && std::string(v) == "0") return false;
+    return isa_allows(IsaLevel::kAvx2) && !isa_allows(IsaLevel::kAvx512);
+  }();
+  return on;
+}
+
+void PackedSgemmB::pack(const float* b, bool trans, int64_t k, int64_t n) {
+  k_ = k;
+  n_ = n;
+  panels_.assign(static_cast<size_t>(panels() * k * kPanel), 0.0f);
+  for (int64_t p = 0; p < panels(); ++p) {
+    const int64_t cols = std::min(kPanel, n - p * kPanel);
+    float* dst = panels_.data() + p * k * kPanel;
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t j = 0; j < cols; ++j)
+        dst[kk * kPanel + j] = trans ? b[(p * kPanel + j) * k + kk] : b[kk * n + p * kPanel + j];
+  }
+}
+
+void PackedSgemmB::run(int64_t m, const float* a, int64_t lda, const float* bias, float* c, int64_t ldc, int64_t p0,
+                       int64_t p1) const {
+  backend_probe::hit(Backend::kRefrtPackedSgemm);
+  if (m <= 0 || p0 >= p1) return;
+  // A last panel narrower than 16 columns is computed into a tile of its own, then its columns copied out.
+  const int64_t tail_cols = n_ - (panels() - 1) * kPanel;
+  const bool tail = p1 == panels() && tail_cols < kPanel;
+  float* tail_c = tail ? scratch<float>(static_cast<size_t>(m * kPanel), ScratchSlot::kSgemmTail) : nullptr;
+  float tail_bias[kPanel] = {};
+  if (tail && bias) std::memcpy(tail_bias, bias + (p1 - 1) * kPanel, static_cast<size_t>(tail_cols) * sizeof(float));
+  float* packed_a = scratch<float>(static_cast<size_t>(kMBlock * kKBlock), ScratchSlot::kSgemmA);
+  if (k_ == 0) {  // the empty product: C = bias
+    const int64_t c0 = p0 * kPanel, c1 = std::min(n_, p1 * kPanel);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = c0; j < c1; ++j) c[i * ldc + j - c0] = bias ? bias[j] : 0.0f;
+    return;
+  }
+  for (int64_t k0 = 0; k0 < k_; k0 += kKBlock) {
+    const int64_t kc = std::min(kKBlock, k_ - k0);
+    const Store store = k0 == 0 ? Store::kFirst : Store::kAdd;
+    for (int64_t i0 = 0; i0 < m; i0 += kMBlock) {
+      const int64_t mc = std::min(kMBlock, m - i0);
+      pack_a(mc, kc, a + i0 * lda + k0, lda, packed_a);
+      for (int64_t p = p0; p < p1; ++p) {
+        const float* slice = panels_.data() + (p * k_ + k0) * kPanel;
+        const bool own = tail && p == p1 - 1;
+        float* cp = own ? tail_c + i0 * kPanel : c + i0 * ldc + (p - p0) * kPanel;
+        const int64_t cld = own ? kPanel : ldc;
+        const float* bp = store == Store::kFirst && bias ? (own ? tail_bias : bias + p * kPanel) : nullptr;
+        const float* next = p + 1 < panels() ? slice + k_ * kPanel : nullptr;
+        for (int64_t i = 0; i < mc; i += kTileRows) {
+          const int64_t tr = std::min(kTileRows, mc - i);
+          kTiles[tr](kc, packed_a + i * kc, slice, cp + i * cld, cld, store, bp, i == 0 ? next : nullptr);
+        }
+      }
+    }
+  }
+  if (tail) {
+    float* out = c + (p1 - 1 - p0) * kPanel;
+    for (int64_t i = 0; i < m; ++i)
+      std::memcpy(out + i * ldc, tail_c + i * kPanel, static_cast<size_t>(tail_cols) * sizeof(float));
+  }
+}
+
+}  // namespace parity::refrt
