@@ -111,14 +111,32 @@ def engines(qdq: Path, float_path: Path, args, threads: int):
             "float": lambda: f.run(None, feeds)}
 
 
-def check_agreement(calls, qdq: Path):
-    """refrt and ORT run the same QDQ model: their float outputs agree to a few quantization steps (ORT's
-    saturating u8 x s8 products may move an output by more than one), here 5 % of the output's range."""
-    for x, y in zip(calls["int8"](), calls["ort_int8"]()):
-        scale = max(1e-6, float(np.abs(y).max()))
-        err = float(np.abs(x.astype(np.float64) - y).max())
+def exact_reference(qdq: Path, feeds: dict):
+    """The QDQ model's own value: ORT with every graph optimization off runs each DequantizeLinear, float operator and
+    QuantizeLinear as written (no fused int8 kernels), the semantics both engines should compute."""
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    return ort.InferenceSession(str(qdq), so, providers=["CPUExecutionProvider"]).run(None, feeds)
+
+
+def check_agreement(calls, qdq: Path, feeds: dict):
+    """Both engines against the QDQ model's exact value (exact_reference), as a fraction of the output's range. refrt
+    must be within 5 % (its integer products are exact: it differs by a requantization step or two); ORT's deviation
+    is reported, not fatal: without VNNI its u8 x s8 kernels add pairs of products in a saturating int16 (vpmaddubsw),
+    which moved the MLP's outputs by 9 % of their range on an AMD EPYC Zen 2 (AVX2). Returns ORT's deviation."""
+    exact = exact_reference(qdq, feeds)
+    ort_error = 0.0
+    for x, y, e in zip(calls["int8"](), calls["ort_int8"](), exact):
+        scale = max(1e-6, float(np.abs(e).max()))
+        err = float(np.abs(x.astype(np.float64) - e).max())
         if err > 0.05 * scale:
-            raise SystemExit(f"{qdq}: refrt and ORT disagree (max abs error {err:.3g}, output scale {scale:.3g})")
+            raise SystemExit(f"{qdq}: refrt differs from the QDQ model's exact value (max abs error {err:.3g}, output "
+                             f"scale {scale:.3g})")
+        ort_error = max(ort_error, float(np.abs(y.astype(np.float64) - e).max()) / scale)
+    if ort_error > 0.05:
+        print(f"note: {qdq}: ORT's int8 kernels are {100 * ort_error:.1f} % of the output's range from the QDQ model's "
+              "exact value (saturating u8 x s8 pairs without VNNI); timed as they are", flush=True)
+    return ort_error
 
 
 def geomean(xs):
@@ -148,11 +166,13 @@ def main(argv=None):
         _, args, float_path, inputs_dir = export(make, folder, parity)
         qdq = quantize(float_path, args, folder / "model.qdq.onnx")
         calls = {t: engines(qdq, float_path, args, t) for t in threads}
-        check_agreement(calls[threads[0]], qdq)
+        feeds = {i.name: x.numpy() for i, x in zip(ort.InferenceSession(str(qdq)).get_inputs(), args)}
+        ort_error = check_agreement(calls[threads[0]], qdq, feeds)
         medians, _ = base.rotating_rounds(calls, a.rounds, a.runs, a.warmup)
         machine, heaviest = base.heaviest_nodes(parity, qdq, inputs_dir, max(threads))
         for t in threads:
-            r = {"model": key, "title": title, "cpu_class": cls, "threads": t, **{e: medians[(t, e)] for e in calls[t]}}
+            r = {"model": key, "title": title, "cpu_class": cls, "threads": t, **{e: medians[(t, e)] for e in calls[t]},
+                 "ort_int8_error": ort_error}
             if t == max(threads):
                 r["heaviest_nodes"] = heaviest
             print(f"[{cls}] {title:45s} T={t} refrt int8 {r['int8']:8.2f}  ORT int8 {r['ort_int8']:8.2f}  "
@@ -161,12 +181,12 @@ def main(argv=None):
         del calls
     print("\n" + base.cpu_line(cpu, machine))
     print("\n| model | class | T | refrt int8 ms | ORT int8 ms | refrt float32 ms | refrt int8 / ORT int8 "
-          "| refrt int8 / float32 | heaviest int8 nodes ran on |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| refrt int8 / float32 | ORT's distance from the exact QDQ value | heaviest int8 nodes ran on |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['title']} | {r['cpu_class']} | {r['threads']} | {r['int8']:.2f} | {r['ort_int8']:.2f} | "
               f"{r['float']:.2f} | "
-              f"{r['int8'] / r['ort_int8']:.2f} | {r['int8'] / r['float']:.2f} | "
+              f"{r['int8'] / r['ort_int8']:.2f} | {r['int8'] / r['float']:.2f} | {100 * r['ort_int8_error']:.1f} % | "
               f"{base.nodes_text(r.get('heaviest_nodes'))} |")
     gm = {t: geomean([r["int8"] / r["ort_int8"] for r in rows if r["threads"] == t]) for t in threads}
     for t, g in gm.items():
