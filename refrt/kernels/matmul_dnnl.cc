@@ -200,6 +200,9 @@ const PackedSgemmB& ConstantB::refrt_panels() const {
 
 bool ConstantB::run_refrt(const KernelIO& io, int64_t m, const float* a, int64_t lda, const float* bias, void* c,
                           DType c_type, bool c_widened) const {
+  // One row (a decode step) is the GEMVs' (gemm.h): they stream B as stored, a half B in its own type (half the bytes
+  // of the widened copy; float16 LLaMA decode 1.2x float32's time through the packed GEMM, AMD EPYC Zen 2).
+  if (m == 1) return false;
   const PackedSgemmB& panels = refrt_panels();
   const int64_t threads = io.pool ? io.pool->size() : 1;
   const int64_t count = panels.panels();
@@ -243,10 +246,8 @@ bool ConstantB::run(const KernelIO& io, int64_t m, const void* a, int64_t lda, c
   if (m <= 0 || k_ == 0 || n_ == 0 || (kind_ != Kind::kInt8 && m * n_ * k_ <= kSmallGemm)) return false;
   const bool half_c = c_type == DType::kFloat16 || c_type == DType::kBFloat16;
   if ((half_c && kind_ == Kind::kInt8) || (!half_c && c_type != DType::kFloat32)) return false;
-  // One row (a decode step) is the GEMVs' (gemm.h): they stream B as stored, a half B in its own type (half the bytes
-  // of the widened copy; float16 LLaMA decode 1.2x float32's time through the packed GEMM, AMD EPYC Zen 2).
   if (kind_ == Kind::kFloat32 && packed_sgemm_available())
-    return m > 1 && run_refrt(io, m, static_cast<const float*>(a), lda, bias, c, c_type, c_widened);
+    return run_refrt(io, m, static_cast<const float*>(a), lda, bias, c, c_type, c_widened);
   const int64_t threads = io.pool ? io.pool->size() : 1;
   const std::shared_ptr<const Packs> packs = packs_for(threads, m, half_c);
   if (!packs) return false;

@@ -73,7 +73,8 @@ class ConstantB {
 
  private:
   std::shared_ptr<const Packs> packs_for(int64_t threads, int64_t m, bool narrow) const;
-  // kFloat32 at refrt's AVX2 level (sgemm_packed.h): B in refrt's panels, packed at the first run.
+  // kFloat32 at refrt's AVX2 level (sgemm_packed.h): B in refrt's panels, packed at the first run. false (nothing
+  // written) for one row.
   const PackedSgemmB& refrt_panels() const;
   bool run_refrt(const KernelIO& io, int64_t m, const float* a, int64_t lda, const float* bias, void* c, DType c_type,
                  bool c_widened) const;
