@@ -581,7 +581,8 @@ def _ort_requantized(model, proto, case_dir, set_dir):
 
 # Cases (<name>/<mode>) whose `parity verify` fails only because libtorch (the reference, running torch's
 # program) disagrees with eager, with the reason. Only that disagreement is expected: every refrt comparison
-# (refrt vs eager, refrt vs libtorch) must still pass, and the entry must go when libtorch agrees again.
+# (refrt vs eager, refrt vs libtorch) must still pass. Whether libtorch disagrees depends on the CPU (the test says
+# where); where it agrees, the case must pass outright.
 _DECOMPOSED_FLIP = (
     "decomposed: torch's run_decompositions program itself differs from eager (ep.module() on input set 1 is "
     "3.7e-3 from eager's output on the LLaMA block: its float ops round differently upstream of a dynamic "
@@ -607,7 +608,7 @@ def _only_libtorch_disagrees(entry, where):
     assert not refrt_failed, f"{where}: refrt fails, beyond the known libtorch/eager disagreement: {refrt_failed}"
     assert entry["status"] == "fail" and entry["stage"] == "verify", (entry["status"], entry["stage"], entry["error"])
     reference_failed = [c[:3] for c in comparisons if c[2] == "libtorch_vs_eager" and not c[3]["passed"]]
-    assert reference_failed, f"{where}: libtorch now agrees with eager: remove it from VERIFY_KNOWN"
+    assert reference_failed, f"{where}: the case fails, yet no comparison does: {entry['error']}"
 
 
 def _refrt_has_qdq():
@@ -631,7 +632,10 @@ def test_scenario_parity_verify_passes(quantized_cases, name, mode, tmp_path, re
     report = json.loads((tmp_path / "report.json").read_text())
     entry = report["cases"][0]
     known = VERIFY_KNOWN.get(f"{name}/{mode}")
-    if known:
+    # The flip depends on how this CPU's float kernels round upstream of the quantize: quant_llama_decoder_ao_da8w8
+    # flips on the AVX-512 Xeons, not on an AVX2 AMD EPYC (Zen 2), where every comparison passes. Where nothing
+    # flips, the case is held to a plain pass below.
+    if known and entry["status"] != "pass":
         _only_libtorch_disagrees(entry, f"{name}/{mode}")
         pytest.xfail(known)
     assert entry["status"] == "pass", f"{entry['status']} at {entry['stage']}: {entry['error']}"
