@@ -4,8 +4,8 @@
 // Why refrt's own: at the AVX2 level a BLAS packs B on every call (it has no API to keep a packed constant), and
 // oneDNN 2.6's AVX2 matmul is its gemm:jit, which does too and ran the MLP 1024-4096-1024 at 2.3x OpenBLAS's time
 // (AMD EPYC Zen 2, 1 thread). Packed once at load in 16-column panels, B is streamed straight into a 6 x 16 register
-// tile; A is repacked per block of K (a few KiB). Measured against OpenBLAS's Zen core on that host, one thread:
-// 64x1024x4096 at 87 GFLOP/s against 82, 512x768x3072 at 95 against 96 (docs/performance.md).
+// tile; A is repacked per block of 512 columns and 198 rows. Measured against OpenBLAS's Zen core on that host, one
+// thread: 64x1024x4096 at 87 GFLOP/s against 82, 512x768x3072 at 95 against 96 (docs/performance.md).
 //
 // Sums: each element of C is one FMA chain over K in order, in blocks of kKBlock added to C in order: the result does
 // not depend on the thread count.

@@ -1,5 +1,5 @@
 """Products with constant float32 weights and several rows, which refrt runs on its packed AVX2 GEMM at the AVX2
-level (refrt/src/sgemm_packed.h: B in 16-column panels, 6-row tiles, K in blocks of 512, A in blocks of 144 rows)
+level (refrt/src/sgemm_packed.h: B in 16-column panels, 6-row tiles, K in blocks of 512, A in blocks of 198 rows)
 and on oneDNN's matmul at the AVX-512 levels (the per-cap ctest entries run both on one host). Shapes cover every
 row-tile remainder (1-5 rows), a last panel of 1-15 columns, one panel exactly, K over one, two and three blocks (a
 second block of one step), more than one block of rows, A of rank 3, B transposed (Gemm transB) with a bias of
@@ -24,7 +24,7 @@ def build(api):
 
     # MatMul A [M, K] x W [K, N]; every size is past refrt's tiny-product loops (M * N * K > 32768).
     for m, k, n in [(2, 300, 70), (5, 129, 100), (6, 513, 33), (7, 64, 256), (13, 1100, 40), (64, 256, 512),
-                    (150, 96, 48), (37, 200, 16), (4, 1025, 31)]:
+                    (205, 96, 48), (37, 200, 16), (4, 1025, 31)]:
         x, w = rand(m, k), rand(k, n)
         case(f"sgemm_matmul_m{m}_k{k}_n{n}", [node("MatMul", ["x", "w"], ["y"])], {"x": x},
              {"y": (f64(x) @ f64(w)).astype(np.float32)}, initializers={"w": w}, tol=tol(k), threads=threads)
