@@ -7,21 +7,20 @@ after it, float16 weights (widened once); controls that must not take the packed
 input) check the fallbacks. Each row also runs at 1 and 2 threads (the path splits columns over threads).
 The oracle is numpy in float64. Values come from this table's own generator, so that the tables after it keep
 their values."""
+import importlib.util
+import os
+
+_spec = importlib.util.spec_from_file_location("refrt_cases_products",
+                                               os.path.join(os.path.dirname(__file__), "_products.py"))
+_products = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_products)
 
 
 def build(api):
     np, node, case = api.np, api.node, api.case
-    rng = np.random.default_rng(46)
+    values = _products.Products(46)
+    rand, f64, tol = values.rand, values.f64, values.tol
     threads = (1, 2)
-
-    def rand(*shape):
-        return rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
-
-    def f64(a):
-        return a.astype(np.float64)
-
-    def tol(k):  # float32 sums of k products of values in [-1, 1]
-        return (1e-5, 1e-6 * max(10.0, float(k)))
 
     # MatMul [1, K] x W [K, N]: full panels, a partial last panel, tiny and odd sizes, N == 1.
     for k, n in [(256, 512), (67, 131), (1, 17), (300, 1), (1000, 70), (33, 200), (5, 64), (129, 1030), (2048, 48)]:

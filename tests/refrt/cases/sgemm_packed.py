@@ -6,21 +6,20 @@ second block of one step), more than one block of rows, A of rank 3, B transpose
 [N] and [1, N], the activations after it (Relu, Gelu: fused at load) and float16 C (each block rounded once, and
 kept widened for a second product). Each row also runs at 1 and 2 threads (columns or rows split over threads).
 The oracle is numpy in float64; float16 rows round the float64 product once."""
+import importlib.util
+import os
+
+_spec = importlib.util.spec_from_file_location("refrt_cases_products",
+                                               os.path.join(os.path.dirname(__file__), "_products.py"))
+_products = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_products)
 
 
 def build(api):
     np, node, case = api.np, api.node, api.case
-    rng = np.random.default_rng(4646)
+    values = _products.Products(4646)
+    rng, rand, f64, tol = values.rng, values.rand, values.f64, values.tol
     threads = (1, 2)
-
-    def rand(*shape):
-        return rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
-
-    def f64(a):
-        return a.astype(np.float64)
-
-    def tol(k):  # float32 sums of k products of values in [-1, 1]
-        return (1e-5, 1e-6 * max(10.0, float(k)))
 
     # MatMul A [M, K] x W [K, N]; every size is past refrt's tiny-product loops (M * N * K > 32768).
     for m, k, n in [(2, 300, 70), (5, 129, 100), (6, 513, 33), (7, 64, 256), (13, 1100, 40), (64, 256, 512),
