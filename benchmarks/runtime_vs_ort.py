@@ -207,9 +207,18 @@ def nodes_text(nodes):
 
 # ---- timing: one loop for every engine ----
 
+# Warm-up lasts at least this long: after the pause before each engine (rotating_rounds) the CPU comes back from idle
+# slowly, and a tiny model's few warm-up calls did not cover it (the zoo block, 0.04 ms a call: refrt's median over
+# 0.1 s pauses + 3 + 10 calls moved between 0.040 and 0.074 ms from run to run, its first call after each pause 0.08;
+# AMD EPYC Zen 2, 2 vCPUs). 50 ms is 0.4 % of a round for the largest models.
+MIN_WARMUP_SECONDS = 0.05
+
+
 def timed_calls(fn, runs, warmup):
-    for _ in range(warmup):
+    start, done = time.perf_counter(), 0
+    while done < warmup or time.perf_counter() - start < MIN_WARMUP_SECONDS:
         fn()
+        done += 1
     times = []
     for _ in range(runs):
         t = time.perf_counter()
