@@ -101,9 +101,13 @@ def quantize(float_path: Path, args, out: Path):
     return out
 
 
-def engines(qdq: Path, float_path: Path, args, threads: int):
+def model_feeds(qdq: Path, args) -> dict:
+    """The inputs by name, as the QDQ model (and the float one, same names) takes them."""
+    return {i.name: a.numpy() for i, a in zip(ort.InferenceSession(str(qdq)).get_inputs(), args)}
+
+
+def engines(qdq: Path, float_path: Path, feeds: dict, threads: int):
     """engine -> a no-argument callable: refrt on the QDQ model, ORT on the QDQ model, refrt on the float model."""
-    feeds = {i.name: a.numpy() for i, a in zip(ort.InferenceSession(str(qdq)).get_inputs(), args)}
     q = base.rt.InferenceSession(str(qdq), threads=threads)
     f = base.rt.InferenceSession(str(float_path), threads=threads)
     o = ort.InferenceSession(str(qdq), base.ort_options(threads), providers=["CPUExecutionProvider"])
@@ -165,8 +169,8 @@ def main(argv=None):
         folder = Path(a.out) / key
         _, args, float_path, inputs_dir = export(make, folder, parity)
         qdq = quantize(float_path, args, folder / "model.qdq.onnx")
-        calls = {t: engines(qdq, float_path, args, t) for t in threads}
-        feeds = {i.name: x.numpy() for i, x in zip(ort.InferenceSession(str(qdq)).get_inputs(), args)}
+        feeds = model_feeds(qdq, args)
+        calls = {t: engines(qdq, float_path, feeds, t) for t in threads}
         ort_error = check_agreement(calls[threads[0]], qdq, feeds)
         medians, _ = base.rotating_rounds(calls, a.rounds, a.runs, a.warmup)
         machine, heaviest = base.heaviest_nodes(parity, qdq, inputs_dir, max(threads))

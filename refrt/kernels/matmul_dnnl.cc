@@ -44,6 +44,18 @@ bool int8_impl_is_exact(const std::string& impl) {
   return impl.find("vnni") != std::string::npos || impl.find("amx") != std::string::npos;
 }
 
+// A finished float32 row of C (n values): `acts` applied (null: none, or the kernel applied them), then a half C's one
+// rounding, in place where C is kept widened, else into `narrow_to`.
+void finish_row(const std::vector<ActStep>* acts, DType c_type, bool c_widened, float* row, int64_t n,
+                uint16_t* narrow_to) {
+  if (acts && !acts->empty()) apply_activations(*acts, row, n);
+  if (c_type == DType::kFloat32) return;
+  if (c_widened)
+    round_through(c_type, row, n);
+  else
+    narrow_span(c_type, row, narrow_to, n);
+}
+
 }  // namespace
 
 struct Packs {
@@ -206,35 +218,33 @@ bool ConstantB::run_refrt(const KernelIO& io, int64_t m, const float* a, int64_t
   const PackedSgemmB& panels = refrt_panels();
   const int64_t threads = io.pool ? io.pool->size() : 1;
   const int64_t count = panels.panels();
-  const bool half_c = c_type != DType::kFloat32;
-  const bool narrow_c = half_c && !c_widened;  // C holds 16-bit values: each block is computed in float32 first
+  // C holds 16-bit values: each block is computed in float32 first
+  const bool narrow_c = c_type != DType::kFloat32 && !c_widened;
   // Tasks: column ranges of whole panels, one per thread when B has two panels per thread, else row chunks (multiples
-  // of the kernel's 6-row tile). A half C goes in column blocks whose float32 rows fit 1 MiB, rounded while in cache.
+  // of the kernel's row tile). A half C goes in column blocks whose float32 rows fit 1 MiB, rounded while in cache.
   int64_t col_tasks = count >= 2 * threads ? threads : 1;
   if (narrow_c) {
     const int64_t want = (m * n_ * 4 + (int64_t{1} << 20) - 1) >> 20;
     col_tasks = std::min(count, std::max(col_tasks, (want + threads - 1) / threads * threads));
   }
-  const int64_t row_tasks = col_tasks == 1 ? std::min(threads, (m + 5) / 6) : 1;
+  constexpr int64_t tile = PackedSgemmB::kTileRows;
+  const int64_t row_tasks = col_tasks == 1 ? std::min(threads, (m + tile - 1) / tile) : 1;
   io.impl = backend_label(backend_bit(Backend::kRefrtPackedSgemm));
   parallel_each(io, col_tasks * row_tasks, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t ct = t / row_tasks, rt = t % row_tasks;
       const int64_t p0 = count * ct / col_tasks, p1 = count * (ct + 1) / col_tasks;
-      const int64_t r0 = m * rt / row_tasks / 6 * 6;
-      const int64_t r1 = rt + 1 == row_tasks ? m : m * (rt + 1) / row_tasks / 6 * 6;
+      const int64_t r0 = m * rt / row_tasks / tile * tile;
+      const int64_t r1 = rt + 1 == row_tasks ? m : m * (rt + 1) / row_tasks / tile * tile;
       const int64_t c0 = p0 * PackedSgemmB::kPanel, nb = std::min(n_, p1 * PackedSgemmB::kPanel) - c0;
       if (r1 <= r0 || nb <= 0) continue;
       float* dense = narrow_c ? scratch<float>(static_cast<size_t>((r1 - r0) * nb), ScratchSlot::kDnnlOutput)
                               : static_cast<float*>(c) + r0 * n_ + c0;
       const int64_t ld = narrow_c ? nb : n_;
       panels.run(r1 - r0, a + r0 * lda, lda, bias, dense, ld, p0, p1);
-      for (int64_t r = r0; r < r1; ++r) {
-        float* row = dense + (r - r0) * ld;
-        if (!acts_.empty()) apply_activations(acts_, row, nb);
-        if (half_c && c_widened) round_through(c_type, row, nb);
-        if (narrow_c) narrow_span(c_type, row, static_cast<uint16_t*>(c) + r * n_ + c0, nb);
-      }
+      for (int64_t r = r0; r < r1; ++r)
+        finish_row(&acts_, c_type, c_widened, dense + (r - r0) * ld, nb,
+                   narrow_c ? static_cast<uint16_t*>(c) + r * n_ + c0 : nullptr);
     }
   });
   return true;
@@ -309,12 +319,9 @@ bool ConstantB::run(const KernelIO& io, int64_t m, const void* a, int64_t lda, c
       for (int64_t r = 0; r < rows; ++r) {
         std::byte* src = dense + static_cast<size_t>(r) * row_bytes;
         std::byte* dst = pc + static_cast<size_t>(r * n_) * c_size;
-        if (!p.acts_fused && !acts_.empty()) apply_activations(acts_, reinterpret_cast<float*>(src), blk.nb);
-        if (half_c && c_widened) round_through(c_type, reinterpret_cast<float*>(src), blk.nb);
-        if (narrow_c)
-          narrow_span(c_type, reinterpret_cast<const float*>(src), reinterpret_cast<uint16_t*>(dst), blk.nb);
-        else if (!whole)
-          std::memcpy(dst, src, row_bytes);
+        finish_row(p.acts_fused ? nullptr : &acts_, c_type, c_widened, reinterpret_cast<float*>(src), blk.nb,
+                   reinterpret_cast<uint16_t*>(dst));
+        if (!narrow_c && !whole) std::memcpy(dst, src, row_bytes);
       }
     }
   });

@@ -44,64 +44,48 @@ struct Float16A {
   static float at(const uint16_t* p) { return half_to_float(*p); }
 };
 
-// acc[0, cols) += sum_i s * x[i] * A[i, 0, cols): eight rows of A at a time (then four, then one), each read as a
-// contiguous stream, summed into acc in row order (so the grouping does not change a bit); acc stays in cache. Eight
-// streams keep more of the memory's requests in flight than four: a decode step's 1-3 MB weight matrices at 16.7
-// against 14.4 GB/s, 46 MB ones at 24 against 23 (AMD EPYC Zen 2, one thread).
+// acc[0, cols) += sum_q s * x[q] * A[q, 0, cols) for the group's kRows rows of A, each read as a contiguous stream,
+// summed into acc in row order.
+template <typename L, int kRows>
+__attribute__((target("avx2,fma,f16c"), always_inline)) inline void accumulate_group(int64_t cols, float s,
+                                                                                     const typename L::E* a,
+                                                                                     int64_t lda, const float* x,
+                                                                                     float* acc) {
+  float sq[kRows];
+  __m256 v[kRows];
+  const typename L::E* r[kRows];
+#pragma GCC unroll 8
+  for (int q = 0; q < kRows; ++q) {
+    sq[q] = s * x[q];
+    v[q] = _mm256_set1_ps(sq[q]);
+    r[q] = a + q * lda;
+  }
+  int64_t j = 0;
+  for (; j + 8 <= cols; j += 8) {
+    __m256 sum = _mm256_loadu_ps(acc + j);
+#pragma GCC unroll 8
+    for (int q = 0; q < kRows; ++q) sum = _mm256_fmadd_ps(v[q], L::load8(r[q] + j), sum);
+    _mm256_storeu_ps(acc + j, sum);
+  }
+  for (; j < cols; ++j) {
+    float sum = acc[j];
+    for (int q = 0; q < kRows; ++q) sum = std::fma(sq[q], L::at(r[q] + j), sum);
+    acc[j] = sum;
+  }
+}
+
+// acc[0, cols) += sum_i s * x[i] * A[i, 0, cols): eight rows of A at a time (then four, then one), summed in row order
+// whatever the grouping (so it does not change a bit); acc stays in cache. Eight streams keep more of the memory's
+// requests in flight than four: a decode step's 1-3 MB weight matrices at 16.7 against 14.4 GB/s, 46 MB ones at 24
+// against 23 (AMD EPYC Zen 2, one thread).
 template <typename L>
 __attribute__((target("avx2,fma,f16c"))) void accumulate_rows(int64_t rows, int64_t cols, float s,
                                                               const typename L::E* a, int64_t lda, const float* x,
                                                               float* acc) {
   int64_t i = 0;
-  for (; i + 8 <= rows; i += 8) {
-    float si[8];
-    __m256 v[8];
-    const typename L::E* r[8];
-#pragma GCC unroll 8
-    for (int q = 0; q < 8; ++q) {
-      si[q] = s * x[i + q];
-      v[q] = _mm256_set1_ps(si[q]);
-      r[q] = a + (i + q) * lda;
-    }
-    int64_t j = 0;
-    for (; j + 8 <= cols; j += 8) {
-      __m256 sum = _mm256_loadu_ps(acc + j);
-#pragma GCC unroll 8
-      for (int q = 0; q < 8; ++q) sum = _mm256_fmadd_ps(v[q], L::load8(r[q] + j), sum);
-      _mm256_storeu_ps(acc + j, sum);
-    }
-    for (; j < cols; ++j) {
-      float sum = acc[j];
-      for (int q = 0; q < 8; ++q) sum = std::fma(si[q], L::at(r[q] + j), sum);
-      acc[j] = sum;
-    }
-  }
-  for (; i + 4 <= rows; i += 4) {
-    const float s0 = s * x[i], s1 = s * x[i + 1], s2 = s * x[i + 2], s3 = s * x[i + 3];
-    const __m256 v0 = _mm256_set1_ps(s0), v1 = _mm256_set1_ps(s1), v2 = _mm256_set1_ps(s2), v3 = _mm256_set1_ps(s3);
-    const typename L::E *r0 = a + i * lda, *r1 = r0 + lda, *r2 = r1 + lda, *r3 = r2 + lda;
-    int64_t j = 0;
-    for (; j + 8 <= cols; j += 8) {
-      __m256 v = _mm256_loadu_ps(acc + j);
-      v = _mm256_fmadd_ps(v0, L::load8(r0 + j), v);
-      v = _mm256_fmadd_ps(v1, L::load8(r1 + j), v);
-      v = _mm256_fmadd_ps(v2, L::load8(r2 + j), v);
-      v = _mm256_fmadd_ps(v3, L::load8(r3 + j), v);
-      _mm256_storeu_ps(acc + j, v);
-    }
-    for (; j < cols; ++j)
-      acc[j] = std::fma(s3, L::at(r3 + j),
-                        std::fma(s2, L::at(r2 + j), std::fma(s1, L::at(r1 + j), std::fma(s0, L::at(r0 + j), acc[j]))));
-  }
-  for (; i < rows; ++i) {
-    const float si = s * x[i];
-    const __m256 v = _mm256_set1_ps(si);
-    const typename L::E* r = a + i * lda;
-    int64_t j = 0;
-    for (; j + 8 <= cols; j += 8)
-      _mm256_storeu_ps(acc + j, _mm256_fmadd_ps(v, L::load8(r + j), _mm256_loadu_ps(acc + j)));
-    for (; j < cols; ++j) acc[j] = std::fma(si, L::at(r + j), acc[j]);
-  }
+  for (; i + 8 <= rows; i += 8) accumulate_group<L, 8>(cols, s, a + i * lda, lda, x + i, acc);
+  for (; i + 4 <= rows; i += 4) accumulate_group<L, 4>(cols, s, a + i * lda, lda, x + i, acc);
+  for (; i < rows; ++i) accumulate_group<L, 1>(cols, s, a + i * lda, lda, x + i, acc);
 }
 
 // y[0, cols) = alpha * sum_i x[i] * A[i, 0, cols) + beta * y. The sum starts from zero, as BLAS's does, and

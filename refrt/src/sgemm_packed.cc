@@ -16,7 +16,7 @@ namespace parity::refrt {
 namespace {
 
 constexpr int64_t kPanel = PackedSgemmB::kPanel;
-constexpr int64_t kTileRows = 6;  // 6 x 16 accumulators: 12 of the 16 registers, enough FMAs in flight to hide latency
+constexpr int64_t kTileRows = PackedSgemmB::kTileRows;  // enough FMAs in flight to hide their latency
 constexpr int64_t kKBlock = 512;  // B's panel slice (32 KiB) is read from L1/L2 by every row tile of a block of A
 constexpr int64_t kMBlock = 198;  // A's packed block (396 KiB) stays in L2; ViT-B/16's 197 tokens are one block
 

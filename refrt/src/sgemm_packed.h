@@ -21,7 +21,8 @@ bool packed_sgemm_available();
 
 class PackedSgemmB {
  public:
-  static constexpr int64_t kPanel = 16;  // B's columns per panel (two AVX2 registers)
+  static constexpr int64_t kPanel = 16;    // B's columns per panel (two AVX2 registers)
+  static constexpr int64_t kTileRows = 6;  // rows of C per register tile: 6 x 16 accumulators, 12 of the 16 registers
   // b: [K, N] row-major, or [N, K] when trans. Copies it into panels (the last one padded with zeros).
   void pack(const float* b, bool trans, int64_t k, int64_t n);
   int64_t k() const { return k_; }
