@@ -10,7 +10,9 @@
 //          3 Where(m, fill, s), `safe` 1 for _safe_softmax's zeros on fully masked rows (else NaN, as
 //          Softmax gives); `kv_expand` [B, kvH, g, T, d, dv] when K and V arrive before a grouped-query
 //          expansion (repeat_interleave over heads: Reshape(Expand(Unsqueeze(kv, 2), [B, kvH, g, T, d]),
-//          [B, kvH * g, T, d]), folded by the pass): query head h reads kv head h / g, nothing is copied.
+//          [B, kvH * g, T, d]), folded by the pass): query head h reads kv head h / g, nothing is copied;
+//          `kv_flat` 1 when the chain reads the expanded K and V with their leading dims merged
+//          ([B * kvH * g, T, d], torch's bmm form): K and V are then read as [B * kvH, T, d].
 // Both run attention_fused.h's core: float32 and float64 natively, float16 / bfloat16 in float32 (Q and an additive
 // mask widened, K and V widened block by block inside the core, Y rounded once).
 #include <algorithm>
@@ -127,10 +129,12 @@ class FusedAttentionKernel : public Kernel {
         scores_shape_(node.attr_ints("scores_shape")),
         probs_shape_(node.attr_ints("probs_shape")),
         b_shape_(node.attr_ints("b_shape")),
-        kv_expand_(node.attr_ints("kv_expand")) {
+        kv_expand_(node.attr_ints("kv_expand")),
+        kv_flat_(node.attr_int("kv_flat", 0) != 0) {
     const bool positive = std::all_of(kv_expand_.begin(), kv_expand_.end(), [](int64_t x) { return x > 0; });
     if (!kv_expand_.empty() && (kv_expand_.size() != 6 || !positive || form_ != 0 || !trans_b_ || !b_shape_.empty()))
       node.fail("FusedAttention kv_expand needs form 0, trans_b and 6 positive values [B, kvH, g, T, d, dv]");
+    if (kv_flat_ && kv_expand_.empty()) node.fail("FusedAttention kv_flat needs kv_expand");
     if (form_ != 0 && form_ != 1) node.fail("FusedAttention form must be 0 or 1");
     if (mask_kind_ < 0 || mask_kind_ > 3) node.fail("FusedAttention mask_kind must be 0..3");
   }
@@ -363,9 +367,18 @@ class FusedAttentionKernel : public Kernel {
     const std::vector<int64_t>& e = kv_expand_;
     if (e.empty()) return 1;
     auto exact = [&](const Tensor& t, int64_t c) { return t.shape() == Shape{e[0], e[1], e[3], c}; };
-    if (exact(*k, e[4]) && exact(*v, e[5])) return e[2];
+    // kv_flat: the leading dims merged, as the chain's Reshapes had them (grouped: [B * kvH], else [B * kvH * g]).
+    auto flat = [&](const Tensor& t, int64_t heads, int64_t c) { return t.reshaped({e[0] * heads, e[3], c}); };
+    if (exact(*k, e[4]) && exact(*v, e[5])) {
+      if (kv_flat_) {
+        k_full = flat(*k, e[1], e[4]), v_full = flat(*v, e[1], e[5]);
+        k = &k_full, v = &v_full;
+      }
+      return e[2];
+    }
     k_full = expand_kv(node_, *k, e, e[4], "K");
     v_full = expand_kv(node_, *v, e, e[5], "V");
+    if (kv_flat_) k_full = flat(k_full, e[1] * e[2], e[4]), v_full = flat(v_full, e[1] * e[2], e[5]);
     k = &k_full, v = &v_full;
     return 1;
   }
@@ -455,6 +468,7 @@ class FusedAttentionKernel : public Kernel {
   bool safe_;
   int64_t axis_;
   std::vector<int64_t> scores_shape_, probs_shape_, b_shape_, kv_expand_;
+  bool kv_flat_;
 };
 
 }  // namespace

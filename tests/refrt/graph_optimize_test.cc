@@ -106,7 +106,10 @@ TEST(GraphOptimize, FusionRowsFuseAndMatchTheUnoptimisedPlan) {
 TEST(GraphOptimize, GroupedQueryExpansionFoldsIntoTheAttention) {
   for (const auto& [name, folded] : {std::pair<std::string, bool>{"fusion_attention_gqa_repeat_interleave", true},
                                      {"fusion_attention_gqa_decode_kv_batch_broadcast", true},
-                                     {"fusion_attention_gqa_expanded_v_also_output", false}}) {
+                                     {"fusion_attention_gqa_expanded_v_also_output", false},
+                                     {"fusion_attention_gqa_flat_decode", true},
+                                     {"fusion_attention_gqa_flat_batch2_prefill", true},
+                                     {"fusion_attention_gqa_flat_kv_batch_broadcast", true}}) {
     SCOPED_TRACE(name);
     const auto r = run(name, {});
     int expands = 0;

@@ -285,15 +285,48 @@ std::optional<KvExpand> match_kv_expand(const Walk& w, const std::string& v) {
   return KvExpand{un.inputs[0], s, {*r, *e, *u}};
 }
 
+// A Reshape of `v` (one reader, constant target) that merges leading dims: the node and its input.
+std::optional<std::pair<size_t, std::string>> leading_merge(const Walk& w, const std::string& v) {
+  auto it = w.ix.producer.find(v);
+  if (it == w.ix.producer.end() || w.dead[it->second] || !w.ix.internal(v, 1)) return std::nullopt;
+  const NodeDef& r = w.g.nodes[it->second];
+  if (!reshape_target(w.ix, r) || r.outputs.size() != 1) return std::nullopt;
+  return std::make_pair(it->second, r.inputs[0]);
+}
+
+// Whether `target` is [B * kvH * g, rows, cols] for the expansion `s` [B, kvH, g, T, c] (-1 for the first dim
+// allowed): the expanded heads' leading dims merged into one.
+bool merges_heads(const std::vector<int64_t>& target, const std::vector<int64_t>& s, int64_t rows, int64_t cols) {
+  return target.size() == 3 && (target[0] == s[0] * s[1] * s[2] || target[0] == -1) && target[1] == rows &&
+         target[2] == cols;
+}
+
 // K (read transposed) and V both expanded by the same grouping: the fused node reads the kv tensors themselves
-// (attribute kv_expand [B, kvH, g, T, d, dv]) and the expansions become part of it. Not with Reshapes of the scores
-// or probabilities (the grouped heads are the scores' last leading dim).
+// (attribute kv_expand [B, kvH, g, T, d, dv]) and the expansions become part of it. Two forms: the 4-D products
+// (no Reshapes of the scores or probabilities: the grouped heads are the scores' last leading dim), and torch's
+// bmm decomposition of attention, where K^T and V are reshaped to [B * kvH * g, ., .] (b_shape, a Reshape of V)
+// and the scores' and probabilities' Reshapes move between that and [B, H]: kv_flat 1, K and V read with their
+// leading dims merged ([B * kvH, T, c]); query head h of the merged index still reads kv head h / g, since each
+// batch's heads are g-groups in order.
 void fold_kv_expand(const Walk& w, Chain& c, NodeDef& n) {
-  if (n.attr_int("trans_b", 0) != 1 || n.attributes.count("b_shape") || !c.scores_shape.empty() ||
-      !c.probs_shape.empty())
-    return;
-  const auto k = match_kv_expand(w, n.inputs[1]), v = match_kv_expand(w, n.inputs[2]);
+  if (n.attr_int("trans_b", 0) != 1) return;
+  const bool flat = n.attributes.count("b_shape") > 0;
+  if (!flat && (!c.scores_shape.empty() || !c.probs_shape.empty())) return;
+  std::string v_in = n.inputs[2];
+  const auto v_merge = flat ? leading_merge(w, v_in) : std::nullopt;
+  if (flat && !v_merge) return;
+  if (v_merge) v_in = v_merge->second;
+  const auto k = match_kv_expand(w, n.inputs[1]), v = match_kv_expand(w, v_in);
   if (!k || !v || !std::equal(k->shape.begin(), k->shape.begin() + 4, v->shape.begin())) return;
+  if (flat) {
+    const NodeDef& vr = w.g.nodes[v_merge->first];
+    if (!merges_heads(n.attr_ints("b_shape"), k->shape, k->shape[4], k->shape[3]) ||
+        !merges_heads(ints_of(*reshape_target(w.ix, vr)), v->shape, v->shape[3], v->shape[4]))
+      return;
+    n.attributes.erase("b_shape");
+    n.attributes["kv_flat"] = int_attribute(1);
+    c.parts.push_back(v_merge->first);
+  }
   n.inputs[1] = k->source;
   n.inputs[2] = v->source;
   n.attributes["kv_expand"] =

@@ -244,6 +244,39 @@ def build(api):
     gqa_case("repeat_interleave", 2, 2, 3, 5, 40, 16, 12)
     gqa_case("decode_kv_batch_broadcast", 2, 2, 4, 1, 300, 32, 32, kv_batch=1)
     gqa_case("expanded_v_also_output", 1, 2, 2, 3, 20, 8, 8)
+    # ---- the same expansion in torch's bmm form of attention (its decomposition of SDPA with enable_gqa, as the
+    # LLaMA decode step exports): Q, K^T and V reshaped to [B * H, ., .], each side scaled by sqrt(scale), the scores
+    # reshaped to [B, H, S, T] for the mask and back for the second bmm (kv_flat). With B = 2 the merged index
+    # b * H + h must still read kv head b * kvH + h / g; a kv batch of 1 is expanded by the kernel itself.
+    def gqa_flat_case(name, B, kvh, g, S, T, D, DV, kv_batch=None):
+        kb, H = kv_batch or B, kvh * g
+        q, k, v = rand(B, H, S, D), rand(kb, kvh, T, D), rand(kb, kvh, T, DV)
+        mask = np.where(np.arange(T)[None, :] <= np.arange(S)[:, None] + (T - S), 0.0, -np.inf).astype(f32)
+        ke = np.broadcast_to(k[:, :, None], (B, kvh, g, T, D)).reshape(B, H, T, D).astype(np.float64)
+        ve = np.broadcast_to(v[:, :, None], (B, kvh, g, T, DV)).reshape(B, H, T, DV).astype(np.float64)
+        sc = q.astype(np.float64) @ ke.transpose(0, 1, 3, 2) * 0.25 + mask
+        y = (softmax(sc, False) @ ve).reshape(B * H, S, DV).astype(f32)
+        nodes = []
+        for x in ("k", "v"):
+            nodes += [node("Unsqueeze", [x, "axis2"], [f"{x}u"]), node("Expand", [f"{x}u", f"{x}_shape5"], [f"{x}e"]),
+                      node("Reshape", [f"{x}e", f"{x}_shape4"], [f"{x}x"])]
+        nodes += [node("Mul", ["q", "half"], ["qs"]), node("Reshape", ["qs", "q_flat"], ["qf"]),
+                  node("Transpose", ["kx"], ["kt"], perm=[0, 1, 3, 2]), node("Mul", ["kt", "half"], ["kts"]),
+                  node("Reshape", ["kts", "kt_flat"], ["ktf"]), node("Reshape", ["vx", "v_flat"], ["vf"]),
+                  node("MatMul", ["qf", "ktf"], ["s0"]), node("Reshape", ["s0", "s_4d"], ["s4"]),
+                  node("Add", ["s4", "mask"], ["a"]), node("Softmax", ["a"], ["p"], axis=-1),
+                  node("Reshape", ["p", "p_flat"], ["pf"]), node("MatMul", ["pf", "vf"], ["y"])]
+        i64 = lambda *d: np.array(d, np.int64)  # noqa: E731
+        inits = {"axis2": i64(2), "half": np.array(0.5, f32), "k_shape5": i64(B, kvh, g, T, D),
+                 "k_shape4": i64(B, H, T, D), "v_shape5": i64(B, kvh, g, T, DV), "v_shape4": i64(B, H, T, DV),
+                 "q_flat": i64(B * H, S, D), "kt_flat": i64(B * H, D, T), "v_flat": i64(-1, T, DV),
+                 "s_4d": i64(B, H, S, T), "p_flat": i64(B * H, S, T)}
+        case("fusion_attention_gqa_flat_" + name, nodes, {"q": q, "k": k, "v": v, "mask": mask}, {"y": y},
+             initializers=inits, tol=tol, threads=(2,))
+
+    gqa_flat_case("decode", 1, 2, 4, 1, 257, 64, 64)
+    gqa_flat_case("batch2_prefill", 2, 2, 3, 5, 40, 16, 12)
+    gqa_flat_case("kv_batch_broadcast", 2, 2, 2, 1, 30, 8, 8, kv_batch=1)
     # the same fold on a half KV cache (widened block by block), a decode step past one key block (as above)
     for dt, tag, ulp in ((ml_dtypes.bfloat16, "bf16", 2.0 ** -7), (np.float16, "f16", 2.0 ** -10)):
         gqa_case(f"decode_{tag}", 1, 2, 4, 1, 700, 64, 64, dt=dt, t=(ulp, 1e-5))
