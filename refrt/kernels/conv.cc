@@ -274,6 +274,11 @@ class ConvKernel : public Kernel {
         conv_depthwise::run(io, g, n, c, px, pw, pb, pz, py, acts_);
         return true;
       }
+      if (conv_depthwise::applies_avx2_phases(g, c, m, group_) && z_ok && !conv_gemm_disabled()) {  // larger ones
+        io.impl = kImplDepthwise;
+        conv_depthwise::run_avx2_phases(io, g, n, c, px, pw, pb, pz, py, acts_);
+        return true;
+      }
       if (dnnl_.applies(w, g, group_) && !conv_gemm_disabled() && z_ok && numel > 0 &&
           dnnl_.run(io, g, n, c, m, px, pb, pz, py, acts_))
         return true;

@@ -31,4 +31,10 @@ bool applies_avx512(const nn::WindowGeometry& g, int64_t c, int64_t m, int64_t g
 void run_avx512(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, const float* px, const float* pw,
                 const float* pb, const float* pz, float* py, const std::vector<ActStep>& acts);
 
+// The same phases on AVX2, 8 outputs of a row per vector (ISA level avx2 and up): where run() does not apply (output
+// planes over kMaxPlane), in place of conv_direct.
+bool applies_avx2_phases(const nn::WindowGeometry& g, int64_t c, int64_t m, int64_t group);
+void run_avx2_phases(const KernelIO& io, const nn::WindowGeometry& g, int64_t n, int64_t c, const float* px,
+                     const float* pw, const float* pb, const float* pz, float* py, const std::vector<ActStep>& acts);
+
 }  // namespace parity::refrt::conv_depthwise

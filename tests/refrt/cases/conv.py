@@ -134,6 +134,10 @@ def build(api):
         "2d_depthwise_s3_7x7": ((1, 4, 23, 41), (4, 1, 7, 7), dict(group=4, pads=[3, 3, 3, 3], strides=[3, 3])),
         "2d_depthwise_dilated_s2": ((1, 6, 20, 37), (6, 1, 3, 3), dict(group=6, pads=[2, 2, 2, 2], dilations=[2, 2],
                                                                         strides=[1, 2])),
+        # The AVX2 form of those phases (8 outputs a vector) takes output planes over 16 x 16 at the avx2 level: a
+        # stride-2 split from an even pad, 16 columns a step (MobileNetV3's 3x3 stride 2 on 56 x 56), and rows whose
+        # last vector is partial (28 = 3 x 8 + 4).
+        "2d_depthwise_s2_even_pad_56": ((1, 3, 40, 56), (3, 1, 3, 3), dict(group=3, pads=[1, 1, 1, 1], strides=[2, 2])),
         "1d": ((2, 3, 11), (4, 3, 3), dict(pads=[1, 2], strides=[2])),
         "1d_dilated_groups": ((1, 4, 13), (6, 2, 3), dict(dilations=[3], group=2)),
         # an audio stem's two convs (Whisper: k=3, then k=3 stride 2), 17 output channels (a partial block)

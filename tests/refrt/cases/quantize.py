@@ -380,8 +380,11 @@ def qdq_chain_maker(api, rng):
     np, node, case = api.np, api.node, api.case
 
     def qz(x, s, z, dt):
+        # A float32 input is divided in float32, as QuantizeLinear's x / y_scale is: in float64 a quotient that is a
+        # tie in float32 (x = 45.5 * xs exactly) rounds the other way, one input step, up to two output steps here.
         lo, hi = RANGES[dt]
-        return np.clip(np.rint(x / np.float64(s)) + int(z), lo, hi).astype(dt)
+        q = x / np.float32(s) if x.dtype == np.float32 else x / np.float64(s)
+        return np.clip(np.rint(q) + int(z), lo, hi).astype(dt)
 
     def dqz(q, s, z):
         return ((q.astype(np.float32) - np.float32(z)) * np.float32(s)).astype(np.float32)
