@@ -19,9 +19,11 @@
 namespace parity::refrt::fused_attention {
 namespace {
 
-// Query rows per task and keys per block: a 64 x 512 score block is 128 KiB of float32 (L2-resident), and
-// every encoder and prefill sequence up to 512 keys takes one block, so only longer ones rescale.
-constexpr int64_t kRows = 64;
+// Query rows per task and keys per block: a 128 x 512 score block is 256 KiB of float32 (L2-resident), and
+// every encoder and prefill sequence up to 512 keys takes one block, so only longer ones rescale. 128 rows rather
+// than 64: each block's products pack K and V for twice the rows (Whisper-tiny's attention 32.8 -> 32.1 ms a run,
+// BERT x4's 3.95 -> 3.84, AMD EPYC Zen 2, one thread).
+constexpr int64_t kRows = 128;
 constexpr int64_t kKeys = 512;
 
 // e[j] = exp(e[j]) over a row: vmath's vectorised float32 exp, std::exp for double.
