@@ -27,8 +27,11 @@ namespace avx512 {
 #pragma GCC pop_options
 
 // One compiled copy of the bodies, as a Variant.
-#define PARITY_VMATH_VARIANT(ns, name) \
-  Variant { name, ns::exp_impl, ns::erf_impl, ns::sigmoid_impl, ns::silu_impl, ns::gelu_erf_impl, ns::softmax_row_impl }
+#define PARITY_VMATH_VARIANT(ns, name)                                                                          \
+  Variant {                                                                                                     \
+    name, ns::exp_impl, ns::erf_impl, ns::sigmoid_impl, ns::silu_impl, ns::gelu_erf_impl, ns::softmax_row_impl, \
+        ns::exp_sum_shifted_impl                                                                                \
+  }
 
 const std::vector<Variant>& all_variants() {
   static const std::vector<Variant> runnable = [] {
@@ -63,5 +66,6 @@ void sigmoid(float* p, int64_t n) { used().sigmoid(p, n); }
 void silu(float* p, int64_t n) { used().silu(p, n); }
 void gelu_erf(float* p, int64_t n, float c0, float c1, float c2) { used().gelu_erf(p, n, c0, c1, c2); }
 void softmax_row(const float* x, float* y, int64_t n) { used().softmax_row(x, y, n); }
+float exp_sum_shifted(float* s, int64_t n, float m) { return used().exp_sum_shifted(s, n, m); }
 
 }  // namespace parity::refrt::vmath

@@ -19,6 +19,9 @@ void silu(float* p, int64_t n);                                    // x * sigmoi
 void gelu_erf(float* p, int64_t n, float c0, float c1, float c2);  // (x * c1) * (erf(x * c0) + c2), in place
 // y = softmax(x) over one contiguous row of n > 0 elements.
 void softmax_row(const float* x, float* y, int64_t n);
+// s[j] = exp(s[j] - m) for s[j] <= m (a row's max: softmax's numerators; 0 where s[j] - m < -87.33, whose exp is
+// subnormal), in place; returns their sum. One pass where minus, exp and sum took three.
+float exp_sum_shifted(float* s, int64_t n, float m);
 // The variant in use: "avx512" (refrt's AVX-512 level and the Haswell extensions), "haswell" (refrt's AVX2 level and
 // the other Haswell extensions in CPUID: F16C, BMI1/2, LZCNT, MOVBE) or "portable".
 const char* path();
@@ -33,6 +36,7 @@ struct Variant {
   void (*silu)(float*, int64_t);
   void (*gelu_erf)(float*, int64_t, float, float, float);
   void (*softmax_row)(const float*, float*, int64_t);
+  float (*exp_sum_shifted)(float*, int64_t, float);
 };
 const std::vector<Variant>& variants();
 

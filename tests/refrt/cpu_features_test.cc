@@ -206,6 +206,12 @@ TEST(CpuFeatures, VmathAvx512AndHaswellBuildsAgreeBitForBit) {
     wide.gelu_erf(a.data(), static_cast<int64_t>(n), 0.70710678f, 0.5f, 1.0f);
     narrow.gelu_erf(b.data(), static_cast<int64_t>(n), 0.70710678f, 0.5f, 1.0f);
     same(a, b, "gelu_erf", n);
+    // exp_sum_shifted takes a row at or below its max: the values above 0 lowered to 0 (NaN kept), max 0.
+    for (size_t i = 0; i < n; ++i) a[i] = b[i] = in[i] > 0.0f ? 0.0f : in[i];
+    const float sum_wide = wide.exp_sum_shifted(a.data(), static_cast<int64_t>(n), 0.0f);
+    const float sum_narrow = narrow.exp_sum_shifted(b.data(), static_cast<int64_t>(n), 0.0f);
+    same(a, b, "exp_sum_shifted", n);
+    same({sum_wide}, {sum_narrow}, "exp_sum_shifted's sum", n);
   }
 }
 
