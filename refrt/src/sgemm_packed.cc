@@ -36,7 +36,15 @@ __attribute__((target("avx2,fma"))) void tile(int64_t kc, const float* a, const 
                                               Store store, const float* bias, Prefetch pf) {
   __m256 acc[kRows][2];
 #pragma GCC unroll 6
-  for (int r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+  for (int r = 0; r < kRows; ++r) {
+    acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+    // The tile's rows of C, asked for now and written at the end: in a model C is mostly a buffer last touched long
+    // ago, and each store that misses waited on its line (LLaMA-style prefill 512 208.7 -> 196.5 ms, Whisper-tiny
+    // 113.8 -> 110.2, BERT x4 82.0 -> 80.0; AMD EPYC Zen 2, one thread; prefetchw measured the same).
+    // (Its 16 floats span two lines where C's rows are not 64-byte multiples.)
+    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + kPanel - 1), _MM_HINT_T0);
+  }
   int64_t due = pf.lines > 0 ? 0 : kc;
   for (int64_t p = 0; p < kc; ++p) {
     const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
