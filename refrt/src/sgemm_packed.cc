@@ -18,7 +18,7 @@ namespace {
 constexpr int64_t kPanel = PackedSgemmB::kPanel;
 constexpr int64_t kTileRows = PackedSgemmB::kTileRows;  // enough FMAs in flight to hide their latency
 constexpr int64_t kKBlock = 512;  // B's panel slice (32 KiB) is read from L1/L2 by every row tile of a block of A
-constexpr int64_t kMBlock = 198;  // A's packed block (396 KiB) stays in L2; ViT-B/16's 197 tokens are one block
+constexpr int64_t kMBlock = PackedSgemmB::kRowBlock;
 
 // Lines of the next panel's slice a tile pulls into cache: `lines` of them from `at`, one every `every` steps of K.
 struct Prefetch {
@@ -129,7 +129,7 @@ void PackedSgemmB::pack(const float* b, bool trans, int64_t k, int64_t n) {
 }
 
 void PackedSgemmB::run(int64_t m, const float* a, int64_t lda, const float* bias, float* c, int64_t ldc, int64_t p0,
-                       int64_t p1) const {
+                       int64_t p1, const Done& done) const {
   backend_probe::hit(Backend::kRefrtPackedSgemm);
   if (m <= 0 || p0 >= p1) return;
   // A last panel narrower than 16 columns is computed into a tile of its own, then its columns copied out.
@@ -143,11 +143,18 @@ void PackedSgemmB::run(int64_t m, const float* a, int64_t lda, const float* bias
     const int64_t c0 = p0 * kPanel, c1 = std::min(n_, p1 * kPanel);
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = c0; j < c1; ++j) c[i * ldc + j - c0] = bias ? bias[j] : 0.0f;
+    if (done)
+      for (int64_t i0 = 0; i0 < m; i0 += kMBlock)
+        for (int64_t j = c0; j < c1; j += kDoneCols)
+          done(i0, std::min(kMBlock, m - i0), j - c0, std::min(kDoneCols, c1 - j));
     return;
   }
+  constexpr int64_t kDonePanels = kDoneCols / kPanel;
+  float* tail_out = c + (p1 - 1 - p0) * kPanel;
   for (int64_t k0 = 0; k0 < k_; k0 += kKBlock) {
     const int64_t kc = std::min(kKBlock, k_ - k0);
     const Store store = k0 == 0 ? Store::kFirst : Store::kAdd;
+    const bool last = k0 + kc == k_;  // C's sums are final after this block of K
     for (int64_t i0 = 0; i0 < m; i0 += kMBlock) {
       const int64_t mc = std::min(kMBlock, m - i0);
       pack_a(mc, kc, a + i0 * lda + k0, lda, packed_a);
@@ -174,13 +181,16 @@ void PackedSgemmB::run(int64_t m, const float* a, int64_t lda, const float* bias
           }
           kTiles[tr](kc, packed_a + i * kc, slice, cp + i * cld, cld, store, bp, pf);
         }
+        if (!last) continue;
+        if (own)
+          for (int64_t i = i0; i < i0 + mc; ++i)
+            std::memcpy(tail_out + i * ldc, tail_c + i * kPanel, static_cast<size_t>(tail_cols) * sizeof(float));
+        if (done && ((p - p0 + 1) % kDonePanels == 0 || p + 1 == p1)) {
+          const int64_t g0 = p0 + (p - p0) / kDonePanels * kDonePanels;
+          done(i0, mc, (g0 - p0) * kPanel, std::min(n_, (p + 1) * kPanel) - g0 * kPanel);
+        }
       }
     }
-  }
-  if (tail) {
-    float* out = c + (p1 - 1 - p0) * kPanel;
-    for (int64_t i = 0; i < m; ++i)
-      std::memcpy(out + i * ldc, tail_c + i * kPanel, static_cast<size_t>(tail_cols) * sizeof(float));
   }
 }
 

@@ -11,6 +11,7 @@
 // not depend on the thread count.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace parity::refrt {
@@ -23,6 +24,8 @@ class PackedSgemmB {
  public:
   static constexpr int64_t kPanel = 16;    // B's columns per panel (two AVX2 registers)
   static constexpr int64_t kTileRows = 6;  // rows of C per register tile: 6 x 16 accumulators, 12 of the 16 registers
+  // Rows of A packed at a time (396 KiB of A per block of K stays in L2; ViT-B/16's 197 tokens are one block).
+  static constexpr int64_t kRowBlock = 198;
   // b: [K, N] row-major, or [N, K] when trans. Copies it into panels (the last one padded with zeros).
   void pack(const float* b, bool trans, int64_t k, int64_t n);
   int64_t k() const { return k_; }
@@ -30,8 +33,13 @@ class PackedSgemmB {
   int64_t panels() const { return (n_ + kPanel - 1) / kPanel; }
   // Columns [p0 * 16, min(n, p1 * 16)) of C = A[m, K] (row stride lda) x B (+ bias, indexed by B's column), written to
   // c (row stride ldc), c pointing at C's column p0 * 16. Uses this thread's scratch.
-  void run(int64_t m, const float* a, int64_t lda, const float* bias, float* c, int64_t ldc, int64_t p0,
-           int64_t p1) const;
+  // `done` (optional): called with each finished block of C (rows [r0, r0 + rows) x columns [c0, c0 + cols) of c, at
+  // most kRowBlock x kDoneCols) right after its last sums are stored, while it is in cache, so a caller can finish it
+  // there (activations, rounding to a half type).
+  using Done = std::function<void(int64_t r0, int64_t rows, int64_t c0, int64_t cols)>;
+  static constexpr int64_t kDoneCols = 256;
+  void run(int64_t m, const float* a, int64_t lda, const float* bias, float* c, int64_t ldc, int64_t p0, int64_t p1,
+           const Done& done = nullptr) const;
 
  private:
   std::vector<float> panels_;  // panel p: K rows of 16 floats, at p * K * 16

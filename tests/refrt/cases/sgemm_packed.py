@@ -3,8 +3,8 @@ level (refrt/src/sgemm_packed.h: B in 16-column panels, 6-row tiles, K in blocks
 and on oneDNN's matmul at the AVX-512 levels (the per-cap ctest entries run both on one host). Shapes cover every
 row-tile remainder (1-5 rows), a last panel of 1-15 columns, one panel exactly, K over one, two and three blocks (a
 second block of one step), more than one block of rows, A of rank 3, B transposed (Gemm transB) with a bias of
-[N] and [1, N], the activations after it (Relu, Gelu: fused at load) and float16 C (each block rounded once, and
-kept widened for a second product). Each row also runs at 1 and 2 threads (columns or rows split over threads).
+[N] and [1, N], the activations after it (Relu, Gelu: fused at load) and float16 C (each block rounded once while in
+cache, and kept widened for a second product). Each row also runs at 1 and 2 threads (columns or rows split over threads).
 The oracle is numpy in float64; float16 rows round the float64 product once."""
 import importlib.util
 import os
@@ -59,6 +59,20 @@ def build(api):
     case("sgemm_gemm_transb_bias_f16", [node("Gemm", ["x", "w", "c"], ["y"], transB=1)], {"x": x},
          {"y": (f64(x) @ f64(w).T + f64(c)).astype(np.float16)}, initializers={"w": w, "c": c},
          tol=(2.0 ** -10, 2.0 ** -24), threads=threads)
+    # Past one block of C finished in cache (198 rows x 256 columns): two row blocks, two K blocks (only the last
+    # one's sums are final), a column group of 16 panels and a short one ending in a 12-column tail. Positive values:
+    # float32's sums of 600 terms stay well within the 1 ulp of float16 (no cancellation to a tiny result).
+    x, w, c = (rng.uniform(0.0, 1.0, size=shape).astype(np.float16) for shape in [(205, 600), (300, 600), (300,)])
+    case("sgemm_gemm_transb_bias_f16_blocks", [node("Gemm", ["x", "w", "c"], ["y"], transB=1)], {"x": x},
+         {"y": (f64(x) @ f64(w).T + f64(c)).astype(np.float16)}, initializers={"w": w, "c": c},
+         tol=(2.0 ** -10, 2.0 ** -24), threads=threads,
+         ort_differs="onnxruntime's float16 Gemm is 1 ulp from the once-rounded product on some of these values")
+    x, w, b = rand(205, 600), rand(600, 300), rand(300)
+    h = f64(x) @ f64(w) + f64(b)
+    case("sgemm_matmul_add_gelu_blocks", [node("MatMul", ["x", "w"], ["h"]), node("Add", ["h", "b"], ["a"]),
+                                          node("Gelu", ["a"], ["y"])], {"x": x},
+         {"y": (0.5 * h * (1.0 + erf(h / np.sqrt(2.0)))).astype(np.float32)}, initializers={"w": w, "b": b},
+         opset=20, tol=tol(600), threads=threads)
     x = rng.uniform(0.0, 1.0, size=(10, 64)).astype(np.float16)
     w1 = rng.uniform(0.0, 1.0, size=(64, 128)).astype(np.float16)
     w2 = rng.uniform(0.0, 1.0, size=(128, 70)).astype(np.float16)
