@@ -12,12 +12,13 @@
 namespace parity {
 
 int64_t checked_numel(const Shape& shape, const std::string& what) {
+  // Called for every tensor a run makes: no division (one per dimension made it 3 % of a small transformer block's
+  // run, AMD EPYC Zen 2).
   int64_t n = 1;
   for (int64_t d : shape) {
     if (d < 0) throw Error({}, what + " has negative dimension in shape " + shape_str(shape));
-    if (d != 0 && n > std::numeric_limits<int64_t>::max() / d)
+    if (__builtin_mul_overflow(n, d, &n))
       throw Error({}, what + " shape " + shape_str(shape) + " overflows int64 element count");
-    n *= d;
   }
   return n;
 }
