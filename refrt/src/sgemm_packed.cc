@@ -9,6 +9,7 @@
 #include <string>
 
 #include "backend_probe.h"
+#include "sgemm_packed_tiles.h"
 #include "scratch.h"
 #include "parity/refrt/cpu_isa.h"
 
@@ -20,61 +21,10 @@ constexpr int64_t kTileRows = PackedSgemmB::kTileRows;  // enough FMAs in flight
 constexpr int64_t kKBlock = 512;  // B's panel slice (32 KiB) is read from L1/L2 by every row tile of a block of A
 constexpr int64_t kMBlock = PackedSgemmB::kRowBlock;
 
-// Lines of the next panel's slice a tile pulls into cache: `lines` of them from `at`, one every `every` steps of K.
-struct Prefetch {
-  const float* at = nullptr;
-  int64_t lines = 0, every = 1;
-};
-
-// How a tile's sums meet C: the first block of K writes (the bias or zero, plus the sums), the others add.
-enum class Store { kFirst, kAdd };
-
-// C[rows, 16] (row stride ldc) (+)= A's packed tile (K-major: a[p * rows + r]) x one panel slice (kc rows of 16).
-// `pf`: this tile's share of the next panel's slice, pulled into cache while the tile runs.
-template <int kRows>
-__attribute__((target("avx2,fma"))) void tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                                              Store store, const float* bias, Prefetch pf) {
-  __m256 acc[kRows][2];
-#pragma GCC unroll 6
-  for (int r = 0; r < kRows; ++r) {
-    acc[r][0] = acc[r][1] = _mm256_setzero_ps();
-    // The tile's rows of C, asked for now and written at the end: in a model C is mostly a buffer last touched long
-    // ago, and each store that misses waited on its line (LLaMA-style prefill 512 208.7 -> 196.5 ms, Whisper-tiny
-    // 113.8 -> 110.2, BERT x4 82.0 -> 80.0; AMD EPYC Zen 2, one thread; prefetchw measured the same).
-    // (Its 16 floats span two lines where C's rows are not 64-byte multiples.)
-    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + kPanel - 1), _MM_HINT_T0);
-  }
-  int64_t due = pf.lines > 0 ? 0 : kc;
-  for (int64_t p = 0; p < kc; ++p) {
-    const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-    b += kPanel;
-    if (p == due) {
-      _mm_prefetch(reinterpret_cast<const char*>(pf.at), _MM_HINT_T0);
-      pf.at += kPanel;
-      due = --pf.lines > 0 ? due + pf.every : kc;
-    }
-#pragma GCC unroll 6
-    for (int r = 0; r < kRows; ++r) {
-      const __m256 av = _mm256_broadcast_ss(a + p * kRows + r);
-      acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
-      acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
-    }
-  }
-  const __m256 add0 = bias ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();
-  const __m256 add1 = bias ? _mm256_loadu_ps(bias + 8) : _mm256_setzero_ps();
-#pragma GCC unroll 6
-  for (int r = 0; r < kRows; ++r) {
-    float* row = c + r * ldc;
-    const __m256 c0 = store == Store::kFirst ? add0 : _mm256_loadu_ps(row);
-    const __m256 c1 = store == Store::kFirst ? add1 : _mm256_loadu_ps(row + 8);
-    _mm256_storeu_ps(row, _mm256_add_ps(c0, acc[r][0]));
-    _mm256_storeu_ps(row + 8, _mm256_add_ps(c1, acc[r][1]));
-  }
-}
-
-using TileFn = void (*)(int64_t, const float*, const float*, float*, int64_t, Store, const float*, Prefetch);
-constexpr TileFn kTiles[kTileRows + 1] = {nullptr, tile<1>, tile<2>, tile<3>, tile<4>, tile<5>, tile<6>};
+using sgemm_tiles::kTiles;
+static_assert(kPanel == 16, "sgemm_packed_tiles.cc's tiles are 16 columns wide");
+using sgemm_tiles::Prefetch;
+using sgemm_tiles::Store;
 
 // The register tiles of a block of A's rows: 6 rows each, but where the block is not a multiple of 6 the last ones 5
 // (when there are enough tiles for that), not one short tile: a tile of 2 or 4 rows has too few accumulators to cover
