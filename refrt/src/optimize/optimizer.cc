@@ -25,6 +25,7 @@ const std::vector<std::pair<std::string, Pass>>& passes() {
       {"fuse_safe_softmax", fuse_safe_softmax},
       {"fuse_attention", fuse_attention},
       {"fold_transpose_matmul", fold_transpose_matmul},
+      {"group_sibling_matmuls", group_sibling_matmuls},
       {"keep_conv_blocks", keep_conv_blocks},
       {"keep_widened", keep_widened},
   };

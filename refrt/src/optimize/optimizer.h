@@ -34,6 +34,8 @@ namespace parity::refrt {
 //                        softcap: one FusedAttention (fuse_attention.cc, kernels/attention_fused.cc)
 //   fold_transpose_matmul MatMul of a Transpose of the last two axes (K^T of an attention, through
 //                        scalar Mul/Div, Identity and one Reshape): a GEMM with transB, no copy
+//   group_sibling_matmuls MatMuls of one A with constant float32 Bs of one K (q / k / v, gate / up): one
+//                        FusedSiblingMatMul, whose one-row runs stream the Bs side by side (kernels/matmul_siblings.cc)
 //   keep_conv_blocks     a conv whose readers are all convs hands them oneDNN's channel blocks, not NCHW
 //                        (keep_conv_blocks.cc; kernels/conv.cc takes either layout)
 //   keep_widened         a float16 value read only by products on constant weights is written as float32 holding

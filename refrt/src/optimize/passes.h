@@ -17,6 +17,7 @@ bool fuse_rms_norm(GraphDef& g);
 bool fuse_safe_softmax(GraphDef& g);
 bool fuse_attention(GraphDef& g);
 bool fold_transpose_matmul(GraphDef& g);
+bool group_sibling_matmuls(GraphDef& g);
 bool keep_conv_blocks(GraphDef& g);
 bool keep_widened(GraphDef& g);
 

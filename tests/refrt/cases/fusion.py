@@ -4,7 +4,8 @@ torch.export writes: hardswish, hardsigmoid, GELU, SiLU), MatMul + Add, RMS norm
 kernels the fused models lean on (direct depthwise conv, trailing-axis ReduceMean, broadcast Mul).
 Weights are initializers so that the passes can fire; the oracle is numpy on the unfused formulas,
 in float64. Rows named fusion_* must be fused by refrt, fusion_keep_* must not (a value that is a
-graph output or read twice stays); tests/refrt/graph_optimize_test.cc checks both with the profile."""
+graph output or read twice stays), fusion_siblings_* keep their outputs (one node writes them all);
+tests/refrt/graph_optimize_test.cc checks these with the profile."""
 import importlib.util
 import os
 
@@ -478,3 +479,24 @@ def build(api):
              node("Conv", ["r", "w2", "b2"], ["k2"], pads=p1), node("Relu", ["k2"], ["y"])]
     case("fusion_conv_blocks_256_channels", nodes, {"x": x}, {"y": y.astype(f32)}, initializers={**ws, **bs},
          tol=tol, threads=(2,))
+
+    # MatMuls of one A with constant weights (q / k / v, gate / up): one FusedSiblingMatMul (group_sibling_matmuls).
+    # One row streams the weights side by side (at two threads in K bands, which the 160-column products alone are
+    # too small for); several rows run each product on its own. A generator of their own: rows added here leave the
+    # shared one's values for the tables after this one as they were.
+    own = np.random.default_rng(4747)
+
+    def rand(*shape):
+        return own.uniform(-1.0, 1.0, size=shape).astype(f32)
+
+    wq, wk, wv = rand(64, 64), rand(64, 16), rand(64, 16)
+    mm3 = [node("MatMul", ["x", "wq"], ["q"]), node("MatMul", ["x", "wk"], ["k"]), node("MatMul", ["x", "wv"], ["v"])]
+    for name, shape in [("fusion_siblings_decode_qkv", (1, 1, 64)), ("fusion_siblings_rows_qkv", (3, 5, 64))]:
+        x = rand(*shape)
+        case(name, mm3, {"x": x}, {o: (x.astype(np.float64) @ w).astype(f32) for o, w in [("q", wq), ("k", wk), ("v", wv)]},
+             initializers={"wq": wq, "wk": wk, "wv": wv}, tol=tol, threads=(1, 2))
+    x, wg, wu = rand(1, 256), rand(256, 160), rand(256, 160)
+    case("fusion_siblings_decode_gate_up", [node("MatMul", ["x", "wg"], ["g"]), node("MatMul", ["x", "wu"], ["u"]),
+                                            node("Mul", ["g", "u"], ["y"])], {"x": x},
+         {"y": ((x.astype(np.float64) @ wg) * (x.astype(np.float64) @ wu)).astype(f32)},
+         initializers={"wg": wg, "wu": wu}, tol=tol, threads=(1, 2))
