@@ -9,13 +9,31 @@
 namespace parity::refrt {
 namespace {
 
+// Dims of a copy: on the stack up to kInline of them (every run makes many small copies: heap vectors were half the
+// time of a small transformer block's head transposes, 320 floats each), on the heap past that.
+constexpr size_t kInline = 12;
+struct Dims {
+  int64_t* data;
+  int64_t inline_buf[kInline];
+  std::vector<int64_t> heap;
+  explicit Dims(size_t n) : data(inline_buf) {
+    if (n > kInline) {
+      heap.assign(n, 0);
+      data = heap.data();
+    }
+  }
+  Dims(const Dims&) = delete;
+  Dims& operator=(const Dims&) = delete;
+};
+
 // Typed element moves for the common sizes; the inner dim is a tight loop.
 template <typename T>
-void copy_rows(const T* src, int64_t offset, const std::vector<int64_t>& strides, T* dst, const Shape& shape) {
-  const size_t rank = shape.size();
+void copy_rows(const T* src, int64_t offset, const int64_t* strides, T* dst, const int64_t* shape, size_t rank) {
   const int64_t inner = shape[rank - 1], inner_stride = strides[rank - 1];
-  const int64_t total = checked_numel(shape);
-  std::vector<int64_t> index(rank - 1, 0);
+  int64_t total = 1;
+  for (size_t d = 0; d < rank; ++d) total *= shape[d];  // the caller's checked_numel bounds it
+  Dims index(rank);
+  std::fill(index.data, index.data + rank, 0);
   int64_t base = offset;
   for (int64_t o = 0; o < total; o += inner) {
     const T* s = src + base;
@@ -25,9 +43,9 @@ void copy_rows(const T* src, int64_t offset, const std::vector<int64_t>& strides
       for (int64_t j = 0; j < inner; ++j) dst[o + j] = s[j * inner_stride];
     for (size_t d = rank - 1; d-- > 0;) {
       base += strides[d];
-      if (++index[d] < shape[d]) break;
-      base -= strides[d] * index[d];
-      index[d] = 0;
+      if (++index.data[d] < shape[d]) break;
+      base -= strides[d] * index.data[d];
+      index.data[d] = 0;
     }
   }
 }
@@ -47,34 +65,36 @@ void strided_copy(const void* src, int64_t offset, const std::vector<int64_t>& s
   }
   // Size-1 dims move nothing, and a dim whose stride is the next dim's stride times its extent
   // merges into it: [1, 8, 1, 64] with a "transpose" of its size-1 dims is then one memcpy.
-  Shape shape;
-  std::vector<int64_t> strides;
+  Dims shape(out_shape.size()), strides(out_shape.size());
+  size_t rank = 0;
   for (size_t d = 0; d < out_shape.size(); ++d) {
     if (out_shape[d] == 1) continue;
-    if (!shape.empty() && strides.back() == src_strides[d] * out_shape[d]) {
-      shape.back() *= out_shape[d];
-      strides.back() = src_strides[d];
+    if (rank > 0 && strides.data[rank - 1] == src_strides[d] * out_shape[d]) {
+      shape.data[rank - 1] *= out_shape[d];
+      strides.data[rank - 1] = src_strides[d];
     } else {
-      shape.push_back(out_shape[d]);
-      strides.push_back(src_strides[d]);
+      shape.data[rank] = out_shape[d];
+      strides.data[rank] = src_strides[d];
+      ++rank;
     }
   }
-  if (shape.empty() || (shape.size() == 1 && strides[0] == 1)) {
+  if (rank == 0 || (rank == 1 && strides.data[0] == 1)) {
     std::memcpy(dst, static_cast<const char*>(src) + static_cast<size_t>(offset) * elem_size,
                 static_cast<size_t>(checked_numel(out_shape)) * elem_size);
     return;
   }
+  const int64_t *sh = shape.data, *st = strides.data;
   switch (elem_size) {
     case 1:
-      return copy_rows(static_cast<const uint8_t*>(src), offset, strides, static_cast<uint8_t*>(dst), shape);
+      return copy_rows(static_cast<const uint8_t*>(src), offset, st, static_cast<uint8_t*>(dst), sh, rank);
     case 2:
-      return copy_rows(static_cast<const uint16_t*>(src), offset, strides, static_cast<uint16_t*>(dst), shape);
+      return copy_rows(static_cast<const uint16_t*>(src), offset, st, static_cast<uint16_t*>(dst), sh, rank);
     case 4:
-      return copy_rows(static_cast<const uint32_t*>(src), offset, strides, static_cast<uint32_t*>(dst), shape);
+      return copy_rows(static_cast<const uint32_t*>(src), offset, st, static_cast<uint32_t*>(dst), sh, rank);
     case 8:
-      return copy_rows(static_cast<const uint64_t*>(src), offset, strides, static_cast<uint64_t*>(dst), shape);
+      return copy_rows(static_cast<const uint64_t*>(src), offset, st, static_cast<uint64_t*>(dst), sh, rank);
     case 16:
-      return copy_rows(static_cast<const Bytes16*>(src), offset, strides, static_cast<Bytes16*>(dst), shape);
+      return copy_rows(static_cast<const Bytes16*>(src), offset, st, static_cast<Bytes16*>(dst), sh, rank);
     default:
       throw Error({"refrt"}, "element size " + std::to_string(elem_size) + " cannot be copied");
   }

@@ -73,6 +73,9 @@ def build(api):
     case("transpose_1d", [node("Transpose", ["x"], ["y"])], {"x": x}, {"y": x})
     x = api.rand(33, 65, 17)
     case("transpose_large_odd", [node("Transpose", ["x"], ["y"], perm=[2, 0, 1])], {"x": x}, {"y": x.transpose(2, 0, 1)})
+    # Past the 12 dims strided copies keep on the stack: 13 dims of 2 (none merge), the default perm (reversed).
+    x = np.random.default_rng(4748).standard_normal((2,) * 13).astype(np.float32)
+    case("transpose_rank13_reversed", [node("Transpose", ["x"], ["y"])], {"x": x}, {"y": x.transpose()})
     # Copies of 256 KiB and more split over the pool along the output's first dim of extent > 1: a transformer's head
     # transpose (leading dim 1, then 12 heads), an odd split (3 chunks of 7 over 2 threads), a 16-bit one, and an Expand
     rng = np.random.default_rng(53)  # its own generator: the rows after these keep their values
