@@ -9,7 +9,7 @@
 #include <string>
 
 #include "backend_probe.h"
-#include "sgemm_packed_tiles.h"
+#include "sgemm_avx2_tiles.h"
 #include "scratch.h"
 #include "parity/refrt/cpu_isa.h"
 

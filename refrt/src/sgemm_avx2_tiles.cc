@@ -1,7 +1,7 @@
-// sgemm_packed_tiles.h: the packed GEMM's register tiles, built with -mavx2 -mfma -falign-loops=32. No header but the
+// sgemm_avx2_tiles.h: the packed GEMM's register tiles, built with -mavx2 -mfma -falign-loops=32. No header but the
 // intrinsics': an inline function of a shared header compiled here with AVX2 could be the copy the linker keeps for
 // every caller, on any CPU.
-#include "sgemm_packed_tiles.h"
+#include "sgemm_avx2_tiles.h"
 
 #include <immintrin.h>
 
