@@ -28,8 +28,8 @@ class SiblingMatMulKernel : public Kernel {
     if (!matmul || node.inputs.size() < 2 || node.outputs.size() != node.inputs.size() - 1)
       node.fail("a FusedSiblingMatMul takes A, one B per output");
     for (size_t i = 1; i < node.inputs.size(); ++i) {
-      NodeDef part;
-      part.name = node.name;
+      NodeDef part;  // named as the model's node, so that its errors name it
+      part.name = i - 1 < node.fused_from.size() ? node.fused_from[i - 1].first : node.name;
       part.op_type = "MatMul";
       part.opset = opset;
       part.origin = node.origin;
