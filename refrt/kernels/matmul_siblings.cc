@@ -22,7 +22,7 @@ namespace {
 
 class SiblingMatMulKernel : public Kernel {
  public:
-  explicit SiblingMatMulKernel(const NodeDef& node) : node_(node) {
+  explicit SiblingMatMulKernel(const NodeDef& node) {
     const int opset = static_cast<int>(node.attr_int("matmul_opset", 13));
     const KernelRegistration* matmul = find_kernel("MatMul", "", opset);
     if (!matmul || node.inputs.size() < 2 || node.outputs.size() != node.inputs.size() - 1)
@@ -118,7 +118,6 @@ class SiblingMatMulKernel : public Kernel {
     return side_by_side_;
   }
 
-  NodeDef node_;
   std::vector<std::unique_ptr<Kernel>> parts_;
   std::vector<Tensor> weights_;
   mutable std::mutex mutex_;

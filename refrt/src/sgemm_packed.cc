@@ -22,7 +22,7 @@ constexpr int64_t kKBlock = 512;  // B's panel slice (32 KiB) is read from L1/L2
 constexpr int64_t kMBlock = PackedSgemmB::kRowBlock;
 
 using sgemm_tiles::kTiles;
-static_assert(kPanel == 16, "sgemm_packed_tiles.cc's tiles are 16 columns wide");
+static_assert(kPanel == 16, "sgemm_avx2_tiles.cc's tiles are 16 columns wide");
 using sgemm_tiles::Prefetch;
 using sgemm_tiles::Store;
 
